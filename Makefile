@@ -1,0 +1,32 @@
+# offpeak: the two commands a new user needs are `make demo` and `make test`.
+SWIFT ?= swift
+DEBIAN_PACKAGES := libcurl4-openssl-dev liblz4-dev libsqlite3-dev lz4
+SWIFT_BUILD_FLAGS ?=
+
+.PHONY: deps build demo test bench format lint clean
+
+## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
+deps:
+	@scripts/install-deps.sh $(DEBIAN_PACKAGES)
+
+## build: debug build of the library, the CLI and offpeak-sim.
+build: deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+
+## demo: summarize the sample documents through offpeak-sim and print the cost.
+demo: build
+	@scripts/demo.sh "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+
+## test: unit, integration (real HTTP to offpeak-sim) and end-to-end tests.
+test: build
+	OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" $(SWIFT) test $(SWIFT_BUILD_FLAGS)
+
+## format: rewrite sources with the committed .swift-format; lint: fail if anything would change.
+format:
+	$(SWIFT) format -i -r --configuration .swift-format Package.swift Sources Tests
+
+lint:
+	$(SWIFT) format lint -r --strict --configuration .swift-format Package.swift Sources Tests
+
+clean:
+	rm -rf .build out cache/offpeak.sqlite*

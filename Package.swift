@@ -1,0 +1,89 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+/// Our own targets build in Swift 6 mode with every warning an error; dependencies are left alone.
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+    name: "offpeak",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "Offpeak", targets: ["Offpeak"]),
+        .executable(name: "offpeak", targets: ["offpeak"]),
+        .executable(name: "offpeak-sim", targets: ["offpeak-sim"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
+        ),
+        .target(
+            name: "Offpeak",
+            dependencies: [
+                "CCurl",
+                "CLZ4",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "offpeak",
+            dependencies: [
+                "Offpeak",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "OffpeakSimKit",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "offpeak-sim",
+            dependencies: [
+                "OffpeakSimKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "OffpeakTestSupport",
+            path: "Tests/OffpeakTestSupport",
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "OffpeakTests",
+            dependencies: ["Offpeak", "OffpeakSimKit", "OffpeakTestSupport", "offpeak-sim"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["OffpeakTestSupport", "offpeak", "offpeak-sim"],
+            swiftSettings: strict
+        ),
+    ]
+)

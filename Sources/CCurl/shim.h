@@ -1,0 +1,45 @@
+#ifndef OFFPEAK_CCURL_SHIM_H
+#define OFFPEAK_CCURL_SHIM_H
+
+#include <curl/curl.h>
+
+// curl_easy_setopt is variadic, which Swift cannot call; these typed wrappers can be.
+static inline CURLcode offpeak_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode offpeak_curl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode offpeak_curl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode offpeak_curl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+static inline CURLcode offpeak_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+typedef size_t (*offpeak_curl_write_callback)(char *data, size_t size, size_t count, void *userdata);
+typedef int (*offpeak_curl_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                              curl_off_t ultotal, curl_off_t ulnow);
+
+static inline CURLcode offpeak_curl_setopt_write_callback(CURL *handle, CURLoption option,
+                                                          offpeak_curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+static inline CURLcode offpeak_curl_setopt_progress_callback(CURL *handle,
+                                                             offpeak_curl_progress_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+}
+
+static inline CURLcode offpeak_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+#endif

@@ -1,0 +1,143 @@
+import Foundation
+import Logging
+
+/// Completions through the Anthropic Messages API (`POST {base}/v1/messages`); also the shape
+/// `offpeak-sim` speaks.
+public struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
+    public static let defaultBaseURL = "https://api.anthropic.com"
+    /// The API version the request and answer shapes below follow.
+    static let apiVersion = "2023-06-01"
+
+    public let kind: ProviderKind
+    public let baseURL: String
+    private let apiKey: String
+    private let transport: ProviderTransport
+
+    /// - Parameters:
+    ///   - apiKey: sent as `x-api-key`; never logged or printed.
+    ///   - baseURL: without `/v1`, as `ANTHROPIC_BASE_URL` is; `nil` means the public API.
+    ///   - kind: `.sim` when this speaks to `offpeak-sim`.
+    public init(
+        apiKey: String, baseURL: String? = nil, kind: ProviderKind = .anthropic,
+        options: ProviderOptions = ProviderOptions(),
+        logger: Logger
+    ) {
+        self.apiKey = apiKey
+        self.baseURL = baseURL ?? Self.defaultBaseURL
+        self.kind = kind
+        self.transport = ProviderTransport(options: options, logger: logger)
+    }
+
+    /// Names the endpoint, never the key.
+    public var description: String { "AnthropicProvider(\(kind.rawValue), \(baseURL))" }
+
+    public func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
+        let headers = [
+            (name: "x-api-key", value: apiKey), (name: "anthropic-version", value: Self.apiVersion),
+            (name: "content-type", value: "application/json"),
+        ]
+        let url = ProviderTransport.endpoint(baseURL, "/v1/messages")
+        let response = try transport.post(url, headers: headers, body: try Self.requestBody(for: request))
+        return try Self.parseResponse(response.body, for: request)
+    }
+
+    /// The JSON body of a Messages call. Optional settings are left out when unset, so the API's
+    /// own defaults apply.
+    static func requestBody(for request: CompletionRequest) throws(ProviderError) -> Data {
+        let system = request.system.flatMap { text -> MessagesRequest.System? in
+            guard !text.isEmpty else { return nil }
+            return request.cacheSystemPrompt
+                ? .blocks([.init(type: "text", text: text, cacheControl: .init(type: "ephemeral"))])
+                : .text(text)
+        }
+        let body = MessagesRequest(
+            model: request.model, maxTokens: request.maxTokens, system: system, messages: request.messages,
+            temperature: request.temperature, topP: request.topP,
+            stopSequences: request.stop.isEmpty ? nil : request.stop)
+        return try ProviderTransport.encode(body)
+    }
+
+    /// Reads a 2xx Messages answer into a `CompletionResponse`, normalizing usage.
+    ///
+    /// Anthropic's cache reads and writes are counted beside `input_tokens`, so each maps
+    /// straight onto its `Usage` field.
+    static func parseResponse(_ body: Data, for request: CompletionRequest) throws(ProviderError)
+        -> CompletionResponse
+    {
+        let answer = try ProviderTransport.decode(MessagesResponse.self, from: body)
+        let text = answer.content.filter { $0.type == "text" }.compactMap(\.text).joined()
+        let finish: FinishReason
+        switch answer.stopReason {
+        case "end_turn", "stop_sequence": finish = .stop
+        case "max_tokens": finish = .length
+        default: finish = .other
+        }
+        var usage = ProviderTransport.estimatedUsage(for: request, text: text)
+        var estimated = true
+        if let reported = answer.usage, reported.inputTokens != nil || reported.outputTokens != nil {
+            usage = Usage(
+                input: reported.inputTokens ?? 0, output: reported.outputTokens ?? 0,
+                cacheRead: reported.cacheReadInputTokens ?? 0,
+                cacheWrite: reported.cacheCreationInputTokens ?? 0)
+            estimated = false
+        }
+        return CompletionResponse(
+            text: text, finishReason: finish, usage: usage, model: answer.model ?? request.model,
+            id: answer.id,
+            usageEstimated: estimated)
+    }
+}
+
+/// The wire shapes, spelled in camelCase; the coders convert to and from snake_case.
+extension AnthropicProvider {
+    struct MessagesRequest: Encodable {
+        struct Block: Encodable {
+            struct CacheControl: Encodable { var type: String }
+            var type: String
+            var text: String
+            var cacheControl: CacheControl
+        }
+
+        /// A plain string, or text blocks when the prompt carries a cache breakpoint.
+        enum System: Encodable {
+            case text(String)
+            case blocks([Block])
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .text(let text): try container.encode(text)
+                case .blocks(let blocks): try container.encode(blocks)
+                }
+            }
+        }
+
+        var model: String
+        var maxTokens: Int
+        var system: System?
+        var messages: [ChatMessage]
+        var temperature: Double?
+        var topP: Double?
+        var stopSequences: [String]?
+    }
+
+    struct MessagesResponse: Decodable {
+        struct Block: Decodable {
+            var type: String
+            var text: String?
+        }
+
+        struct Usage: Decodable {
+            var inputTokens: Int?
+            var outputTokens: Int?
+            var cacheCreationInputTokens: Int?
+            var cacheReadInputTokens: Int?
+        }
+
+        var id: String?
+        var model: String?
+        var content: [Block]
+        var stopReason: String?
+        var usage: Usage?
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// Which wire API a provider speaks.
+public enum ProviderKind: String, Sendable, Codable, CaseIterable {
+    /// Anthropic Messages API, with `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL`.
+    case anthropic
+    /// OpenAI-compatible chat completions, with `OPENAI_API_KEY` / `OPENAI_BASE_URL`.
+    case openai
+    /// The local `offpeak-sim`, spoken to in the Anthropic shape; no key needed.
+    case sim
+}
+
+/// One chat message.
+public struct ChatMessage: Sendable, Equatable, Codable {
+    public enum Role: String, Sendable, Codable { case user, assistant }
+    public var role: Role
+    public var content: String
+    public init(role: Role, content: String) {
+        self.role = role
+        self.content = content
+    }
+}
+
+/// A provider-neutral request: everything that changes the answer is here, and nothing else.
+public struct CompletionRequest: Sendable, Equatable, Codable {
+    public var model: String
+    public var system: String?
+    public var messages: [ChatMessage]
+    public var maxTokens: Int
+    public var temperature: Double?
+    public var topP: Double?
+    public var stop: [String]
+    /// Mark the system prompt as a cacheable prefix (Anthropic `cache_control`).
+    public var cacheSystemPrompt: Bool
+
+    public init(
+        model: String, system: String? = nil, messages: [ChatMessage], maxTokens: Int,
+        temperature: Double? = nil, topP: Double? = nil, stop: [String] = [], cacheSystemPrompt: Bool = false
+    ) {
+        self.model = model
+        self.system = system
+        self.messages = messages
+        self.maxTokens = maxTokens
+        self.temperature = temperature
+        self.topP = topP
+        self.stop = stop
+        self.cacheSystemPrompt = cacheSystemPrompt
+    }
+}
+
+/// Tokens of one call, by kind, normalized so that the four kinds never overlap.
+///
+/// Anthropic reports cache reads and writes *beside* `input_tokens`; OpenAI reports `cached_tokens`
+/// *inside* `prompt_tokens`. Both are mapped here to: `input` = uncached input billed at the base
+/// rate, `cacheRead`, `cacheWrite`, `output`.
+public struct Usage: Sendable, Equatable, Codable {
+    public var input: Int
+    public var output: Int
+    public var cacheRead: Int
+    public var cacheWrite: Int
+
+    public init(input: Int = 0, output: Int = 0, cacheRead: Int = 0, cacheWrite: Int = 0) {
+        self.input = input
+        self.output = output
+        self.cacheRead = cacheRead
+        self.cacheWrite = cacheWrite
+    }
+
+    /// Every input token, cached or not.
+    public var totalInput: Int { input + cacheRead + cacheWrite }
+
+    public static func + (lhs: Usage, rhs: Usage) -> Usage {
+        Usage(
+            input: lhs.input + rhs.input, output: lhs.output + rhs.output,
+            cacheRead: lhs.cacheRead + rhs.cacheRead, cacheWrite: lhs.cacheWrite + rhs.cacheWrite)
+    }
+}
+
+/// Why the model stopped.
+public enum FinishReason: String, Sendable, Codable {
+    /// A natural end or a stop sequence.
+    case stop
+    /// `max_tokens` cut the answer (`stop_reason: max_tokens`, `finish_reason: length`).
+    case length
+    /// Anything else the provider said (`content_filter`, `refusal`, `tool_use`, ...).
+    case other
+}
+
+/// A provider's answer to one `CompletionRequest`.
+public struct CompletionResponse: Sendable, Equatable, Codable {
+    public var text: String
+    public var finishReason: FinishReason
+    public var usage: Usage
+    /// The model that answered, as the provider names it.
+    public var model: String
+    /// The provider's id for the call (`msg_...`, `chatcmpl-...`).
+    public var id: String?
+    /// The provider sent no usage (some local servers don't): `usage` is our estimate.
+    public var usageEstimated: Bool
+
+    public init(
+        text: String, finishReason: FinishReason, usage: Usage, model: String, id: String? = nil,
+        usageEstimated: Bool = false
+    ) {
+        self.text = text
+        self.finishReason = finishReason
+        self.usage = usage
+        self.model = model
+        self.id = id
+        self.usageEstimated = usageEstimated
+    }
+}
+
+/// Something that answers completion requests. Implementations are blocking and thread-safe.
+public protocol CompletionProvider: Sendable {
+    var kind: ProviderKind { get }
+    /// Sends one request, retrying as `RetryPolicy` says.
+    /// - Throws: `ProviderError` once retries are used up or the error is not retryable.
+    func complete(_ request: CompletionRequest) throws -> CompletionResponse
+}

@@ -1,0 +1,182 @@
+import CCurl
+import Foundation
+
+/// One exchange on one easy handle: sets the options, runs `curl_easy_perform`, and collects what
+/// the C callbacks deliver. The callbacks reach this object through an unretained pointer, which
+/// is safe because it outlives the perform call they run inside.
+final class HTTPTransfer {
+    private let handle: UnsafeMutableRawPointer
+    private let request: HTTPRequest
+    private let maxBodyBytes: Int
+    private let cancellation: CancellationFlag?
+
+    private var body = Data()
+    private var headers: [String: String] = [:]
+    private var sawStatusLine = false
+    private var exceededLimit = false
+
+    init(
+        handle: UnsafeMutableRawPointer, request: HTTPRequest, maxBodyBytes: Int,
+        cancellation: CancellationFlag?
+    ) {
+        self.handle = handle
+        self.request = request
+        self.maxBodyBytes = maxBodyBytes
+        self.cancellation = cancellation
+    }
+
+    func perform() -> Result<HTTPResponse, TransportError> {
+        var headerList: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(headerList) }
+        for (name, value) in request.headers + [("Expect", "")] {
+            // "Name;" is libcurl's way to send a header with an empty value; "Expect:" (no value)
+            // removes the header, which turns off the 100-continue round trip on large bodies.
+            let line =
+                name == "Expect" && value.isEmpty
+                ? "Expect:" : value.isEmpty ? "\(name);" : "\(name): \(value)"
+            guard let extended = curl_slist_append(headerList, line) else {
+                return .failure(.other(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "out of memory"))
+            }
+            headerList = extended
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        let started = ContinuousClock.now
+        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
+        let code = errorBuffer.withUnsafeMutableBufferPointer { buffer -> CURLcode in
+            let setup =
+                [
+                    offpeak_curl_setopt_string(handle, CURLOPT_URL, request.url),
+                    offpeak_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
+                    offpeak_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
+                    offpeak_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1),
+                    offpeak_curl_setopt_string(handle, CURLOPT_USERAGENT, HTTPClient.userAgent),
+                    offpeak_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""),
+                    offpeak_curl_setopt_long(
+                        handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)),
+                    offpeak_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)),
+                    offpeak_curl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBodyBytes)),
+                    offpeak_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList),
+                    offpeak_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress),
+                    offpeak_curl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) {
+                        HTTPTransfer.receiveBody($0, $1, $2, $3)
+                    },
+                    offpeak_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, me),
+                    offpeak_curl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION) {
+                        HTTPTransfer.receiveHeader($0, $1, $2, $3)
+                    },
+                    offpeak_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me),
+                    offpeak_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0),
+                    offpeak_curl_setopt_progress_callback(handle) { data, _, _, _, _ in
+                        HTTPTransfer.progress(data)
+                    },
+                    offpeak_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, me),
+                ] + setMethodAndBody()
+            if let failed = setup.first(where: { $0 != CURLE_OK }) { return failed }
+            let code = withExtendedLifetime(self) { curl_easy_perform(handle) }
+            _ = offpeak_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
+            return code
+        }
+        let elapsed = started.duration(to: .now)
+        if code == CURLE_OK {
+            var status = 0
+            _ = offpeak_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+            return .success(HTTPResponse(status: status, headers: headers, body: body))
+        }
+        let detail = errorBuffer.withUnsafeBufferPointer { $0.baseAddress.map { String(cString: $0) } ?? "" }
+        let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        return .failure(classify(code, message: message, elapsed: elapsed))
+    }
+
+    /// Sets the verb and, when there is one, the body (copied by libcurl, so no lifetime to keep).
+    private func setMethodAndBody() -> [CURLcode] {
+        switch request.method.uppercased() {
+        case "GET" where request.body.isEmpty: return [offpeak_curl_setopt_long(handle, CURLOPT_HTTPGET, 1)]
+        case "HEAD": return [offpeak_curl_setopt_long(handle, CURLOPT_NOBODY, 1)]
+        default:
+            var codes = [
+                offpeak_curl_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count))
+            ]
+            if request.body.isEmpty {
+                codes.append(offpeak_curl_setopt_string(handle, CURLOPT_COPYPOSTFIELDS, ""))
+            } else {
+                codes.append(
+                    request.body.withUnsafeBytes { bytes in
+                        offpeak_curl_setopt_pointer(
+                            handle, CURLOPT_COPYPOSTFIELDS,
+                            UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                    })
+            }
+            if request.method.uppercased() != "POST" {
+                codes.append(offpeak_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, request.method))
+            }
+            return codes
+        }
+    }
+
+    /// Maps a libcurl failure onto what a caller can act on.
+    private func classify(_ code: CURLcode, message: String, elapsed: Duration) -> TransportError {
+        switch code {
+        case CURLE_ABORTED_BY_CALLBACK: return .cancelled
+        case CURLE_WRITE_ERROR where cancellation?.isCancelled == true: return .cancelled
+        case CURLE_WRITE_ERROR where exceededLimit, CURLE_FILESIZE_EXCEEDED:
+            return .responseTooLarge(limit: maxBodyBytes)
+        case CURLE_OPERATION_TIMEDOUT:
+            // One code covers both timeouts; the one that fired is the one nearest the time spent.
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+            let connect = abs(seconds - request.connectTimeout) < abs(seconds - request.timeout)
+            return .timedOut(connect ? request.connectTimeout : request.timeout)
+        case CURLE_PARTIAL_FILE: return .partial(message)
+        case CURLE_RECV_ERROR where sawStatusLine: return .partial(message)
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_RECV_ERROR,
+            CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_SSL_CONNECT_ERROR:
+            return .couldNotConnect(message)
+        default: return .other(code: Int(code.rawValue), message: message)
+        }
+    }
+
+    private static func milliseconds(_ seconds: Double) -> Int {
+        seconds.isFinite && seconds > 0 ? Int(min(seconds * 1000, Double(Int32.max)).rounded(.up)) : 0
+    }
+
+    // MARK: C callbacks
+
+    private static func transfer(_ userdata: UnsafeMutableRawPointer?) -> HTTPTransfer? {
+        userdata.map { Unmanaged<HTTPTransfer>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static func receiveBody(
+        _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+    ) -> Int {
+        guard let transfer = transfer(userdata), let data else { return 0 }
+        let length = size * count
+        if transfer.cancellation?.isCancelled == true { return 0 }
+        guard transfer.body.count + length <= transfer.maxBodyBytes else {
+            transfer.exceededLimit = true
+            return 0
+        }
+        transfer.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: length)
+        return length
+    }
+
+    /// Called once per header line; a status line starts a new header set (after 100-continue).
+    private static func receiveHeader(
+        _ data: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int, _ userdata: UnsafeMutableRawPointer?
+    ) -> Int {
+        guard let transfer = transfer(userdata), let data else { return 0 }
+        let length = size * count
+        let bytes = UnsafeRawBufferPointer(start: data, count: length)
+        let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if line.hasPrefix("HTTP/") {
+            transfer.sawStatusLine = true
+            transfer.headers = [:]
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+            transfer.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return length
+    }
+
+    private static func progress(_ userdata: UnsafeMutableRawPointer?) -> Int32 {
+        transfer(userdata)?.cancellation?.isCancelled == true ? 1 : 0
+    }
+}

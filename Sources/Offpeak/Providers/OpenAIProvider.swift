@@ -1,0 +1,128 @@
+import Foundation
+import Logging
+
+/// Completions through the OpenAI chat completions API (`POST {base}/chat/completions`), which
+/// local servers (llama.cpp, vLLM, Ollama, LiteLLM) speak too.
+public struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
+    /// Includes `/v1`, as `OPENAI_BASE_URL` does in the official SDKs.
+    public static let defaultBaseURL = "https://api.openai.com/v1"
+
+    public var kind: ProviderKind { .openai }
+    public let baseURL: String
+    private let apiKey: String
+    private let transport: ProviderTransport
+
+    /// - Parameters:
+    ///   - apiKey: sent as a bearer token; never logged or printed.
+    ///   - baseURL: including `/v1`; `nil` means the public API.
+    public init(
+        apiKey: String, baseURL: String? = nil, options: ProviderOptions = ProviderOptions(), logger: Logger
+    ) {
+        self.apiKey = apiKey
+        self.baseURL = baseURL ?? Self.defaultBaseURL
+        self.transport = ProviderTransport(options: options, logger: logger)
+    }
+
+    /// Names the endpoint, never the key.
+    public var description: String { "OpenAIProvider(\(baseURL))" }
+
+    public func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
+        let headers = [
+            (name: "authorization", value: "Bearer \(apiKey)"),
+            (name: "content-type", value: "application/json"),
+        ]
+        let url = ProviderTransport.endpoint(baseURL, "/chat/completions")
+        let response = try transport.post(url, headers: headers, body: try Self.requestBody(for: request))
+        return try Self.parseResponse(response.body, for: request)
+    }
+
+    /// Reasoning models reject `max_tokens` and want `max_completion_tokens` instead.
+    static func usesCompletionTokenLimit(_ model: String) -> Bool {
+        let name = model.split(separator: "/").last.map(String.init) ?? model
+        return ["o1", "o3", "o4", "gpt-5"].contains { name.hasPrefix($0) }
+    }
+
+    /// The JSON body of a chat completion: the system prompt becomes the first message.
+    static func requestBody(for request: CompletionRequest) throws(ProviderError) -> Data {
+        var messages = request.messages.map {
+            ChatRequest.Message(role: $0.role.rawValue, content: $0.content)
+        }
+        if let system = request.system, !system.isEmpty {
+            messages.insert(ChatRequest.Message(role: "system", content: system), at: 0)
+        }
+        let reasoning = usesCompletionTokenLimit(request.model)
+        let body = ChatRequest(
+            model: request.model, messages: messages, maxTokens: reasoning ? nil : request.maxTokens,
+            maxCompletionTokens: reasoning ? request.maxTokens : nil, temperature: request.temperature,
+            topP: request.topP, stop: request.stop.isEmpty ? nil : request.stop)
+        return try ProviderTransport.encode(body)
+    }
+
+    /// Reads a 2xx chat completion into a `CompletionResponse`, normalizing usage.
+    ///
+    /// OpenAI counts `cached_tokens` inside `prompt_tokens`, so the uncached input is the
+    /// difference; there is no cache-write charge.
+    static func parseResponse(_ body: Data, for request: CompletionRequest) throws(ProviderError)
+        -> CompletionResponse
+    {
+        let answer = try ProviderTransport.decode(ChatResponse.self, from: body)
+        guard let choice = answer.choices.first else { throw .badResponse("answer has no `choices`") }
+        let text = choice.message?.content ?? ""
+        let finish: FinishReason
+        switch choice.finishReason {
+        case "stop": finish = .stop
+        case "length": finish = .length
+        default: finish = .other
+        }
+        var usage = ProviderTransport.estimatedUsage(for: request, text: text)
+        var estimated = true
+        if let reported = answer.usage, reported.promptTokens != nil || reported.completionTokens != nil {
+            let prompt = reported.promptTokens ?? 0
+            let cached = min(prompt, reported.promptTokensDetails?.cachedTokens ?? 0)
+            usage = Usage(input: prompt - cached, output: reported.completionTokens ?? 0, cacheRead: cached)
+            estimated = false
+        }
+        return CompletionResponse(
+            text: text, finishReason: finish, usage: usage, model: answer.model ?? request.model,
+            id: answer.id,
+            usageEstimated: estimated)
+    }
+}
+
+/// The wire shapes, spelled in camelCase; the coders convert to and from snake_case.
+extension OpenAIProvider {
+    struct ChatRequest: Encodable {
+        struct Message: Encodable {
+            var role: String
+            var content: String
+        }
+
+        var model: String
+        var messages: [Message]
+        var maxTokens: Int?
+        var maxCompletionTokens: Int?
+        var temperature: Double?
+        var topP: Double?
+        var stop: [String]?
+    }
+
+    struct ChatResponse: Decodable {
+        struct Choice: Decodable {
+            struct Message: Decodable { var content: String? }
+            var message: Message?
+            var finishReason: String?
+        }
+
+        struct Usage: Decodable {
+            struct Details: Decodable { var cachedTokens: Int? }
+            var promptTokens: Int?
+            var completionTokens: Int?
+            var promptTokensDetails: Details?
+        }
+
+        var id: String?
+        var model: String?
+        var choices: [Choice]
+        var usage: Usage?
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// How a provider reaches its server: timeouts, retries, cancellation, and the HTTP client.
+///
+/// Kept apart from the providers so the factory, the executor and tests set these once, the
+/// same way for every API shape.
+public struct ProviderOptions: Sendable {
+    /// Seconds to wait for a connection.
+    public var connectTimeout: TimeInterval
+    /// Seconds one attempt may take in all.
+    public var requestTimeout: TimeInterval
+    public var retryPolicy: RetryPolicy
+    /// When raised, the call in flight is aborted and no retry follows.
+    public var cancellation: CancellationFlag?
+    /// Shared between providers to share its pooled connections.
+    public var httpClient: HTTPClient
+    /// Waits between retries; `nil` sleeps for real, waking early when `cancellation` is raised.
+    /// Tests pass a closure that only records the wait.
+    public var sleep: (@Sendable (TimeInterval) -> Void)?
+
+    public init(
+        connectTimeout: TimeInterval = 10, requestTimeout: TimeInterval = 120,
+        retryPolicy: RetryPolicy = RetryPolicy(),
+        cancellation: CancellationFlag? = nil, httpClient: HTTPClient = HTTPClient(),
+        sleep: (@Sendable (TimeInterval) -> Void)? = nil
+    ) {
+        self.connectTimeout = connectTimeout
+        self.requestTimeout = requestTimeout
+        self.retryPolicy = retryPolicy
+        self.cancellation = cancellation
+        self.httpClient = httpClient
+        self.sleep = sleep
+    }
+}

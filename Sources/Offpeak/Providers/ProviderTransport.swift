@@ -1,0 +1,108 @@
+import Foundation
+import Logging
+
+/// The call-and-retry loop both API shapes share: sends one JSON POST, classifies each failed
+/// attempt as a `ProviderError`, and asks `RetryPolicy` whether and when to try again.
+///
+/// Logs each attempt at debug level with method, path, status, attempt and latency only:
+/// headers carry API keys and bodies carry the user's data, so neither is ever logged.
+struct ProviderTransport: Sendable {
+    let options: ProviderOptions
+    let logger: Logger
+
+    /// POSTs `body` to `url` until it gets a 2xx answer or the policy gives up.
+    ///
+    /// - Returns: the first 2xx response; reading it is the caller's job (a 2xx that cannot be
+    ///   read is not retried: the same request would get the same answer).
+    /// - Throws: the last attempt's failure.
+    func post(_ url: String, headers: [(name: String, value: String)], body: Data) throws(ProviderError)
+        -> HTTPResponse
+    {
+        let request = HTTPRequest(
+            method: "POST", url: url, headers: headers, body: [UInt8](body),
+            connectTimeout: options.connectTimeout, timeout: options.requestTimeout)
+        let path = URL(string: url)?.path ?? ""
+        var random = SystemRandomNumberGenerator()
+        var attempt = 0
+        while true {
+            let started = ContinuousClock.now
+            let failure: ProviderError
+            var errorCode: String?
+            var retryAfter: String?
+            do {
+                let response = try options.httpClient.send(request, cancellation: options.cancellation)
+                log(path: path, outcome: "\(response.status)", attempt: attempt, since: started)
+                if (200..<300).contains(response.status) { return response }
+                let details = Self.errorDetails(in: response.body)
+                failure = .http(status: response.status, message: details.message)
+                errorCode = details.code
+                retryAfter = response.header("retry-after")
+            } catch {
+                log(path: path, outcome: Self.kind(of: error), attempt: attempt, since: started)
+                failure = Self.providerError(for: error)
+            }
+            let decision = options.retryPolicy.decision(
+                for: failure, errorCode: errorCode, retryAfterHeader: retryAfter, attempt: attempt,
+                random: &random)
+            guard case .retry(let wait) = decision, options.cancellation?.isCancelled != true else {
+                throw failure
+            }
+            logger.debug(
+                "provider retry",
+                metadata: ["path": "\(path)", "attempt": "\(attempt + 1)", "wait_s": "\(wait)"])
+            sleep(wait)
+            if options.cancellation?.isCancelled == true { throw failure }
+            attempt += 1
+        }
+    }
+
+    /// `base` and `path` joined with exactly one slash, whatever the user typed.
+    static func endpoint(_ base: String, _ path: String) -> String {
+        var base = base
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + path
+    }
+
+    /// A transport failure as the rest of offpeak sees it. A cancelled call counts as
+    /// unreachable: the work is not failed, it resumes on the next run.
+    static func providerError(for error: TransportError) -> ProviderError {
+        switch error {
+        case .couldNotConnect(let why): return .unreachable(why)
+        case .timedOut(let seconds): return .timeout(seconds: seconds)
+        case .partial(let why): return .truncated(why)
+        case .cancelled: return .unreachable("cancelled")
+        case .responseTooLarge(let limit): return .badResponse("answer larger than \(limit) bytes")
+        case .other(let code, let message): return .unreachable("curl error \(code): \(message)")
+        }
+    }
+
+    private static func kind(of error: TransportError) -> String {
+        switch error {
+        case .couldNotConnect: return "could-not-connect"
+        case .timedOut: return "timeout"
+        case .partial: return "partial"
+        case .cancelled: return "cancelled"
+        case .responseTooLarge: return "too-large"
+        case .other(let code, _): return "curl-\(code)"
+        }
+    }
+
+    private func log(path: String, outcome: String, attempt: Int, since started: ContinuousClock.Instant) {
+        let latency = started.duration(to: .now).components
+        let milliseconds = latency.seconds * 1000 + latency.attoseconds / 1_000_000_000_000_000
+        logger.debug(
+            "provider call",
+            metadata: [
+                "method": "POST", "path": "\(path)", "status": "\(outcome)", "attempt": "\(attempt + 1)",
+                "latency_ms": "\(milliseconds)",
+            ])
+    }
+
+    private func sleep(_ seconds: TimeInterval) {
+        if let sleep = options.sleep { return sleep(seconds) }
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline, options.cancellation?.isCancelled != true {
+            Thread.sleep(forTimeInterval: min(0.1, max(0, deadline.timeIntervalSinceNow)))
+        }
+    }
+}

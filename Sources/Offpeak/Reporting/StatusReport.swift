@@ -1,0 +1,54 @@
+import Foundation
+
+/// What `offpeak status` shows: recent runs, what each has done and spent, and today's spend.
+public struct StatusReport: Sendable, Codable {
+    public struct RunLine: Sendable, Codable, Equatable {
+        public var id: String
+        public var job: String
+        public var state: RunState
+        public var reason: String?
+        public var budgetStop: String?
+        public var model: String
+        public var itemsTotal: Int
+        public var itemsDone: Int
+        public var itemsFailed: Int
+        public var itemsCached: Int
+        public var spend: Spend
+        public var createdAt: Date
+        public var updatedAt: Date
+    }
+
+    public var runs: [RunLine]
+    public var spendToday: Spend
+
+    public static func make(store: Store, now: Date = Date(), limit: Int = 20) throws(OffpeakError) -> StatusReport {
+        var lines: [RunLine] = []
+        for run in try store.runs(limit: limit) {
+            lines.append(
+                RunLine(
+                    id: run.id, job: run.job, state: run.state, reason: run.reason, budgetStop: run.budgetStop,
+                    model: run.model, itemsTotal: run.itemsTotal, itemsDone: run.itemsDone,
+                    itemsFailed: run.itemsFailed, itemsCached: run.itemsCached, spend: try store.spend(runID: run.id),
+                    createdAt: run.createdAt, updatedAt: run.updatedAt))
+        }
+        let midnight = Calendar.current.startOfDay(for: now)
+        return StatusReport(runs: lines, spendToday: try store.spend(since: midnight))
+    }
+
+    /// The report as a person reads it.
+    public var text: String {
+        var out = "spend today: $\(Money.format(spendToday.dollars)) in \(spendToday.calls) calls"
+        out += " (naive $\(Money.format(spendToday.naiveDollars)))\n"
+        if runs.isEmpty { return out + "no runs yet\n" }
+        let table = TextTable(columns: ["RUN", "STATE", "ITEMS", "CALLS", "COST", "WHY"])
+        for run in runs {
+            var items = "\(run.itemsDone)/\(run.itemsTotal)"
+            if run.itemsFailed > 0 { items += " (\(run.itemsFailed) failed)" }
+            if run.itemsCached > 0 { items += " (\(run.itemsCached) cached)" }
+            var why = run.reason ?? ""
+            if let limit = run.budgetStop, !why.contains(limit) { why = "budget \(limit): " + why }
+            table.add([run.id, run.state.rawValue, items, "\(run.spend.calls)", "$" + Money.format(run.spend.dollars), why])
+        }
+        return out + table.render()
+    }
+}

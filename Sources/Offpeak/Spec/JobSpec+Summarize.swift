@@ -1,0 +1,40 @@
+import Foundation
+
+extension JobSpec {
+    /// The template a summarize job uses when its spec gives none.
+    public static let defaultSummarizeTemplate =
+        "Summarize the following document in two or three sentences.\n\n<document>\n{{item}}\n</document>"
+
+    /// The job behind `offpeak summarize FILES...`: one item per file, in the order given.
+    /// - Throws: `OffpeakError` (65) naming a file that cannot be read or is not UTF-8 text.
+    public static func summarize(
+        files: [String], tier: Tier, output: String?, maxTokens: Int, workspace: Workspace
+    ) throws(OffpeakError) -> JobSpec {
+        let template: Template
+        do { template = try Template(defaultSummarizeTemplate) } catch {
+            throw OffpeakError(.software, "the built-in summarize template does not parse")
+        }
+        var spec = JobSpec(name: "summarize", kind: .summarize, template: template, output: output ?? "out/summarize")
+        spec.tier = tier
+        spec.maxTokens = maxTokens
+        spec.system = "You write short, faithful summaries. Use only facts stated in the document."
+        var seen: Set<String> = []
+        for file in files {
+            let url = workspace.url(for: file)
+            let id = workspace.displayPath(url)
+            guard seen.insert(id).inserted else { continue }
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw OffpeakError(.dataError, "cannot read \(file)", location: file)
+            }
+            guard let text = String(validating: data, as: UTF8.self) else {
+                throw OffpeakError(.dataError, "not UTF-8 text; expected a text document", location: file)
+            }
+            spec.items.append(
+                Item(id: id, variables: ["item": text, "path": id, "name": url.lastPathComponent, "id": id]))
+        }
+        guard !spec.items.isEmpty else {
+            throw OffpeakError(.usage, "summarize needs at least one file")
+        }
+        return spec
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// A validated job spec, read from `jobs/NAME.yaml` by `JobSpecParser`.
+///
+/// Every field here has been checked: a `JobSpec` value is always runnable.
+public struct JobSpec: Sendable, Equatable, Codable {
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case summarize, research, prompt
+    }
+
+    /// A model tier; the workspace maps each to a model per provider.
+    public enum Tier: String, Sendable, Codable, CaseIterable, Comparable {
+        case fast, balanced, powerful
+
+        /// One tier down, for battery-aware execution; `fast` stays `fast`.
+        public var lower: Tier {
+            switch self {
+            case .powerful: return .balanced
+            case .balanced, .fast: return .fast
+            }
+        }
+
+        public static func < (lhs: Tier, rhs: Tier) -> Bool {
+            let order: [Tier] = [.fast, .balanced, .powerful]
+            return (order.firstIndex(of: lhs) ?? 0) < (order.firstIndex(of: rhs) ?? 0)
+        }
+    }
+
+    /// One unit of work: the variables its template is filled with.
+    public struct Item: Sendable, Equatable, Codable {
+        /// Stable within the job: an inline item's `id` (or its 1-based position), an input file's path.
+        public var id: String
+        /// Template variables: always `id`; `item` for string items and input files (a mapping item
+        /// may leave it out); `path` and `name` for input files.
+        public var variables: [String: String]
+
+        public init(id: String, variables: [String: String]) {
+            self.id = id
+            self.variables = variables
+        }
+    }
+
+    /// When a job may run (DESIGN.md, "When work runs").
+    public struct Constraints: Sendable, Equatable, Codable {
+        public enum Network: String, Sendable, Codable, CaseIterable { case any, online, unmetered }
+        public enum Power: String, Sendable, Codable, CaseIterable { case any, ac }
+        public var network: Network = .any
+        public var power: Power = .any
+        public var batteryNotLow: Bool = false
+        public init(network: Network = .any, power: Power = .any, batteryNotLow: Bool = false) {
+            self.network = network
+            self.power = power
+            self.batteryNotLow = batteryNotLow
+        }
+    }
+
+    /// Limits a run may not pass; each is checked before a call, not after.
+    public struct Budget: Sendable, Equatable, Codable {
+        public var maxInputTokens: Int?
+        public var maxOutputTokens: Int?
+        public var maxCalls: Int?
+        public var maxDollars: Double?
+        public init(
+            maxInputTokens: Int? = nil, maxOutputTokens: Int? = nil, maxCalls: Int? = nil,
+            maxDollars: Double? = nil
+        ) {
+            self.maxInputTokens = maxInputTokens
+            self.maxOutputTokens = maxOutputTokens
+            self.maxCalls = maxCalls
+            self.maxDollars = maxDollars
+        }
+    }
+
+    public var name: String
+    public var kind: Kind
+    public var tier: Tier = .balanced
+    public var system: String?
+    /// The user message, with `{{variable}}` placeholders.
+    public var template: Template
+    /// Inline items and items read from `inputs`, in spec order.
+    public var items: [Item] = []
+    /// Glob patterns (relative to the workspace) of input files; each file is an item.
+    public var inputs: [String] = []
+    /// Output folder, relative to the workspace; default `out/<name>`.
+    public var output: String
+    public var constraints = Constraints()
+    public var budget = Budget()
+    /// Max tokens per answer.
+    public var maxTokens: Int = 512
+    public var temperature: Double?
+    /// Seconds a cached answer stays fresh.
+    public var cacheTTL: TimeInterval = 24 * 3600
+    /// Seconds after the run is created by which it must be done; 24 h or more may use batch APIs.
+    public var deadline: TimeInterval?
+    /// Seconds of work per tick.
+    public var window: TimeInterval?
+    /// 5-field cron expression or `@daily`-style macro.
+    public var schedule: String?
+    public var timezone: String?
+    public var checkpointMaxAge: TimeInterval = 3600
+    public var downgradeOnBattery: Bool = false
+    /// Path of the spec file, for messages.
+    public var sourcePath: String?
+
+    public init(name: String, kind: Kind, template: Template, output: String) {
+        self.name = name
+        self.kind = kind
+        self.template = template
+        self.output = output
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Yams
+
+/// A spec's items: inline `items` and files matched by `inputs`, each remembered with the field
+/// and node it came from so later checks (ids, template variables) can point at it.
+extension JobSpecParser {
+    struct LocatedItem {
+        var item: JobSpec.Item
+        /// `items[2]` or `inputs[1]`, 1-based like the default ids.
+        var field: String
+        var node: Node
+    }
+
+    static func items(_ root: YAMLMapping, workspace: URL) throws(OffpeakError) -> [LocatedItem] {
+        let reader = root.reader
+        var located: [LocatedItem] = []
+        if let node = root.value("items") {
+            for (index, element) in try reader.list(node, at: "items").enumerated() {
+                located.append(try inlineItem(element, position: index + 1, reader: reader))
+            }
+        }
+        for (index, (pattern, node)) in (try root.strings("inputs") ?? []).enumerated() {
+            let field = "inputs[\(index + 1)]"
+            located += try inputItems(pattern, field: field, node: node, workspace: workspace, reader: reader)
+        }
+        guard !located.isEmpty else {
+            throw reader.error(
+                "items", "no items: give 'items' (a list) or 'inputs' (file globs) with at least one entry",
+                at: root.value("items") ?? root.value("inputs") ?? root.location("items"))
+        }
+        var seen: [String: String] = [:]
+        for entry in located {
+            if let first = seen[entry.item.id] {
+                throw reader.error(
+                    entry.field, "id '\(entry.item.id)' is already used by \(first)", at: entry.node)
+            }
+            seen[entry.item.id] = entry.field
+        }
+        return located
+    }
+
+    /// A string (variables `item` and `id`) or a mapping of variables with an optional `id`.
+    private static func inlineItem(
+        _ node: Node, position: Int, reader: YAMLNodeReader
+    ) throws(OffpeakError) -> LocatedItem {
+        let field = "items[\(position)]"
+        switch node {
+        case .scalar(let scalar) where NSNull.construct(from: scalar) == nil:
+            let item = JobSpec.Item(
+                id: String(position), variables: ["item": scalar.string, "id": String(position)])
+            return LocatedItem(item: item, field: field, node: node)
+        case .mapping(let mapping):
+            var variables: [String: String] = [:]
+            for (key, value) in mapping {
+                let name = try reader.string(key, at: field)
+                guard case .scalar(let scalar) = value else {
+                    let got = reader.describe(value)
+                    throw reader.error("\(field).\(name)", "expected a text value, got \(got)", at: value)
+                }
+                variables[name] = NSNull.construct(from: scalar) == nil ? scalar.string : ""
+            }
+            let id = variables["id"] ?? String(position)
+            guard !id.isEmpty else {
+                throw reader.error("\(field).id", "expected a non-empty id", at: node)
+            }
+            variables["id"] = id
+            return LocatedItem(item: JobSpec.Item(id: id, variables: variables), field: field, node: node)
+        default:
+            let got = node.scalar != nil ? "nothing" : reader.describe(node)
+            throw reader.error(field, "expected a string or a mapping of variables, got \(got)", at: node)
+        }
+    }
+
+    /// One item per file `pattern` matches: `item` (contents), `path`, `name`, `id` (= path).
+    private static func inputItems(
+        _ pattern: String, field: String, node: Node, workspace: URL, reader: YAMLNodeReader
+    ) throws(OffpeakError) -> [LocatedItem] {
+        let paths: [String]
+        do {
+            paths = try InputGlob.matches(pattern, workspace: workspace)
+        } catch {
+            let problem =
+                switch error {
+                case .empty: "expected a glob like 'docs/*.md', got an empty string"
+                case .absolute: "expected a glob relative to the workspace, got '\(pattern)'"
+                case .leavesWorkspace: "expected a glob inside the workspace, got '\(pattern)' (no '..')"
+                }
+            throw reader.error(field, problem, at: node)
+        }
+        guard !paths.isEmpty else {
+            throw reader.error(field, "'\(pattern)' matches no file in the workspace", at: node)
+        }
+        var items: [LocatedItem] = []
+        for path in paths {
+            let url = workspace.appendingPathComponent(path)
+            let data: Data
+            do { data = try Data(contentsOf: url) } catch {
+                throw OffpeakError(
+                    .ioError, "\(field): cannot read '\(path)'", location: reader.location(of: node))
+            }
+            guard let text = String(data: data, encoding: .utf8) else {
+                throw reader.error(
+                    field, "'\(path)' (matched by '\(pattern)') is not valid UTF-8 text", at: node)
+            }
+            let variables = ["item": text, "path": path, "name": url.lastPathComponent, "id": path]
+            items.append(
+                LocatedItem(item: JobSpec.Item(id: path, variables: variables), field: field, node: node))
+        }
+        return items
+    }
+
+    /// Every template variable must be supplied by every item, or the prompt would silently
+    /// render with a hole in it.
+    static func checkVariables(
+        of template: Template, at templateNode: Node?, kind: JobSpec.Kind, items: [LocatedItem],
+        reader: YAMLNodeReader
+    ) throws(OffpeakError) {
+        for variable in template.variables.sorted() {
+            guard let entry = items.first(where: { $0.item.variables[variable] == nil }) else { continue }
+            let has = entry.item.variables.keys.sorted().joined(separator: ", ")
+            guard let templateNode else {
+                let problem =
+                    "has no '\(variable)', which the default \(kind.rawValue) template uses (it has: \(has))"
+                throw reader.error(entry.field, problem, at: entry.node)
+            }
+            let problem =
+                "variable '\(variable)' is not supplied by \(entry.field) (id '\(entry.item.id)', which has: \(has))"
+            throw reader.error("template", problem, at: templateNode)
+        }
+    }
+}

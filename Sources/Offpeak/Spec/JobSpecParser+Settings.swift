@@ -1,0 +1,51 @@
+import Foundation
+import Yams
+
+/// The nested and free-form settings of a spec: constraints, budget, schedule, timezone.
+extension JobSpecParser {
+    static func constraints(_ root: YAMLMapping) throws(OffpeakError) -> JobSpec.Constraints {
+        let allowed = ["network", "power", "battery_not_low"]
+        guard let mapping = try root.mapping("constraints", allowed: allowed) else { return .init() }
+        return JobSpec.Constraints(
+            network: try mapping.choice("network", as: JobSpec.Constraints.Network.self) ?? .any,
+            power: try mapping.choice("power", as: JobSpec.Constraints.Power.self) ?? .any,
+            batteryNotLow: try mapping.bool("battery_not_low") ?? false)
+    }
+
+    static func budget(_ root: YAMLMapping) throws(OffpeakError) -> JobSpec.Budget {
+        let allowed = ["max_input_tokens", "max_output_tokens", "max_calls", "max_dollars"]
+        guard let mapping = try root.mapping("budget", allowed: allowed) else { return .init() }
+        let positive = 1...Int.max
+        return JobSpec.Budget(
+            maxInputTokens: try mapping.wholeNumber("max_input_tokens", in: positive),
+            maxOutputTokens: try mapping.wholeNumber("max_output_tokens", in: positive),
+            maxCalls: try mapping.wholeNumber("max_calls", in: positive),
+            maxDollars: try mapping.number(
+                "max_dollars", in: 0...Double.greatestFiniteMagnitude, exclusiveLower: true))
+    }
+
+    /// Only the shape is checked here (5 fields or a macro); the Schedule module parses the fields.
+    static func schedule(_ root: YAMLMapping) throws(OffpeakError) -> String? {
+        guard let text = try root.string("schedule") else { return nil }
+        let schedule = text.trimmingCharacters(in: .whitespaces)
+        let fields = schedule.split(whereSeparator: { $0 == " " || $0 == "\t" })
+        if schedule.hasPrefix("@") ? cronMacros.contains(schedule) : fields.count == 5 {
+            return schedule
+        }
+        let expected =
+            "expected 5 cron fields (minute hour day-of-month month day-of-week) or one of "
+            + cronMacros.joined(separator: ", ")
+        throw root.reader.error("schedule", "\(expected), got '\(text)'", at: root.value("schedule"))
+    }
+
+    /// An IANA zone name Foundation knows, e.g. `Europe/Berlin` or `UTC`.
+    static func timezone(_ root: YAMLMapping) throws(OffpeakError) -> String? {
+        guard let name = try root.string("timezone") else { return nil }
+        guard TimeZone(identifier: name) != nil else {
+            throw root.reader.error(
+                "timezone", "expected a time zone name like Europe/Berlin or UTC, got '\(name)'",
+                at: root.value("timezone"))
+        }
+        return name
+    }
+}

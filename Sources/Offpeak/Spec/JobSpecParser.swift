@@ -1,0 +1,138 @@
+import Foundation
+import Yams
+
+/// Reads `jobs/NAME.yaml` into a `JobSpec`, checking everything a run would otherwise trip over
+/// later: unknown fields, wrong types, impossible values, template variables no item supplies,
+/// globs that match nothing.
+///
+/// Every error names the file, line and column and the field (`jobs/x.yaml:12:5: budget.max_calls:
+/// expected a positive whole number, got 'abc'`), so a spec can be fixed without guessing.
+public enum JobSpecParser {
+    /// The top-level fields a spec may have.
+    static let fields = [
+        "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
+        "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
+        "checkpoint_max_age", "downgrade_on_battery",
+    ]
+    static let cronMacros = ["@hourly", "@daily", "@weekly", "@monthly", "@yearly", "@annually", "@midnight"]
+
+    /// Parses one spec.
+    /// - Parameters:
+    ///   - yaml: The spec's text.
+    ///   - path: The file as the user should see it (relative to the workspace when possible);
+    ///     it prefixes every message and its base name is the default job name.
+    ///   - workspace: The folder `inputs` globs and `output` are relative to.
+    /// - Throws: `OffpeakError` with `.dataError` and a `path:line:column` location.
+    public static func parse(yaml: String, path: String, workspace: URL) throws(OffpeakError) -> JobSpec {
+        let reader = YAMLNodeReader(path: path, status: .dataError)
+        guard let document = try reader.compose(yaml) else {
+            let start = YAMLNodeReader.Position(line: 1, column: 1)
+            throw reader.error(
+                "", "empty job spec; expected at least 'kind' and 'items' or 'inputs'", at: start)
+        }
+        let root = try reader.mapping(document, at: "", allowed: fields)
+        let name = try jobName(root, path: path)
+        guard let kind = try root.choice("kind", as: JobSpec.Kind.self) else {
+            throw root.missing(
+                "kind", "one of \(JobSpec.Kind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let (template, templateNode) = try template(root, kind: kind)
+        var spec = JobSpec(name: name, kind: kind, template: template, output: try output(root, name: name))
+        spec.tier = try root.choice("tier", as: JobSpec.Tier.self) ?? .balanced
+        spec.system = try root.string("system")
+        spec.maxTokens = try root.wholeNumber("max_tokens", in: 1...200_000) ?? 512
+        spec.temperature = try root.number("temperature", in: 0...2)
+        spec.constraints = try constraints(root)
+        spec.budget = try budget(root)
+        spec.cacheTTL = try root.duration("cache_ttl", allowZero: true) ?? 24 * 3600
+        spec.deadline = try root.duration("deadline")
+        spec.window = try root.duration("window")
+        spec.schedule = try schedule(root)
+        spec.timezone = try timezone(root)
+        spec.checkpointMaxAge = try root.duration("checkpoint_max_age") ?? 3600
+        spec.downgradeOnBattery = try root.bool("downgrade_on_battery") ?? false
+        let items = try items(root, workspace: workspace)
+        try checkVariables(of: template, at: templateNode, kind: kind, items: items, reader: reader)
+        spec.items = items.map(\.item)
+        spec.inputs = try root.strings("inputs")?.map(\.0) ?? []
+        spec.sourcePath = path
+        return spec
+    }
+
+    /// `name`, or the file's base name; either must be a lowercase slug, as it names `out/<name>`.
+    private static func jobName(_ root: YAMLMapping, path: String) throws(OffpeakError) -> String {
+        let rule = "lowercase letters, digits, '-' and '_', starting with a letter or digit"
+        if let name = try root.string("name") {
+            guard isJobName(name) else {
+                throw root.reader.error("name", "expected \(rule), got '\(name)'", at: root.value("name"))
+            }
+            return name
+        }
+        let base = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
+        guard isJobName(base) else {
+            throw root.reader.error(
+                "name", "the file name '\(base)' is not a valid job name (\(rule)); add a 'name' field",
+                at: root.node)
+        }
+        return base
+    }
+
+    static func isJobName(_ name: String) -> Bool {
+        let scalars = Array(name.unicodeScalars)
+        func allowed(_ scalar: Unicode.Scalar) -> Bool {
+            ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+        }
+        guard let first = scalars.first, allowed(first) else { return false }
+        return scalars.allSatisfy { allowed($0) || $0 == "-" || $0 == "_" }
+    }
+
+    /// The template and the node it was read from (`nil` for summarize's default).
+    private static func template(
+        _ root: YAMLMapping, kind: JobSpec.Kind
+    ) throws(OffpeakError) -> (Template, Node?) {
+        guard let node = root.value("template") else {
+            guard kind == .summarize else {
+                throw root.missing("template", "a '\(kind.rawValue)' job needs a template (the user message)")
+            }
+            // Shared with `offpeak summarize`, so both phrase the request alike and share cache entries.
+            do { return (try Template(JobSpec.defaultSummarizeTemplate), nil) } catch {
+                throw OffpeakError(.software, "the default summarize template does not parse: \(error)")
+            }
+        }
+        let source = try root.reader.string(node, at: "template")
+        guard !source.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+            throw root.reader.error("template", "expected the user message, got an empty string", at: node)
+        }
+        do {
+            return (try Template(source), node)
+        } catch {
+            let problem =
+                switch error {
+                case .unclosed(let offset): "'{{' at character \(offset + 1) has no closing '}}'"
+                case .badName(let name):
+                    "'{{\(name)}}' is not a variable name (letters, digits, '_' and '.')"
+                }
+            throw root.reader.error("template", problem, at: node)
+        }
+    }
+
+    /// `output`, defaulting to `out/<name>`; it must stay inside the workspace.
+    private static func output(_ root: YAMLMapping, name: String) throws(OffpeakError) -> String {
+        guard let raw = try root.string("output") else { return "out/\(name)" }
+        var output = raw
+        while output.count > 1, output.hasSuffix("/") { output.removeLast() }
+        let parts = output.split(separator: "/")
+        let problem: String?
+        if output.hasPrefix("/") || output.hasPrefix("~") {
+            problem = "expected a folder relative to the workspace, got the absolute path '\(raw)'"
+        } else if parts.contains("..") {
+            problem = "expected a folder inside the workspace, got '\(raw)', which leaves it"
+        } else if parts.allSatisfy({ $0 == "." }) {
+            problem = "expected a folder inside the workspace, got '\(raw)'"
+        } else {
+            problem = nil
+        }
+        if let problem { throw root.reader.error("output", problem, at: root.value("output")) }
+        return output
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Yams
+
+/// Reads `offpeak.yaml` into a `WorkspaceConfig`.
+///
+/// The file is optional and every field in it is too: what is given is merged over the defaults
+/// (a `models` entry for one tier keeps the other tiers' defaults). Mistakes are reported like a job
+/// spec's (`offpeak.yaml:4:3: models.anthropic.fats: unknown field; did you mean 'fast'?`) but exit
+/// with `ExitStatus.configuration`, since nothing in the workspace can run until they are fixed.
+public enum WorkspaceConfigParser {
+    /// The config file's name inside the workspace.
+    public static let fileName = "offpeak.yaml"
+    static let fields = ["provider", "base_url", "models", "prices", "network", "cache", "http"]
+
+    /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
+    /// - Throws: `.ioError` if it exists but cannot be read, `.configuration` for its contents.
+    public static func load(workspace: URL) throws(OffpeakError) -> WorkspaceConfig {
+        let url = workspace.appendingPathComponent(fileName)
+        guard FileManager.default.fileExists(atPath: url.path) else { return WorkspaceConfig() }
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw OffpeakError(.ioError, "cannot read the workspace configuration", location: fileName)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw OffpeakError(
+                .configuration, "the configuration is not valid UTF-8 text", location: fileName)
+        }
+        return try parse(yaml: text, path: fileName)
+    }
+
+    /// Parses the text of an `offpeak.yaml`; `path` prefixes every message.
+    public static func parse(yaml: String, path: String) throws(OffpeakError) -> WorkspaceConfig {
+        let reader = YAMLNodeReader(path: path, status: .configuration)
+        var config = WorkspaceConfig()
+        guard let document = try reader.compose(yaml) else { return config }
+        let root = try reader.mapping(document, at: "", allowed: fields)
+        config.provider = try root.choice("provider", as: ProviderKind.self) ?? config.provider
+        config.baseURL = try baseURL(root)
+        config.models = try models(root)
+        config.pricesPath = try nonEmptyString(root, "prices")
+        if let network = try root.mapping("network", allowed: ["metered", "unmetered"]) {
+            config.meteredInterfaces = try network.strings("metered")?.map(\.0) ?? []
+            config.unmeteredInterfaces = try network.strings("unmetered")?.map(\.0) ?? []
+            if let both = config.meteredInterfaces.first(where: config.unmeteredInterfaces.contains) {
+                let problem = "'\(both)' is listed as both metered and unmetered"
+                throw reader.error("network.unmetered", problem, at: network.value("unmetered"))
+            }
+        }
+        if let cache = try root.mapping("cache", allowed: ["max_bytes"]) {
+            config.cacheMaxBytes = try byteSize(cache, "max_bytes") ?? config.cacheMaxBytes
+        }
+        if let http = try root.mapping("http", allowed: ["connect_timeout", "timeout", "max_retries"]) {
+            config.connectTimeout = try http.duration("connect_timeout") ?? config.connectTimeout
+            config.requestTimeout = try http.duration("timeout") ?? config.requestTimeout
+            config.maxRetries = try http.wholeNumber("max_retries", in: 0...100) ?? config.maxRetries
+        }
+        return config
+    }
+
+    /// An `http://` or `https://` URL with a host; a typo here would otherwise surface as a
+    /// connection error on the first call.
+    private static func baseURL(_ root: YAMLMapping) throws(OffpeakError) -> String? {
+        guard let text = try root.string("base_url") else { return nil }
+        let url = URL(string: text)
+        guard let scheme = url?.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url?.host?.isEmpty == false
+        else {
+            throw root.reader.error(
+                "base_url", "expected an http:// or https:// URL, got '\(text)'", at: root.value("base_url"))
+        }
+        return text
+    }
+
+    /// Tier -> model per provider, merged over `WorkspaceConfig.defaultModels`.
+    private static func models(
+        _ root: YAMLMapping
+    ) throws(OffpeakError) -> [ProviderKind: [JobSpec.Tier: String]] {
+        var models = WorkspaceConfig.defaultModels
+        let providers = ProviderKind.allCases.map(\.rawValue)
+        guard let byProvider = try root.mapping("models", allowed: providers) else { return models }
+        for provider in ProviderKind.allCases {
+            let tiers = JobSpec.Tier.allCases.map(\.rawValue)
+            guard let byTier = try byProvider.mapping(provider.rawValue, allowed: tiers) else { continue }
+            for tier in JobSpec.Tier.allCases {
+                guard let model = try nonEmptyString(byTier, tier.rawValue) else { continue }
+                models[provider, default: [:]][tier] = model
+            }
+        }
+        return models
+    }
+
+    private static func nonEmptyString(_ mapping: YAMLMapping, _ key: String) throws(OffpeakError) -> String?
+    {
+        guard let text = try mapping.string(key) else { return nil }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw mapping.reader.error(
+                mapping.path(key), "expected a non-empty string", at: mapping.value(key))
+        }
+        return text
+    }
+
+    /// Bytes: a whole number, or one with a unit (`256MB`, `1 GiB`); more than zero.
+    private static func byteSize(_ mapping: YAMLMapping, _ key: String) throws(OffpeakError) -> Int? {
+        guard let node = mapping.value(key) else { return nil }
+        let text = try mapping.reader.string(node, at: mapping.path(key))
+        guard let bytes = ByteSizeParser.bytes(text), bytes > 0 else {
+            let expected = "a size in bytes more than zero, like 268435456, 256MB or 1GiB"
+            throw mapping.reader.error(mapping.path(key), "expected \(expected), got '\(text)'", at: node)
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import GRDB
+
+/// One item's request within a run: a row of `requests`.
+public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
+    public static let databaseTableName = "requests"
+
+    public enum State: String, Codable, Sendable {
+        case pending, done, failed, waiting, retrying
+    }
+
+    public var id: String
+    public var runId: String
+    public var job: String
+    /// The item's id within the job (inline id or input path).
+    public var itemId: String
+    public var position: Int
+    /// Where it came from: `spec`, `submit` or `spool`.
+    public var source: String
+    public var clientId: String?
+    public var tier: String
+    /// The `CompletionRequest`, as JSON: exactly what is sent.
+    public var payload: String
+    public var cacheKey: String
+    public var state: State
+    public var attempts: Int
+    public var nextAttemptAt: Date?
+    public var error: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    func completionRequest() throws -> CompletionRequest {
+        try JSONDecoder().decode(CompletionRequest.self, from: Data(payload.utf8))
+    }
+}
+
+/// One item's answer: a row of `results`.
+public struct ResultRecord: StoredRecord, PersistableRecord, Equatable {
+    public static let databaseTableName = "results"
+
+    public var requestId: String
+    public var runId: String
+    public var text: String
+    public var finishReason: String
+    public var model: String
+    public var fromCache: Bool
+    public var ledgerId: Int64?
+    public var inputTokens: Int
+    public var outputTokens: Int
+    public var dollars: Double
+    public var createdAt: Date
+}

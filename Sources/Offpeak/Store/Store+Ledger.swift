@@ -1,0 +1,90 @@
+import Foundation
+import GRDB
+
+/// Sums over ledger rows.
+public struct Spend: Sendable, Equatable, Codable {
+    public var calls: Int = 0
+    public var inputTokens: Int = 0
+    public var outputTokens: Int = 0
+    public var cacheReadTokens: Int = 0
+    public var cacheWriteTokens: Int = 0
+    public var dollars: Double = 0
+    public var naiveDollars: Double = 0
+
+    public init() {}
+
+    /// Every input token, cached or not: what an input-token budget counts.
+    public var totalInputTokens: Int { inputTokens + cacheReadTokens + cacheWriteTokens }
+    public var savedDollars: Double { max(0, naiveDollars - dollars) }
+}
+
+/// One line of `offpeak costs`: spend grouped by job, model or day.
+public struct CostLine: Sendable, Equatable, Codable {
+    public var key: String
+    public var spend: Spend
+}
+
+extension Store {
+    private static let spendColumns = """
+        COUNT(*) FILTER (WHERE NOT cache_hit) AS calls,
+        COALESCE(SUM(input_tokens), 0) AS input_tokens,
+        COALESCE(SUM(output_tokens), 0) AS output_tokens,
+        COALESCE(SUM(cache_read_tokens), 0) AS cache_read_tokens,
+        COALESCE(SUM(cache_write_tokens), 0) AS cache_write_tokens,
+        COALESCE(SUM(dollars), 0) AS dollars,
+        COALESCE(SUM(naive_dollars), 0) AS naive_dollars
+        """
+
+    private static func spend(_ row: Row) -> Spend {
+        var spend = Spend()
+        spend.calls = row["calls"]
+        spend.inputTokens = row["input_tokens"]
+        spend.outputTokens = row["output_tokens"]
+        spend.cacheReadTokens = row["cache_read_tokens"]
+        spend.cacheWriteTokens = row["cache_write_tokens"]
+        spend.dollars = row["dollars"]
+        spend.naiveDollars = row["naive_dollars"]
+        return spend
+    }
+
+    /// What one run has spent so far: what its budget is checked against.
+    public func spend(runID: String) throws(OffpeakError) -> Spend {
+        try read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT \(Store.spendColumns) FROM ledger WHERE run_id = ?", arguments: [runID])
+            return row.map(Store.spend) ?? Spend()
+        }
+    }
+
+    /// Spend since `start` (e.g. local midnight), over every job.
+    public func spend(since start: Date) throws(OffpeakError) -> Spend {
+        try read { db in
+            let row = try Row.fetchOne(
+                db, sql: "SELECT \(Store.spendColumns) FROM ledger WHERE at >= ?", arguments: [start])
+            return row.map(Store.spend) ?? Spend()
+        }
+    }
+
+    /// Every ledger row, oldest first (for grouping by local day, which SQLite cannot do for us).
+    public func ledger(since start: Date? = nil) throws(OffpeakError) -> [LedgerEntry] {
+        try read { db in
+            var query = LedgerEntry.order(Column("at"), Column("id"))
+            if let start { query = query.filter(Column("at") >= start) }
+            return try query.fetchAll(db)
+        }
+    }
+
+    /// Spend grouped by a ledger column (`job` or `model`), most expensive first.
+    public func costs(groupedBy column: String) throws(OffpeakError) -> [CostLine] {
+        guard column == "job" || column == "model" else { return [] }
+        return try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(column) AS key, \(Store.spendColumns) FROM ledger
+                    GROUP BY \(column) ORDER BY dollars DESC, key
+                    """
+            ).map { CostLine(key: $0["key"], spend: Store.spend($0)) }
+        }
+    }
+}

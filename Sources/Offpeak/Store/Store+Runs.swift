@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+
+extension Store {
+    /// The newest run of `job` that has not finished, if any.
+    public func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord? {
+        try read { db in
+            try RunRecord
+                .filter(Column("job") == job)
+                .filter([RunState.idle, .running, .waiting, .interrupted].map(\.rawValue).contains(Column("state")))
+                .order(Column("created_at").desc)
+                .fetchOne(db)
+        }
+    }
+
+    public func run(id: String) throws(OffpeakError) -> RunRecord? {
+        try read { db in try RunRecord.fetchOne(db, key: id) }
+    }
+
+    /// Runs, newest first.
+    public func runs(limit: Int = 50) throws(OffpeakError) -> [RunRecord] {
+        try read { db in try RunRecord.order(Column("created_at").desc).limit(limit).fetchAll(db) }
+    }
+
+    /// Saves a new run and its requests together.
+    func insert(run: RunRecord, requests: [RequestRecord]) throws(OffpeakError) {
+        try write { db in
+            try run.insert(db)
+            for request in requests { try request.insert(db) }
+        }
+    }
+
+    /// Adds requests for items the run does not have yet and refreshes the payload of pending ones
+    /// whose spec changed; answered requests are never touched.
+    func merge(requests: [RequestRecord], into runID: String) throws(OffpeakError) {
+        try write { db in
+            let existing = try RequestRecord.filter(Column("run_id") == runID).fetchAll(db)
+            let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
+            for var request in requests {
+                guard let old = byItem[request.itemId] else {
+                    try request.insert(db)
+                    continue
+                }
+                guard old.state != .done, old.payload != request.payload || old.position != request.position
+                else { continue }
+                request.id = old.id
+                request.attempts = old.attempts
+                request.createdAt = old.createdAt
+                try request.update(db)
+            }
+            let total = try RequestRecord.filter(Column("run_id") == runID).fetchCount(db)
+            try db.execute(
+                sql: "UPDATE runs SET items_total = ? WHERE id = ?", arguments: [total, runID])
+        }
+    }
+
+    func update(run: RunRecord) throws(OffpeakError) {
+        try write { db in try run.update(db) }
+    }
+
+    /// Requests of a run in item order, optionally only those in `states`.
+    public func requests(runID: String, states: [RequestRecord.State]? = nil) throws(OffpeakError)
+        -> [RequestRecord]
+    {
+        try read { db in
+            var query = RequestRecord.filter(Column("run_id") == runID)
+            if let states { query = query.filter(states.map(\.rawValue).contains(Column("state"))) }
+            return try query.order(Column("position")).fetchAll(db)
+        }
+    }
+
+    /// Answers of a run, keyed by request id.
+    public func results(runID: String) throws(OffpeakError) -> [String: ResultRecord] {
+        try read { db in
+            let rows = try ResultRecord.filter(Column("run_id") == runID).fetchAll(db)
+            return Dictionary(rows.map { ($0.requestId, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    /// Commits one answered call: its ledger row, each item's result and state, the run's counters
+    /// and the checkpoint, in one transaction. A crash before it loses the call; after, nothing.
+    func commitAnswer(
+        run: RunRecord, ledger: LedgerEntry, results: [ResultRecord], segment: Int
+    ) throws(OffpeakError) {
+        try write { db in
+            var ledger = ledger
+            try ledger.insert(db)
+            for var result in results {
+                result.ledgerId = ledger.id
+                try result.insert(db)
+                try db.execute(
+                    sql: "UPDATE requests SET state = 'done', error = NULL, updated_at = ? WHERE id = ?",
+                    arguments: [ledger.at, result.requestId])
+            }
+            try Store.saveProgress(db, run: run, segment: segment, lastRequestID: results.last?.requestId)
+        }
+    }
+
+    /// Marks a request failed for good, with the ledger row of the call that failed it, if it was billed.
+    func commitFailure(
+        run: RunRecord, requestID: String, error: String, ledger: LedgerEntry?, segment: Int
+    ) throws(OffpeakError) {
+        try write { db in
+            if var ledger { try ledger.insert(db) }
+            try db.execute(
+                sql: """
+                    UPDATE requests SET state = 'failed', error = ?, attempts = attempts + 1, updated_at = ?
+                    WHERE id = ?
+                    """,
+                arguments: [error, Date(), requestID])
+            try Store.saveProgress(db, run: run, segment: segment, lastRequestID: requestID)
+        }
+    }
+
+    /// Recounts the run's items from its requests and writes the run and its checkpoint.
+    private static func saveProgress(_ db: Database, run: RunRecord, segment: Int, lastRequestID: String?)
+        throws
+    {
+        var run = run
+        let counts = try Row.fetchAll(
+            db, sql: "SELECT state, COUNT(*) AS n FROM requests WHERE run_id = ? GROUP BY state",
+            arguments: [run.id])
+        let byState = Dictionary(
+            counts.map { (($0["state"] as String?) ?? "", ($0["n"] as Int?) ?? 0) }, uniquingKeysWith: +)
+        run.itemsDone = byState["done"] ?? 0
+        run.itemsFailed = byState["failed"] ?? 0
+        run.itemsCached =
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM results WHERE run_id = ? AND from_cache", arguments: [run.id]) ?? 0
+        run.updatedAt = Date()
+        try run.update(db)
+        try CheckpointRecord(
+            runId: run.id, segment: segment, done: run.itemsDone, lastRequestId: lastRequestID,
+            updatedAt: run.updatedAt
+        ).save(db)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The workspace's SQLite database (`cache/offpeak.sqlite`, WAL mode, owner-only).
+///
+/// Everything durable lives here: runs, requests, results, the ledger, checkpoints, leases, the
+/// deferred queue and the cache. One `DatabasePool` serves concurrent readers and one writer.
+public final class Store: Sendable {
+    let pool: DatabasePool
+    public let url: URL
+
+    /// Opens (creating if needed) the workspace's store and brings its schema up to date.
+    public static func open(_ workspace: Workspace) throws(OffpeakError) -> Store {
+        do {
+            try FileManager.default.createDirectory(
+                at: workspace.cacheDirectory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw OffpeakError(
+                .ioError, "cannot create \(workspace.cacheDirectory.path)", cause: "\(error)")
+        }
+        return try Store(url: workspace.databaseURL)
+    }
+
+    public init(url: URL) throws(OffpeakError) {
+        self.url = url
+        do {
+            try Store.createOwnerOnly(url)
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(10)
+            configuration.foreignKeysEnabled = true
+            configuration.label = "offpeak"
+            pool = try DatabasePool(path: url.path, configuration: configuration)
+            try StoreMigrations.migrator.migrate(pool)
+        } catch let error as OffpeakError {
+            throw error
+        } catch {
+            throw OffpeakError(.ioError, "cannot open the store at \(url.path)", cause: "\(error)")
+        }
+    }
+
+    /// Creates the database file with mode 0600 before SQLite does, so it is never world-readable;
+    /// SQLite gives its -wal and -shm files the same mode as the database.
+    private static func createOwnerOnly(_ url: URL) throws(OffpeakError) {
+        let fd = Glibc.open(url.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw OffpeakError(
+                .ioError, "cannot create \(url.path)", cause: String(cString: strerror(errno)))
+        }
+        fchmod(fd, 0o600)
+        close(fd)
+    }
+
+    /// Reads in a snapshot.
+    func read<T>(_ body: (Database) throws -> T) throws(OffpeakError) -> T {
+        do { return try pool.read(body) } catch { throw Store.failure(error) }
+    }
+
+    /// Writes in one transaction: all of `body` lands, or none of it.
+    func write<T>(_ body: (Database) throws -> T) throws(OffpeakError) -> T {
+        do { return try pool.write(body) } catch { throw Store.failure(error) }
+    }
+
+    static func failure(_ error: any Error) -> OffpeakError {
+        if let error = error as? OffpeakError { return error }
+        return OffpeakError(.ioError, "store error", cause: "\(error)")
+    }
+}

@@ -1,0 +1,27 @@
+/// An error a user sees: what went wrong, where, and which exit status it maps to.
+///
+/// Internal failures are plain enums close to where they happen; they are turned into an
+/// `OffpeakError` at the point where we know what the user should be told.
+public struct OffpeakError: Error, CustomStringConvertible, Sendable {
+    /// The exit status the CLI uses for this error.
+    public var status: ExitStatus
+    /// One line saying what went wrong and what was expected.
+    public var message: String
+    /// Where: `file:line` or `file:line:column`, when the error is about a file.
+    public var location: String?
+    /// What caused it, when that helps the user.
+    public var cause: String?
+
+    public init(_ status: ExitStatus, _ message: String, location: String? = nil, cause: String? = nil) {
+        self.status = status
+        self.message = message
+        self.location = location
+        self.cause = cause
+    }
+
+    public var description: String {
+        var text = location.map { "\($0): \(message)" } ?? message
+        if let cause { text += " (\(cause))" }
+        return text
+    }
+}

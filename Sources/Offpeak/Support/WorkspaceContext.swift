@@ -1,0 +1,67 @@
+import Foundation
+import Logging
+
+/// Everything a command needs about its workspace, loaded once: where it is, its `offpeak.yaml`, the
+/// prices, and (on demand) the store and the provider.
+public struct WorkspaceContext: Sendable {
+    public let workspace: Workspace
+    public let config: WorkspaceConfig
+    public let prices: PriceTable
+    public let environment: [String: String]
+    public let logger: Logger
+
+    /// Reads `offpeak.yaml` and the price table; opens nothing else.
+    /// - Parameter provider: `--provider`, overriding `offpeak.yaml`.
+    /// - Parameter baseURL: `--base-url`, overriding `offpeak.yaml` and the environment.
+    public init(
+        workspace: Workspace, environment: [String: String], logger: Logger, provider: ProviderKind? = nil,
+        baseURL: String? = nil
+    ) throws(OffpeakError) {
+        var config = try WorkspaceConfigParser.load(workspace: workspace.root)
+        if let provider, provider != config.provider {
+            config.provider = provider
+            config.baseURL = nil
+        }
+        if let baseURL { config.baseURL = baseURL }
+        var prices = PriceTable.bundled
+        if let path = config.pricesPath {
+            prices = prices.merging(try PriceTable.load(file: workspace.url(for: path)))
+        }
+        self.workspace = workspace
+        self.config = config
+        self.prices = prices
+        self.environment = environment
+        self.logger = logger
+    }
+
+    public func openStore() throws(OffpeakError) -> Store {
+        try Store.open(workspace)
+    }
+
+    /// The configured provider; a missing key is a configuration error (78) naming the variable.
+    public func makeProvider() throws(OffpeakError) -> any CompletionProvider {
+        do {
+            return try ProviderFactory.make(config: config, environment: environment, logger: logger)
+        } catch {
+            throw OffpeakError(.configuration, error.description)
+        }
+    }
+
+    /// Loads and validates one job spec, by name or path.
+    public func loadJob(_ argument: String) throws(OffpeakError) -> JobSpec {
+        let url = try JobSpecParser.resolve(argument, workspace: workspace.root)
+        return try JobSpecParser.load(path: url, workspace: workspace.root)
+    }
+
+    /// Runs a validated job: checks the key before the store is touched, so a misconfigured
+    /// workspace is left as it was.
+    public func run(_ spec: JobSpec, options: JobRunner.Options = JobRunner.Options()) throws(OffpeakError)
+        -> RunOutcome
+    {
+        let provider = try makeProvider()
+        let store = try openStore()
+        let runner = JobRunner(
+            workspace: workspace, config: config, store: store, provider: provider, prices: prices, logger: logger)
+        return try runner.run(spec, options: options)
+    }
+}

@@ -1,0 +1,69 @@
+import Synchronization
+
+/// Remembers which prompt prefixes each API has cached, to bill them as the providers do.
+///
+/// Anthropic caches only what `cache_control` marks: the first request with a (model, prefix)
+/// pays `cache_creation_input_tokens`, later ones within the TTL pay `cache_read_input_tokens`.
+/// OpenAI caches on its own: a (model, system text) seen within the TTL is reported as
+/// `cached_tokens`. Either way a prefix shorter than `minTokens` is never cached, and every use
+/// refreshes the entry's TTL.
+public final class PromptCacheBook: Sendable {
+    public enum API: Sendable {
+        case anthropic
+        case openAI
+    }
+
+    private struct Key: Hashable {
+        var api: API
+        var model: String
+        var prefix: String
+    }
+
+    public let minTokens: Int
+    public let ttl: Duration
+    private let expiries: Mutex<[Key: ContinuousClock.Instant]>
+
+    public init(minTokens: Int = 1024, ttl: Duration = .seconds(300)) {
+        self.minTokens = minTokens
+        self.ttl = ttl
+        self.expiries = Mutex([:])
+    }
+
+    /// Splits a request's input tokens into uncached, cache-written and cache-read parts.
+    /// - Parameters:
+    ///   - inputTokens: every input token of the request, the prefix included.
+    ///   - prefix: the cacheable prefix (Anthropic: through the last `cache_control` block;
+    ///     OpenAI: the system and developer text), or nil when there is none.
+    ///   - now: the time of the request; tests pass their own clock readings.
+    public func bill(
+        api: API, model: String, inputTokens: Int, prefix: CacheablePrefix?,
+        now: ContinuousClock.Instant = .now
+    ) -> InputBilling {
+        guard let prefix, prefix.tokens >= minTokens, prefix.tokens <= inputTokens else {
+            return InputBilling(uncached: inputTokens)
+        }
+        let hit = touch(Key(api: api, model: model, prefix: prefix.text), now: now)
+        let rest = inputTokens - prefix.tokens
+        switch (api, hit) {
+        case (.anthropic, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)
+        case (.anthropic, false): return InputBilling(uncached: rest, cacheCreation: prefix.tokens)
+        case (.openAI, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)
+        case (.openAI, false): return InputBilling(uncached: inputTokens)
+        }
+    }
+
+    /// Forgets every cached prefix.
+    public func reset() {
+        expiries.withLock { $0.removeAll() }
+    }
+
+    /// Records a use of `key` and says whether it was still cached; drops expired entries.
+    private func touch(_ key: Key, now: ContinuousClock.Instant) -> Bool {
+        expiries.withLock { expiries in
+            let hit = expiries[key].map { now < $0 } ?? false
+            expiries = expiries.filter { now < $0.value }
+            expiries[key] = now.advanced(by: ttl)
+            return hit
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import Synchronization
+
+/// Which API endpoint a call came through, as `/sim/stats` names it.
+public enum SimEndpoint: String, CaseIterable, Sendable {
+    case messages
+    case chatCompletions = "chat_completions"
+}
+
+/// The sim's own counters, so a benchmark can compare clients on the same server.
+///
+/// Every API request counts as a call; only 200 answers that were fully sent are billed and
+/// counted as `ok_calls`. An answer is billed when it is handed to the connection and taken back
+/// if writing it fails; a `truncate` fault is never billed (its answer never arrives whole).
+/// OpenAI calls are billed in the same normalized kinds as Anthropic's: `input_tokens` is the
+/// uncached part of `prompt_tokens`, `cache_read_input_tokens` its `cached_tokens`.
+public final class SimStats: Sendable {
+    private let state = Mutex(StatsSnapshot())
+
+    public init() {}
+
+    public func recordCall(_ endpoint: SimEndpoint) {
+        state.withLock { $0.add(endpoint, calls: 1) }
+    }
+
+    public func recordFault(_ fault: SimFault) {
+        state.withLock { $0.faults[fault.rawValue, default: 0] += 1 }
+    }
+
+    /// Bills one answer that is about to be sent.
+    public func recordAnswer(_ endpoint: SimEndpoint, billed: BilledTokens) {
+        state.withLock { $0.add(endpoint, okCalls: 1, billed: billed) }
+    }
+
+    /// Takes back a `recordAnswer` whose answer could not be sent.
+    public func revokeAnswer(_ endpoint: SimEndpoint, billed: BilledTokens) {
+        state.withLock { $0.add(endpoint, okCalls: -1, billed: billed.negated) }
+    }
+
+    public func snapshot() -> StatsSnapshot {
+        state.withLock { $0 }
+    }
+
+    public func reset() {
+        state.withLock { $0 = StatsSnapshot() }
+    }
+}
+
+extension StatsSnapshot {
+    fileprivate mutating func add(
+        _ endpoint: SimEndpoint, calls: Int = 0, okCalls: Int = 0, billed: BilledTokens = BilledTokens()
+    ) {
+        self.calls += calls
+        self.okCalls += okCalls
+        self.billed = self.billed + billed
+        var row = byEndpoint[endpoint.rawValue] ?? EndpointStats()
+        row.calls += calls
+        row.okCalls += okCalls
+        row.billed = row.billed + billed
+        byEndpoint[endpoint.rawValue] = row
+    }
+}

@@ -1,0 +1,92 @@
+/// Tokens billed, by kind; the kinds never overlap (see `InputBilling`).
+public struct BilledTokens: Sendable, Equatable, Codable {
+    public var inputTokens = 0
+    public var outputTokens = 0
+    public var cacheCreationInputTokens = 0
+    public var cacheReadInputTokens = 0
+
+    public init(input: Int = 0, output: Int = 0, cacheCreation: Int = 0, cacheRead: Int = 0) {
+        self.inputTokens = input
+        self.outputTokens = output
+        self.cacheCreationInputTokens = cacheCreation
+        self.cacheReadInputTokens = cacheRead
+    }
+
+    public init(_ input: InputBilling, outputTokens: Int) {
+        self.init(
+            input: input.uncached, output: outputTokens, cacheCreation: input.cacheCreation,
+            cacheRead: input.cacheRead)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case inputTokens = "input_tokens"
+        case outputTokens = "output_tokens"
+        case cacheCreationInputTokens = "cache_creation_input_tokens"
+        case cacheReadInputTokens = "cache_read_input_tokens"
+    }
+
+    var negated: BilledTokens {
+        BilledTokens(
+            input: -inputTokens, output: -outputTokens, cacheCreation: -cacheCreationInputTokens,
+            cacheRead: -cacheReadInputTokens)
+    }
+
+    public static func + (lhs: BilledTokens, rhs: BilledTokens) -> BilledTokens {
+        BilledTokens(
+            input: lhs.inputTokens + rhs.inputTokens, output: lhs.outputTokens + rhs.outputTokens,
+            cacheCreation: lhs.cacheCreationInputTokens + rhs.cacheCreationInputTokens,
+            cacheRead: lhs.cacheReadInputTokens + rhs.cacheReadInputTokens)
+    }
+}
+
+/// One endpoint's row in `/sim/stats`: its calls and the tokens billed, flat.
+public struct EndpointStats: Sendable, Equatable, Codable {
+    public var calls = 0
+    public var okCalls = 0
+    public var billed = BilledTokens()
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case calls
+        case okCalls = "ok_calls"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        calls = try container.decode(Int.self, forKey: .calls)
+        okCalls = try container.decode(Int.self, forKey: .okCalls)
+        billed = try BilledTokens(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(calls, forKey: .calls)
+        try container.encode(okCalls, forKey: .okCalls)
+        try billed.encode(to: encoder)
+    }
+}
+
+/// What `GET /sim/stats` returns: every counter at one instant.
+public struct StatsSnapshot: Sendable, Equatable, Codable {
+    /// Every API request, whatever its outcome.
+    public var calls = 0
+    /// 200 answers fully sent (and so billed).
+    public var okCalls = 0
+    /// Injected faults by name; every fault is listed, zero when it never hit.
+    public var faults: [String: Int] = Dictionary(uniqueKeysWithValues: SimFault.allCases.map { ($0.rawValue, 0) })
+    public var billed = BilledTokens()
+    /// Keyed by `SimEndpoint` raw value; both endpoints are always listed.
+    public var byEndpoint: [String: EndpointStats] = Dictionary(
+        uniqueKeysWithValues: SimEndpoint.allCases.map { ($0.rawValue, EndpointStats()) })
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case calls
+        case okCalls = "ok_calls"
+        case faults
+        case billed
+        case byEndpoint = "by_endpoint"
+    }
+}

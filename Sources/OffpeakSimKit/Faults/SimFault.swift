@@ -1,0 +1,34 @@
+import Foundation
+
+/// A failure the sim can inject into one API call, named as tests and flags spell it.
+public enum SimFault: String, CaseIterable, Sendable, Codable {
+    /// 429 `rate_limit_error` with a `retry-after` header.
+    case rateLimited = "429"
+    /// 500 `api_error`.
+    case serverError = "500"
+    /// 529 `overloaded_error` (the OpenAI endpoint answers 503, as OpenAI does).
+    case overloaded = "529"
+    /// Waits `--timeout-delay` seconds, longer than a client's timeout, then answers normally.
+    case timeout
+    /// A 200 whose body stops half-way and whose connection is closed: a transfer error.
+    case truncate
+    /// A 502 HTML page from a "proxy", which no JSON parser accepts.
+    case nonJSON = "nonjson"
+
+    /// Parses a fault name as given in `x-sim-fault`, `--fault-rate` or `POST /sim/faults`.
+    /// - Throws: `SimConfigError.unknownFault` naming the accepted names.
+    public init(name: String) throws {
+        let key = name.trimmingCharacters(in: .whitespaces).lowercased()
+        if key == "503" {
+            self = .overloaded
+            return
+        }
+        guard let fault = SimFault(rawValue: key) else {
+            throw SimConfigError(.unknownFault, "unknown fault '\(name)'; expected one of \(Self.allNames)")
+        }
+        self = fault
+    }
+
+    /// Every fault name, comma-separated, for error messages and `--help`.
+    public static var allNames: String { allCases.map(\.rawValue).joined(separator: ", ") }
+}

@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+
+/// The Anthropic Messages API: `POST /v1/messages`, keyed by `x-api-key`, with explicit
+/// `cache_control` prompt caching (cache tokens reported beside `input_tokens`).
+struct AnthropicRoutes: CompletionAPI {
+    var endpoint: SimEndpoint { .messages }
+    var cacheAPI: PromptCacheBook.API { .anthropic }
+
+    func register(on router: Router<some RequestContext>, pipeline: CompletionPipeline) {
+        router.post("/v1/messages") { request, _ in
+            await pipeline.respond(to: request, api: self)
+        }
+    }
+
+    func presentedKey(in headers: HTTPFields) -> String? {
+        headers.value(named: "x-api-key")
+    }
+
+    func parse(_ body: Data) throws -> ParsedCall {
+        let request = try JSONBody.decode(AnthropicRequest.self, from: body)
+        let (conversation, maxTokens) = try request.validated()
+        return ParsedCall(model: request.model, conversation: conversation, maxTokens: maxTokens)
+    }
+
+    func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix? {
+        conversation.markedSystemPrefix
+    }
+
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
+        JSONBody.encode(
+            AnthropicResponse(id: "msg_sim_" + randomHex(), model: call.model, answer: answer, billing: billing))
+    }
+
+    func errorResponse(_ error: SimAPIError) -> Response {
+        error.anthropicResponse()
+    }
+}

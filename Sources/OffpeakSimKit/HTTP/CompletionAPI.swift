@@ -1,0 +1,34 @@
+import Foundation
+import Hummingbird
+
+/// A completion request both APIs reduce to: who to answer as, what was said, how long at most.
+struct ParsedCall: Sendable {
+    var model: String
+    var conversation: SimConversation
+    var maxTokens: Int
+}
+
+/// What differs between the Anthropic and OpenAI endpoints; `CompletionPipeline` does the rest.
+protocol CompletionAPI: Sendable {
+    var endpoint: SimEndpoint { get }
+    var cacheAPI: PromptCacheBook.API { get }
+    /// The API key the request presents, in this API's header.
+    func presentedKey(in headers: HTTPFields) -> String?
+    /// - Throws: `SimAPIError` for a body the API would refuse.
+    func parse(_ body: Data) throws -> ParsedCall
+    func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix?
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer
+    func errorResponse(_ error: SimAPIError) -> Response
+}
+
+extension HTTPFields {
+    /// A header's value by name, for names swift-http-types has no constant for.
+    func value(named name: String) -> String? {
+        first { $0.name.canonicalName == name.lowercased() }?.value
+    }
+}
+
+/// A random hex string for answer ids; ids need only be unique, not repeatable.
+func randomHex(bytes: Int = 12) -> String {
+    (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined()
+}

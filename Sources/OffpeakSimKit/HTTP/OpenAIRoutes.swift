@@ -1,0 +1,41 @@
+import Foundation
+import Hummingbird
+
+/// OpenAI chat completions: `POST /v1/chat/completions`, keyed by `Authorization: Bearer`, with
+/// automatic prompt caching of the system text (cached tokens reported inside `prompt_tokens`).
+struct OpenAIRoutes: CompletionAPI {
+    var endpoint: SimEndpoint { .chatCompletions }
+    var cacheAPI: PromptCacheBook.API { .openAI }
+
+    func register(on router: Router<some RequestContext>, pipeline: CompletionPipeline) {
+        router.post("/v1/chat/completions") { request, _ in
+            await pipeline.respond(to: request, api: self)
+        }
+    }
+
+    func presentedKey(in headers: HTTPFields) -> String? {
+        guard let value = headers[.authorization], value.hasPrefix("Bearer ") else { return nil }
+        return String(value.dropFirst("Bearer ".count))
+    }
+
+    func parse(_ body: Data) throws -> ParsedCall {
+        let request = try JSONBody.decode(ChatCompletionRequest.self, from: body)
+        let (conversation, maxTokens) = try request.validated()
+        return ParsedCall(model: request.model, conversation: conversation, maxTokens: maxTokens)
+    }
+
+    func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix? {
+        conversation.systemPrefix
+    }
+
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
+        let response = ChatCompletionResponse(
+            id: "chatcmpl-sim" + randomHex(), created: Int(Date().timeIntervalSince1970), model: call.model,
+            answer: answer, billing: billing)
+        return JSONBody.encode(response)
+    }
+
+    func errorResponse(_ error: SimAPIError) -> Response {
+        error.openAIResponse()
+    }
+}

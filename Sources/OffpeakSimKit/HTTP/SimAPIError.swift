@@ -1,0 +1,121 @@
+import Hummingbird
+
+/// An error answer of an API endpoint: what kind of failure, and a message for the person
+/// reading the client's log. Each API renders it in its own shape and status.
+struct SimAPIError: Error, Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        case invalidRequest
+        case authentication
+        case notFound
+        case tooLarge
+        case rateLimited
+        case server
+        case overloaded
+    }
+
+    var kind: Kind
+    var message: String
+    /// Seconds for the `retry-after` header of a 429.
+    var retryAfter: Int?
+
+    init(_ kind: Kind, _ message: String, retryAfter: Int? = nil) {
+        self.kind = kind
+        self.message = message
+        self.retryAfter = retryAfter
+    }
+
+    /// The Anthropic Messages API's status and `error.type` for this kind.
+    var anthropic: (status: Int, type: String) {
+        switch kind {
+        case .invalidRequest: return (400, "invalid_request_error")
+        case .authentication: return (401, "authentication_error")
+        case .notFound: return (404, "not_found_error")
+        case .tooLarge: return (413, "request_too_large")
+        case .rateLimited: return (429, "rate_limit_error")
+        case .server: return (500, "api_error")
+        case .overloaded: return (529, "overloaded_error")
+        }
+    }
+
+    /// OpenAI's status, `error.type` and `error.code`; it has no 529 and says 503 instead.
+    var openAI: (status: Int, type: String, code: String?) {
+        switch kind {
+        case .invalidRequest: return (400, "invalid_request_error", nil)
+        case .authentication: return (401, "invalid_request_error", "invalid_api_key")
+        case .notFound: return (404, "invalid_request_error", "not_found")
+        case .tooLarge: return (413, "invalid_request_error", "request_too_large")
+        case .rateLimited: return (429, "requests", "rate_limit_exceeded")
+        case .server: return (500, "server_error", nil)
+        case .overloaded: return (503, "server_error", "service_unavailable")
+        }
+    }
+
+    func anthropicResponse() -> Response {
+        let (status, type) = anthropic
+        let body = AnthropicErrorBody(error: .init(type: type, message: message))
+        return jsonResponse(status: status, body: JSONBody.encode(body))
+    }
+
+    func openAIResponse() -> Response {
+        let (status, type, code) = openAI
+        let body = OpenAIErrorBody(error: .init(message: message, type: type, code: Nullable(code)))
+        return jsonResponse(status: status, body: JSONBody.encode(body))
+    }
+
+    /// For answers outside both APIs (unknown routes, control endpoints): one body that both
+    /// SDKs can read, Anthropic's `type` and OpenAI's `param`/`code` side by side.
+    func neutralResponse(status: Int) -> Response {
+        let body = NeutralErrorBody(error: .init(type: anthropic.type, message: message, code: openAI.code))
+        return jsonResponse(status: status, body: JSONBody.encode(body))
+    }
+
+    private func jsonResponse(status: Int, body: ByteBuffer) -> Response {
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let retryAfter {
+            headers[.retryAfter] = String(retryAfter)
+        }
+        return Response(status: Self.status(status), headers: headers, body: .init(byteBuffer: body))
+    }
+}
+
+extension SimAPIError {
+    /// A status with its usual reason phrase; swift-http-types leaves the phrase empty otherwise.
+    static func status(_ code: Int) -> HTTPResponse.Status {
+        let phrases = [
+            400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed",
+            413: "Content Too Large", 429: "Too Many Requests", 500: "Internal Server Error",
+            502: "Bad Gateway", 503: "Service Unavailable", 529: "Overloaded",
+        ]
+        return HTTPResponse.Status(code: code, reasonPhrase: phrases[code] ?? "")
+    }
+}
+
+private struct AnthropicErrorBody: Encodable {
+    struct Detail: Encodable {
+        var type: String
+        var message: String
+    }
+    var type = "error"
+    var error: Detail
+}
+
+private struct OpenAIErrorBody: Encodable {
+    struct Detail: Encodable {
+        var message: String
+        var type: String
+        var param = Nullable<String>.null
+        var code: Nullable<String>
+    }
+    var error: Detail
+}
+
+private struct NeutralErrorBody: Encodable {
+    struct Detail: Encodable {
+        var type: String
+        var message: String
+        var param = Nullable<String>.null
+        var code: String?
+    }
+    var type = "error"
+    var error: Detail
+}

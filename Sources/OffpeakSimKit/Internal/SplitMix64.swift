@@ -1,0 +1,22 @@
+/// A small seeded generator (Steele, Lea and Flood's SplitMix64), because the system generator
+/// cannot be seeded and `--seed` must make the random fault sequence repeatable.
+struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        self.state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform value in `0..<1` built from the top 53 bits, as a `Double` holds them exactly.
+    mutating func nextUnitDouble() -> Double {
+        Double(next() >> 11) * 0x1.0p-53
+    }
+}

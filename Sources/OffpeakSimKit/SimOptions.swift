@@ -1,0 +1,48 @@
+/// Everything `offpeak-sim` can be told at start; the defaults are the command's defaults.
+public struct SimOptions: Sendable, Equatable {
+    /// Loopback by default: the sim is for tests and demos on this machine.
+    public var host = "127.0.0.1"
+    /// 0 asks the system for a free port; the bound one is reported when listening.
+    public var port = 8089
+    /// About how long a document summary may be, in tokens.
+    public var summaryTokens = 60
+    /// Prompt prefixes shorter than this are never cached (the providers' 1024-token minimum).
+    public var cacheMinTokens = 1024
+    /// How long a cached prefix lives after its last use, in seconds.
+    public var cacheTTLSeconds = 300.0
+    /// Fixed delay before every answer, in milliseconds.
+    public var latencyMs = 0.0
+    /// Extra delay per output token, in milliseconds, as a model's generation speed.
+    public var msPerOutputToken = 0.0
+    /// The `retry-after` header of a 429 fault, in seconds.
+    public var retryAfterSeconds = 1
+    /// How long a `timeout` fault waits before answering, in seconds.
+    public var timeoutDelaySeconds = 30.0
+    /// Random faults per API call.
+    public var faultRates = FaultRates.none
+    /// Seed of the random fault sequence; nil picks one at random (not repeatable).
+    public var seed: UInt64?
+    /// When set, every API call must present this key (`x-api-key` or `Authorization: Bearer`).
+    public var requireKey: String?
+    /// swift-log level name for the server's own log on stderr.
+    public var logLevel = "info"
+
+    public init() {}
+
+    /// - Throws: `SimConfigError.badOption` for values no server could run with.
+    public func validate() throws {
+        func check(_ condition: Bool, _ message: String) throws {
+            if !condition { throw SimConfigError(.badOption, message) }
+        }
+        try check((0...65535).contains(port), "--port must be in 0...65535")
+        try check(summaryTokens >= 1, "--summary-tokens must be at least 1")
+        try check(cacheMinTokens >= 0, "--cache-min-tokens must not be negative")
+        try check(cacheTTLSeconds > 0, "--cache-ttl must be positive")
+        try check(latencyMs >= 0 && msPerOutputToken >= 0, "latencies must not be negative")
+        try check(retryAfterSeconds >= 0, "--retry-after must not be negative")
+        try check(timeoutDelaySeconds >= 0, "--timeout-delay must not be negative")
+        try check(
+            ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel),
+            "--log-level must be one of trace, debug, info, notice, warning, error, critical")
+    }
+}

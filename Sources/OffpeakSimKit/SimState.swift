@@ -1,0 +1,29 @@
+/// The state every request shares: counters, the prompt cache and the fault queue.
+///
+/// Each part guards itself with a `Mutex`, so concurrent requests never see a half update.
+struct SimState: Sendable {
+    let options: SimOptions
+    let composer: AnswerComposer
+    let faults: FaultInjector
+    let cacheBook: PromptCacheBook
+    let stats: SimStats
+    let shutdown: ShutdownNotice
+
+    init(options: SimOptions) {
+        self.options = options
+        self.composer = AnswerComposer(summarizer: ExtractiveSummarizer(budgetTokens: options.summaryTokens))
+        self.faults = FaultInjector(
+            rates: options.faultRates, seed: options.seed ?? UInt64.random(in: .min ... .max))
+        self.cacheBook = PromptCacheBook(
+            minTokens: options.cacheMinTokens, ttl: .milliseconds(Int64(options.cacheTTLSeconds * 1000)))
+        self.stats = SimStats()
+        self.shutdown = ShutdownNotice()
+    }
+
+    /// `POST /sim/reset`: a fresh sim without a restart.
+    func reset() {
+        stats.reset()
+        cacheBook.reset()
+        faults.reset()
+    }
+}

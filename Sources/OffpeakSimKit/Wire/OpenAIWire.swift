@@ -1,0 +1,115 @@
+/// `POST /v1/chat/completions` request, as far as the sim reads it; unknown fields are ignored.
+struct ChatCompletionRequest: Decodable, Sendable {
+    struct Message: Decodable, Sendable {
+        var role: String
+        /// Null for an assistant message that only called tools.
+        var content: TextContent?
+    }
+
+    /// The output limit when a request gives none, as a generous server would apply.
+    static let defaultMaxTokens = 4096
+
+    var model: String
+    var messages: [Message]
+    var maxTokens: Int?
+    var maxCompletionTokens: Int?
+    var temperature: Double?
+    var topP: Double?
+    var stream: Bool?
+    var n: Int?
+
+    enum CodingKeys: String, CodingKey {
+        case model, messages, temperature, stream, n
+        case maxTokens = "max_tokens"
+        case maxCompletionTokens = "max_completion_tokens"
+        case topP = "top_p"
+    }
+
+    /// System and developer messages become the conversation's system text (OpenAI's automatic
+    /// cache keys on it); the others are the messages.
+    /// - Throws: `SimAPIError` for what the API would refuse.
+    func validated() throws -> (conversation: SimConversation, maxTokens: Int) {
+        let maxTokens = maxCompletionTokens ?? maxTokens ?? Self.defaultMaxTokens
+        guard maxTokens >= 1 else { throw SimAPIError(.invalidRequest, "max_tokens: must be at least 1") }
+        guard stream != true else {
+            throw SimAPIError(.invalidRequest, "stream: streaming is not supported by offpeak-sim")
+        }
+        guard (n ?? 1) == 1 else { throw SimAPIError(.invalidRequest, "n: offpeak-sim answers with one choice") }
+        guard !messages.isEmpty else {
+            throw SimAPIError(.invalidRequest, "messages: at least one message is required")
+        }
+        var system: [SimConversation.SystemBlock] = []
+        var rest: [SimConversation.Message] = []
+        for (index, message) in messages.enumerated() {
+            let texts = message.content?.texts ?? []
+            switch message.role {
+            case "system", "developer": system += texts.map { .init(text: $0) }
+            case "user", "assistant", "tool": rest.append(.init(role: message.role, texts: texts))
+            default:
+                throw SimAPIError(.invalidRequest, "messages.\(index).role: unknown role '\(message.role)'")
+            }
+        }
+        return (SimConversation(system: system, messages: rest), maxTokens)
+    }
+}
+
+/// `POST /v1/chat/completions` answer, in the shape the `openai` SDK's `ChatCompletion` parses.
+struct ChatCompletionResponse: Encodable, Sendable {
+    struct Choice: Encodable, Sendable {
+        var index = 0
+        var message: Message
+        var finishReason: String
+        var logprobs = Nullable<String>.null
+
+        enum CodingKeys: String, CodingKey {
+            case index, message, logprobs
+            case finishReason = "finish_reason"
+        }
+    }
+
+    struct Message: Encodable, Sendable {
+        var role = "assistant"
+        var content: String
+        var refusal = Nullable<String>.null
+    }
+
+    struct Usage: Encodable, Sendable {
+        struct PromptDetails: Encodable, Sendable {
+            var cachedTokens: Int
+            enum CodingKeys: String, CodingKey { case cachedTokens = "cached_tokens" }
+        }
+
+        var promptTokens: Int
+        var completionTokens: Int
+        var totalTokens: Int
+        var promptTokensDetails: PromptDetails
+
+        enum CodingKeys: String, CodingKey {
+            case promptTokens = "prompt_tokens"
+            case completionTokens = "completion_tokens"
+            case totalTokens = "total_tokens"
+            case promptTokensDetails = "prompt_tokens_details"
+        }
+    }
+
+    var id: String
+    var object = "chat.completion"
+    var created: Int
+    var model: String
+    var choices: [Choice]
+    var usage: Usage
+
+    /// OpenAI reports cached tokens inside `prompt_tokens`, so the prompt is the whole input.
+    init(id: String, created: Int, model: String, answer: SimAnswer, billing: InputBilling) {
+        self.id = id
+        self.created = created
+        self.model = model
+        self.choices = [
+            Choice(message: Message(content: answer.text), finishReason: answer.hitMaxTokens ? "length" : "stop")
+        ]
+        self.usage = Usage(
+            promptTokens: billing.total, completionTokens: answer.outputTokens,
+            totalTokens: billing.total + answer.outputTokens,
+            promptTokensDetails: .init(cachedTokens: billing.cacheRead))
+    }
+}

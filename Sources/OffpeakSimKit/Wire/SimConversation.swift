@@ -1,0 +1,61 @@
+/// A request reduced to what the sim answers and bills, whichever API it came through.
+public struct SimConversation: Sendable, Equatable {
+    /// One system text block; `cacheMarked` when it carries Anthropic's `cache_control`.
+    public struct SystemBlock: Sendable, Equatable {
+        public var text: String
+        public var cacheMarked: Bool
+
+        public init(text: String, cacheMarked: Bool = false) {
+            self.text = text
+            self.cacheMarked = cacheMarked
+        }
+    }
+
+    /// One message; its content as text blocks (a plain string content is one block).
+    public struct Message: Sendable, Equatable {
+        public var role: String
+        public var texts: [String]
+
+        public init(role: String, texts: [String]) {
+            self.role = role
+            self.texts = texts
+        }
+    }
+
+    public var system: [SystemBlock]
+    public var messages: [Message]
+
+    public init(system: [SystemBlock] = [], messages: [Message]) {
+        self.system = system
+        self.messages = messages
+    }
+
+    /// Input tokens: every system and message text block counted with `SimTokens` and summed,
+    /// with no per-message overhead, so a one-block request matches offpeak's own estimate.
+    public var inputTokens: Int {
+        system.reduce(0) { $0 + SimTokens.count($1.text) }
+            + messages.reduce(0) { sum, message in message.texts.reduce(sum) { $0 + SimTokens.count($1) } }
+    }
+
+    /// The text the answer is derived from: the last user message's blocks, one per line.
+    public var lastUserText: String {
+        messages.last(where: { $0.role == "user" })?.texts.joined(separator: "\n") ?? ""
+    }
+
+    /// Anthropic's cacheable prefix: the system blocks through the last one with `cache_control`.
+    public var markedSystemPrefix: CacheablePrefix? {
+        guard let last = system.lastIndex(where: \.cacheMarked) else { return nil }
+        return Self.prefix(of: system[...last])
+    }
+
+    /// OpenAI's cacheable prefix: all system (and developer) text, cached automatically.
+    public var systemPrefix: CacheablePrefix? {
+        system.isEmpty ? nil : Self.prefix(of: system[...])
+    }
+
+    private static func prefix(of blocks: ArraySlice<SystemBlock>) -> CacheablePrefix {
+        CacheablePrefix(
+            text: blocks.map(\.text).joined(separator: "\u{1F}"),
+            tokens: blocks.reduce(0) { $0 + SimTokens.count($1.text) })
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import OffpeakSimKit
+
+/// `offpeak-sim`: parses flags into `SimOptions` and runs `SimServer`; the work lives in
+/// OffpeakSimKit.
+@main
+struct SimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "offpeak-sim",
+        abstract: "A local simulated LLM provider (Anthropic Messages and OpenAI chat completions).",
+        discussion: """
+            Serves POST /v1/messages and POST /v1/chat/completions on loopback with deterministic \
+            answers and real usage accounting, and prints one line once listening:
+              offpeak-sim listening on http://HOST:PORT
+
+            Tokens: tokens(text) = (UTF-8 bytes + 3) / 4. Input tokens are the sum over the system \
+            text and every message's text blocks (no per-message overhead); output tokens are \
+            tokens(answer). offpeak's own estimator uses the identical rule.
+
+            Answers: a last user message holding <document>...</document> gets an extractive \
+            summary (the document's first sentences, about --summary-tokens long); any other gets \
+            "Answer: " and its first sentence. An answer over max_tokens is cut to max_tokens*4 \
+            bytes and reported as max_tokens / length.
+
+            Prompt caching: a system prefix of at least --cache-min-tokens is cached for \
+            --cache-ttl seconds (refreshed on use): Anthropic when marked with cache_control \
+            (cache_creation/cache_read_input_tokens beside input_tokens), OpenAI automatically \
+            (cached_tokens inside prompt_tokens).
+
+            Faults (\(SimFault.allNames)): per request with the header x-sim-fault: NAME, at \
+            random with --fault-rate, or queued for the next calls with POST /sim/faults \
+            {"next": ["429", "truncate"]} (DELETE /sim/faults clears the queue).
+
+            Control: GET /sim/stats (calls, faults, billed tokens; only fully sent 200 answers \
+            are billed, a truncated answer never is), POST /sim/reset, GET /sim/health.
+            """)
+
+    @Option(help: "Address to listen on.")
+    var host = SimOptions().host
+
+    @Option(help: "Port to listen on; 0 picks a free port (the listening line reports it).")
+    var port = SimOptions().port
+
+    @Option(help: "About how many tokens a document summary may use.")
+    var summaryTokens = SimOptions().summaryTokens
+
+    @Option(help: "Smallest system prefix, in tokens, that prompt caching applies to.")
+    var cacheMinTokens = SimOptions().cacheMinTokens
+
+    @Option(help: "Seconds a cached prompt prefix lives after its last use.")
+    var cacheTtl = SimOptions().cacheTTLSeconds
+
+    @Option(help: "Milliseconds to wait before every answer.")
+    var latencyMs = SimOptions().latencyMs
+
+    @Option(help: "Extra milliseconds to wait per output token.")
+    var msPerOutputToken = SimOptions().msPerOutputToken
+
+    @Option(help: ArgumentHelp("Random faults per API call, e.g. 429=0.1,500=0.05.", valueName: "name=p,..."))
+    var faultRate = ""
+
+    @Option(help: "Seed of the random fault sequence, to make it repeatable.")
+    var seed: UInt64?
+
+    @Option(help: "Seconds in the retry-after header of a 429 fault.")
+    var retryAfter = SimOptions().retryAfterSeconds
+
+    @Option(help: "Seconds a timeout fault waits before answering.")
+    var timeoutDelay = SimOptions().timeoutDelaySeconds
+
+    @Option(help: "Require this API key (x-api-key for Anthropic, Authorization: Bearer for OpenAI).")
+    var requireKey: String?
+
+    @Option(help: "Server log level on stderr (trace, debug, info, notice, warning, error, critical).")
+    var logLevel = SimOptions().logLevel
+
+    func validate() throws {
+        do {
+            try makeOptions().validate()
+        } catch let error as SimConfigError {
+            throw ValidationError(error.message)
+        }
+    }
+
+    func run() async throws {
+        let host = host
+        let server = try SimServer(options: try makeOptions())
+        try await server.run { port in
+            // FileHandle writes straight to the descriptor: nothing waits in a buffer, so a test
+            // reading stdout through a pipe sees the line at once.
+            let line = "offpeak-sim listening on http://\(host):\(port)\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+    }
+
+    private func makeOptions() throws -> SimOptions {
+        var options = SimOptions()
+        options.host = host
+        options.port = port
+        options.summaryTokens = summaryTokens
+        options.cacheMinTokens = cacheMinTokens
+        options.cacheTTLSeconds = cacheTtl
+        options.latencyMs = latencyMs
+        options.msPerOutputToken = msPerOutputToken
+        options.faultRates = try FaultRates(parsing: faultRate)
+        options.seed = seed
+        options.retryAfterSeconds = retryAfter
+        options.timeoutDelaySeconds = timeoutDelay
+        options.requireKey = requireKey
+        options.logLevel = logLevel
+        return options
+    }
+}

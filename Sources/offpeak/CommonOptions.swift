@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Offpeak
+
+/// Flags every command takes.
+struct CommonOptions: ParsableArguments {
+    @Option(name: .long, help: "The workspace folder (default: $OFFPEAK_WORKSPACE, else the current folder).")
+    var workspace: String?
+
+    @Flag(name: .shortAndLong, help: "Log what offpeak does to stderr.")
+    var verbose = false
+
+    var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    /// Sets up logging (once) and returns the workspace's context.
+    func context(provider: ProviderKind? = nil, baseURL: String? = nil) throws -> WorkspaceContext {
+        let logger = Terminal.bootstrapLogging(verbose: verbose, environment: environment)
+        return try Terminal.attempt {
+            try WorkspaceContext(
+                workspace: Workspace.resolve(workspace, environment: environment), environment: environment,
+                logger: logger, provider: provider, baseURL: baseURL)
+        }
+    }
+}
+
+/// Flags of the commands that report: `--json`.
+struct OutputOptions: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+}
+
+/// Flags of the commands that call a provider.
+struct ProviderOptions: ParsableArguments {
+    @Option(name: .long, help: "anthropic, openai or sim (overrides offpeak.yaml).")
+    var provider: ProviderKind?
+
+    @Option(name: .customLong("base-url"), help: "The provider's base URL (overrides offpeak.yaml and the environment).")
+    var baseURL: String?
+
+    @Flag(name: .long, help: "Run even when the job's conditions do not hold.")
+    var force = false
+}
+
+extension ProviderKind: ExpressibleByArgument {}
+extension JobSpec.Tier: ExpressibleByArgument {}
+extension CostReport.Grouping: ExpressibleByArgument {}

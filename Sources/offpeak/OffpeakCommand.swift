@@ -1,0 +1,17 @@
+import ArgumentParser
+import Offpeak
+
+@main
+struct OffpeakCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "offpeak",
+        abstract: "Runs LLM work cheaply: cached, batched, budgeted, and only when conditions allow.",
+        discussion: """
+            Exit statuses: 0 done, 64 usage, 65 bad input data, 69 provider unavailable or items failed,
+            75 interrupted (run again or wait for the next tick to finish), 78 configuration.
+            """,
+        subcommands: [
+            Run.self, Summarize.self, Jobs.self, Status.self, Costs.self,
+        ]
+    )
+}

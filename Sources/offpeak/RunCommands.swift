@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import Offpeak
+
+extension OffpeakCommand {
+    struct Run: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a job now: by name (jobs/NAME.yaml) or by path. Resumes its unfinished run.")
+
+        @Argument(help: "The job's name or spec file.")
+        var job: String
+
+        @OptionGroup var common: CommonOptions
+        @OptionGroup var providerOptions: ProviderOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let context = try common.context(provider: providerOptions.provider, baseURL: providerOptions.baseURL)
+            let spec = try Terminal.attempt { try context.loadJob(job) }
+            try RunReporter.execute(spec, context: context, force: providerOptions.force, json: output.json)
+        }
+    }
+
+    struct Summarize: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Summarize text files, one answer per file, as the job 'summarize'.")
+
+        @Argument(help: "Text files to summarize.")
+        var files: [String]
+
+        @Option(help: "fast, balanced or powerful.")
+        var tier: JobSpec.Tier = .fast
+
+        @Option(help: "Output folder, relative to the workspace (default out/summarize).")
+        var out: String?
+
+        @Option(name: .customLong("max-tokens"), help: "Longest answer, in tokens.")
+        var maxTokens = 300
+
+        @OptionGroup var common: CommonOptions
+        @OptionGroup var providerOptions: ProviderOptions
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            guard !files.isEmpty else { throw ValidationError("name at least one file to summarize") }
+        }
+
+        func run() throws {
+            let context = try common.context(provider: providerOptions.provider, baseURL: providerOptions.baseURL)
+            let spec = try Terminal.attempt {
+                try JobSpec.summarize(
+                    files: files, tier: tier, output: out, maxTokens: maxTokens, workspace: context.workspace)
+            }
+            try RunReporter.execute(spec, context: context, force: providerOptions.force, json: output.json)
+        }
+    }
+}
+
+/// Runs a job and prints what came of it: shared by `run` and `summarize`.
+enum RunReporter {
+    struct Report: Encodable {
+        var run: String
+        var job: String
+        var state: String
+        var reason: String?
+        var itemsTotal: Int
+        var itemsDone: Int
+        var itemsFailed: Int
+        var answeredNow: Int
+        var output: String
+        var spend: Spend
+    }
+
+    static func execute(_ spec: JobSpec, context: WorkspaceContext, force: Bool, json: Bool) throws {
+        let options = JobRunner.Options(force: force, progress: json ? nil : Terminal.progressLine())
+        let outcome = try Terminal.attempt { try context.run(spec, options: options) }
+        Terminal.endProgressLine()
+        let run = outcome.run
+        if json {
+            try Terminal.printJSON(
+                Report(
+                    run: run.id, job: run.job, state: run.state.rawValue, reason: run.reason,
+                    itemsTotal: run.itemsTotal, itemsDone: run.itemsDone, itemsFailed: run.itemsFailed,
+                    answeredNow: outcome.answeredNow, output: outcome.outputDirectory, spend: outcome.spend))
+        } else {
+            print(outcome.message)
+            print("outputs: \(outcome.outputDirectory)/")
+            let spend = outcome.spend
+            print(
+                "cost: $\(Money.format(spend.dollars)) for \(spend.calls) calls, "
+                    + "\(spend.totalInputTokens) input and \(spend.outputTokens) output tokens "
+                    + "(naive $\(Money.format(spend.naiveDollars)), saved $\(Money.format(spend.savedDollars)))")
+        }
+        if outcome.status != .ok {
+            if !json { Terminal.printError(outcome.message) }
+            throw ExitCode(outcome.status.rawValue)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Offpeak
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Printing, logging set-up and the mapping of errors to exit statuses: all the CLI's I/O.
+enum Terminal {
+    nonisolated(unsafe) private static var loggingReady = false
+
+    static func bootstrapLogging(verbose: Bool, environment: [String: String]) -> Logger {
+        let level =
+            verbose ? Logger.Level.debug : environment["OFFPEAK_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
+        if !loggingReady {
+            loggingReady = true
+            LoggingSystem.bootstrap { label in
+                var handler = StreamLogHandler.standardError(label: label)
+                handler.logLevel = level
+                return handler
+            }
+        }
+        return Logger(label: "offpeak")
+    }
+
+    /// Runs `body`; an `OffpeakError` is printed as one line and exits with its status.
+    static func attempt<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as OffpeakError {
+            printError(error.description)
+            throw ExitCode(error.status.rawValue)
+        }
+    }
+
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data("offpeak: \(line)\n".utf8))
+    }
+
+    static func printJSON<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// A progress callback that redraws one line on stderr, or nil when stderr is not a terminal.
+    static func progressLine() -> (@Sendable (RunProgress) -> Void)? {
+        guard stderrIsTerminal else { return nil }
+        return { progress in
+            var line = "\r\u{1B}[K[\(progress.done)/\(progress.total)] \(progress.job) · $\(Money.format(progress.dollars))"
+            if progress.failed > 0 { line += " · \(progress.failed) failed" }
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+    }
+
+    static func endProgressLine() {
+        if stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import OffpeakTestSupport
+import Testing
+
+/// The built `offpeak` binary against the built `offpeak-sim`, as a user runs them.
+struct OffpeakBinaryTests {
+    static func offpeak(_ arguments: [String], in workspace: TemporaryWorkspace, environment: [String: String?] = [:])
+        throws -> CommandResult
+    {
+        try CommandResult.run(
+            BuiltBinaries.offpeak, arguments + ["--workspace", workspace.root.path], environment: environment)
+    }
+
+    static func simWorkspace(_ sim: SimProcess, documents: Int) throws -> TemporaryWorkspace {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
+        try workspace.writeDocuments(documents)
+        try workspace.write("jobs/docs.yaml", "kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\n")
+        return workspace
+    }
+
+    static func json(_ text: String) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
+    @Test func runPrintsOutputsAndCostAndLedgerEqualsSimStats() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.simWorkspace(sim, documents: 5)
+        let run = try Self.offpeak(["run", "docs"], in: workspace)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("5 of 5 items answered"))
+        #expect(run.stdout.contains("outputs: out/docs/"))
+        #expect(run.stdout.contains("cost: $"))
+        #expect(workspace.snapshot("out/docs").count == 6, "five answers and index.json")
+
+        let costs = try Self.offpeak(["costs", "--json"], in: workspace)
+        let total = try #require(try Self.json(costs.stdout)["total"] as? [String: Any])
+        let billed = try sim.billed()
+        #expect(total["calls"] as? Int == 5)
+        #expect(total["input_tokens"] as? Int == billed["input_tokens"])
+        #expect(total["output_tokens"] as? Int == billed["output_tokens"])
+
+        let status = try Self.offpeak(["status", "--json"], in: workspace)
+        let runs = try #require(try Self.json(status.stdout)["runs"] as? [[String: Any]])
+        #expect(runs.first?["state"] as? String == "completed")
+        #expect(runs.first?["items_done"] as? Int == 5)
+    }
+
+    @Test func summarizeCommandWritesOneAnswerPerFile() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.simWorkspace(sim, documents: 2)
+        let result = try Self.offpeak(
+            ["summarize", "docs/doc-001.md", "docs/doc-002.md", "--out", "out/s", "--json"], in: workspace)
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try Self.json(result.stdout)
+        #expect(report["items_done"] as? Int == 2)
+        #expect(workspace.read("out/s/docs-doc-001.md")?.contains("document number 1") == true)
+    }
+
+    @Test(arguments: [
+        ("kind: summarize\ninputs: [docs/*.md]\n  bad: [\n", "docs.yaml:3"),
+        ("kind: summarize\ninputs: [docs/*.md]\nmax_tokenz: 10\n", "docs.yaml:3:1: max_tokenz"),
+        ("kind: summarize\ninputs: [docs/*.md]\nmax_tokens: lots\n", "docs.yaml:3:13: max_tokens"),
+        ("kind: prompt\nitems: [a, b]\ntemplate: \"Q: {{question}}\"\n", "docs.yaml:3:11: template"),
+    ])
+    func malformedSpecExits65AndLeavesTheStoreAlone(spec: String, expected: String) throws {
+        let sim = try SimProcess()
+        let workspace = try Self.simWorkspace(sim, documents: 1)
+        #expect(try Self.offpeak(["run", "docs"], in: workspace).status == 0)
+        let database = workspace.root.appendingPathComponent("cache/offpeak.sqlite")
+        let before = try Data(contentsOf: database)
+        try workspace.write("jobs/docs.yaml", spec)
+        let result = try Self.offpeak(["run", "docs"], in: workspace)
+        #expect(result.status == 65)
+        let lines = result.stderr.split(separator: "\n")
+        #expect(lines.count == 1, "one line: \(result.stderr)")
+        #expect(result.stderr.contains(expected), "\(result.stderr)")
+        #expect(try Data(contentsOf: database) == before)
+        #expect(try Self.offpeak(["jobs", "validate"], in: workspace).status == 65)
+    }
+
+    @Test func missingKeyNamesTheVariableAndExits78() throws {
+        let workspace = try TemporaryWorkspace()
+        try workspace.writeDocuments(1)
+        try workspace.write("jobs/docs.yaml", "kind: summarize\ninputs: [docs/*.md]\n")
+        let result = try Self.offpeak(
+            ["run", "docs"], in: workspace, environment: ["ANTHROPIC_API_KEY": nil, "OFFPEAK_LOG_LEVEL": nil])
+        #expect(result.status == 78)
+        #expect(result.stderr.contains("ANTHROPIC_API_KEY"))
+        #expect(result.stderr.contains("--provider sim"))
+        #expect(!FileManager.default.fileExists(atPath: workspace.root.appendingPathComponent("cache/offpeak.sqlite").path))
+    }
+
+    @Test func apiKeyIsNeverWrittenAnywhere() throws {
+        let key = "sk-offpeak-secret-7f3a9c"
+        let sim = try SimProcess(arguments: ["--require-key", key])
+        let workspace = try Self.simWorkspace(sim, documents: 3)
+        try workspace.write("offpeak.yaml", "provider: openai\nbase_url: \(sim.url)/v1\n")
+        let result = try Self.offpeak(
+            ["run", "docs", "--verbose"], in: workspace, environment: ["OPENAI_API_KEY": key])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains(key) && !result.stderr.contains(key))
+        let files = FileManager.default.enumerator(at: workspace.root, includingPropertiesForKeys: nil)
+        var checked = 0
+        while let url = files?.nextObject() as? URL {
+            guard let data = FileManager.default.contents(atPath: url.path) else { continue }
+            #expect(data.range(of: Data(key.utf8)) == nil, "key found in \(url.path)")
+            checked += 1
+        }
+        #expect(checked >= 5, "the store and the outputs were searched")
+    }
+
+    /// Killing the provider mid-run: a clear error, the run interrupted, done items kept, and the
+    /// next run does only the rest.
+    @Test func simKilledMidRunInterruptsAndResumes() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "150"])
+        let workspace = try Self.simWorkspace(sim, documents: 12)
+        try workspace.write(
+            "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 1s, max_retries: 1}\n")
+        let killer = Thread { Thread.sleep(forTimeInterval: 0.9); sim.kill() }
+        killer.start()
+        let first = try Self.offpeak(["run", "docs"], in: workspace)
+        #expect(first.status == 75, "\(first.stdout) \(first.stderr)")
+        #expect(first.stderr.contains("unreachable"))
+        let status = try Self.json(try Self.offpeak(["status", "--json"], in: workspace).stdout)
+        let run = try #require((status["runs"] as? [[String: Any]])?.first)
+        #expect(run["state"] as? String == "interrupted")
+        let done = try #require(run["items_done"] as? Int)
+        #expect(done > 0 && done < 12)
+        #expect(workspace.snapshot("out/docs").count == done + 1, "done items' outputs are kept")
+
+        let second = try SimProcess()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(second.url)\n")
+        let resumed = try Self.offpeak(["run", "docs"], in: workspace)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        #expect(resumed.stdout.contains("12 of 12 items answered (\(12 - done) now)"))
+        #expect((try second.stats()["calls"] as? Int) == 12 - done)
+    }
+
+    /// The official Python SDKs parse the sim's answers (skipped where they are not installed).
+    @Test(.enabled(if: pythonSDKsInstalled())) func officialSDKsParseSimAnswers() throws {
+        let sim = try SimProcess()
+        let script = BuiltBinaries.packageRoot.appendingPathComponent("scripts/sdk_check.py")
+        let result = try CommandResult.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, "--base", sim.url])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("sdk_check: ok"))
+    }
+}
+
+func pythonSDKsInstalled() -> Bool {
+    let check = try? CommandResult.run(
+        URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import anthropic, openai"], timeout: 30)
+    return check?.status == 0
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// What a finished process printed and how it exited.
+public struct CommandResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+
+    /// Runs `executable` to the end with `arguments`, in `directory`, with extra environment entries
+    /// (a nil value removes the variable).
+    public static func run(
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:],
+        timeout: TimeInterval = 120
+    ) throws -> CommandResult {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = Date() + timeout
+        let outData = ReadAll(out.fileHandleForReading)
+        let errData = ReadAll(err.fileHandleForReading)
+        while process.isRunning {
+            if Date() > deadline {
+                process.terminate()
+                break
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        process.waitUntilExit()
+        return CommandResult(
+            status: process.terminationStatus, stdout: String(decoding: outData.wait(), as: UTF8.self),
+            stderr: String(decoding: errData.wait(), as: UTF8.self))
+    }
+}
+
+/// Drains a pipe on a background thread so a chatty child never blocks on a full pipe.
+final class ReadAll: @unchecked Sendable {
+    private var data = Data()
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ handle: FileHandle) {
+        Thread.detachNewThread { [self] in
+            data = handle.readDataToEndOfFile()
+            done.signal()
+        }
+    }
+
+    func wait() -> Data {
+        done.wait()
+        return data
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// A fresh workspace folder with `jobs/` and whatever files a test writes, removed afterwards.
+public final class TemporaryWorkspace: @unchecked Sendable {
+    public let root: URL
+
+    public init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "offpeak-test-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("jobs"), withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    /// Writes `text` to `path` (relative), creating folders.
+    @discardableResult
+    public func write(_ path: String, _ text: String) throws -> URL {
+        let url = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    public func read(_ path: String) -> String? {
+        FileManager.default.contents(atPath: root.appendingPathComponent(path).path).map {
+            String(decoding: $0, as: UTF8.self)
+        }
+    }
+
+    /// Writes `count` small documents `docs/doc-N.md`, each with distinct sentences.
+    public func writeDocuments(_ count: Int) throws {
+        for index in 1...count {
+            try write(
+                "docs/doc-\(String(format: "%03d", index)).md",
+                "# Document \(index)\n\nThis is document number \(index). It describes topic \(index * 7). "
+                    + "A second sentence adds detail \(index). A third one closes it.\n")
+        }
+    }
+
+    /// Every file under `path`, with its content, for comparing output folders.
+    public func snapshot(_ path: String) -> [String: String] {
+        let base = root.appendingPathComponent(path)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: base.path) else { return [:] }
+        var files: [String: String] = [:]
+        for name in names { files[name] = read(path + "/" + name) }
+        return files
+    }
+}

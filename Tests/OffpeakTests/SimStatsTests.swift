@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+@testable import OffpeakSimKit
+
+struct SimStatsTests {
+    @Test func countsCallsFaultsAndBilledTokens() {
+        let stats = SimStats()
+        stats.recordCall(.messages)
+        stats.recordCall(.messages)
+        stats.recordCall(.chatCompletions)
+        stats.recordFault(.rateLimited)
+        stats.recordAnswer(.messages, billed: BilledTokens(input: 10, output: 5, cacheCreation: 1200))
+        stats.recordAnswer(.chatCompletions, billed: BilledTokens(input: 7, output: 3, cacheRead: 100))
+        let snapshot = stats.snapshot()
+        #expect(snapshot.calls == 3)
+        #expect(snapshot.okCalls == 2)
+        #expect(snapshot.faults["429"] == 1)
+        #expect(snapshot.faults["truncate"] == 0)
+        #expect(snapshot.billed == BilledTokens(input: 17, output: 8, cacheCreation: 1200, cacheRead: 100))
+        #expect(snapshot.byEndpoint["messages"]?.calls == 2)
+        #expect(snapshot.byEndpoint["chat_completions"]?.billed.cacheReadInputTokens == 100)
+    }
+
+    @Test func revokedAnswerIsNotBilled() {
+        let stats = SimStats()
+        let billed = BilledTokens(input: 10, output: 5)
+        stats.recordCall(.messages)
+        stats.recordAnswer(.messages, billed: billed)
+        stats.revokeAnswer(.messages, billed: billed)
+        let snapshot = stats.snapshot()
+        #expect(snapshot.calls == 1)
+        #expect(snapshot.okCalls == 0)
+        #expect(snapshot.billed == BilledTokens())
+        stats.reset()
+        #expect(stats.snapshot() == StatsSnapshot())
+    }
+
+    @Test func encodesTheDocumentedShape() throws {
+        let stats = SimStats()
+        stats.recordCall(.chatCompletions)
+        stats.recordAnswer(.chatCompletions, billed: BilledTokens(input: 4, output: 2))
+        let data = try JSONEncoder().encode(stats.snapshot())
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(Set(json.keys) == ["calls", "ok_calls", "faults", "billed", "by_endpoint"])
+        let billed = try #require(json["billed"] as? [String: Int])
+        #expect(billed == [
+            "input_tokens": 4, "output_tokens": 2, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
+        ])
+        let byEndpoint = try #require(json["by_endpoint"] as? [String: [String: Int]])
+        #expect(byEndpoint["chat_completions"]?["calls"] == 1)
+        #expect(byEndpoint["chat_completions"]?["ok_calls"] == 1)
+        #expect(byEndpoint["chat_completions"]?["input_tokens"] == 4)
+        #expect(byEndpoint["messages"]?["calls"] == 0)
+        #expect(try JSONDecoder().decode(StatsSnapshot.self, from: data) == stats.snapshot())
+    }
+}
