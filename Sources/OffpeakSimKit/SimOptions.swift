@@ -22,7 +22,8 @@ public struct SimOptions: Sendable, Equatable {
     public var faultRates = FaultRates.none
     /// Seed of the random fault sequence; nil picks one at random (not repeatable).
     public var seed: UInt64?
-    /// When set, every API call must present this key (`x-api-key` or `Authorization: Bearer`).
+    /// When set, every API call must present this key: `x-api-key` on the Anthropic endpoint,
+    /// `Authorization: Bearer` on the OpenAI one.
     public var requireKey: String?
     /// swift-log level name for the server's own log on stderr.
     public var logLevel = "info"

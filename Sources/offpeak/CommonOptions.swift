@@ -35,7 +35,9 @@ struct ProviderOptions: ParsableArguments {
     @Option(name: .long, help: "anthropic, openai or sim (overrides offpeak.yaml).")
     var provider: ProviderKind?
 
-    @Option(name: .customLong("base-url"), help: "The provider's base URL (overrides offpeak.yaml and the environment).")
+    @Option(
+        name: .customLong("base-url"),
+        help: "The provider's base URL (overrides offpeak.yaml and the environment).")
     var baseURL: String?
 
     @Flag(name: .long, help: "Run even when the job's conditions do not hold.")

@@ -11,7 +11,7 @@ struct OffpeakCommand: ParsableCommand {
             75 interrupted (run again or wait for the next tick to finish), 78 configuration.
             """,
         subcommands: [
-            Run.self, Summarize.self, Jobs.self, Status.self, Costs.self,
+            Run.self, Summarize.self, Submit.self, Result.self, Jobs.self, Status.self, Costs.self,
         ]
     )
 }

@@ -5,7 +5,8 @@ import Offpeak
 extension OffpeakCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Recent runs: their state, what each has done and spent, and why it stopped; spend today.")
+            abstract:
+                "Recent runs: their state, what each has done and spent, and why it stopped; spend today.")
 
         @Option(help: "How many runs to show.")
         var limit = 20
@@ -45,7 +46,8 @@ extension OffpeakCommand {
             defaultSubcommand: List.self)
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(commandName: "ls", abstract: "List the job specs.")
+            static let configuration = CommandConfiguration(
+                commandName: "ls", abstract: "List the job specs.")
 
             @OptionGroup var common: CommonOptions
             @OptionGroup var output: OutputOptions
@@ -69,14 +71,17 @@ extension OffpeakCommand {
                             name: spec.name, file: file, kind: spec.kind.rawValue, items: spec.items.count,
                             schedule: spec.schedule)
                     } catch {
-                        return Line(name: url.deletingPathExtension().lastPathComponent, file: file, error: "\(error)")
+                        return Line(
+                            name: url.deletingPathExtension().lastPathComponent, file: file, error: "\(error)"
+                        )
                     }
                 }
                 if output.json { return try Terminal.printJSON(lines) }
                 let table = TextTable(columns: ["JOB", "KIND", "ITEMS", "SCHEDULE", "FILE"])
                 for line in lines {
                     table.add([
-                        line.name, line.kind ?? "invalid", line.items.map(String.init) ?? "-", line.schedule ?? "-",
+                        line.name, line.kind ?? "invalid", line.items.map(String.init) ?? "-",
+                        line.schedule ?? "-",
                         line.file,
                     ])
                 }
@@ -101,12 +106,16 @@ extension OffpeakCommand {
                 if jobs.isEmpty {
                     files = JobSpecParser.specFiles(in: root)
                 } else {
-                    for job in jobs { files.append(try Terminal.attempt { try JobSpecParser.resolve(job, workspace: root) }) }
+                    for job in jobs {
+                        files.append(try Terminal.attempt { try JobSpecParser.resolve(job, workspace: root) })
+                    }
                 }
                 for url in files {
                     do {
                         let spec = try JobSpecParser.load(path: url, workspace: root)
-                        print("ok  \(context.workspace.displayPath(url)) (\(spec.name): \(spec.items.count) items)")
+                        print(
+                            "ok  \(context.workspace.displayPath(url)) (\(spec.name): \(spec.items.count) items)"
+                        )
                     } catch {
                         failures += 1
                         Terminal.printError(error.description)

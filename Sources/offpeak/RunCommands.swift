@@ -15,7 +15,8 @@ extension OffpeakCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let context = try common.context(provider: providerOptions.provider, baseURL: providerOptions.baseURL)
+            let context = try common.context(
+                provider: providerOptions.provider, baseURL: providerOptions.baseURL)
             let spec = try Terminal.attempt { try context.loadJob(job) }
             try RunReporter.execute(spec, context: context, force: providerOptions.force, json: output.json)
         }
@@ -46,7 +47,8 @@ extension OffpeakCommand {
         }
 
         func run() throws {
-            let context = try common.context(provider: providerOptions.provider, baseURL: providerOptions.baseURL)
+            let context = try common.context(
+                provider: providerOptions.provider, baseURL: providerOptions.baseURL)
             let spec = try Terminal.attempt {
                 try JobSpec.summarize(
                     files: files, tier: tier, output: out, maxTokens: maxTokens, workspace: context.workspace)
@@ -89,7 +91,8 @@ enum RunReporter {
             print(
                 "cost: $\(Money.format(spend.dollars)) for \(spend.calls) calls, "
                     + "\(spend.totalInputTokens) input and \(spend.outputTokens) output tokens "
-                    + "(naive $\(Money.format(spend.naiveDollars)), saved $\(Money.format(spend.savedDollars)))")
+                    + "(naive $\(Money.format(spend.naiveDollars)), saved $\(Money.format(spend.savedDollars)))"
+            )
         }
         if outcome.status != .ok {
             if !json { Terminal.printError(outcome.message) }

@@ -13,7 +13,9 @@ enum Terminal {
 
     static func bootstrapLogging(verbose: Bool, environment: [String: String]) -> Logger {
         let level =
-            verbose ? Logger.Level.debug : environment["OFFPEAK_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
+            verbose
+            ? Logger.Level.debug
+            : environment["OFFPEAK_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0) } ?? .warning
         if !loggingReady {
             loggingReady = true
             LoggingSystem.bootstrap { label in
@@ -53,7 +55,8 @@ enum Terminal {
     static func progressLine() -> (@Sendable (RunProgress) -> Void)? {
         guard stderrIsTerminal else { return nil }
         return { progress in
-            var line = "\r\u{1B}[K[\(progress.done)/\(progress.total)] \(progress.job) · $\(Money.format(progress.dollars))"
+            var line =
+                "\r\u{1B}[K[\(progress.done)/\(progress.total)] \(progress.job) · $\(Money.format(progress.dollars))"
             if progress.failed > 0 { line += " · \(progress.failed) failed" }
             FileHandle.standardError.write(Data(line.utf8))
         }

@@ -4,7 +4,9 @@ import Testing
 
 /// The built `offpeak` binary against the built `offpeak-sim`, as a user runs them.
 struct OffpeakBinaryTests {
-    static func offpeak(_ arguments: [String], in workspace: TemporaryWorkspace, environment: [String: String?] = [:])
+    static func offpeak(
+        _ arguments: [String], in workspace: TemporaryWorkspace, environment: [String: String?] = [:]
+    )
         throws -> CommandResult
     {
         try CommandResult.run(
@@ -15,7 +17,7 @@ struct OffpeakBinaryTests {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
         try workspace.writeDocuments(documents)
-        try workspace.write("jobs/docs.yaml", "kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\n")
+        try workspace.write("jobs/docs.yaml", "kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n")
         return workspace
     }
 
@@ -88,7 +90,9 @@ struct OffpeakBinaryTests {
         #expect(result.status == 78)
         #expect(result.stderr.contains("ANTHROPIC_API_KEY"))
         #expect(result.stderr.contains("--provider sim"))
-        #expect(!FileManager.default.fileExists(atPath: workspace.root.appendingPathComponent("cache/offpeak.sqlite").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: workspace.root.appendingPathComponent("cache/offpeak.sqlite").path))
     }
 
     @Test func apiKeyIsNeverWrittenAnywhere() throws {
@@ -116,8 +120,12 @@ struct OffpeakBinaryTests {
         let sim = try SimProcess(arguments: ["--latency-ms", "150"])
         let workspace = try Self.simWorkspace(sim, documents: 12)
         try workspace.write(
-            "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 1s, max_retries: 1}\n")
-        let killer = Thread { Thread.sleep(forTimeInterval: 0.9); sim.kill() }
+            "offpeak.yaml",
+            "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 1s, max_retries: 1}\n")
+        let killer = Thread {
+            Thread.sleep(forTimeInterval: 0.9)
+            sim.kill()
+        }
         killer.start()
         let first = try Self.offpeak(["run", "docs"], in: workspace)
         #expect(first.status == 75, "\(first.stdout) \(first.stderr)")

@@ -9,7 +9,8 @@ public struct CommandResult: Sendable {
     /// Runs `executable` to the end with `arguments`, in `directory`, with extra environment entries
     /// (a nil value removes the variable).
     public static func run(
-        _ executable: URL, _ arguments: [String], in directory: URL? = nil, environment: [String: String?] = [:],
+        _ executable: URL, _ arguments: [String], in directory: URL? = nil,
+        environment: [String: String?] = [:],
         timeout: TimeInterval = 120
     ) throws -> CommandResult {
         let process = Process()

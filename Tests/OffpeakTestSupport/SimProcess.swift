@@ -68,7 +68,10 @@ public final class SimProcess: @unchecked Sendable {
         let curl = URL(fileURLWithPath: "/usr/bin/curl")
         var arguments = ["-s", "-X", method, url + path]
         if let body {
-            arguments += ["-H", "content-type: application/json", "--data-binary", String(decoding: body, as: UTF8.self)]
+            arguments += [
+                "-H", "content-type: application/json", "--data-binary",
+                String(decoding: body, as: UTF8.self),
+            ]
         }
         let result = try CommandResult.run(curl, arguments, timeout: 10)
         return Data(result.stdout.utf8)

@@ -53,15 +53,18 @@ final class LocalHTTPServer {
         process.arguments = ["python3", "-c", Self.script, directory.path]
         process.standardOutput = output
         try process.run()
+        FileHandle.standardError.write(Data("DBG started\n".utf8))
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()
             throw CocoaError(.fileReadUnknown)
         }
         self.port = port
+        FileHandle.standardError.write(Data("DBG port \(port)\n".utf8))
     }
 
     deinit {
+        FileHandle.standardError.write(Data("DBG deinit\n".utf8))
         process.terminate()
         process.waitUntilExit()
         try? FileManager.default.removeItem(at: directory)
@@ -75,7 +78,9 @@ struct HTTPClientTests {
 
     @Test(.timeLimit(.minutes(1))) func getsAFileAndA404() throws {
         let server = try LocalHTTPServer()
+        FileHandle.standardError.write(Data("DBG sending\n".utf8))
         let response = try client.send(HTTPRequest(url: server.url("/hello.txt")))
+        FileHandle.standardError.write(Data("DBG got\n".utf8))
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "hello from a file\n")
         #expect(response.header("Content-Length") == "18")

@@ -9,7 +9,8 @@ import Testing
 struct JobRunnerIntegrationTests {
     /// A workspace whose `offpeak.yaml` points at `sim`, with `documents` small docs and a summarize job.
     static func workspace(
-        sim: SimProcess, documents: Int = 3, timeout: String = "5s", budget: String = "", maxTokens: Int = 200
+        sim: SimProcess, documents: Int = 3, timeout: String = "5s", budget: String = "", maxTokens: Int = 200,
+        batching: String = "off"
     ) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
         try workspace.write(
@@ -27,6 +28,7 @@ struct JobRunnerIntegrationTests {
             tier: fast
             inputs: [docs/*.md]
             max_tokens: \(maxTokens)
+            batching: \(batching)
             \(budget)
             """)
         return workspace
@@ -139,6 +141,7 @@ struct JobRunnerIntegrationTests {
         let outcome = try context.run(try context.loadJob("docs"))
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(outcome.run.itemsDone == 2)
-        #expect(outcome.spend.inputTokens + outcome.spend.cacheReadTokens == (try sim.billed())["input_tokens"])
+        #expect(
+            outcome.spend.inputTokens + outcome.spend.cacheReadTokens == (try sim.billed())["input_tokens"])
     }
 }

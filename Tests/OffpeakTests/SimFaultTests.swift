@@ -28,7 +28,8 @@ struct SimFaultTests {
         #expect(rates.fault(forDraw: 0.099) == .rateLimited)
         #expect(rates.fault(forDraw: 0.1) == .serverError)
         #expect(rates.fault(forDraw: 0.29) == .serverError)
-        #expect(rates.fault(forDraw: 0.3) == nil)
+        #expect(rates.fault(forDraw: 0.31) == nil)
+        #expect(rates.fault(forDraw: 0.999) == nil)
     }
 
     @Test func headerComesBeforeQueueAndQueueIsFIFO() throws {

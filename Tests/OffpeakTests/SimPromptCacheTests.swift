@@ -34,8 +34,12 @@ struct SimPromptCacheTests {
         let book = PromptCacheBook(minTokens: 1024, ttl: .seconds(300))
         let short = CacheablePrefix(text: "short", tokens: 1023)
         for _ in 0..<2 {
-            #expect(book.bill(api: .anthropic, model: "m", inputTokens: 1100, prefix: short) == InputBilling(uncached: 1100))
-            #expect(book.bill(api: .openAI, model: "m", inputTokens: 1100, prefix: nil) == InputBilling(uncached: 1100))
+            #expect(
+                book.bill(api: .anthropic, model: "m", inputTokens: 1100, prefix: short)
+                    == InputBilling(uncached: 1100))
+            #expect(
+                book.bill(api: .openAI, model: "m", inputTokens: 1100, prefix: nil)
+                    == InputBilling(uncached: 1100))
         }
     }
 
@@ -43,7 +47,8 @@ struct SimPromptCacheTests {
         let book = PromptCacheBook(minTokens: 1024, ttl: .seconds(300))
         let first = book.bill(api: .openAI, model: "gpt", inputTokens: 1250, prefix: prefix, now: start)
         #expect(first == InputBilling(uncached: 1250))
-        let second = book.bill(api: .openAI, model: "gpt", inputTokens: 1250, prefix: prefix, now: start + .seconds(1))
+        let second = book.bill(
+            api: .openAI, model: "gpt", inputTokens: 1250, prefix: prefix, now: start + .seconds(1))
         #expect(second == InputBilling(uncached: 50, cacheRead: 1200))
     }
 
@@ -55,9 +60,13 @@ struct SimPromptCacheTests {
         let otherAPI = book.bill(api: .openAI, model: "a", inputTokens: 1250, prefix: prefix, now: start)
         #expect(otherAPI.cacheRead == 0)
         let otherText = CacheablePrefix(text: "another prompt", tokens: 1200)
-        #expect(book.bill(api: .anthropic, model: "a", inputTokens: 1250, prefix: otherText, now: start).cacheRead == 0)
+        #expect(
+            book.bill(api: .anthropic, model: "a", inputTokens: 1250, prefix: otherText, now: start).cacheRead
+                == 0)
         book.reset()
-        #expect(book.bill(api: .anthropic, model: "a", inputTokens: 1250, prefix: prefix, now: start).cacheRead == 0)
+        #expect(
+            book.bill(api: .anthropic, model: "a", inputTokens: 1250, prefix: prefix, now: start).cacheRead
+                == 0)
     }
 
     @Test func anthropicPrefixRunsThroughTheLastMarkedBlock() {

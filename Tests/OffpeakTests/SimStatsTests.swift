@@ -44,9 +44,11 @@ struct SimStatsTests {
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(Set(json.keys) == ["calls", "ok_calls", "faults", "billed", "by_endpoint"])
         let billed = try #require(json["billed"] as? [String: Int])
-        #expect(billed == [
-            "input_tokens": 4, "output_tokens": 2, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0,
-        ])
+        #expect(
+            billed == [
+                "input_tokens": 4, "output_tokens": 2, "cache_creation_input_tokens": 0,
+                "cache_read_input_tokens": 0,
+            ])
         let byEndpoint = try #require(json["by_endpoint"] as? [String: [String: Int]])
         #expect(byEndpoint["chat_completions"]?["calls"] == 1)
         #expect(byEndpoint["chat_completions"]?["ok_calls"] == 1)

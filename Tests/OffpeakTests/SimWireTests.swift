@@ -38,12 +38,18 @@ struct SimWireTests {
     }
 
     @Test func anthropicErrorsNameTheField() {
-        #expect(message { try anthropic(#"{"model":"m","messages":[{"role":"user","content":"x"}]}"#) } == "max_tokens: field required")
         #expect(
-            message { try anthropic(#"{"model":"m","max_tokens":5,"messages":[{"role":"user","content":7}]}"#) }
+            message { try anthropic(#"{"model":"m","messages":[{"role":"user","content":"x"}]}"#) }
+                == "max_tokens: field required")
+        #expect(
+            message {
+                try anthropic(#"{"model":"m","max_tokens":5,"messages":[{"role":"user","content":7}]}"#)
+            }
                 == "messages.0.content: expected a string or an array of content blocks")
         #expect(
-            message { try anthropic(#"{"model":"m","max_tokens":5,"messages":[{"role":"robot","content":"x"}]}"#) }
+            message {
+                try anthropic(#"{"model":"m","max_tokens":5,"messages":[{"role":"robot","content":"x"}]}"#)
+            }
                 == "messages.0.role: expected 'user' or 'assistant', got 'robot'")
         #expect(message { try anthropic(#"{"max_tokens":5,"messages":[]}"#) } == "model: field required")
         #expect(message { try anthropic("") } == "request body is empty; expected a JSON object")
@@ -62,11 +68,15 @@ struct SimWireTests {
         #expect(call.conversation.systemPrefix?.tokens == 3)
         #expect(call.conversation.inputTokens == 2 + 1 + 3)
         #expect(try openAI(#"{"model":"gpt","messages":[{"role":"user","content":"x"}]}"#).maxTokens == 4096)
-        #expect(try openAI(#"{"model":"gpt","max_tokens":7,"messages":[{"role":"user","content":"x"}]}"#).maxTokens == 7)
+        #expect(
+            try openAI(#"{"model":"gpt","max_tokens":7,"messages":[{"role":"user","content":"x"}]}"#)
+                .maxTokens == 7)
     }
 
     @Test func openAIErrorsNameTheField() {
-        #expect(message { try openAI(#"{"model":"m","messages":[]}"#) } == "messages: at least one message is required")
+        #expect(
+            message { try openAI(#"{"model":"m","messages":[]}"#) }
+                == "messages: at least one message is required")
         #expect(message { try openAI(#"{"model":"m","messages":"hi"}"#) } == "messages: expected an array")
         #expect(
             message { try openAI(#"{"model":"m","stream":true,"messages":[{"role":"user","content":"x"}]}"#) }

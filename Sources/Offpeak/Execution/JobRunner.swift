@@ -42,7 +42,8 @@ public struct JobRunner: Sendable {
         var run = try prepareRun(spec: spec, model: model, planned: planned, forced: options.force)
         if let holder = try store.acquireLease(runID: run.id, owner: owner, ttl: leaseTTL) {
             throw OffpeakError(
-                .temporaryFailure, "job \(spec.name): run \(run.id) is being run by \(holder); try again later")
+                .temporaryFailure,
+                "job \(spec.name): run \(run.id) is being run by \(holder); try again later")
         }
         defer { try? store.releaseLease(runID: run.id, owner: owner) }
         try move(&run, to: .running, reason: nil)
@@ -67,20 +68,19 @@ public struct JobRunner: Sendable {
             logger.info("resuming run \(run.id) of \(spec.name): \(run.itemsDone) of \(run.itemsTotal) done")
             return run
         }
-        let run = RunRecord(
-            id: JobRunner.newRunID(job: spec.name, at: now), job: spec.name, kind: spec.kind.rawValue,
-            specHash: specHash, state: .idle, reason: nil, budgetStop: nil, provider: provider.kind.rawValue,
-            model: model, tier: spec.tier.rawValue, downgraded: false, forced: forced, itemsTotal: planned.count,
-            itemsDone: 0, itemsFailed: 0, itemsCached: 0, createdAt: now, startedAt: nil, updatedAt: now,
-            finishedAt: nil, deadlineAt: spec.deadline.map { now + $0 })
+        var run = RunRecord.new(
+            job: spec, provider: provider.kind, model: model, itemsTotal: planned.count, at: now)
+        run.forced = forced
         try store.insert(run: run, requests: records(planned, runID: run.id, spec: spec, now: now))
         return run
     }
 
-    private func records(_ planned: [PlannedRequest], runID: String, spec: JobSpec, now: Date) -> [RequestRecord] {
+    private func records(_ planned: [PlannedRequest], runID: String, spec: JobSpec, now: Date)
+        -> [RequestRecord]
+    {
         planned.map { plan in
             RequestRecord(
-                id: "\(runID)/\(plan.position)", runId: runID, job: spec.name, itemId: plan.itemId,
+                id: RequestRecord.newID(), runId: runID, job: spec.name, itemId: plan.itemId,
                 position: plan.position, source: "spec", clientId: nil, tier: spec.tier.rawValue,
                 payload: RequestPlanner.canonicalJSON(plan.request), cacheKey: plan.cacheKey, state: .pending,
                 attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
@@ -94,13 +94,4 @@ public struct JobRunner: Sendable {
         try store.update(run: run)
     }
 
-    /// `<job>-<UTC yyyymmddThhmmss>-<4 hex>`: sortable, readable, unique enough per job.
-    static func newRunID(job: String, at date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "UTC")
-        formatter.dateFormat = "yyyyMMdd'T'HHmmss"
-        let suffix = String(UInt16.random(in: 0...UInt16.max), radix: 16)
-        return "\(job)-\(formatter.string(from: date))-\(suffix)"
-    }
 }

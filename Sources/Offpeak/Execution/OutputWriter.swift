@@ -42,7 +42,9 @@ public struct OutputWriter: Sendable {
                 let name = names[request.itemId] ?? request.itemId
                 guard let result = results[request.id] else {
                     entries.append(
-                        IndexEntry(id: request.itemId, file: nil, state: request.state.rawValue, error: request.error))
+                        IndexEntry(
+                            id: request.itemId, file: nil, state: request.state.rawValue, error: request.error
+                        ))
                     continue
                 }
                 let content = Data((result.text.hasSuffix("\n") ? result.text : result.text + "\n").utf8)
@@ -79,7 +81,8 @@ public struct OutputWriter: Sendable {
             let safe = String(
                 stem.unicodeScalars.map { scalar -> Character in
                     let ok =
-                        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar)
+                        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                        || ("0"..."9").contains(scalar)
                         || scalar == "-" || scalar == "_" || scalar == "."
                     return ok ? Character(scalar) : "-"
                 })

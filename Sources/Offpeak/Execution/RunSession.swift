@@ -28,11 +28,17 @@ struct RunSession {
     mutating func execute() throws(OffpeakError) -> RunOutcome {
         let store = runner.store
         var stop: Stop?
-        for request in try store.requests(runID: run.id, states: [.pending, .retrying]) {
-            stop = try send(request)
-            run = try store.run(id: run.id) ?? run
-            report()
-            if stop != nil { break }
+        // Each round plans the pending requests into calls; items a batched answer lost come back in
+        // the next round in smaller batches, so every round makes progress and the loop ends.
+        rounds: while stop == nil {
+            let calls = try plan()
+            if calls.isEmpty { break }
+            for call in calls {
+                stop = try send(call)
+                run = try store.run(id: run.id) ?? run
+                report()
+                if stop != nil { break rounds }
+            }
         }
         let writer = OutputWriter(directory: runner.workspace.url(for: spec.output))
         try writer.write(
@@ -41,16 +47,31 @@ struct RunSession {
         return try finish(stop)
     }
 
-    /// Sends one request and commits what came of it.
-    /// - Returns: a `Stop` when the run cannot go on now.
-    private mutating func send(_ record: RequestRecord) throws(OffpeakError) -> Stop? {
-        let store = runner.store
-        let request: CompletionRequest
-        do { request = try record.completionRequest() } catch {
-            try store.commitFailure(
-                run: run, requestID: record.id, error: "stored request unreadable: \(error)", ledger: nil, segment: 0)
-            return nil
+    /// The run's pending requests packed into calls; an unreadable stored request fails alone.
+    private func plan() throws(OffpeakError) -> [PlannedCall] {
+        var pending: [(record: RequestRecord, request: CompletionRequest)] = []
+        for record in try runner.store.requests(runID: run.id, states: [.pending, .retrying]) {
+            do {
+                pending.append((record, try record.completionRequest()))
+            } catch {
+                try runner.store.commitCall(
+                    run: run, ledger: nil, results: [],
+                    failed: [(record.id, "stored request unreadable: \(error)")])
+            }
         }
+        let model = pending.first?.request.model ?? run.model
+        let price = runner.prices.price(for: model)
+        let planner = BatchPlanner(
+            batching: spec.batching, contextWindow: price?.maxInputTokens ?? 128_000,
+            maxOutputTokens: price?.maxOutputTokens ?? 8192)
+        return planner.plan(pending)
+    }
+
+    /// Makes one call and commits what came of it.
+    /// - Returns: a `Stop` when the run cannot go on now.
+    private mutating func send(_ call: PlannedCall) throws(OffpeakError) -> Stop? {
+        let store = runner.store
+        let request = call.request
         let price = runner.prices.price(for: request.model)
         let estimate = TokenEstimator.inputTokens(request)
         let worst = price?.dollars(for: Usage(input: estimate, output: request.maxTokens), batch: false)
@@ -63,33 +84,85 @@ struct RunSession {
             return Stop(state: .interrupted, reason: "stopped by budget \(over.message)", status: .temporaryFailure)
         }
         let started = Date()
+        let response: CompletionResponse
         do {
-            let response = try runner.provider.complete(request)
-            let ledger = ledgerEntry(for: response, request: request, price: price, started: started)
-            if response.finishReason == .length {
-                let why = "answer cut off at max_tokens (\(request.maxTokens)); raise max_tokens in the spec"
-                try store.commitFailure(run: run, requestID: record.id, error: why, ledger: ledger, segment: 0)
-            } else {
-                let result = ResultRecord(
-                    requestId: record.id, runId: run.id, text: response.text,
-                    finishReason: response.finishReason.rawValue, model: response.model, fromCache: false,
-                    ledgerId: nil, inputTokens: response.usage.totalInput, outputTokens: response.usage.output,
-                    dollars: ledger.dollars, createdAt: ledger.at)
-                try store.commitAnswer(run: run, ledger: ledger, results: [result], segment: 0)
-                answeredNow += 1
-            }
-            try store.renewLease(runID: run.id, owner: runner.owner, ttl: runner.leaseTTL)
-            return nil
+            response = try runner.provider.complete(request)
         } catch let error as ProviderError {
-            return try handle(error, record: record)
+            return try handle(error, call: call)
         } catch {
-            try store.commitFailure(run: run, requestID: record.id, error: "\(error)", ledger: nil, segment: 0)
+            try store.commitCall(
+                run: run, ledger: nil, results: [], failed: call.requests.map { ($0.id, "\(error)") })
             return nil
         }
+        var ledger = ledgerEntry(
+            for: response, request: request, items: call.requests.count, price: price, started: started)
+        if call.isBatched {
+            try commitBatch(call, response: response, ledger: &ledger, price: price)
+        } else if let record = call.requests.first {
+            try commitSingle(record, response: response, ledger: ledger)
+        }
+        try store.renewLease(runID: run.id, owner: runner.owner, ttl: runner.leaseTTL)
+        return nil
+    }
+
+    private mutating func commitSingle(_ record: RequestRecord, response: CompletionResponse, ledger: LedgerEntry)
+        throws(OffpeakError)
+    {
+        guard response.finishReason != .length else {
+            let why = "answer cut off at max_tokens (\(ledger.outputTokens)); raise max_tokens in the spec"
+            try runner.store.commitCall(run: run, ledger: ledger, results: [], failed: [(record.id, why)])
+            return
+        }
+        let result = ResultRecord(
+            requestId: record.id, runId: run.id, text: response.text, finishReason: response.finishReason.rawValue,
+            model: response.model, fromCache: false, ledgerId: nil, inputTokens: response.usage.totalInput,
+            outputTokens: response.usage.output, dollars: ledger.dollars, createdAt: ledger.at)
+        try runner.store.commitCall(run: run, ledger: ledger, results: [result])
+        answeredNow += 1
+    }
+
+    /// Splits a batched answer: answered items are stored with their share of the call's cost,
+    /// the rest go back to be asked again in a smaller batch.
+    private mutating func commitBatch(
+        _ call: PlannedCall, response: CompletionResponse, ledger: inout LedgerEntry, price: ModelPrice?
+    ) throws(OffpeakError) {
+        let split =
+            response.finishReason == .length
+            ? AnswerSplitter.Split(rejected: Dictionary(uniqueKeysWithValues: call.itemIDs.map { ($0, .cutOff) }))
+            : AnswerSplitter.split(response.text, ids: call.itemIDs)
+        let systemTokens = TokenEstimator.tokens(call.request.system ?? "")
+        var answered: [(record: RequestRecord, text: String, input: Int, output: Int)] = []
+        var retry: [(id: String, reason: String)] = []
+        for (index, record) in call.requests.enumerated() {
+            let id = call.itemIDs[index]
+            if let text = split.answers[id] {
+                answered.append(
+                    (record, text, TokenEstimator.tokens(call.itemTexts[index]), TokenEstimator.tokens(text)))
+            } else {
+                retry.append((record.id, "batched answer: \(split.rejected[id]?.rawValue ?? "missing")"))
+            }
+        }
+        // What each answered item would have cost alone, with no prompt cache: the naive baseline.
+        ledger.naiveDollars = answered.reduce(0) { sum, item in
+            sum + (price?.naiveDollars(for: Usage(input: systemTokens + item.input, output: item.output)) ?? 0)
+        }
+        let weight = max(1, answered.reduce(0) { $0 + $1.input + $1.output })
+        let results = answered.map { item in
+            ResultRecord(
+                requestId: item.record.id, runId: run.id, text: item.text, finishReason: FinishReason.stop.rawValue,
+                model: response.model, fromCache: false, ledgerId: nil, inputTokens: item.input,
+                outputTokens: item.output,
+                dollars: ledger.dollars * Double(item.input + item.output) / Double(weight), createdAt: ledger.at)
+        }
+        if !retry.isEmpty {
+            runner.logger.info("batched answer kept \(results.count) of \(call.requests.count) items; asking again")
+        }
+        try runner.store.commitCall(run: run, ledger: ledger, results: results, retry: retry)
+        answeredNow += results.count
     }
 
     /// A provider failure either stops the run (down, or refusing the account) or fails the item.
-    private func handle(_ error: ProviderError, record: RequestRecord) throws(OffpeakError) -> Stop? {
+    private func handle(_ error: ProviderError, call: PlannedCall) throws(OffpeakError) -> Stop? {
         if error.isTransient {
             return Stop(state: .interrupted, reason: error.description, status: .temporaryFailure)
         }
@@ -102,13 +175,16 @@ struct RunSession {
             }
             return Stop(state: .failed, reason: error.description, status: status)
         }
-        try runner.store.commitFailure(
-            run: run, requestID: record.id, error: error.description, ledger: nil, segment: 0)
+        // A refused batched prompt is asked again in smaller pieces; a refused single request fails.
+        let entries = call.requests.map { ($0.id, error.description) }
+        try runner.store.commitCall(
+            run: run, ledger: nil, results: [], retry: call.isBatched ? entries : [],
+            failed: call.isBatched ? [] : entries)
         return nil
     }
 
     private mutating func ledgerEntry(
-        for response: CompletionResponse, request: CompletionRequest, price: ModelPrice?, started: Date
+        for response: CompletionResponse, request: CompletionRequest, items: Int, price: ModelPrice?, started: Date
     ) -> LedgerEntry {
         if price == nil, unpricedModels.insert(request.model).inserted {
             runner.logger.warning("no price known for model \(request.model); its calls are recorded at $0")
@@ -116,7 +192,7 @@ struct RunSession {
         let now = Date()
         return LedgerEntry(
             id: nil, at: now, job: spec.name, runId: run.id, provider: runner.provider.kind.rawValue,
-            model: request.model, tier: run.tier, downgraded: run.downgraded, items: 1,
+            model: request.model, tier: run.tier, downgraded: run.downgraded, items: items,
             inputTokens: response.usage.input, outputTokens: response.usage.output,
             cacheReadTokens: response.usage.cacheRead, cacheWriteTokens: response.usage.cacheWrite,
             dollars: price?.dollars(for: response.usage, batch: false) ?? 0,
@@ -129,7 +205,8 @@ struct RunSession {
         let dollars = (try? runner.store.spend(runID: run.id).dollars) ?? 0
         progress(
             RunProgress(
-                job: spec.name, done: run.itemsDone, failed: run.itemsFailed, total: run.itemsTotal, dollars: dollars))
+                job: spec.name, done: run.itemsDone, failed: run.itemsFailed, total: run.itemsTotal,
+                dollars: dollars))
     }
 
     /// Moves the run to where this pass left it and says so.
@@ -144,8 +221,10 @@ struct RunSession {
             message = "job \(spec.name): \(stop.reason); \(counts)"
             if stop.state == .interrupted { message += "; run it again to do the rest" }
         } else if run.itemsFailed > 0 {
-            let firstError = try runner.store.requests(runID: run.id, states: [.failed]).first?.error ?? "unknown"
-            try runner.move(&run, to: .failed, reason: "\(run.itemsFailed) items failed; first: \(firstError)")
+            let firstError =
+                try runner.store.requests(runID: run.id, states: [.failed]).first?.error ?? "unknown"
+            try runner.move(
+                &run, to: .failed, reason: "\(run.itemsFailed) items failed; first: \(firstError)")
             status = .unavailable
             message = "job \(spec.name): \(counts), \(run.itemsFailed) failed (first: \(firstError))"
         } else {

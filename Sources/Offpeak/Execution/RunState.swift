@@ -27,7 +27,9 @@ public enum RunState: String, Sendable, Codable, CaseIterable {
     public func canMove(to next: RunState) -> Bool { successors.contains(next) }
 
     /// A run in this state can be picked up again by `run` or `tick`.
-    public var isResumable: Bool { self == .idle || self == .waiting || self == .interrupted || self == .running }
+    public var isResumable: Bool {
+        self == .idle || self == .waiting || self == .interrupted || self == .running
+    }
 }
 
 /// A run asked to move where its state does not allow.

@@ -37,13 +37,15 @@ public struct BudgetGuard: Sendable {
         if let limit = budget.maxInputTokens, spent.totalInputTokens + inputTokens > limit {
             return Stop(
                 limit: .maxInputTokens,
-                message: "max_input_tokens: \(spent.totalInputTokens) used, next call needs about \(inputTokens), "
+                message:
+                    "max_input_tokens: \(spent.totalInputTokens) used, next call needs about \(inputTokens), "
                     + "limit \(limit)")
         }
         if let limit = budget.maxOutputTokens, spent.outputTokens + maxOutputTokens > limit {
             return Stop(
                 limit: .maxOutputTokens,
-                message: "max_output_tokens: \(spent.outputTokens) used, next call may use \(maxOutputTokens), "
+                message:
+                    "max_output_tokens: \(spent.outputTokens) used, next call may use \(maxOutputTokens), "
                     + "limit \(limit)")
         }
         if let limit = budget.maxDollars, let worst = worstDollars, spent.dollars + worst > limit {

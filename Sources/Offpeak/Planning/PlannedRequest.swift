@@ -21,14 +21,21 @@ public struct RequestPlanner: Sendable {
 
     public func plan(_ spec: JobSpec) -> [PlannedRequest] {
         spec.items.enumerated().map { position, item in
-            let request = CompletionRequest(
-                model: model, system: spec.system,
-                messages: [ChatMessage(role: .user, content: spec.template.render(item.variables))],
-                maxTokens: spec.maxTokens, temperature: spec.temperature)
+            let request = self.request(spec, userMessage: spec.template.render(item.variables))
             return PlannedRequest(
                 itemId: item.id, position: position, request: request,
                 cacheKey: RequestPlanner.cacheKey(provider: provider, request: request))
         }
+    }
+
+    /// The request for one user message of `spec`: the system prompt and the shared instructions
+    /// form the prefix every item of the job has in common, marked cacheable.
+    public func request(_ spec: JobSpec, userMessage: String) -> CompletionRequest {
+        let prefix = [spec.system, spec.instructions].compactMap { $0 }.filter { !$0.isEmpty }
+        return CompletionRequest(
+            model: model, system: prefix.isEmpty ? nil : prefix.joined(separator: "\n\n"),
+            messages: [ChatMessage(role: .user, content: userMessage)], maxTokens: spec.maxTokens,
+            temperature: spec.temperature, cacheSystemPrompt: spec.promptCache && !prefix.isEmpty)
     }
 
     /// SHA-256 of the provider and the request's canonical JSON (sorted keys): every field of

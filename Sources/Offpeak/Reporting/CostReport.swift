@@ -11,7 +11,8 @@ public struct CostReport: Sendable, Codable {
     public var lines: [CostLine]
     public var total: Spend
 
-    public static func make(store: Store, by grouping: Grouping, calendar: Calendar = .current) throws(OffpeakError)
+    public static func make(store: Store, by grouping: Grouping, calendar: Calendar = .current)
+        throws(OffpeakError)
         -> CostReport
     {
         let lines: [CostLine]
@@ -37,11 +38,14 @@ public struct CostReport: Sendable, Codable {
     }
 
     public var text: String {
-        let table = TextTable(columns: [groupedBy.rawValue.uppercased(), "CALLS", "INPUT", "CACHED", "OUTPUT", "COST", "NAIVE", "SAVED"])
+        let table = TextTable(columns: [
+            groupedBy.rawValue.uppercased(), "CALLS", "INPUT", "CACHED", "OUTPUT", "COST", "NAIVE", "SAVED",
+        ])
         for line in lines + [CostLine(key: "total", spend: total)] {
             let spend = line.spend
             table.add([
-                line.key, "\(spend.calls)", "\(spend.inputTokens)", "\(spend.cacheReadTokens)", "\(spend.outputTokens)",
+                line.key, "\(spend.calls)", "\(spend.inputTokens)", "\(spend.cacheReadTokens)",
+                "\(spend.outputTokens)",
                 "$" + Money.format(spend.dollars), "$" + Money.format(spend.naiveDollars),
                 "$" + Money.format(spend.savedDollars),
             ])

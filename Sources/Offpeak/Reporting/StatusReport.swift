@@ -21,14 +21,18 @@ public struct StatusReport: Sendable, Codable {
     public var runs: [RunLine]
     public var spendToday: Spend
 
-    public static func make(store: Store, now: Date = Date(), limit: Int = 20) throws(OffpeakError) -> StatusReport {
+    public static func make(store: Store, now: Date = Date(), limit: Int = 20) throws(OffpeakError)
+        -> StatusReport
+    {
         var lines: [RunLine] = []
         for run in try store.runs(limit: limit) {
             lines.append(
                 RunLine(
-                    id: run.id, job: run.job, state: run.state, reason: run.reason, budgetStop: run.budgetStop,
+                    id: run.id, job: run.job, state: run.state, reason: run.reason,
+                    budgetStop: run.budgetStop,
                     model: run.model, itemsTotal: run.itemsTotal, itemsDone: run.itemsDone,
-                    itemsFailed: run.itemsFailed, itemsCached: run.itemsCached, spend: try store.spend(runID: run.id),
+                    itemsFailed: run.itemsFailed, itemsCached: run.itemsCached,
+                    spend: try store.spend(runID: run.id),
                     createdAt: run.createdAt, updatedAt: run.updatedAt))
         }
         let midnight = Calendar.current.startOfDay(for: now)
@@ -47,7 +51,10 @@ public struct StatusReport: Sendable, Codable {
             if run.itemsCached > 0 { items += " (\(run.itemsCached) cached)" }
             var why = run.reason ?? ""
             if let limit = run.budgetStop, !why.contains(limit) { why = "budget \(limit): " + why }
-            table.add([run.id, run.state.rawValue, items, "\(run.spend.calls)", "$" + Money.format(run.spend.dollars), why])
+            table.add([
+                run.id, run.state.rawValue, items, "\(run.spend.calls)",
+                "$" + Money.format(run.spend.dollars), why,
+            ])
         }
         return out + table.render()
     }

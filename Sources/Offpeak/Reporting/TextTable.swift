@@ -15,10 +15,13 @@ public final class TextTable {
 
     public func render() -> String {
         let all = [columns] + rows
-        let widths = columns.indices.map { column in all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0 }
+        let widths = columns.indices.map { column in
+            all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0
+        }
         return all.map { row in
             row.enumerated().map { column, cell in
-                column == row.count - 1 ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
+                column == row.count - 1
+                    ? cell : cell.padding(toLength: widths[column], withPad: " ", startingAt: 0)
             }.joined(separator: "  ").trimmingTrailingSpaces()
         }.joined(separator: "\n") + "\n"
     }

@@ -14,7 +14,8 @@ extension JobSpec {
         do { template = try Template(defaultSummarizeTemplate) } catch {
             throw OffpeakError(.software, "the built-in summarize template does not parse")
         }
-        var spec = JobSpec(name: "summarize", kind: .summarize, template: template, output: output ?? "out/summarize")
+        var spec = JobSpec(
+            name: "summarize", kind: .summarize, template: template, output: output ?? "out/summarize")
         spec.tier = tier
         spec.maxTokens = maxTokens
         spec.system = "You write short, faithful summaries. Use only facts stated in the document."

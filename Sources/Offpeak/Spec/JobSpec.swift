@@ -71,10 +71,34 @@ public struct JobSpec: Sendable, Equatable, Codable {
         }
     }
 
+    /// How a job's small requests share calls (DESIGN.md, lever 2).
+    public struct Batching: Sendable, Equatable, Codable {
+        /// `batching: off` sends one request per call.
+        public var enabled = true
+        /// Most items packed into one prompt.
+        public var maxItems = 8
+        /// An item with more input tokens than this is too large to share a prompt and goes alone.
+        public var maxItemTokens = 1500
+        public init(enabled: Bool = true, maxItems: Int = 8, maxItemTokens: Int = 1500) {
+            self.enabled = enabled
+            self.maxItems = maxItems
+            self.maxItemTokens = maxItemTokens
+        }
+    }
+
     public var name: String
     public var kind: Kind
     public var tier: Tier = .balanced
     public var system: String?
+    /// Shared instructions (few-shot examples): sent after the system prompt as part of the cached
+    /// prefix, once per call however many items the call carries.
+    public var instructions: String?
+    public var batching = Batching()
+    /// `queue: true`: the job takes requests from `offpeak submit` and its spool folder, so it may
+    /// have no items of its own.
+    public var acceptsSubmissions = false
+    /// Mark the shared prefix (system and instructions) cacheable with the provider.
+    public var promptCache = true
     /// The user message, with `{{variable}}` placeholders.
     public var template: Template
     /// Inline items and items read from `inputs`, in spec order.

@@ -11,7 +11,9 @@ extension JobSpecParser {
         var node: Node
     }
 
-    static func items(_ root: YAMLMapping, workspace: URL) throws(OffpeakError) -> [LocatedItem] {
+    static func items(_ root: YAMLMapping, workspace: URL, allowEmpty: Bool = false) throws(OffpeakError)
+        -> [LocatedItem]
+    {
         let reader = root.reader
         var located: [LocatedItem] = []
         if let node = root.value("items") {
@@ -23,9 +25,11 @@ extension JobSpecParser {
             let field = "inputs[\(index + 1)]"
             located += try inputItems(pattern, field: field, node: node, workspace: workspace, reader: reader)
         }
-        guard !located.isEmpty else {
+        guard !located.isEmpty || allowEmpty else {
             throw reader.error(
-                "items", "no items: give 'items' (a list) or 'inputs' (file globs) with at least one entry",
+                "items",
+                "no items: give 'items' (a list) or 'inputs' (file globs) with at least one entry, "
+                    + "or 'queue: true' to take submitted requests",
                 at: root.value("items") ?? root.value("inputs") ?? root.location("items"))
         }
         var seen: [String: String] = [:]

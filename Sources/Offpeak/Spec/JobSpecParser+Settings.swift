@@ -24,6 +24,25 @@ extension JobSpecParser {
                 "max_dollars", in: 0...Double.greatestFiniteMagnitude, exclusiveLower: true))
     }
 
+    /// `batching: off`, or `batching: {max_items: 8, max_item_tokens: 1500}`.
+    static func batching(_ root: YAMLMapping) throws(OffpeakError) -> JobSpec.Batching {
+        guard let node = root.value("batching") else { return .init() }
+        if node.scalar != nil {
+            let text = try root.reader.string(node, at: "batching")
+            guard text == "off" || text == "on" else {
+                throw root.reader.error(
+                    "batching", "expected 'off', 'on' or a mapping with max_items and max_item_tokens, got '\(text)'",
+                    at: node)
+            }
+            return JobSpec.Batching(enabled: text == "on")
+        }
+        let allowed = ["max_items", "max_item_tokens"]
+        guard let mapping = try root.mapping("batching", allowed: allowed) else { return .init() }
+        return JobSpec.Batching(
+            enabled: true, maxItems: try mapping.wholeNumber("max_items", in: 1...100) ?? 8,
+            maxItemTokens: try mapping.wholeNumber("max_item_tokens", in: 1...1_000_000) ?? 1500)
+    }
+
     /// Only the shape is checked here (5 fields or a macro); the Schedule module parses the fields.
     static func schedule(_ root: YAMLMapping) throws(OffpeakError) -> String? {
         guard let text = try root.string("schedule") else { return nil }

@@ -12,7 +12,7 @@ public enum JobSpecParser {
     static let fields = [
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
-        "checkpoint_max_age", "downgrade_on_battery",
+        "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
     ]
     static let cronMacros = ["@hourly", "@daily", "@weekly", "@monthly", "@yearly", "@annually", "@midnight"]
 
@@ -51,7 +51,11 @@ public enum JobSpecParser {
         spec.timezone = try timezone(root)
         spec.checkpointMaxAge = try root.duration("checkpoint_max_age") ?? 3600
         spec.downgradeOnBattery = try root.bool("downgrade_on_battery") ?? false
-        let items = try items(root, workspace: workspace)
+        spec.instructions = try root.string("instructions")
+        spec.batching = try batching(root)
+        spec.acceptsSubmissions = try root.bool("queue") ?? false
+        spec.promptCache = try root.bool("prompt_cache") ?? true
+        let items = try items(root, workspace: workspace, allowEmpty: spec.acceptsSubmissions)
         try checkVariables(of: template, at: templateNode, kind: kind, items: items, reader: reader)
         spec.items = items.map(\.item)
         spec.inputs = try root.strings("inputs")?.map(\.0) ?? []

@@ -25,7 +25,9 @@ public struct WorkspaceConfig: Sendable, Equatable {
     public init() {}
 
     public static let defaultModels: [ProviderKind: [JobSpec.Tier: String]] = [
-        .anthropic: [.fast: "claude-haiku-4-5", .balanced: "claude-sonnet-4-5", .powerful: "claude-opus-4-1"],
+        .anthropic: [
+            .fast: "claude-haiku-4-5", .balanced: "claude-sonnet-4-5", .powerful: "claude-opus-4-1",
+        ],
         .openai: [.fast: "gpt-4o-mini", .balanced: "gpt-4.1", .powerful: "o3"],
         .sim: [.fast: "claude-haiku-4-5", .balanced: "claude-sonnet-4-5", .powerful: "claude-opus-4-1"],
     ]

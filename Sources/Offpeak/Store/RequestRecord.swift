@@ -29,6 +29,11 @@ public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
     public var createdAt: Date
     public var updatedAt: Date
 
+    /// A new request id: `r` and 16 random hex digits, short enough to type into `offpeak result`.
+    static func newID() -> String {
+        "r" + String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
+    }
+
     func completionRequest() throws -> CompletionRequest {
         try JSONDecoder().decode(CompletionRequest.self, from: Data(payload.utf8))
     }
@@ -49,4 +54,10 @@ public struct ResultRecord: StoredRecord, PersistableRecord, Equatable {
     public var outputTokens: Int
     public var dollars: Double
     public var createdAt: Date
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
+    }
 }

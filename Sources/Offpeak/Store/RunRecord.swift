@@ -31,6 +31,26 @@ public struct RunRecord: StoredRecord, PersistableRecord, Equatable {
 }
 
 extension RunRecord {
+    /// A new, idle run of `job`.
+    static func new(job: JobSpec, provider: ProviderKind, model: String, itemsTotal: Int, at now: Date) -> RunRecord {
+        RunRecord(
+            id: newID(job: job.name, at: now), job: job.name, kind: job.kind.rawValue,
+            specHash: SHA256.hex(RequestPlanner.canonicalJSON(job)), state: .idle, reason: nil, budgetStop: nil,
+            provider: provider.rawValue, model: model, tier: job.tier.rawValue, downgraded: false, forced: false,
+            itemsTotal: itemsTotal, itemsDone: 0, itemsFailed: 0, itemsCached: 0, createdAt: now, startedAt: nil,
+            updatedAt: now, finishedAt: nil, deadlineAt: job.deadline.map { now + $0 })
+    }
+
+    /// `<job>-<UTC yyyymmddThhmmss>-<4 hex>`: sortable, readable, unique enough per job.
+    static func newID(job: String, at date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss"
+        let suffix = String(UInt16.random(in: 0...UInt16.max), radix: 16)
+        return "\(job)-\(formatter.string(from: date))-\(suffix)"
+    }
+
     /// Moves the run to `next`, refusing transitions `RunState` does not allow.
     mutating func move(to next: RunState, reason: String?, at now: Date) throws(InvalidTransition) {
         guard state == next || state.canMove(to: next) else {

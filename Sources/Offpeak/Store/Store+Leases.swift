@@ -20,7 +20,8 @@ extension Store {
     /// A lease is live until it expires, except that a lease of a process on this host that no longer
     /// exists (killed with -9) is taken over at once.
     /// - Returns: `nil` on success, else the owner holding it.
-    func acquireLease(runID: String, owner: String, ttl: TimeInterval, now: Date = Date()) throws(OffpeakError)
+    func acquireLease(runID: String, owner: String, ttl: TimeInterval, now: Date = Date())
+        throws(OffpeakError)
         -> String?
     {
         try write { db in
@@ -37,7 +38,8 @@ extension Store {
     }
 
     /// Extends a held lease; called after every call.
-    func renewLease(runID: String, owner: String, ttl: TimeInterval, now: Date = Date()) throws(OffpeakError) {
+    func renewLease(runID: String, owner: String, ttl: TimeInterval, now: Date = Date()) throws(OffpeakError)
+    {
         try write { db in
             try db.execute(
                 sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
@@ -47,7 +49,8 @@ extension Store {
 
     func releaseLease(runID: String, owner: String) throws(OffpeakError) {
         try write { db in
-            try db.execute(sql: "DELETE FROM leases WHERE run_id = ? AND owner = ?", arguments: [runID, owner])
+            try db.execute(
+                sql: "DELETE FROM leases WHERE run_id = ? AND owner = ?", arguments: [runID, owner])
         }
     }
 

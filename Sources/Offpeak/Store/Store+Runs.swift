@@ -4,13 +4,13 @@ import GRDB
 extension Store {
     /// The newest run of `job` that has not finished, if any.
     public func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord? {
-        try read { db in
-            try RunRecord
-                .filter(Column("job") == job)
-                .filter([RunState.idle, .running, .waiting, .interrupted].map(\.rawValue).contains(Column("state")))
-                .order(Column("created_at").desc)
-                .fetchOne(db)
-        }
+        try read { db in try Store.resumableRun(in: db, job: job) }
+    }
+
+    static func resumableRun(in db: Database, job: String) throws -> RunRecord? {
+        let open = [RunState.idle, .running, .waiting, .interrupted].map(\.rawValue)
+        return try RunRecord.filter(Column("job") == job).filter(open.contains(Column("state")))
+            .order(Column("created_at").desc).fetchOne(db)
     }
 
     public func run(id: String) throws(OffpeakError) -> RunRecord? {
@@ -30,12 +30,16 @@ extension Store {
         }
     }
 
-    /// Adds requests for items the run does not have yet and refreshes the payload of pending ones
-    /// whose spec changed; answered requests are never touched.
+    /// Adds requests for items the run does not have yet, refreshes the payload of pending ones whose
+    /// spec changed, and drops pending ones whose item left the spec; answered requests are never touched.
     func merge(requests: [RequestRecord], into runID: String) throws(OffpeakError) {
         try write { db in
             let existing = try RequestRecord.filter(Column("run_id") == runID).fetchAll(db)
             let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
+            let planned = Set(requests.map(\.itemId))
+            for old in existing where old.source == "spec" && old.state != .done && !planned.contains(old.itemId) {
+                try old.delete(db)
+            }
             for var request in requests {
                 guard let old = byItem[request.itemId] else {
                     try request.insert(db)
@@ -77,38 +81,39 @@ extension Store {
         }
     }
 
-    /// Commits one answered call: its ledger row, each item's result and state, the run's counters
-    /// and the checkpoint, in one transaction. A crash before it loses the call; after, nothing.
-    func commitAnswer(
-        run: RunRecord, ledger: LedgerEntry, results: [ResultRecord], segment: Int
+    /// Commits one call: its ledger row, each answered item's result, items to ask again, items
+    /// failed for good, the run's counters and the checkpoint, in one transaction. A crash before it
+    /// loses the call; after it, nothing.
+    func commitCall(
+        run: RunRecord, ledger: LedgerEntry?, results: [ResultRecord], retry: [(id: String, reason: String)] = [],
+        failed: [(id: String, reason: String)] = [], segment: Int = 0
     ) throws(OffpeakError) {
         try write { db in
             var ledger = ledger
-            try ledger.insert(db)
+            try ledger?.insert(db)
+            let now = Date()
             for var result in results {
-                result.ledgerId = ledger.id
+                result.ledgerId = ledger?.id
                 try result.insert(db)
                 try db.execute(
                     sql: "UPDATE requests SET state = 'done', error = NULL, updated_at = ? WHERE id = ?",
-                    arguments: [ledger.at, result.requestId])
+                    arguments: [now, result.requestId])
             }
-            try Store.saveProgress(db, run: run, segment: segment, lastRequestID: results.last?.requestId)
-        }
-    }
-
-    /// Marks a request failed for good, with the ledger row of the call that failed it, if it was billed.
-    func commitFailure(
-        run: RunRecord, requestID: String, error: String, ledger: LedgerEntry?, segment: Int
-    ) throws(OffpeakError) {
-        try write { db in
-            if var ledger { try ledger.insert(db) }
-            try db.execute(
-                sql: """
-                    UPDATE requests SET state = 'failed', error = ?, attempts = attempts + 1, updated_at = ?
-                    WHERE id = ?
-                    """,
-                arguments: [error, Date(), requestID])
-            try Store.saveProgress(db, run: run, segment: segment, lastRequestID: requestID)
+            for (id, reason) in retry {
+                try db.execute(
+                    sql: "UPDATE requests SET attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ?",
+                    arguments: [reason, now, id])
+            }
+            for (id, reason) in failed {
+                try db.execute(
+                    sql: """
+                        UPDATE requests SET state = 'failed', error = ?, attempts = attempts + 1, updated_at = ?
+                        WHERE id = ?
+                        """,
+                    arguments: [reason, now, id])
+            }
+            let last = results.last?.requestId ?? failed.last?.id ?? retry.last?.id
+            try Store.saveProgress(db, run: run, segment: segment, lastRequestID: last)
         }
     }
 
@@ -126,7 +131,8 @@ extension Store {
         run.itemsFailed = byState["failed"] ?? 0
         run.itemsCached =
             try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM results WHERE run_id = ? AND from_cache", arguments: [run.id]) ?? 0
+                db, sql: "SELECT COUNT(*) FROM results WHERE run_id = ? AND from_cache", arguments: [run.id])
+            ?? 0
         run.updatedAt = Date()
         try run.update(db)
         try CheckpointRecord(

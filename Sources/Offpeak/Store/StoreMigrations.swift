@@ -4,7 +4,8 @@ import GRDB
 enum StoreMigrations {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: runs, requests, results, ledger, checkpoints, leases, queue, cache") { db in
+        migrator.registerMigration("v1: runs, requests, results, ledger, checkpoints, leases, queue, cache") {
+            db in
             try createRunTables(db)
             try createAccountingTables(db)
             try createSchedulingTables(db)
@@ -56,7 +57,8 @@ enum StoreMigrations {
             t.column("updated_at", .datetime).notNull()
             t.uniqueKey(["run_id", "item_id"])
         }
-        try db.create(index: "requests_by_run_state", on: "requests", columns: ["run_id", "state", "position"])
+        try db.create(
+            index: "requests_by_run_state", on: "requests", columns: ["run_id", "state", "position"])
         try db.create(table: "results") { t in
             t.primaryKey("request_id", .text).references("requests", onDelete: .cascade)
             t.column("run_id", .text).notNull().indexed()

@@ -60,8 +60,14 @@ public struct WorkspaceContext: Sendable {
     {
         let provider = try makeProvider()
         let store = try openStore()
+        if spec.acceptsSubmissions {
+            let queue = SubmissionQueue(store: store, spec: spec, config: config)
+            let taken = try SpoolFolder(workspace: workspace, job: spec.name).take(into: queue, spec: spec)
+            for refusal in taken.refused { logger.warning("spool: \(refusal)") }
+        }
         let runner = JobRunner(
-            workspace: workspace, config: config, store: store, provider: provider, prices: prices, logger: logger)
+            workspace: workspace, config: config, store: store, provider: provider, prices: prices,
+            logger: logger)
         return try runner.run(spec, options: options)
     }
 }

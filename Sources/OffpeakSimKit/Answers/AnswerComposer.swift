@@ -44,8 +44,12 @@ public struct AnswerComposer: Sendable {
         if let document = ExtractiveSummarizer.document(in: lastUserText) {
             return summarizer.summary(of: document)
         }
-        let sentences = ExtractiveSummarizer.sentences(in: lastUserText, skippingHeadings: false)
-        guard let first = sentences.first else { return "Answer: (empty prompt)" }
+        var firstSentence: String?
+        ExtractiveSummarizer.forEachSentence(in: lastUserText, skippingHeadings: false) { sentence in
+            firstSentence = sentence
+            return false
+        }
+        guard let first = firstSentence else { return "Answer: (empty prompt)" }
         let trimmed = SimTokens.prefix(of: first, tokens: Self.plainAnswerSentenceTokens)
         return "Answer: " + trimmed.trimmingTrailingWhitespace()
     }

@@ -16,18 +16,22 @@ public struct ExtractiveSummarizer: Sendable {
     /// Markdown heading lines are left out (they are titles, not sentences) unless the document
     /// has nothing else; an empty document is said to be empty.
     public func summary(of document: String) -> String {
-        var sentences = Self.sentences(in: document, skippingHeadings: true)
-        if sentences.isEmpty {
-            sentences = Self.sentences(in: document, skippingHeadings: false)
+        var summary: String?
+        // Stops at the first sentence that no longer fits, so a long document costs no more
+        // than its opening.
+        for skippingHeadings in [true, false] where summary == nil {
+            Self.forEachSentence(in: document, skippingHeadings: skippingHeadings) { sentence in
+                guard let current = summary else {
+                    summary = sentence
+                    return true
+                }
+                let longer = current + " " + sentence
+                guard SimTokens.count(longer) <= budgetTokens else { return false }
+                summary = longer
+                return true
+            }
         }
-        guard let first = sentences.first else { return "The document is empty." }
-        var summary = first
-        for sentence in sentences.dropFirst() {
-            let longer = summary + " " + sentence
-            if SimTokens.count(longer) > budgetTokens { break }
-            summary = longer
-        }
-        return summary
+        return summary ?? "The document is empty."
     }
 
     /// The text between the first `<document>` and the `</document>` after it, if both are there.
@@ -43,31 +47,44 @@ public struct ExtractiveSummarizer: Sendable {
     /// spaces, and markdown heading markers (`#`) are removed, or whole heading lines skipped.
     public static func sentences(in text: String, skippingHeadings: Bool) -> [String] {
         var result: [String] = []
-        for rawLine in text.split(whereSeparator: \.isNewline) {
-            var line = Substring(rawLine).drop(while: \.isWhitespace)
-            if line.first == "#" {
-                if skippingHeadings { continue }
-                line = line.drop(while: { $0 == "#" })
-            }
-            result += sentences(inLine: line)
+        forEachSentence(in: text, skippingHeadings: skippingHeadings) { sentence in
+            result.append(sentence)
+            return true
         }
         return result
     }
 
-    private static func sentences(inLine line: Substring) -> [String] {
-        var result: [String] = []
+    /// Calls `body` with each sentence in order until it returns false; reads the text only as
+    /// far as needed, so the opening of a long document is cheap.
+    static func forEachSentence(in text: String, skippingHeadings: Bool, _ body: (String) -> Bool) {
+        var rest = text[...]
+        while !rest.isEmpty {
+            let lineEnd = rest.firstIndex(where: \.isNewline) ?? rest.endIndex
+            var line = rest[..<lineEnd].drop(while: \.isWhitespace)
+            rest = lineEnd == rest.endIndex ? rest[lineEnd...] : rest[rest.index(after: lineEnd)...]
+            if line.first == "#" {
+                if skippingHeadings { continue }
+                line = line.drop(while: { $0 == "#" })
+            }
+            guard forEachSentence(inLine: line, body) else { return }
+        }
+    }
+
+    /// - Returns: false when `body` asked to stop.
+    private static func forEachSentence(inLine line: Substring, _ body: (String) -> Bool) -> Bool {
         var start = line.startIndex
         var index = line.startIndex
         while index < line.endIndex {
             let next = line.index(after: index)
-            if ".!?".contains(line[index]), next == line.endIndex || line[next].isWhitespace {
-                result.append(normalized(line[start..<next]))
+            let ends = ".!?".contains(line[index]) && (next == line.endIndex || line[next].isWhitespace)
+            if ends || next == line.endIndex {
+                let sentence = normalized(line[start..<next])
+                if !sentence.isEmpty, !body(sentence) { return false }
                 start = next
             }
             index = next
         }
-        result.append(normalized(line[start..<line.endIndex]))
-        return result.filter { !$0.isEmpty }
+        return true
     }
 
     private static func normalized(_ text: Substring) -> String {

@@ -10,7 +10,9 @@ public enum SimEndpoint: String, CaseIterable, Sendable {
 ///
 /// Every API request counts as a call; only 200 answers that were fully sent are billed and
 /// counted as `ok_calls`. An answer is billed when it is handed to the connection and taken back
-/// if writing it fails; a `truncate` fault is never billed (its answer never arrives whole).
+/// if writing it fails; a `truncate` fault is never billed (its answer never arrives whole). A
+/// client that gave up before its answer (a `timeout` fault) is still billed if the socket took
+/// the answer, as real providers bill work whose caller left.
 /// OpenAI calls are billed in the same normalized kinds as Anthropic's: `input_tokens` is the
 /// uncached part of `prompt_tokens`, `cache_read_input_tokens` its `cached_tokens`.
 public final class SimStats: Sendable {

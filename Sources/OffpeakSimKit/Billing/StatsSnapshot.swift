@@ -74,7 +74,8 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
     /// 200 answers fully sent (and so billed).
     public var okCalls = 0
     /// Injected faults by name; every fault is listed, zero when it never hit.
-    public var faults: [String: Int] = Dictionary(uniqueKeysWithValues: SimFault.allCases.map { ($0.rawValue, 0) })
+    public var faults: [String: Int] = Dictionary(
+        uniqueKeysWithValues: SimFault.allCases.map { ($0.rawValue, 0) })
     public var billed = BilledTokens()
     /// Keyed by `SimEndpoint` raw value; both endpoints are always listed.
     public var byEndpoint: [String: EndpointStats] = Dictionary(

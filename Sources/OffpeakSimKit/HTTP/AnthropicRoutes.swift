@@ -29,7 +29,8 @@ struct AnthropicRoutes: CompletionAPI {
 
     func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
         JSONBody.encode(
-            AnthropicResponse(id: "msg_sim_" + randomHex(), model: call.model, answer: answer, billing: billing))
+            AnthropicResponse(
+                id: "msg_sim_" + randomHex(), model: call.model, answer: answer, billing: billing))
     }
 
     func errorResponse(_ error: SimAPIError) -> Response {

@@ -16,7 +16,8 @@ struct CompletionPipeline: Sendable {
         do {
             body = try await request.collectBody(upTo: Self.maxBodyBytes)
         } catch {
-            return api.errorResponse(SimAPIError(.tooLarge, "request body is larger than 32 MiB or was cut off"))
+            return api.errorResponse(
+                SimAPIError(.tooLarge, "request body is larger than 32 MiB or was cut off"))
         }
         if let key = state.options.requireKey, api.presentedKey(in: request.headers) != key {
             return api.errorResponse(SimAPIError(.authentication, "invalid API key"))
@@ -81,7 +82,8 @@ struct CompletionPipeline: Sendable {
                     .rateLimited, "offpeak-sim: simulated rate limit (fault 429)",
                     retryAfter: state.options.retryAfterSeconds))
         case .serverError:
-            return api.errorResponse(SimAPIError(.server, "offpeak-sim: simulated internal error (fault 500)"))
+            return api.errorResponse(
+                SimAPIError(.server, "offpeak-sim: simulated internal error (fault 500)"))
         case .overloaded:
             return api.errorResponse(SimAPIError(.overloaded, "offpeak-sim: simulated overload (fault 529)"))
         case .nonJSON:

@@ -34,7 +34,8 @@ struct AnthropicRequest: Decodable, Sendable {
         }
         for (index, message) in messages.enumerated() where !["user", "assistant"].contains(message.role) {
             throw SimAPIError(
-                .invalidRequest, "messages.\(index).role: expected 'user' or 'assistant', got '\(message.role)'")
+                .invalidRequest,
+                "messages.\(index).role: expected 'user' or 'assistant', got '\(message.role)'")
         }
         let conversation = SimConversation(
             system: system?.systemBlocks ?? [],

@@ -34,7 +34,9 @@ enum JSONBody {
         case .keyNotFound(let key, let context):
             return "\(path(context.codingPath + [key])): field required"
         case .typeMismatch(let type, let context):
-            let detail = context.debugDescription.hasPrefix("expected") ? context.debugDescription : "expected \(name(of: type))"
+            let detail =
+                context.debugDescription.hasPrefix("expected")
+                ? context.debugDescription : "expected \(name(of: type))"
             return "\(path(context.codingPath)): \(detail)"
         case .valueNotFound(let type, let context):
             return "\(path(context.codingPath)): expected \(name(of: type)), got null"

@@ -34,7 +34,9 @@ struct ChatCompletionRequest: Decodable, Sendable {
         guard stream != true else {
             throw SimAPIError(.invalidRequest, "stream: streaming is not supported by offpeak-sim")
         }
-        guard (n ?? 1) == 1 else { throw SimAPIError(.invalidRequest, "n: offpeak-sim answers with one choice") }
+        guard (n ?? 1) == 1 else {
+            throw SimAPIError(.invalidRequest, "n: offpeak-sim answers with one choice")
+        }
         guard !messages.isEmpty else {
             throw SimAPIError(.invalidRequest, "messages: at least one message is required")
         }
@@ -105,7 +107,8 @@ struct ChatCompletionResponse: Encodable, Sendable {
         self.created = created
         self.model = model
         self.choices = [
-            Choice(message: Message(content: answer.text), finishReason: answer.hitMaxTokens ? "length" : "stop")
+            Choice(
+                message: Message(content: answer.text), finishReason: answer.hitMaxTokens ? "length" : "stop")
         ]
         self.usage = Usage(
             promptTokens: billing.total, completionTokens: answer.outputTokens,

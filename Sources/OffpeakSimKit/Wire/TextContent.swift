@@ -11,10 +11,14 @@ enum TextContent: Decodable, Sendable, Equatable {
         }
         do {
             self = .blocks(try container.decode([ContentBlock].self))
-        } catch DecodingError.typeMismatch(_, let context) where context.codingPath.count == decoder.codingPath.count {
+        } catch DecodingError.typeMismatch(_, let context)
+            where context.codingPath.count == decoder.codingPath.count
+        {
             throw DecodingError.typeMismatch(
                 [ContentBlock].self,
-                .init(codingPath: decoder.codingPath, debugDescription: "expected a string or an array of content blocks"))
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "expected a string or an array of content blocks"))
         }
     }
 
