@@ -30,3 +30,7 @@ lint:
 
 clean:
 	rm -rf .build out cache/offpeak.sqlite*
+
+## bench: cost and speed against a naive one-request-per-item client, as a table (not a test).
+bench: build
+	python3 bench/bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"

@@ -6,6 +6,8 @@ public struct SimOptions: Sendable, Equatable {
     public var port = 8089
     /// About how long a document summary may be, in tokens.
     public var summaryTokens = 60
+    /// How many tokens of the prompt's first sentence a plain answer repeats, at most.
+    public var answerTokens = AnswerComposer.defaultAnswerTokens
     /// Prompt prefixes shorter than this are never cached (the providers' 1024-token minimum).
     public var cacheMinTokens = 1024
     /// How long a cached prefix lives after its last use, in seconds.
@@ -20,7 +22,9 @@ public struct SimOptions: Sendable, Equatable {
     public var timeoutDelaySeconds = 30.0
     /// Random faults per API call.
     public var faultRates = FaultRates.none
-    /// Seed of the random fault sequence; nil picks one at random (not repeatable).
+    /// How often and how batched answers are damaged; by default never.
+    public var damage = DamagePolicy.none
+    /// Seed of the random fault and damage sequences; nil picks one at random (not repeatable).
     public var seed: UInt64?
     /// When set, every API call must present this key: `x-api-key` on the Anthropic endpoint,
     /// `Authorization: Bearer` on the OpenAI one.
@@ -37,6 +41,7 @@ public struct SimOptions: Sendable, Equatable {
         }
         try check((0...65535).contains(port), "--port must be in 0...65535")
         try check(summaryTokens >= 1, "--summary-tokens must be at least 1")
+        try check(answerTokens >= 1, "--answer-tokens must be at least 1")
         try check(cacheMinTokens >= 0, "--cache-min-tokens must not be negative")
         try check(cacheTTLSeconds > 0, "--cache-ttl must be positive")
         try check(latencyMs >= 0 && msPerOutputToken >= 0, "latencies must not be negative")

@@ -1,19 +1,24 @@
-/// The state every request shares: counters, the prompt cache and the fault queue.
+/// The state every request shares: counters, the prompt cache, the fault queue and the damage
+/// generator.
 ///
 /// Each part guards itself with a `Mutex`, so concurrent requests never see a half update.
 struct SimState: Sendable {
     let options: SimOptions
     let composer: AnswerComposer
     let faults: FaultInjector
+    let damager: BatchDamager
     let cacheBook: PromptCacheBook
     let stats: SimStats
     let shutdown: ShutdownNotice
 
     init(options: SimOptions) {
         self.options = options
-        self.composer = AnswerComposer(summarizer: ExtractiveSummarizer(budgetTokens: options.summaryTokens))
-        self.faults = FaultInjector(
-            rates: options.faultRates, seed: options.seed ?? UInt64.random(in: .min ... .max))
+        self.composer = AnswerComposer(
+            summarizer: ExtractiveSummarizer(budgetTokens: options.summaryTokens),
+            answerTokens: options.answerTokens)
+        let seed = options.seed ?? UInt64.random(in: .min ... .max)
+        self.faults = FaultInjector(rates: options.faultRates, seed: seed)
+        self.damager = BatchDamager(policy: options.damage, seed: seed)
         self.cacheBook = PromptCacheBook(
             minTokens: options.cacheMinTokens, ttl: .milliseconds(Int64(options.cacheTTLSeconds * 1000)))
         self.stats = SimStats()
@@ -25,5 +30,6 @@ struct SimState: Sendable {
         stats.reset()
         cacheBook.reset()
         faults.reset()
+        damager.reset()
     }
 }

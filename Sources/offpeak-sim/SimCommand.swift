@@ -20,8 +20,17 @@ struct SimCommand: AsyncParsableCommand {
 
             Answers: a last user message holding <document>...</document> gets an extractive \
             summary (the document's first sentences, about --summary-tokens long); any other gets \
-            "Answer: " and its first sentence. An answer over max_tokens is cut to max_tokens*4 \
-            bytes and reported as max_tokens / length.
+            "Answer: " and its first sentence (at most --answer-tokens of it). An answer over \
+            max_tokens is cut to max_tokens*4 bytes and reported as max_tokens / length.
+
+            Batched prompts: a last user message holding <item id="ID">...</item> blocks (as \
+            offpeak packs small requests) gets one compact JSON object {"ID":"answer",...} in the \
+            items' order, each answer exactly what that item's text would get sent alone. With \
+            --damage-rate P each item is damaged with chance P (repeatable under --seed), by one \
+            kind drawn from --damage: drop (left out), duplicate (key written twice, the second \
+            time wrong), garble (null, a number or ""), reorder (moved), wrap (the whole object \
+            in prose or a ```json fence, once per answer). Damaged text is billed as output; \
+            max_tokens cuts the whole text.
 
             Prompt caching: a system prefix of at least --cache-min-tokens is cached for \
             --cache-ttl seconds (refreshed on use): Anthropic when marked with cache_control \
@@ -32,8 +41,10 @@ struct SimCommand: AsyncParsableCommand {
             random with --fault-rate, or queued for the next calls with POST /sim/faults \
             {"next": ["429", "truncate"]} (DELETE /sim/faults clears the queue).
 
-            Control: GET /sim/stats (calls, faults, billed tokens; only fully sent 200 answers \
-            are billed, a truncated answer never is), POST /sim/reset, GET /sim/health.
+            Control: GET /sim/stats (calls, faults, billed tokens, batched_calls, batched_items, \
+            damage by kind; only fully sent 200 answers are billed and counted, a truncated answer \
+            never is), POST /sim/reset, GET /sim/health, POST /sim/expected {"texts": [...]} -> \
+            {"answers": [...]} (each text's answer sent alone: no damage, no max_tokens cut).
             """)
 
     @Option(help: "Address to listen on.")
@@ -44,6 +55,9 @@ struct SimCommand: AsyncParsableCommand {
 
     @Option(help: "About how many tokens a document summary may use.")
     var summaryTokens = SimOptions().summaryTokens
+
+    @Option(help: "At most how many tokens of the prompt's first sentence a plain answer repeats.")
+    var answerTokens = SimOptions().answerTokens
 
     @Option(help: "Smallest system prefix, in tokens, that prompt caching applies to.")
     var cacheMinTokens = SimOptions().cacheMinTokens
@@ -60,7 +74,13 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Random faults per API call, e.g. 429=0.1,500=0.05.", valueName: "name=p,..."))
     var faultRate = ""
 
-    @Option(help: "Seed of the random fault sequence, to make it repeatable.")
+    @Option(help: "Chance, in 0...1, that each item of a batched answer is damaged.")
+    var damageRate = 0.0
+
+    @Option(help: ArgumentHelp("Kinds of damage to draw from.", valueName: "kind,..."))
+    var damage = DamagePolicy.Kind.allNames
+
+    @Option(help: "Seed of the random fault and damage sequences, to make them repeatable.")
     var seed: UInt64?
 
     @Option(help: "Seconds in the retry-after header of a 429 fault.")
@@ -99,11 +119,13 @@ struct SimCommand: AsyncParsableCommand {
         options.host = host
         options.port = port
         options.summaryTokens = summaryTokens
+        options.answerTokens = answerTokens
         options.cacheMinTokens = cacheMinTokens
         options.cacheTTLSeconds = cacheTtl
         options.latencyMs = latencyMs
         options.msPerOutputToken = msPerOutputToken
         options.faultRates = try FaultRates(parsing: faultRate)
+        options.damage = try DamagePolicy(rate: damageRate, parsing: damage)
         options.seed = seed
         options.retryAfterSeconds = retryAfter
         options.timeoutDelaySeconds = timeoutDelay

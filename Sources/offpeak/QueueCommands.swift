@@ -25,10 +25,12 @@ extension OffpeakCommand {
             let context = try common.context()
             let spec = try Terminal.attempt { try context.loadJob(job) }
             guard spec.acceptsSubmissions else {
-                Terminal.printError("job \(spec.name) does not take submissions; add 'queue: true' to its spec")
+                Terminal.printError(
+                    "job \(spec.name) does not take submissions; add 'queue: true' to its spec")
                 throw ExitCode(ExitStatus.dataError.rawValue)
             }
-            let queue = SubmissionQueue(store: try Terminal.attempt { try context.openStore() }, spec: spec, config: context.config)
+            let queue = SubmissionQueue(
+                store: try Terminal.attempt { try context.openStore() }, spec: spec, config: context.config)
             var pending: [Submission] = []
             var bad = 0
             func flush() throws {
@@ -62,7 +64,8 @@ extension OffpeakCommand {
     struct Result: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Print a request's answer, or its state and why it has none yet.",
-            discussion: "Exit 0 with the answer; 75 while it is pending (or --wait timed out); 69 if it failed.")
+            discussion:
+                "Exit 0 with the answer; 75 while it is pending (or --wait timed out); 69 if it failed.")
 
         @Argument(help: "The request id printed by `offpeak submit`.")
         var id: String
@@ -112,7 +115,8 @@ extension OffpeakCommand {
             } else if let answer = result?.text {
                 print(answer)
             } else {
-                let why = request.error.map { ": \($0)" } ?? ": waiting for the next run of job \(request.job)"
+                let why =
+                    request.error.map { ": \($0)" } ?? ": waiting for the next run of job \(request.job)"
                 Terminal.printError("\(request.id) is \(request.state.rawValue)\(why)")
             }
             if result != nil { return }

@@ -17,7 +17,8 @@ struct OffpeakBinaryTests {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
         try workspace.writeDocuments(documents)
-        try workspace.write("jobs/docs.yaml", "kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n")
+        try workspace.write(
+            "jobs/docs.yaml", "kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n")
         return workspace
     }
 

@@ -10,8 +10,7 @@ public struct CommandResult: Sendable {
     /// (a nil value removes the variable).
     public static func run(
         _ executable: URL, _ arguments: [String], in directory: URL? = nil,
-        environment: [String: String?] = [:],
-        timeout: TimeInterval = 120
+        environment: [String: String?] = [:], stdin: Data? = nil, timeout: TimeInterval = 120
     ) throws -> CommandResult {
         let process = Process()
         process.executableURL = executable
@@ -24,8 +23,15 @@ public struct CommandResult: Sendable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let input = Pipe()
+        process.standardInput = stdin == nil ? FileHandle.nullDevice : input
         try process.run()
+        if let stdin {
+            Thread.detachNewThread {
+                input.fileHandleForWriting.write(stdin)
+                try? input.fileHandleForWriting.close()
+            }
+        }
         let deadline = Date() + timeout
         let outData = ReadAll(out.fileHandleForReading)
         let errData = ReadAll(err.fileHandleForReading)

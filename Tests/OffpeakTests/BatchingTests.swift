@@ -13,13 +13,15 @@ struct AnswerSplitterTests {
     }
 
     @Test func toleratesProseCodeFencesAndOrder() {
-        let text = "Here you go:\n```json\n{\"i3\": \"c\",\n \"i1\": \"a \\\"quoted\\\"\", \"i2\": \"b\\u00e9\"}\n```\nDone."
+        let text =
+            "Here you go:\n```json\n{\"i3\": \"c\",\n \"i1\": \"a \\\"quoted\\\"\", \"i2\": \"b\\u00e9\"}\n```\nDone."
         let split = AnswerSplitter.split(text, ids: ids)
         #expect(split.answers == ["i1": "a \"quoted\"", "i2": "bé", "i3": "c"])
     }
 
     @Test func sendsBackMissingDuplicatedEmptyAndMalformedItems() {
-        let split = AnswerSplitter.split(#"{"i1": "a", "i1": "a again", "i2": "  ", "i3": 42}"#, ids: ids + ["i4"])
+        let split = AnswerSplitter.split(
+            #"{"i1": "a", "i1": "a again", "i2": "  ", "i3": 42}"#, ids: ids + ["i4"])
         #expect(split.answers.isEmpty)
         #expect(split.rejected == ["i1": .duplicated, "i2": .empty, "i3": .malformed, "i4": .missing])
     }
@@ -48,16 +50,19 @@ struct BatchPlannerTests {
     {
         texts.enumerated().map { index, text in
             let request = CompletionRequest(
-                model: "m", system: system, messages: [ChatMessage(role: .user, content: text)], maxTokens: maxTokens)
+                model: "m", system: system, messages: [ChatMessage(role: .user, content: text)],
+                maxTokens: maxTokens)
             let record = RequestRecord(
-                id: "r\(String(format: "%016d", index))", runId: "run", job: "j", itemId: "\(index)", position: index,
+                id: "r\(String(format: "%016d", index))", runId: "run", job: "j", itemId: "\(index)",
+                position: index,
                 source: "spec", clientId: nil, tier: "fast", payload: "", cacheKey: "", state: .pending,
                 attempts: attempts, nextAttemptAt: nil, error: nil, createdAt: Date(), updatedAt: Date())
             return (record, request)
         }
     }
 
-    let planner = BatchPlanner(batching: JobSpec.Batching(maxItems: 4), contextWindow: 100_000, maxOutputTokens: 4096)
+    let planner = BatchPlanner(
+        batching: JobSpec.Batching(maxItems: 4), contextWindow: 100_000, maxOutputTokens: 4096)
 
     @Test func packsUpToMaxItemsPerCall() {
         let calls = planner.plan(Self.pending((1...10).map { "item \($0)" }))
@@ -71,7 +76,8 @@ struct BatchPlannerTests {
     }
 
     @Test func onlyIdenticalPrefixesShareACall() {
-        let calls = planner.plan(Self.pending(["a", "b"], system: "S1") + Self.pending(["c", "d"], system: "S2"))
+        let calls = planner.plan(
+            Self.pending(["a", "b"], system: "S1") + Self.pending(["c", "d"], system: "S2"))
         #expect(calls.count == 2)
         #expect(Set(calls.map { $0.request.system ?? "" }) == ["S1", "S2"])
     }
@@ -81,17 +87,21 @@ struct BatchPlannerTests {
         let calls = planner.plan(Self.pending(["a", big, "b"]))
         #expect(calls.map(\.requests.count).sorted() == [1, 2])
         #expect(calls.first { $0.requests.count == 1 }?.isBatched == false)
-        let off = BatchPlanner(batching: JobSpec.Batching(enabled: false), contextWindow: 100_000, maxOutputTokens: 4096)
+        let off = BatchPlanner(
+            batching: JobSpec.Batching(enabled: false), contextWindow: 100_000, maxOutputTokens: 4096)
         #expect(off.plan(Self.pending(["a", "b", "c"])).allSatisfy { !$0.isBatched })
     }
 
     @Test func rejectedItemsGetSmallerBatchesThenGoAlone() {
-        #expect(planner.plan(Self.pending(["a", "b", "c", "d"], attempts: 1)).map(\.requests.count) == [2, 2])
+        #expect(
+            planner.plan(Self.pending(["a", "b", "c", "d"], attempts: 1)).map(\.requests.count) == [2, 2])
         #expect(planner.plan(Self.pending(["a", "b", "c"], attempts: 2)).allSatisfy { !$0.isBatched })
     }
 
     @Test func itemsOfSimilarLengthGoTogether() {
-        let texts = ["x", String(repeating: "long ", count: 40), "y", String(repeating: "long ", count: 41), "z", "w"]
+        let texts = [
+            "x", String(repeating: "long ", count: 40), "y", String(repeating: "long ", count: 41), "z", "w",
+        ]
         let calls = planner.plan(Self.pending(texts))
         let lengths = calls.map { $0.itemTexts.map(\.count) }
         #expect(lengths[0].allSatisfy { $0 == 1 })
@@ -101,7 +111,9 @@ struct BatchPlannerTests {
 
 struct SubmissionTests {
     static func spec() throws -> JobSpec {
-        var spec = JobSpec(name: "inbox", kind: .prompt, template: try Template("Q: {{item}} ({{topic}})"), output: "out/inbox")
+        var spec = JobSpec(
+            name: "inbox", kind: .prompt, template: try Template("Q: {{item}} ({{topic}})"),
+            output: "out/inbox")
         spec.acceptsSubmissions = true
         return spec
     }
@@ -109,7 +121,8 @@ struct SubmissionTests {
     @Test func parsesVarsPromptIdAndTier() throws {
         let spec = try Self.spec()
         let one = try Submission.parse(
-            #"{"id": "c1", "vars": {"item": "why?", "topic": 3}, "tier": "powerful"}"#, location: "stdin:1", spec: spec)
+            #"{"id": "c1", "vars": {"item": "why?", "topic": 3}, "tier": "powerful"}"#, location: "stdin:1",
+            spec: spec)
         #expect(one.clientId == "c1")
         #expect(one.variables["topic"] == "3")
         #expect(one.tier == .powerful)

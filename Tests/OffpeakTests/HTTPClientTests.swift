@@ -5,9 +5,16 @@ import Testing
 
 /// A tiny Python HTTP/1.1 server on a free loopback port, serving files from a temp directory,
 /// echoing POST/PUT bodies, and misbehaving on purpose on `/slow` and `/truncated`.
+///
+/// The server exits when its stdin closes (so it dies with the test process, however that ends)
+/// and after two minutes in any case; SIGTERM alone is not enough, since the test runner's
+/// children can inherit it ignored.
 final class LocalHTTPServer {
     static let script = #"""
-        import http.server, json, os, sys, time
+        import http.server, json, os, signal, sys, threading, time
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+        threading.Timer(120, os._exit, [0]).start()
         class Handler(http.server.SimpleHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             def log_message(self, *args): pass
@@ -40,6 +47,7 @@ final class LocalHTTPServer {
         """#
 
     let process = Process()
+    let input = Pipe()
     let directory: URL
     let port: Int
 
@@ -52,22 +60,25 @@ final class LocalHTTPServer {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", Self.script, directory.path]
         process.standardOutput = output
+        process.standardInput = input
         try process.run()
-        FileHandle.standardError.write(Data("DBG started\n".utf8))
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            try? input.fileHandleForWriting.close()
             process.terminate()
             throw CocoaError(.fileReadUnknown)
         }
         self.port = port
-        FileHandle.standardError.write(Data("DBG port \(port)\n".utf8))
     }
 
     deinit {
-        FileHandle.standardError.write(Data("DBG deinit\n".utf8))
-        process.terminate()
-        process.waitUntilExit()
+        stop()
         try? FileManager.default.removeItem(at: directory)
+    }
+
+    private func stop() {
+        try? input.fileHandleForWriting.close()
+        process.terminate()
     }
 
     func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
@@ -78,9 +89,7 @@ struct HTTPClientTests {
 
     @Test(.timeLimit(.minutes(1))) func getsAFileAndA404() throws {
         let server = try LocalHTTPServer()
-        FileHandle.standardError.write(Data("DBG sending\n".utf8))
         let response = try client.send(HTTPRequest(url: server.url("/hello.txt")))
-        FileHandle.standardError.write(Data("DBG got\n".utf8))
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "hello from a file\n")
         #expect(response.header("Content-Length") == "18")

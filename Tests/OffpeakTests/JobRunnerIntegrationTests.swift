@@ -9,7 +9,8 @@ import Testing
 struct JobRunnerIntegrationTests {
     /// A workspace whose `offpeak.yaml` points at `sim`, with `documents` small docs and a summarize job.
     static func workspace(
-        sim: SimProcess, documents: Int = 3, timeout: String = "5s", budget: String = "", maxTokens: Int = 200,
+        sim: SimProcess, documents: Int = 3, timeout: String = "5s", budget: String = "",
+        maxTokens: Int = 200,
         batching: String = "off"
     ) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()

@@ -42,7 +42,14 @@ struct SimStatsTests {
         stats.recordAnswer(.chatCompletions, billed: BilledTokens(input: 4, output: 2))
         let data = try JSONEncoder().encode(stats.snapshot())
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(Set(json.keys) == ["calls", "ok_calls", "faults", "billed", "by_endpoint"])
+        #expect(
+            Set(json.keys) == [
+                "calls", "ok_calls", "faults", "billed", "by_endpoint", "batched_calls", "batched_items",
+                "damage",
+            ])
+        #expect(json["batched_calls"] as? Int == 0)
+        let damage = try #require(json["damage"] as? [String: Int])
+        #expect(damage == ["drop": 0, "duplicate": 0, "garble": 0, "reorder": 0, "wrap": 0])
         let billed = try #require(json["billed"] as? [String: Int])
         #expect(
             billed == [
@@ -55,5 +62,29 @@ struct SimStatsTests {
         #expect(byEndpoint["chat_completions"]?["input_tokens"] == 4)
         #expect(byEndpoint["messages"]?["calls"] == 0)
         #expect(try JSONDecoder().decode(StatsSnapshot.self, from: data) == stats.snapshot())
+    }
+
+    @Test func countsBatchedCallsItemsAndDamageWithTheAnswer() {
+        let stats = SimStats()
+        let billed = BilledTokens(input: 10, output: 20)
+        stats.recordAnswer(.messages, billed: billed)
+        stats.recordAnswer(.messages, billed: billed, batch: BatchTally(items: 8, damage: [.drop, .wrap]))
+        stats.recordAnswer(
+            .chatCompletions, billed: billed, batch: BatchTally(items: 3, damage: [.garble, .garble]))
+        var snapshot = stats.snapshot()
+        #expect(snapshot.okCalls == 3)
+        #expect(snapshot.batchedCalls == 2)
+        #expect(snapshot.batchedItems == 11)
+        #expect(snapshot.damage == ["drop": 1, "duplicate": 0, "garble": 2, "reorder": 0, "wrap": 1])
+        // An answer that never reached its client takes its batch counts back with its bill.
+        stats.revokeAnswer(
+            .chatCompletions, billed: billed, batch: BatchTally(items: 3, damage: [.garble, .garble]))
+        snapshot = stats.snapshot()
+        #expect(snapshot.batchedCalls == 1)
+        #expect(snapshot.batchedItems == 8)
+        #expect(snapshot.damage["garble"] == 0)
+        stats.reset()
+        #expect(stats.snapshot().batchedCalls == 0)
+        #expect(stats.snapshot().damage.values.allSatisfy { $0 == 0 })
     }
 }

@@ -34,7 +34,8 @@ struct StoreTests {
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
         for table in [
-            "cache_entries", "checkpoints", "deferred", "leases", "ledger", "model_latency", "provider_batches",
+            "cache_entries", "checkpoints", "deferred", "leases", "ledger", "model_latency",
+            "provider_batches",
             "requests", "results", "runs", "schedules",
         ] {
             #expect(tables.contains(table), "missing table \(table)")
@@ -63,14 +64,17 @@ struct StoreTests {
         let a = Self.request("a", run: "r1", position: 0)
         try store.insert(
             run: Self.run("r1"),
-            requests: [a, Self.request("b", run: "r1", position: 1), Self.request("c", run: "r1", position: 2)])
+            requests: [
+                a, Self.request("b", run: "r1", position: 1), Self.request("c", run: "r1", position: 2),
+            ])
         try store.write { db in
             try db.execute(sql: "UPDATE requests SET state = 'done' WHERE id = ?", arguments: [a.id])
         }
         try store.merge(
             requests: [
                 Self.request("a", run: "r1", position: 0, payload: "changed"),
-                Self.request("x", run: "r1", position: 1), Self.request("c", run: "r1", position: 2, payload: "new"),
+                Self.request("x", run: "r1", position: 1),
+                Self.request("c", run: "r1", position: 2, payload: "new"),
             ], into: "r1")
         let requests = try store.requests(runID: "r1")
         #expect(requests.map(\.itemId) == ["a", "x", "c"])
@@ -119,10 +123,17 @@ struct StoreTests {
         spent.outputTokens = 100
         spent.dollars = 0.9
         let guardrail = BudgetGuard(budget: JobSpec.Budget(maxInputTokens: 1000, maxCalls: 3, maxDollars: 1))
-        #expect(guardrail.check(spent: spent, inputTokens: 50, maxOutputTokens: 10, worstDollars: 0.05) == nil)
-        #expect(guardrail.check(spent: spent, inputTokens: 150, maxOutputTokens: 10, worstDollars: 0)?.limit == .maxInputTokens)
-        #expect(guardrail.check(spent: spent, inputTokens: 50, maxOutputTokens: 10, worstDollars: 0.2)?.limit == .maxDollars)
+        #expect(
+            guardrail.check(spent: spent, inputTokens: 50, maxOutputTokens: 10, worstDollars: 0.05) == nil)
+        #expect(
+            guardrail.check(spent: spent, inputTokens: 150, maxOutputTokens: 10, worstDollars: 0)?.limit
+                == .maxInputTokens)
+        #expect(
+            guardrail.check(spent: spent, inputTokens: 50, maxOutputTokens: 10, worstDollars: 0.2)?.limit
+                == .maxDollars)
         spent.calls = 3
-        #expect(guardrail.check(spent: spent, inputTokens: 1, maxOutputTokens: 1, worstDollars: 0)?.limit == .maxCalls)
+        #expect(
+            guardrail.check(spent: spent, inputTokens: 1, maxOutputTokens: 1, worstDollars: 0)?.limit
+                == .maxCalls)
     }
 }

@@ -22,6 +22,8 @@ public struct JobRunner: Sendable {
     let owner: String
     /// A lease outlives a silent owner by this long before another process may take the run.
     let leaseTTL: TimeInterval = 300
+    /// This process's claim on the run, renewed with every commit.
+    var lease: (owner: String, ttl: TimeInterval) { (owner, leaseTTL) }
 
     public init(
         workspace: Workspace, config: WorkspaceConfig, store: Store, provider: any CompletionProvider,

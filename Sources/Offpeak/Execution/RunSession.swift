@@ -81,7 +81,8 @@ struct RunSession {
         {
             run.budgetStop = over.limit.rawValue
             try store.update(run: run)
-            return Stop(state: .interrupted, reason: "stopped by budget \(over.message)", status: .temporaryFailure)
+            return Stop(
+                state: .interrupted, reason: "stopped by budget \(over.message)", status: .temporaryFailure)
         }
         let started = Date()
         let response: CompletionResponse
@@ -101,23 +102,26 @@ struct RunSession {
         } else if let record = call.requests.first {
             try commitSingle(record, response: response, ledger: ledger)
         }
-        try store.renewLease(runID: run.id, owner: runner.owner, ttl: runner.leaseTTL)
         return nil
     }
 
-    private mutating func commitSingle(_ record: RequestRecord, response: CompletionResponse, ledger: LedgerEntry)
+    private mutating func commitSingle(
+        _ record: RequestRecord, response: CompletionResponse, ledger: LedgerEntry
+    )
         throws(OffpeakError)
     {
         guard response.finishReason != .length else {
             let why = "answer cut off at max_tokens (\(ledger.outputTokens)); raise max_tokens in the spec"
-            try runner.store.commitCall(run: run, ledger: ledger, results: [], failed: [(record.id, why)])
+            try runner.store.commitCall(
+                run: run, ledger: ledger, results: [], failed: [(record.id, why)], lease: runner.lease)
             return
         }
         let result = ResultRecord(
-            requestId: record.id, runId: run.id, text: response.text, finishReason: response.finishReason.rawValue,
+            requestId: record.id, runId: run.id, text: response.text,
+            finishReason: response.finishReason.rawValue,
             model: response.model, fromCache: false, ledgerId: nil, inputTokens: response.usage.totalInput,
             outputTokens: response.usage.output, dollars: ledger.dollars, createdAt: ledger.at)
-        try runner.store.commitCall(run: run, ledger: ledger, results: [result])
+        try runner.store.commitCall(run: run, ledger: ledger, results: [result], lease: runner.lease)
         answeredNow += 1
     }
 
@@ -128,7 +132,8 @@ struct RunSession {
     ) throws(OffpeakError) {
         let split =
             response.finishReason == .length
-            ? AnswerSplitter.Split(rejected: Dictionary(uniqueKeysWithValues: call.itemIDs.map { ($0, .cutOff) }))
+            ? AnswerSplitter.Split(
+                rejected: Dictionary(uniqueKeysWithValues: call.itemIDs.map { ($0, .cutOff) }))
             : AnswerSplitter.split(response.text, ids: call.itemIDs)
         let systemTokens = TokenEstimator.tokens(call.request.system ?? "")
         var answered: [(record: RequestRecord, text: String, input: Int, output: Int)] = []
@@ -144,20 +149,25 @@ struct RunSession {
         }
         // What each answered item would have cost alone, with no prompt cache: the naive baseline.
         ledger.naiveDollars = answered.reduce(0) { sum, item in
-            sum + (price?.naiveDollars(for: Usage(input: systemTokens + item.input, output: item.output)) ?? 0)
+            sum
+                + (price?.naiveDollars(for: Usage(input: systemTokens + item.input, output: item.output)) ?? 0)
         }
         let weight = max(1, answered.reduce(0) { $0 + $1.input + $1.output })
         let results = answered.map { item in
             ResultRecord(
-                requestId: item.record.id, runId: run.id, text: item.text, finishReason: FinishReason.stop.rawValue,
+                requestId: item.record.id, runId: run.id, text: item.text,
+                finishReason: FinishReason.stop.rawValue,
                 model: response.model, fromCache: false, ledgerId: nil, inputTokens: item.input,
                 outputTokens: item.output,
-                dollars: ledger.dollars * Double(item.input + item.output) / Double(weight), createdAt: ledger.at)
+                dollars: ledger.dollars * Double(item.input + item.output) / Double(weight),
+                createdAt: ledger.at)
         }
         if !retry.isEmpty {
-            runner.logger.info("batched answer kept \(results.count) of \(call.requests.count) items; asking again")
+            runner.logger.info(
+                "batched answer kept \(results.count) of \(call.requests.count) items; asking again")
         }
-        try runner.store.commitCall(run: run, ledger: ledger, results: results, retry: retry)
+        try runner.store.commitCall(
+            run: run, ledger: ledger, results: results, retry: retry, lease: runner.lease)
         answeredNow += results.count
     }
 
@@ -184,7 +194,8 @@ struct RunSession {
     }
 
     private mutating func ledgerEntry(
-        for response: CompletionResponse, request: CompletionRequest, items: Int, price: ModelPrice?, started: Date
+        for response: CompletionResponse, request: CompletionRequest, items: Int, price: ModelPrice?,
+        started: Date
     ) -> LedgerEntry {
         if price == nil, unpricedModels.insert(request.model).inserted {
             runner.logger.warning("no price known for model \(request.model); its calls are recorded at $0")

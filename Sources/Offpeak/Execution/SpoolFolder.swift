@@ -34,10 +34,13 @@ public struct SpoolFolder: Sendable {
             let location = "spool/\(spec.name)/\(name)"
             var submissions: [Submission] = []
             if name.hasSuffix(".json") || name.hasSuffix(".jsonl") {
-                let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-                for (index, line) in lines.enumerated() where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+                let lines = String(decoding: data, as: UTF8.self).split(
+                    separator: "\n", omittingEmptySubsequences: false)
+                for (index, line) in lines.enumerated()
+                where !line.trimmingCharacters(in: .whitespaces).isEmpty {
                     do {
-                        var submission = try Submission.parse(String(line), location: "\(location):\(index + 1)", spec: spec)
+                        var submission = try Submission.parse(
+                            String(line), location: "\(location):\(index + 1)", spec: spec)
                         submission.clientId = submission.clientId ?? "\(name):\(index + 1)"
                         submissions.append(submission)
                     } catch {
@@ -52,7 +55,8 @@ public struct SpoolFolder: Sendable {
             for outcome in try queue.submit(submissions, source: "spool") {
                 switch outcome {
                 case .success(let id): taken.added.append(id)
-                case .failure(let error): taken.refused.append(OffpeakError(.dataError, error.message, location: location))
+                case .failure(let error):
+                    taken.refused.append(OffpeakError(.dataError, error.message, location: location))
                 }
             }
             do {

@@ -12,7 +12,10 @@ public struct Submission: Sendable, Equatable {
     public var prompt: String?
     public var tier: JobSpec.Tier?
 
-    public init(clientId: String? = nil, variables: [String: String] = [:], prompt: String? = nil, tier: JobSpec.Tier? = nil) {
+    public init(
+        clientId: String? = nil, variables: [String: String] = [:], prompt: String? = nil,
+        tier: JobSpec.Tier? = nil
+    ) {
         self.clientId = clientId
         self.variables = variables
         self.prompt = prompt
@@ -24,7 +27,9 @@ public struct Submission: Sendable, Equatable {
     /// Parses one JSON line for `spec`.
     /// - Parameter location: where the line is, for the message (`stdin:12`, `spool/j/a.json:3`).
     /// - Throws: `OffpeakError` (65) naming the location and field and what was expected.
-    public static func parse(_ line: String, location: String, spec: JobSpec) throws(OffpeakError) -> Submission {
+    public static func parse(_ line: String, location: String, spec: JobSpec) throws(OffpeakError)
+        -> Submission
+    {
         func fail(_ field: String, _ problem: String) -> OffpeakError {
             OffpeakError(.dataError, field.isEmpty ? problem : "\(field): \(problem)", location: location)
         }
@@ -36,18 +41,26 @@ public struct Submission: Sendable, Equatable {
         }
         var submission = Submission()
         if let id = object["id"] {
-            guard let text = scalarText(id), !text.isEmpty else { throw fail("id", "expected a non-empty string") }
+            guard let text = scalarText(id), !text.isEmpty else {
+                throw fail("id", "expected a non-empty string")
+            }
             submission.clientId = text
         }
         if let vars = object["vars"] {
-            guard let mapping = vars as? [String: Any] else { throw fail("vars", "expected an object of strings") }
+            guard let mapping = vars as? [String: Any] else {
+                throw fail("vars", "expected an object of strings")
+            }
             for (key, value) in mapping {
-                guard let text = scalarText(value) else { throw fail("vars.\(key)", "expected a string or number") }
+                guard let text = scalarText(value) else {
+                    throw fail("vars.\(key)", "expected a string or number")
+                }
                 submission.variables[key] = text
             }
         }
         if let prompt = object["prompt"] {
-            guard let text = prompt as? String, !text.isEmpty else { throw fail("prompt", "expected a non-empty string") }
+            guard let text = prompt as? String, !text.isEmpty else {
+                throw fail("prompt", "expected a non-empty string")
+            }
             submission.prompt = text
         }
         if let tier = object["tier"] {
@@ -61,7 +74,8 @@ public struct Submission: Sendable, Equatable {
         case (.some, false): throw fail("prompt", "give 'vars' or 'prompt', not both")
         case (nil, false):
             submission.variables["id"] = submission.variables["id"] ?? submission.clientId ?? ""
-            if let missing = spec.template.variables.sorted().first(where: { submission.variables[$0] == nil }) {
+            if let missing = spec.template.variables.sorted().first(where: { submission.variables[$0] == nil }
+            ) {
                 throw fail("vars.\(missing)", "missing; the job's template uses {{\(missing)}}")
             }
         case (.some, true): break

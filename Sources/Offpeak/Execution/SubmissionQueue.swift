@@ -16,7 +16,9 @@ public struct SubmissionQueue: Sendable {
     /// Commits `submissions` in one transaction.
     /// - Parameter source: `submit` or `spool`.
     /// - Returns: for each submission, its request id, or why it was refused.
-    public func submit(_ submissions: [Submission], source: String) throws(OffpeakError) -> [Result<String, OffpeakError>] {
+    public func submit(_ submissions: [Submission], source: String) throws(OffpeakError) -> [Result<
+        String, OffpeakError
+    >] {
         let now = Date()
         let records = submissions.map { submission -> RequestRecord in
             let tier = submission.tier ?? spec.tier
@@ -24,9 +26,12 @@ public struct SubmissionQueue: Sendable {
             let request = planner.request(spec, userMessage: submission.userMessage(for: spec))
             let id = RequestRecord.newID()
             return RequestRecord(
-                id: id, runId: "", job: spec.name, itemId: submission.clientId ?? id, position: 0, source: source,
-                clientId: submission.clientId, tier: tier.rawValue, payload: RequestPlanner.canonicalJSON(request),
-                cacheKey: RequestPlanner.cacheKey(provider: config.provider, request: request), state: .pending,
+                id: id, runId: "", job: spec.name, itemId: submission.clientId ?? id, position: 0,
+                source: source,
+                clientId: submission.clientId, tier: tier.rawValue,
+                payload: RequestPlanner.canonicalJSON(request),
+                cacheKey: RequestPlanner.cacheKey(provider: config.provider, request: request),
+                state: .pending,
                 attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
         }
         let run = RunRecord.new(

@@ -45,7 +45,9 @@ public struct BatchPlanner: Sendable {
         return order.flatMap { key in pack(groups[key] ?? []) }
     }
 
-    private func pack(_ group: [(record: RequestRecord, request: CompletionRequest, tokens: Int)]) -> [PlannedCall] {
+    private func pack(_ group: [(record: RequestRecord, request: CompletionRequest, tokens: Int)])
+        -> [PlannedCall]
+    {
         var calls: [PlannedCall] = []
         var chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)] = []
         func flush() {
@@ -79,16 +81,22 @@ public struct BatchPlanner: Sendable {
         max(1, batching.maxItems >> min(record.attempts, 16))
     }
 
-    private func inputTokens(_ chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)]) -> Int {
+    private func inputTokens(_ chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)])
+        -> Int
+    {
         let prefix = chunk.first.map { TokenEstimator.tokens($0.request.system ?? "") } ?? 0
         return prefix + chunk.reduce(64) { $0 + $1.tokens + 12 }
     }
 
-    private func outputTokens(_ chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)]) -> Int {
+    private func outputTokens(_ chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)])
+        -> Int
+    {
         chunk.reduce(16) { $0 + $1.request.maxTokens + BatchPlanner.perItemOverhead }
     }
 
-    private func call(for chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)]) -> PlannedCall {
+    private func call(for chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)])
+        -> PlannedCall
+    {
         let texts = chunk.map { $0.request.messages.last?.content ?? "" }
         guard chunk.count > 1, var request = chunk.first?.request else {
             let request = chunk.first?.request ?? CompletionRequest(model: "", messages: [], maxTokens: 1)

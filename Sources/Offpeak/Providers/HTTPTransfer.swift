@@ -28,12 +28,11 @@ final class HTTPTransfer {
     func perform() -> Result<HTTPResponse, TransportError> {
         var headerList: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(headerList) }
-        for (name, value) in request.headers + [("Expect", "")] {
-            // "Name;" is libcurl's way to send a header with an empty value; "Expect:" (no value)
-            // removes the header, which turns off the 100-continue round trip on large bodies.
-            let line =
-                name == "Expect" && value.isEmpty
-                ? "Expect:" : value.isEmpty ? "\(name);" : "\(name): \(value)"
+        // "Name;" is libcurl's spelling of a header with an empty value. A bare "Expect:" removes
+        // libcurl's 100-continue wait before bodies over 1 KiB, a round trip on every call.
+        var lines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
+        if !request.headers.contains(where: { $0.name.lowercased() == "expect" }) { lines.append("Expect:") }
+        for line in lines {
             guard let extended = curl_slist_append(headerList, line) else {
                 return .failure(.other(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "out of memory"))
             }

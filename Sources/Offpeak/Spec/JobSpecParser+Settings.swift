@@ -31,7 +31,8 @@ extension JobSpecParser {
             let text = try root.reader.string(node, at: "batching")
             guard text == "off" || text == "on" else {
                 throw root.reader.error(
-                    "batching", "expected 'off', 'on' or a mapping with max_items and max_item_tokens, got '\(text)'",
+                    "batching",
+                    "expected 'off', 'on' or a mapping with max_items and max_item_tokens, got '\(text)'",
                     at: node)
             }
             return JobSpec.Batching(enabled: text == "on")

@@ -32,12 +32,17 @@ public struct RunRecord: StoredRecord, PersistableRecord, Equatable {
 
 extension RunRecord {
     /// A new, idle run of `job`.
-    static func new(job: JobSpec, provider: ProviderKind, model: String, itemsTotal: Int, at now: Date) -> RunRecord {
+    static func new(job: JobSpec, provider: ProviderKind, model: String, itemsTotal: Int, at now: Date)
+        -> RunRecord
+    {
         RunRecord(
             id: newID(job: job.name, at: now), job: job.name, kind: job.kind.rawValue,
-            specHash: SHA256.hex(RequestPlanner.canonicalJSON(job)), state: .idle, reason: nil, budgetStop: nil,
-            provider: provider.rawValue, model: model, tier: job.tier.rawValue, downgraded: false, forced: false,
-            itemsTotal: itemsTotal, itemsDone: 0, itemsFailed: 0, itemsCached: 0, createdAt: now, startedAt: nil,
+            specHash: SHA256.hex(RequestPlanner.canonicalJSON(job)), state: .idle, reason: nil,
+            budgetStop: nil,
+            provider: provider.rawValue, model: model, tier: job.tier.rawValue, downgraded: false,
+            forced: false,
+            itemsTotal: itemsTotal, itemsDone: 0, itemsFailed: 0, itemsCached: 0, createdAt: now,
+            startedAt: nil,
             updatedAt: now, finishedAt: nil, deadlineAt: job.deadline.map { now + $0 })
     }
 

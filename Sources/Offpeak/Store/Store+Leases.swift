@@ -37,16 +37,6 @@ extension Store {
         }
     }
 
-    /// Extends a held lease; called after every call.
-    func renewLease(runID: String, owner: String, ttl: TimeInterval, now: Date = Date()) throws(OffpeakError)
-    {
-        try write { db in
-            try db.execute(
-                sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
-                arguments: [now, now + ttl, runID, owner])
-        }
-    }
-
     func releaseLease(runID: String, owner: String) throws(OffpeakError) {
         try write { db in
             try db.execute(

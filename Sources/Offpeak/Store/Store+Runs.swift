@@ -37,7 +37,8 @@ extension Store {
             let existing = try RequestRecord.filter(Column("run_id") == runID).fetchAll(db)
             let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             let planned = Set(requests.map(\.itemId))
-            for old in existing where old.source == "spec" && old.state != .done && !planned.contains(old.itemId) {
+            for old in existing
+            where old.source == "spec" && old.state != .done && !planned.contains(old.itemId) {
                 try old.delete(db)
             }
             for var request in requests {
@@ -83,12 +84,19 @@ extension Store {
 
     /// Commits one call: its ledger row, each answered item's result, items to ask again, items
     /// failed for good, the run's counters and the checkpoint, in one transaction. A crash before it
-    /// loses the call; after it, nothing.
+    /// loses the call; after it, nothing. The run's lease is renewed in the same transaction.
     func commitCall(
-        run: RunRecord, ledger: LedgerEntry?, results: [ResultRecord], retry: [(id: String, reason: String)] = [],
-        failed: [(id: String, reason: String)] = [], segment: Int = 0
+        run: RunRecord, ledger: LedgerEntry?, results: [ResultRecord],
+        retry: [(id: String, reason: String)] = [],
+        failed: [(id: String, reason: String)] = [], segment: Int = 0,
+        lease: (owner: String, ttl: TimeInterval)? = nil
     ) throws(OffpeakError) {
         try write { db in
+            if let lease {
+                try db.execute(
+                    sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
+                    arguments: [Date(), Date() + lease.ttl, run.id, lease.owner])
+            }
             var ledger = ledger
             try ledger?.insert(db)
             let now = Date()
@@ -101,7 +109,8 @@ extension Store {
             }
             for (id, reason) in retry {
                 try db.execute(
-                    sql: "UPDATE requests SET attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ?",
+                    sql:
+                        "UPDATE requests SET attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ?",
                     arguments: [reason, now, id])
             }
             for (id, reason) in failed {

@@ -15,6 +15,8 @@ public enum SimEndpoint: String, CaseIterable, Sendable {
 /// the answer, as real providers bill work whose caller left.
 /// OpenAI calls are billed in the same normalized kinds as Anthropic's: `input_tokens` is the
 /// uncached part of `prompt_tokens`, `cache_read_input_tokens` its `cached_tokens`.
+/// Batched answers (`batched_calls`, `batched_items`, `damage`) are counted with their bill and
+/// taken back with it, so the counters describe exactly the answers clients received.
 public final class SimStats: Sendable {
     private let state = Mutex(StatsSnapshot())
 
@@ -29,13 +31,21 @@ public final class SimStats: Sendable {
     }
 
     /// Bills one answer that is about to be sent.
-    public func recordAnswer(_ endpoint: SimEndpoint, billed: BilledTokens) {
-        state.withLock { $0.add(endpoint, okCalls: 1, billed: billed) }
+    /// - Parameter batch: what the answer adds to the batch counters; nil for a prompt that was
+    ///   not batched. Counted with the answer, so the counters describe what clients received.
+    public func recordAnswer(_ endpoint: SimEndpoint, billed: BilledTokens, batch: BatchTally? = nil) {
+        state.withLock { snapshot in
+            snapshot.add(endpoint, okCalls: 1, billed: billed)
+            if let batch { snapshot.add(batch, sign: 1) }
+        }
     }
 
     /// Takes back a `recordAnswer` whose answer could not be sent.
-    public func revokeAnswer(_ endpoint: SimEndpoint, billed: BilledTokens) {
-        state.withLock { $0.add(endpoint, okCalls: -1, billed: billed.negated) }
+    public func revokeAnswer(_ endpoint: SimEndpoint, billed: BilledTokens, batch: BatchTally? = nil) {
+        state.withLock { snapshot in
+            snapshot.add(endpoint, okCalls: -1, billed: billed.negated)
+            if let batch { snapshot.add(batch, sign: -1) }
+        }
     }
 
     public func snapshot() -> StatsSnapshot {
@@ -48,6 +58,14 @@ public final class SimStats: Sendable {
 }
 
 extension StatsSnapshot {
+    fileprivate mutating func add(_ batch: BatchTally, sign: Int) {
+        batchedCalls += sign
+        batchedItems += sign * batch.items
+        for kind in batch.damage {
+            damage[kind.rawValue, default: 0] += sign
+        }
+    }
+
     fileprivate mutating func add(
         _ endpoint: SimEndpoint, calls: Int = 0, okCalls: Int = 0, billed: BilledTokens = BilledTokens()
     ) {

@@ -80,6 +80,12 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
     /// Keyed by `SimEndpoint` raw value; both endpoints are always listed.
     public var byEndpoint: [String: EndpointStats] = Dictionary(
         uniqueKeysWithValues: SimEndpoint.allCases.map { ($0.rawValue, EndpointStats()) })
+    /// Billed answers to batched prompts (`<item id="...">` blocks), and the items they held.
+    public var batchedCalls = 0
+    public var batchedItems = 0
+    /// Damage done to billed batched answers, by `DamagePolicy.Kind`; every kind is listed.
+    public var damage: [String: Int] = Dictionary(
+        uniqueKeysWithValues: DamagePolicy.Kind.allCases.map { ($0.rawValue, 0) })
 
     public init() {}
 
@@ -89,5 +95,21 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         case faults
         case billed
         case byEndpoint = "by_endpoint"
+        case batchedCalls = "batched_calls"
+        case batchedItems = "batched_items"
+        case damage
+    }
+}
+
+/// What one billed answer adds to the batch counters of `/sim/stats`.
+public struct BatchTally: Sendable, Equatable {
+    /// How many items the batched prompt held.
+    public var items: Int
+    /// The damage done to its answer, one entry per damaged item (`wrap` once).
+    public var damage: [DamagePolicy.Kind]
+
+    public init(items: Int, damage: [DamagePolicy.Kind] = []) {
+        self.items = items
+        self.damage = damage
     }
 }

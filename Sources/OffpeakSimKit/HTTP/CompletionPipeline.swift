@@ -44,8 +44,23 @@ struct CompletionPipeline: Sendable {
         return await answer(call, api: api, truncated: fault == .truncate)
     }
 
+    /// The call's answer, cut to its `max_tokens`; for a batched prompt, also what it adds to
+    /// the batch counters. A batched answer is damaged before the cut, as a model would write
+    /// the damage, and billed for its whole (damaged) text.
+    private func compose(_ call: ParsedCall) -> (SimAnswer, BatchTally?) {
+        let composer = state.composer
+        let text = call.conversation.lastUserText
+        let items = BatchItem.items(in: text)
+        guard !items.isEmpty else {
+            return (composer.cut(composer.singleAnswer(to: text), maxTokens: call.maxTokens), nil)
+        }
+        let (damaged, damage) = state.damager.damage(composer.batchAnswer(for: items))
+        let answer = composer.cut(damaged.text, maxTokens: call.maxTokens)
+        return (answer, BatchTally(items: items.count, damage: damage))
+    }
+
     private func answer(_ call: ParsedCall, api: some CompletionAPI, truncated: Bool) async -> Response {
-        let answer = state.composer.answer(to: call.conversation.lastUserText, maxTokens: call.maxTokens)
+        let (answer, batch) = compose(call)
         let billing = state.cacheBook.bill(
             api: api.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
             prefix: api.cacheablePrefix(of: call.conversation))
@@ -57,7 +72,7 @@ struct CompletionPipeline: Sendable {
         let billed = BilledTokens(billing, outputTokens: answer.outputTokens)
         let stats = state.stats
         let endpoint = api.endpoint
-        stats.recordAnswer(endpoint, billed: billed)
+        stats.recordAnswer(endpoint, billed: billed, batch: batch)
         // Billed before sending so a client that reads /sim/stats right after its answer sees
         // it; taken back if the connection is gone by the time the answer is written.
         let body = ResponseBody(contentLength: json.readableBytes) { writer in
@@ -65,7 +80,7 @@ struct CompletionPipeline: Sendable {
                 try await writer.write(json)
                 try await writer.finish(nil)
             } catch {
-                stats.revokeAnswer(endpoint, billed: billed)
+                stats.revokeAnswer(endpoint, billed: billed, batch: batch)
                 throw error
             }
         }

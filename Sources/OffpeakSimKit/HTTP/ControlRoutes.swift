@@ -14,6 +14,14 @@ struct ControlRoutes: Sendable {
         var reset = true
     }
 
+    private struct ExpectedQuestion: Decodable {
+        var texts: [String]
+    }
+
+    private struct ExpectedAnswer: Encodable {
+        var answers: [String]
+    }
+
     func register(on router: Router<some RequestContext>) {
         router.get("/sim/health") { _, _ in "ok" }
         router.get("/sim/stats") { _, _ in json(state.stats.snapshot()) }
@@ -27,19 +35,38 @@ struct ControlRoutes: Sendable {
             return queueAnswer()
         }
         router.post("/sim/faults") { request, _ in
-            await enqueue(request)
+            await handle(request, upTo: 1024 * 1024) { body in try enqueue(body) }
+        }
+        router.post("/sim/expected") { request, _ in
+            await handle(request, upTo: CompletionPipeline.maxBodyBytes) { body in try expected(body) }
         }
     }
 
     /// `POST /sim/faults` with `{"next": ["429", "truncate"]}`: all names are checked before
     /// any is queued, so a typo queues nothing.
-    private func enqueue(_ request: Request) async -> Response {
+    private func enqueue(_ body: Data) throws -> Response {
+        let queue = try JSONBody.decode(FaultQueue.self, from: body)
+        state.faults.enqueue(try queue.next.map { try SimFault(name: $0) })
+        return queueAnswer()
+    }
+
+    /// `POST /sim/expected` with `{"texts": [...]}`: the answer each text gets when sent alone
+    /// as the last user message, without damage or a `max_tokens` cut, so a benchmark can check
+    /// every item of a batched run against the answer it should have had.
+    private func expected(_ body: Data) throws -> Response {
+        let question = try JSONBody.decode(ExpectedQuestion.self, from: body)
+        return json(ExpectedAnswer(answers: question.texts.map { state.composer.fullAnswer(to: $0) }))
+    }
+
+    /// Reads a control request's body and answers with `respond`, or with a 400 saying what is
+    /// wrong with the body.
+    private func handle(
+        _ request: Request, upTo limit: Int, _ respond: (Data) throws -> Response
+    ) async -> Response {
         var request = request
         do {
-            let body = try await request.collectBody(upTo: 1024 * 1024)
-            let queue = try JSONBody.decode(FaultQueue.self, from: Data(body.readableBytesView))
-            state.faults.enqueue(try queue.next.map { try SimFault(name: $0) })
-            return queueAnswer()
+            let body = try await request.collectBody(upTo: limit)
+            return try respond(Data(body.readableBytesView))
         } catch let error as SimAPIError {
             return error.neutralResponse(status: 400)
         } catch {

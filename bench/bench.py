@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""offpeak's benchmark: each workload run naively (one SDK request per item) and through offpeak,
+against the same offpeak-sim, compared in one Markdown table.
+
+    python3 bench/bench.py --bin "$(swift build --show-bin-path)"
+
+Prints the table and one verdict line per must-show on stdout and writes them to
+bench/last-run.md. Exits non-zero only when a side crashes (or the tools are missing); a
+failed must-show is reported in the verdicts, not as an exit status. See bench/README.md.
+"""
+
+import argparse
+import datetime
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.dont_write_bytecode = True  # keep bench/ free of __pycache__
+sys.path.insert(0, str(HERE))
+
+import report  # noqa: E402
+import sides  # noqa: E402
+import workloads  # noqa: E402
+from sim import Sim, SimError, has_batch_mode  # noqa: E402
+
+DAMAGE_ARGS = ["--damage-rate", "0.2", "--seed", "7"]
+DAMAGE_SIDE = "offpeak, 20 % damaged"
+
+
+def ensure_sdk() -> None:
+    """The naive side uses the official SDK; install it if this Python lacks it."""
+    try:
+        import anthropic  # noqa: F401
+    except ImportError:
+        print("installing the anthropic SDK (python3 -m pip install --quiet anthropic)", file=sys.stderr)
+        subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "anthropic"], check=True)
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def run_side(workload, side: str, bin_dir: Path, scratch: Path, sim_extra: list[str] = ()) -> report.Row:
+    """Runs one side of one workload against a fresh offpeak-sim and scores its answers."""
+    row = report.Row(workload=workload.name, side=side, total=len(workload.items))
+    label = f"{workload.name}-{side}".replace(" ", "").replace(",", "-").replace("%", "pc")
+    log(f"{workload.name} / {side}: {len(workload.items)} items ...")
+    try:
+        with Sim(bin_dir / "offpeak-sim", workload.sim_args + list(sim_extra), scratch, label) as sim:
+            if side == "naive":
+                run = sides.run_naive(workload, sim.url)
+            else:
+                run = sides.run_offpeak(workload, sim.url, bin_dir, scratch / f"ws-{label}")
+            row.take_stats(sim.stats())
+            expected = sim.expected([item.message for item in workload.items])
+    except (sides.SideCrashed, SimError, OSError, subprocess.SubprocessError, ValueError, KeyError) as error:
+        row.error = f"{type(error).__name__}: {error}"
+        log(f"  crashed: {row.error}")
+        return row
+    row.wall = run.wall_seconds
+    row.notes = run.notes + (stats_notes(row.stats) if side != "naive" else [])
+    row.correct = sum(run.answers.get(item.id) == answer for item, answer in zip(workload.items, expected))
+    if run.ledger is not None:
+        row.dollars_ledger = run.ledger.get("dollars")
+    log(f"  {row.calls} calls, ${row.dollars_sim:.4f}, {row.correct}/{row.total} correct, {row.wall:.1f} s")
+    return row
+
+
+def stats_notes(stats: dict) -> list[str]:
+    """What the sim saw of batching and damage, for the notes under the table."""
+    notes = []
+    if "batched_calls" in stats:
+        notes.append(
+            f"{stats['batched_calls']:,} of {stats.get('calls', 0):,} calls were batched prompts "
+            f"({stats.get('batched_items', 0):,} items)")
+    damage = {kind: n for kind, n in (stats.get("damage") or {}).items() if n}
+    if damage:
+        notes.append("sim damaged batched answers: " + ", ".join(f"{k} {v:,}" for k, v in sorted(damage.items())))
+    return notes
+
+
+def caption(args, bin_dir: Path) -> str:
+    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    latency = (
+        f"{args.latency_ms:g} ms latency per call" if args.latency_ms
+        else "no added latency, so wall s is each client's own overhead"
+    )
+    lines = [
+        f"## offpeak bench, {now}",
+        "",
+        f"- Machine: {platform.machine()}, {os.cpu_count()} CPUs; binaries from `{bin_dir}`.",
+        "- One run per side: costs and answers are deterministic; wall times are single samples, not medians.",
+        "- naive: one request per item through the official `anthropic` SDK, sequential, no prompt caching.",
+        "- offpeak: `offpeak run` (W-inbox: `offpeak submit` per agent, then `offpeak run` per agent job).",
+        f"- Each side talks to its own fresh offpeak-sim on loopback ({latency}).",
+        "- Tokens and $ sim: the sim's billed counters at claude-haiku-4-5 prices ($1/M input, $5/M output, "
+        "$0.10/M cache read, $1.25/M cache write); $ ledger: `offpeak costs --json` total.dollars.",
+        "- correct: answers equal to the sim's `/sim/expected` answer for the item sent alone.",
+    ]
+    if args.scale != 1:
+        lines.append(f"- Item counts scaled by {args.scale:g}.")
+    return "\n".join(lines)
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", type=Path, default=Path("/work/main/.build/debug"),
+                        help="folder with the built offpeak and offpeak-sim (default: %(default)s)")
+    parser.add_argument("--only", action="append", metavar="WORKLOAD",
+                        help="run only this workload (W-classify, W-summarize, W-inbox); repeatable")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply every workload's item count (e.g. 0.1 for a quick look)")
+    parser.add_argument("--latency-ms", type=float, default=0.0,
+                        help="offpeak-sim --latency-ms for every sim (default: 0)")
+    parser.add_argument("--no-damage", action="store_true", help="skip the damaged W-classify row")
+    parser.add_argument("--keep", action="store_true", help="keep the scratch folder (workspaces, sim logs)")
+    parser.add_argument("--out", type=Path, default=HERE / "last-run.md",
+                        help="where to write the table too (default: bench/last-run.md)")
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
+    bin_dir = args.bin.resolve()
+    for tool in ["offpeak", "offpeak-sim"]:
+        if not (bin_dir / tool).exists():
+            log(f"bench: {bin_dir / tool} is missing; build first (swift build)")
+            return 2
+    if not has_batch_mode(bin_dir / "offpeak-sim"):
+        log(f"bench: {bin_dir / 'offpeak-sim'} has no --answer-tokens/--damage-rate; rebuild it")
+        return 2
+    ensure_sdk()
+
+    chosen = [w for w in workloads.all_workloads(args.scale) if not args.only or w.name in args.only]
+    if not chosen:
+        log(f"bench: no workload matches {args.only}")
+        return 64
+    latency = ["--latency-ms", str(args.latency_ms)] if args.latency_ms else []
+    for workload in chosen:
+        workload.sim_args += latency
+
+    scratch = Path(tempfile.mkdtemp(prefix="offpeak-bench-"))
+    rows: list[report.Row] = []
+    try:
+        for workload in chosen:
+            naive = run_side(workload, "naive", bin_dir, scratch)
+            rows.append(naive)
+            variants = [("offpeak", [])]
+            if workload.name == "W-classify" and not args.no_damage:
+                variants.append((DAMAGE_SIDE, DAMAGE_ARGS))
+            for side, extra in variants:
+                row = run_side(workload, side, bin_dir, scratch, extra)
+                if not naive.error and not row.error and row.dollars_sim > 0:
+                    row.ratio = naive.dollars_sim / row.dollars_sim
+                rows.append(row)
+    finally:
+        if args.keep:
+            log(f"scratch kept in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    damage_side = DAMAGE_SIDE if any(r.side == DAMAGE_SIDE for r in rows) else None
+    lines = report.verdicts(rows, damage_side)
+    notes = [f"- {r.workload} {r.side}: {note}" for r in rows for note in r.notes]
+    text = "\n".join(
+        [caption(args, bin_dir), "", report.table(rows), "", *lines]
+        + (["", "Notes:", *notes] if notes else [])
+    ) + "\n"
+    print(text, end="")
+    args.out.write_text(text)
+    return 1 if any(r.error for r in rows) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

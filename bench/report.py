@@ -1,0 +1,131 @@
+"""Rows, dollars, the Markdown table and the verdicts."""
+
+from dataclasses import dataclass, field
+
+# claude-haiku-4-5, dollars per million tokens (offpeak's bundled price table says the same).
+PRICE_INPUT = 1.00
+PRICE_OUTPUT = 5.00
+PRICE_CACHE_READ = 0.10  # 0.1x input
+PRICE_CACHE_WRITE = 1.25  # 1.25x input
+
+CLASSIFY_MIN_RATIO = 5.0
+
+
+def sim_dollars(billed: dict) -> float:
+    """Dollars for offpeak-sim's billed counters (Anthropic style: the four kinds never overlap)."""
+    return (
+        billed.get("input_tokens", 0) * PRICE_INPUT
+        + billed.get("output_tokens", 0) * PRICE_OUTPUT
+        + billed.get("cache_read_input_tokens", 0) * PRICE_CACHE_READ
+        + billed.get("cache_creation_input_tokens", 0) * PRICE_CACHE_WRITE
+    ) / 1_000_000
+
+
+def dollars_agree(a: float, b: float) -> bool:
+    """Equal to within rounding: a millionth of a dollar, or 0.01 % of the sum."""
+    return abs(a - b) <= max(1e-6, 1e-4 * max(abs(a), abs(b)))
+
+
+@dataclass
+class Row:
+    workload: str
+    side: str  # "naive", "offpeak", "offpeak, 20 % damaged"
+    total: int  # items
+    calls: int = 0
+    input: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+    output: int = 0
+    dollars_sim: float = 0.0
+    dollars_ledger: float | None = None
+    ratio: float | None = None  # naive / this, offpeak rows only
+    correct: int = 0
+    wall: float = 0.0
+    error: str | None = None
+    stats: dict = field(default_factory=dict)  # the sim's full /sim/stats
+    notes: list[str] = field(default_factory=list)
+
+    def take_stats(self, stats: dict) -> None:
+        billed = stats.get("billed", {})
+        self.stats = stats
+        self.calls = stats.get("calls", 0)
+        self.input = billed.get("input_tokens", 0)
+        self.output = billed.get("output_tokens", 0)
+        self.cache_read = billed.get("cache_read_input_tokens", 0)
+        self.cache_write = billed.get("cache_creation_input_tokens", 0)
+        self.dollars_sim = sim_dollars(billed)
+
+
+def money(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4f}"
+
+
+def count(value: int) -> str:
+    return f"{value:,}"
+
+
+HEADER = [
+    "workload", "side", "calls", "input", "cache read", "cache write", "output",
+    "$ sim", "$ ledger", "naive/offpeak", "correct", "wall s",
+]
+
+
+def table(rows: list[Row]) -> str:
+    lines = ["| " + " | ".join(HEADER) + " |", "|" + "|".join(["---"] * 2 + ["---:"] * 10) + "|"]
+    for r in rows:
+        if r.error:
+            cells = [r.workload, r.side, "CRASHED: " + r.error.replace("|", "/").replace("\n", " ")[:160]]
+            cells += [""] * (len(HEADER) - len(cells))
+        else:
+            cells = [
+                r.workload, r.side, count(r.calls), count(r.input), count(r.cache_read),
+                count(r.cache_write), count(r.output), money(r.dollars_sim), money(r.dollars_ledger),
+                "—" if r.ratio is None else f"{r.ratio:.1f}x", f"{r.correct:,}/{r.total:,}",
+                f"{r.wall:.2f}" if r.wall < 10 else f"{r.wall:.1f}",
+            ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def find(rows: list[Row], workload: str, side: str) -> Row | None:
+    return next((r for r in rows if r.workload == workload and r.side == side and not r.error), None)
+
+
+def verdicts(rows: list[Row], damage_side: str | None) -> list[str]:
+    """One line per must-show; a failed must-show says FAIL, it does not stop the benchmark."""
+    out = []
+    classify = find(rows, "W-classify", "offpeak")
+    if classify and classify.ratio is not None:
+        ok = classify.ratio >= CLASSIFY_MIN_RATIO
+        out.append(
+            f"W-classify {classify.ratio:.1f}x cheaper than naive "
+            f"(must be at least {CLASSIFY_MIN_RATIO:.0f}x): {'PASS' if ok else 'FAIL'}")
+    else:
+        out.append("W-classify at least 5x cheaper than naive: FAIL (no result)")
+
+    offpeak_rows = [r for r in rows if r.side != "naive" and not r.error]
+    disagree = [r for r in offpeak_rows if r.dollars_ledger is None or not dollars_agree(r.dollars_sim, r.dollars_ledger)]
+    if offpeak_rows:
+        what = ", ".join(f"{r.workload} ({r.side})" for r in disagree)
+        out.append(f"$ sim and $ ledger agree: {'PASS' if not disagree else 'FAIL: ' + what}")
+    else:
+        out.append("$ sim and $ ledger agree: FAIL (no offpeak result)")
+
+    wrong = [r for r in rows if not r.error and r.correct != r.total]
+    crashed = " (crashed rows left out)" if any(r.error for r in rows) else ""
+    out.append(
+        f"every item answered correctly on every row{crashed}: "
+        + ("PASS" if not wrong else "FAIL: " + ", ".join(f"{r.workload} {r.side} {r.correct}/{r.total}" for r in wrong)))
+
+    if damage_side:
+        damaged = find(rows, "W-classify", damage_side)
+        if damaged:
+            ok = damaged.correct == damaged.total
+            extra = damaged.calls - classify.calls if classify else None
+            cost = f", {damaged.calls:,} calls" + (f" ({extra:+,} vs undamaged)" if extra is not None else "")
+            out.append(
+                f"W-classify with 20 % of batched answers damaged: {damaged.correct:,}/{damaged.total:,} "
+                f"correct{cost}: {'PASS' if ok else 'FAIL'}")
+        else:
+            out.append("W-classify with 20 % of batched answers damaged: FAIL (no result)")
+    return out
