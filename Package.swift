@@ -53,6 +53,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .executableTarget(
+            name: "offpeak-bench",
+            dependencies: ["Offpeak"],
+            swiftSettings: strict
+        ),
         .target(
             name: "OffpeakSimKit",
             dependencies: [

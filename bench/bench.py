@@ -23,6 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.dont_write_bytecode = True  # keep bench/ free of __pycache__
 sys.path.insert(0, str(HERE))
 
+import cache_bench  # noqa: E402
 import report  # noqa: E402
 import sides  # noqa: E402
 import workloads  # noqa: E402
@@ -119,6 +120,8 @@ def parse_args() -> argparse.Namespace:
                         help="offpeak-sim --latency-ms for every sim (default: 0)")
     parser.add_argument("--no-damage", action="store_true", help="skip the damaged W-classify row")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (workspaces, sim logs)")
+    parser.add_argument("--no-cache-bench", action="store_true",
+                        help="skip the second table: offpeak's cache against diskcache, and LZ4 (bench/cache_bench.py)")
     parser.add_argument("--out", type=Path, default=HERE / "last-run.md",
                         help="where to write the table too (default: bench/last-run.md)")
     return parser.parse_args()
@@ -172,8 +175,13 @@ def main() -> int:
         + (["", "Notes:", *notes] if notes else [])
     ) + "\n"
     print(text, end="")
+    cache_ok = True
+    if not args.no_cache_bench:
+        cache_text, cache_ok = cache_bench.section(bin_dir)
+        print("\n" + cache_text, end="")
+        text += "\n" + cache_text
     args.out.write_text(text)
-    return 1 if any(r.error for r in rows) else 0
+    return 1 if any(r.error for r in rows) or not cache_ok else 0
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ public struct SimServer: Sendable {
         AnthropicRoutes().register(on: router, pipeline: pipeline)
         OpenAIRoutes().register(on: router, pipeline: pipeline)
         ControlRoutes(state: state).register(on: router)
+        SourceRoutes(state: state).register(on: router)
         return router
     }
 

@@ -9,6 +9,7 @@ struct SimState: Sendable {
     let damager: BatchDamager
     let cacheBook: PromptCacheBook
     let stats: SimStats
+    let sources: SourceLibrary
     let shutdown: ShutdownNotice
 
     init(options: SimOptions) {
@@ -22,6 +23,7 @@ struct SimState: Sendable {
         self.cacheBook = PromptCacheBook(
             minTokens: options.cacheMinTokens, ttl: .milliseconds(Int64(options.cacheTTLSeconds * 1000)))
         self.stats = SimStats()
+        self.sources = SourceLibrary()
         self.shutdown = ShutdownNotice()
     }
 
@@ -31,5 +33,6 @@ struct SimState: Sendable {
         cacheBook.reset()
         faults.reset()
         damager.reset()
+        sources.reset()
     }
 }

@@ -42,6 +42,18 @@ struct ProviderOptions: ParsableArguments {
 
     @Flag(name: .long, help: "Run even when the job's conditions do not hold.")
     var force = false
+
+    @Flag(name: .customLong("no-cache"), help: "Don't read answers from the cache (new answers are still kept).")
+    var noCache = false
+
+    @Flag(name: .long, help: "Ask the provider again for every item and replace the cached answers.")
+    var refresh = false
+
+    func validate() throws {
+        if noCache && refresh { throw ValidationError("--no-cache and --refresh are alternatives; give one") }
+    }
+
+    var cachePolicy: RequestRecord.CachePolicy { refresh ? .refresh : noCache ? .noCache : .normal }
 }
 
 extension ProviderKind: ExpressibleByArgument {}

@@ -18,7 +18,7 @@ extension OffpeakCommand {
             let context = try common.context(
                 provider: providerOptions.provider, baseURL: providerOptions.baseURL)
             let spec = try Terminal.attempt { try context.loadJob(job) }
-            try RunReporter.execute(spec, context: context, force: providerOptions.force, json: output.json)
+            try RunReporter.execute(spec, context: context, options: providerOptions, json: output.json)
         }
     }
 
@@ -53,7 +53,7 @@ extension OffpeakCommand {
                 try JobSpec.summarize(
                     files: files, tier: tier, output: out, maxTokens: maxTokens, workspace: context.workspace)
             }
-            try RunReporter.execute(spec, context: context, force: providerOptions.force, json: output.json)
+            try RunReporter.execute(spec, context: context, options: providerOptions, json: output.json)
         }
     }
 }
@@ -73,8 +73,11 @@ enum RunReporter {
         var spend: Spend
     }
 
-    static func execute(_ spec: JobSpec, context: WorkspaceContext, force: Bool, json: Bool) throws {
-        let options = JobRunner.Options(force: force, progress: json ? nil : Terminal.progressLine())
+    static func execute(_ spec: JobSpec, context: WorkspaceContext, options flags: ProviderOptions, json: Bool)
+        throws
+    {
+        let options = JobRunner.Options(
+            force: flags.force, cachePolicy: flags.cachePolicy, progress: json ? nil : Terminal.progressLine())
         let outcome = try Terminal.attempt { try context.run(spec, options: options) }
         Terminal.endProgressLine()
         let run = outcome.run

@@ -45,7 +45,10 @@ struct AnswerSplitterTests {
 }
 
 struct BatchPlannerTests {
-    static func pending(_ texts: [String], attempts: Int = 0, system: String = "S", maxTokens: Int = 50)
+    /// A shared prefix long enough that batching pays (see `worthBatching`).
+    static let longSystem = String(repeating: "Label the ticket by its topic. ", count: 20)
+
+    static func pending(_ texts: [String], attempts: Int = 0, system: String = longSystem, maxTokens: Int = 50)
         -> [(record: RequestRecord, request: CompletionRequest)]
     {
         texts.enumerated().map { index, text in
@@ -69,17 +72,18 @@ struct BatchPlannerTests {
         #expect(calls.map(\.requests.count) == [4, 4, 2])
         let first = calls[0]
         #expect(first.isBatched)
-        #expect(first.request.system == "S")
+        #expect(first.request.system == Self.longSystem)
         let prompt = first.request.messages[0].content
         for id in first.itemIDs { #expect(prompt.contains("<item id=\"\(id)\">")) }
         #expect(first.request.maxTokens == 16 + 4 * (50 + BatchPlanner.perItemOverhead))
     }
 
     @Test func onlyIdenticalPrefixesShareACall() {
-        let calls = planner.plan(
-            Self.pending(["a", "b"], system: "S1") + Self.pending(["c", "d"], system: "S2"))
+        let one = Self.longSystem + "1"
+        let two = Self.longSystem + "2"
+        let calls = planner.plan(Self.pending(["a", "b"], system: one) + Self.pending(["c", "d"], system: two))
         #expect(calls.count == 2)
-        #expect(Set(calls.map { $0.request.system ?? "" }) == ["S1", "S2"])
+        #expect(Set(calls.map { $0.request.system ?? "" }) == [one, two])
     }
 
     @Test func largeItemsAndBatchingOffGoAlone() {
@@ -90,6 +94,15 @@ struct BatchPlannerTests {
         let off = BatchPlanner(
             batching: JobSpec.Batching(enabled: false), contextWindow: 100_000, maxOutputTokens: 4096)
         #expect(off.plan(Self.pending(["a", "b", "c"])).allSatisfy { !$0.isBatched })
+    }
+
+    @Test func aShortSharedPrefixIsNotWorthBatching() {
+        #expect(planner.plan(Self.pending(["a", "b", "c"], system: "Be brief.")).allSatisfy { !$0.isBatched })
+        #expect(!planner.worthBatching(prefixTokens: 40))
+        #expect(planner.worthBatching(prefixTokens: 150))
+        let cheapOutput = BatchPlanner(
+            batching: JobSpec.Batching(maxItems: 4), contextWindow: 100_000, maxOutputTokens: 4096, outputWeight: 1)
+        #expect(cheapOutput.worthBatching(prefixTokens: 60))
     }
 
     @Test func rejectedItemsGetSmallerBatchesThenGoAlone() {

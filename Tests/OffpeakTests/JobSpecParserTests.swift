@@ -354,3 +354,55 @@ struct JobSpecFilesTests {
         #expect(spec.name == "ok" && spec.sourcePath == "jobs/ok.yaml")
     }
 }
+
+/// `sources`: research-source URLs for the job and for each inline item.
+struct JobSpecParserSourcesTests {
+    func parse(_ yaml: String) throws -> JobSpec {
+        try JobSpecParser.parse(
+            yaml: yaml, path: "jobs/test.yaml", workspace: FileManager.default.temporaryDirectory)
+    }
+
+    @Test func sourcesAreHTTPURLsForTheJobAndForEachItem() throws {
+        let spec = try parse(
+            """
+            kind: research
+            template: "Research {{topic}}"
+            sources:
+              - https://example.org/guide
+              - http://example.com:8080/a?b=c
+            items:
+              - {topic: Swift, sources: [https://swift.org/blog]}
+              - topic: Yams
+                sources: https://github.com/jpsim/Yams
+              - topic: none
+                sources:
+            """)
+        #expect(spec.sources == ["https://example.org/guide", "http://example.com:8080/a?b=c"])
+        #expect(
+            spec.items.map(\.sources) == [["https://swift.org/blog"], ["https://github.com/jpsim/Yams"], []])
+        // `sources` is not a template variable.
+        #expect(spec.items[0].variables == ["id": "1", "topic": "Swift"])
+        #expect(try parse("kind: prompt\ntemplate: x\nitems: [a]\n").sources.isEmpty)
+    }
+
+    @Test func badSourceURLsNameTheEntryAndItsLine() {
+        let head = "kind: research\ntemplate: \"{{item}}\"\nitems: [a]\n"
+        expectSpecError(
+            head + "sources:\n  - https://ok.example\n  - ftp://files.example/x\n", at: "jobs/test.yaml:6:5",
+            field: "sources[2]", mentions: "expected an http or https URL, got 'ftp://files.example/x'")
+        expectSpecError(
+            head + "sources: [http:///no-host]\n", at: "jobs/test.yaml:4:11", field: "sources[1]",
+            mentions: "with a host")
+        expectSpecError(
+            head + "sources: [not a url]\n", at: "jobs/test.yaml:4:11", field: "sources[1]",
+            mentions: "'not a url'")
+        expectSpecError(
+            head + "sources: {a: b}\n", at: "jobs/test.yaml:4:10", field: "sources", mentions: "a list")
+        expectSpecError(
+            "kind: research\ntemplate: \"{{topic}}\"\nitems:\n  - topic: x\n    sources: [https://a.example, mailto:me@x]\n",
+            at: "jobs/test.yaml:5:34", field: "items[1].sources[2]", mentions: "'mailto:me@x'")
+        expectSpecError(
+            "kind: research\ntemplate: \"{{topic}}\"\nitems:\n  - topic: x\n    other: [a]\n",
+            at: "jobs/test.yaml:5:12", field: "items[1].other", mentions: "expected a text value")
+    }
+}

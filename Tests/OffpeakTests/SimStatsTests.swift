@@ -45,7 +45,7 @@ struct SimStatsTests {
         #expect(
             Set(json.keys) == [
                 "calls", "ok_calls", "faults", "billed", "by_endpoint", "batched_calls", "batched_items",
-                "damage",
+                "damage", "sources",
             ])
         #expect(json["batched_calls"] as? Int == 0)
         let damage = try #require(json["damage"] as? [String: Int])

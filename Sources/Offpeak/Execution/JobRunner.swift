@@ -6,9 +6,15 @@ import Logging
 public struct JobRunner: Sendable {
     public struct Options: Sendable {
         public var force = false
+        /// `no-cache` or `refresh` for every request of this run (`run --no-cache`, `--refresh`).
+        public var cachePolicy = RequestRecord.CachePolicy.normal
         public var progress: (@Sendable (RunProgress) -> Void)?
-        public init(force: Bool = false, progress: (@Sendable (RunProgress) -> Void)? = nil) {
+        public init(
+            force: Bool = false, cachePolicy: RequestRecord.CachePolicy = .normal,
+            progress: (@Sendable (RunProgress) -> Void)? = nil
+        ) {
             self.force = force
+            self.cachePolicy = cachePolicy
             self.progress = progress
         }
     }
@@ -16,6 +22,7 @@ public struct JobRunner: Sendable {
     let workspace: Workspace
     let config: WorkspaceConfig
     let store: Store
+    let cache: ResponseCache
     let provider: any CompletionProvider
     let prices: PriceTable
     let logger: Logger
@@ -32,6 +39,7 @@ public struct JobRunner: Sendable {
         self.workspace = workspace
         self.config = config
         self.store = store
+        self.cache = ResponseCache(store: store, maxBytes: config.cacheMaxBytes, logger: logger)
         self.provider = provider
         self.prices = prices
         self.logger = logger
@@ -40,7 +48,7 @@ public struct JobRunner: Sendable {
 
     public func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
         let model = config.model(for: spec.tier, provider: provider.kind)
-        let planned = RequestPlanner(provider: provider.kind, model: model).plan(spec)
+        let planned = RequestPlanner(provider: provider.kind, model: model).plan(spec, sources: try sources(for: spec))
         var run = try prepareRun(spec: spec, model: model, planned: planned, forced: options.force)
         if let holder = try store.acquireLease(runID: run.id, owner: owner, ttl: leaseTTL) {
             throw OffpeakError(
@@ -51,7 +59,26 @@ public struct JobRunner: Sendable {
         try move(&run, to: .running, reason: nil)
         var session = RunSession(runner: self, spec: spec, run: run, options: options)
         let outcome = try session.execute()
+        try cache.flush()
         return outcome
+    }
+
+    /// The research context of every item that has sources (the job's, then its own), fetched or
+    /// taken from the cache; an item whose source cannot be had yet waits.
+    private func sources(for spec: JobSpec) throws(OffpeakError) -> [String: Result<SourceContext, OffpeakError>] {
+        guard !spec.sources.isEmpty || spec.items.contains(where: { !$0.sources.isEmpty }) else { return [:] }
+        let research = ResearchSources(
+            cache: cache, fetcher: SourceFetcher(client: HTTPClient()), ttl: spec.cacheTTL, job: spec.name,
+            logger: logger)
+        var contexts: [String: Result<SourceContext, OffpeakError>] = [:]
+        for item in spec.items {
+            let urls = spec.sources + item.sources
+            guard !urls.isEmpty else { continue }
+            do { contexts[item.id] = .success(try research.context(for: urls)) } catch {
+                contexts[item.id] = .failure(error)
+            }
+        }
+        return contexts
     }
 
     /// The job's unfinished run with any new items merged in, or a new run.
@@ -81,11 +108,18 @@ public struct JobRunner: Sendable {
         -> [RequestRecord]
     {
         planned.map { plan in
-            RequestRecord(
+            var state = RequestRecord.State.pending
+            var error: String?
+            switch plan.blocked {
+            case .waiting(let why): (state, error) = (.waiting, why)
+            case .failed(let why): (state, error) = (.failed, why)
+            case nil: break
+            }
+            return RequestRecord(
                 id: RequestRecord.newID(), runId: runID, job: spec.name, itemId: plan.itemId,
                 position: plan.position, source: "spec", clientId: nil, tier: spec.tier.rawValue,
-                payload: RequestPlanner.canonicalJSON(plan.request), cacheKey: plan.cacheKey, state: .pending,
-                attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
+                payload: RequestPlanner.canonicalJSON(plan.request), cacheKey: plan.cacheKey, state: state,
+                attempts: 0, nextAttemptAt: nil, error: error, createdAt: now, updatedAt: now)
         }
     }
 

@@ -11,6 +11,8 @@ public struct Submission: Sendable, Equatable {
     public var variables: [String: String]
     public var prompt: String?
     public var tier: JobSpec.Tier?
+    /// `"cache": "no-cache"` (don't read the cache) or `"refresh"` (read nothing, write anew).
+    public var cachePolicy: RequestRecord.CachePolicy = .normal
 
     public init(
         clientId: String? = nil, variables: [String: String] = [:], prompt: String? = nil,
@@ -22,7 +24,7 @@ public struct Submission: Sendable, Equatable {
         self.tier = tier
     }
 
-    static let fields: Set<String> = ["id", "vars", "prompt", "tier"]
+    static let fields: Set<String> = ["id", "vars", "prompt", "tier", "cache"]
 
     /// Parses one JSON line for `spec`.
     /// - Parameter location: where the line is, for the message (`stdin:12`, `spool/j/a.json:3`).
@@ -37,7 +39,7 @@ public struct Submission: Sendable, Equatable {
             throw fail("", "expected one JSON object per line, like {\"vars\": {\"item\": \"...\"}}")
         }
         if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
-            throw fail(unknown, "unknown field; expected id, vars, prompt or tier")
+            throw fail(unknown, "unknown field; expected id, vars, prompt, tier or cache")
         }
         var submission = Submission()
         if let id = object["id"] {
@@ -68,6 +70,12 @@ public struct Submission: Sendable, Equatable {
                 throw fail("tier", "expected fast, balanced or powerful")
             }
             submission.tier = value
+        }
+        if let cache = object["cache"] {
+            guard let text = cache as? String, let policy = RequestRecord.CachePolicy(rawValue: text) else {
+                throw fail("cache", "expected default, no-cache or refresh")
+            }
+            submission.cachePolicy = policy
         }
         switch (submission.prompt, submission.variables.isEmpty) {
         case (nil, true): throw fail("", "expected 'vars' (the template's variables) or 'prompt'")

@@ -25,7 +25,7 @@ public struct SubmissionQueue: Sendable {
             let planner = RequestPlanner(provider: config.provider, model: config.model(for: tier))
             let request = planner.request(spec, userMessage: submission.userMessage(for: spec))
             let id = RequestRecord.newID()
-            return RequestRecord(
+            var record = RequestRecord(
                 id: id, runId: "", job: spec.name, itemId: submission.clientId ?? id, position: 0,
                 source: source,
                 clientId: submission.clientId, tier: tier.rawValue,
@@ -33,6 +33,8 @@ public struct SubmissionQueue: Sendable {
                 cacheKey: RequestPlanner.cacheKey(provider: config.provider, request: request),
                 state: .pending,
                 attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
+            record.cachePolicy = submission.cachePolicy
+            return record
         }
         let run = RunRecord.new(
             job: spec, provider: config.provider, model: config.model(for: spec.tier), itemsTotal: 0, at: now)

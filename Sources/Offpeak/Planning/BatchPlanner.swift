@@ -17,18 +17,41 @@ public struct PlannedCall: Sendable {
 /// cached by the provider. Items of similar length go together, so one long item does not make
 /// the others wait on a long answer. An item the splitter rejected before is packed into smaller
 /// batches (half as many items per rejection), and finally alone.
+///
+/// Batching has a price too: each item adds its tags to the prompt and its id and quotes to the
+/// answer, and the format instructions are paid once per call. A group whose shared prefix is too
+/// short to repay that is not batched (`worthBatching`), so batching never costs more than it saves.
 public struct BatchPlanner: Sendable {
     public let batching: JobSpec.Batching
     /// The model's context window and longest answer, in tokens.
     public let contextWindow: Int
     public let maxOutputTokens: Int
+    /// What an output token costs in input tokens (output price / input price).
+    public let outputWeight: Double
     /// Output tokens allowed per item beyond its answer, for its id, quotes and separators.
     static let perItemOverhead = 16
+    /// Tokens a batch adds: per item, its tags in the prompt and its key and quotes in the answer;
+    /// per call, the format instructions.
+    static let itemInputOverhead = 12.0
+    static let itemOutputOverhead = 6.0
+    static let callInputOverhead = 64.0
 
-    public init(batching: JobSpec.Batching, contextWindow: Int, maxOutputTokens: Int) {
+    public init(batching: JobSpec.Batching, contextWindow: Int, maxOutputTokens: Int, outputWeight: Double = 5) {
         self.batching = batching
         self.contextWindow = contextWindow
         self.maxOutputTokens = maxOutputTokens
+        self.outputWeight = outputWeight
+    }
+
+    /// Whether sharing a prefix of `prefixTokens` among full batches saves more than the batch
+    /// format adds, in input-token equivalents per item.
+    func worthBatching(prefixTokens: Int) -> Bool {
+        let items = Double(max(1, batching.maxItems))
+        let saved = Double(prefixTokens) * (1 - 1 / items)
+        let added =
+            BatchPlanner.itemInputOverhead + BatchPlanner.itemOutputOverhead * outputWeight
+            + BatchPlanner.callInputOverhead / items
+        return saved > added
     }
 
     public func plan(_ pending: [(record: RequestRecord, request: CompletionRequest)]) -> [PlannedCall] {
@@ -55,8 +78,10 @@ public struct BatchPlanner: Sendable {
             chunk = []
         }
         let sorted = group.sorted { ($0.tokens, $0.record.position) < ($1.tokens, $1.record.position) }
+        let prefix = TokenEstimator.tokens(group.first?.request.system ?? "")
+        let batchable = batching.enabled && worthBatching(prefixTokens: prefix)
         for entry in sorted {
-            guard batching.enabled, entry.tokens <= batching.maxItemTokens, limit(entry.record) > 1 else {
+            guard batchable, entry.tokens <= batching.maxItemTokens, limit(entry.record) > 1 else {
                 calls.append(call(for: [entry]))
                 continue
             }

@@ -7,6 +7,13 @@ public struct PlannedRequest: Sendable, Equatable {
     public var request: CompletionRequest
     /// Identifies the answer: a hash of the provider and every field that changes it.
     public var cacheKey: String
+    /// Why the item cannot be asked yet (a source not fetched yet) or at all (a source refused).
+    public var blocked: Blocked?
+
+    public enum Blocked: Sendable, Equatable {
+        case waiting(String)
+        case failed(String)
+    }
 }
 
 /// Turns a job's items into requests: one per item, with the tier's model and the job's parameters.
@@ -19,12 +26,30 @@ public struct RequestPlanner: Sendable {
         self.model = model
     }
 
-    public func plan(_ spec: JobSpec) -> [PlannedRequest] {
+    /// One request per item. `sources` holds the fetched research context of the items that have
+    /// sources: it fills `{{sources}}`, or goes before the user message when the template has none.
+    public func plan(_ spec: JobSpec, sources: [String: Result<SourceContext, OffpeakError>] = [:])
+        -> [PlannedRequest]
+    {
         spec.items.enumerated().map { position, item in
-            let request = self.request(spec, userMessage: spec.template.render(item.variables))
+            var variables = item.variables
+            var blocked: PlannedRequest.Blocked?
+            switch sources[item.id] {
+            case .success(.ready(let context)): variables[JobSpec.sourcesVariable] = context
+            case .success(.waiting(let why)): blocked = .waiting(why)
+            case .failure(let error): blocked = .failed(error.description)
+            case nil: break
+            }
+            var message = spec.template.render(variables)
+            if let context = variables[JobSpec.sourcesVariable],
+                !spec.template.variables.contains(JobSpec.sourcesVariable)
+            {
+                message = context + "\n\n" + message
+            }
+            let request = self.request(spec, userMessage: message)
             return PlannedRequest(
                 itemId: item.id, position: position, request: request,
-                cacheKey: RequestPlanner.cacheKey(provider: provider, request: request))
+                cacheKey: RequestPlanner.cacheKey(provider: provider, request: request), blocked: blocked)
         }
     }
 
@@ -38,10 +63,13 @@ public struct RequestPlanner: Sendable {
             temperature: spec.temperature, cacheSystemPrompt: spec.promptCache && !prefix.isEmpty)
     }
 
-    /// SHA-256 of the provider and the request's canonical JSON (sorted keys): every field of
-    /// `CompletionRequest` changes the answer, so every field is in the key.
+    /// SHA-256 of the provider and the request's canonical JSON (sorted keys): model, system,
+    /// messages, max_tokens, temperature, top_p and stop all change the answer, so all are in the
+    /// key (a cache that left one out served wrong answers); only the prefix-cache marker is not.
     public static func cacheKey(provider: ProviderKind, request: CompletionRequest) -> String {
-        SHA256.hex(provider.rawValue + "\n" + canonicalJSON(request))
+        var request = request
+        request.cacheSystemPrompt = false  // where the provider caches the prefix does not change the answer
+        return SHA256.hex(provider.rawValue + "\n" + canonicalJSON(request))
     }
 
     static func canonicalJSON<T: Encodable>(_ value: T) -> String {

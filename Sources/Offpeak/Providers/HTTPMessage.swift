@@ -12,10 +12,17 @@ public struct HTTPRequest: Sendable {
     public var connectTimeout: TimeInterval
     /// Seconds the whole exchange may take, connection included.
     public var timeout: TimeInterval
+    /// Redirects followed before giving up; 0 (the default) returns a 3xx as it is. Provider calls
+    /// never follow; fetched web pages do, to http and https targets only.
+    public var maxRedirects: Int = 0
+    /// A tighter body cap than the client's for this request only (a web page, not a completion);
+    /// the smaller of the two applies.
+    public var maxBodyBytes: Int?
 
     public init(
         method: String = "GET", url: String, headers: [(name: String, value: String)] = [],
-        body: [UInt8] = [], connectTimeout: TimeInterval = 10, timeout: TimeInterval = 120
+        body: [UInt8] = [], connectTimeout: TimeInterval = 10, timeout: TimeInterval = 120,
+        maxRedirects: Int = 0, maxBodyBytes: Int? = nil
     ) {
         self.method = method
         self.url = url
@@ -23,6 +30,8 @@ public struct HTTPRequest: Sendable {
         self.body = body
         self.connectTimeout = connectTimeout
         self.timeout = timeout
+        self.maxRedirects = maxRedirects
+        self.maxBodyBytes = maxBodyBytes
     }
 }
 

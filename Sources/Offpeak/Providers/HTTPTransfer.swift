@@ -21,7 +21,7 @@ final class HTTPTransfer {
     ) {
         self.handle = handle
         self.request = request
-        self.maxBodyBytes = maxBodyBytes
+        self.maxBodyBytes = min(maxBodyBytes, request.maxBodyBytes ?? maxBodyBytes)
         self.cancellation = cancellation
     }
 
@@ -69,7 +69,7 @@ final class HTTPTransfer {
                         HTTPTransfer.progress(data)
                     },
                     offpeak_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, me),
-                ] + setMethodAndBody()
+                ] + setMethodAndBody() + setRedirects()
             if let failed = setup.first(where: { $0 != CURLE_OK }) { return failed }
             let code = withExtendedLifetime(self) { curl_easy_perform(handle) }
             _ = offpeak_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
@@ -110,6 +110,19 @@ final class HTTPTransfer {
             }
             return codes
         }
+    }
+
+    /// Follows up to `maxRedirects` redirects, and only to http and https: a page must not be able
+    /// to send libcurl to `file://` or another protocol it speaks.
+    private func setRedirects() -> [CURLcode] {
+        guard request.maxRedirects > 0 else {
+            return [offpeak_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)]
+        }
+        return [
+            offpeak_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1),
+            offpeak_curl_setopt_long(handle, CURLOPT_MAXREDIRS, request.maxRedirects),
+            offpeak_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"),
+        ]
     }
 
     /// Maps a libcurl failure onto what a caller can act on.

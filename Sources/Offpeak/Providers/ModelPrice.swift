@@ -88,3 +88,12 @@ public struct ModelPrice: Sendable, Equatable, Codable {
         Double(usage.totalInput) * (inputCostPerToken ?? 0) + Double(usage.output) * (outputCostPerToken ?? 0)
     }
 }
+
+extension ModelPrice {
+    /// What one output token costs in input tokens, for weighing output against input; nil when
+    /// the table lacks either price.
+    public var outputWeight: Double? {
+        guard let input = inputCostPerToken, let output = outputCostPerToken, input > 0 else { return nil }
+        return output / input
+    }
+}

@@ -33,10 +33,14 @@ public struct JobSpec: Sendable, Equatable, Codable {
         /// Template variables: always `id`; `item` for string items and input files (a mapping item
         /// may leave it out); `path` and `name` for input files.
         public var variables: [String: String]
+        /// Research sources (http/https URLs) for this item only, from an inline item's `sources`
+        /// list; they come after the job's own `sources` in the item's context.
+        public var sources: [String] = []
 
-        public init(id: String, variables: [String: String]) {
+        public init(id: String, variables: [String: String], sources: [String] = []) {
             self.id = id
             self.variables = variables
+            self.sources = sources
         }
     }
 
@@ -86,6 +90,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
         }
     }
 
+    /// The template variable that holds an item's fetched sources; without it in the template, the
+    /// sources are put before the user message.
+    public static let sourcesVariable = "sources"
+
     public var name: String
     public var kind: Kind
     public var tier: Tier = .balanced
@@ -105,6 +113,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var items: [Item] = []
     /// Glob patterns (relative to the workspace) of input files; each file is an item.
     public var inputs: [String] = []
+    /// Research sources (http/https URLs) every item of the job reads: fetched, cached like
+    /// answers, and put before the item's prompt (see `ResearchSources`).
+    public var sources: [String] = []
     /// Output folder, relative to the workspace; default `out/<name>`.
     public var output: String
     public var constraints = Constraints()

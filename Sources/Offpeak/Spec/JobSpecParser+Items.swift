@@ -55,8 +55,17 @@ extension JobSpecParser {
             return LocatedItem(item: item, field: field, node: node)
         case .mapping(let mapping):
             var variables: [String: String] = [:]
+            var sources: [String] = []
             for (key, value) in mapping {
                 let name = try reader.string(key, at: field)
+                // `sources` is the one non-text key: the item's own research-source URLs.
+                if name == "sources" {
+                    let isNull = value.scalar.map { NSNull.construct(from: $0) != nil } ?? false
+                    if !isNull {
+                        sources = try JobSpecParser.sources(value, at: "\(field).sources", reader: reader)
+                    }
+                    continue
+                }
                 guard case .scalar(let scalar) = value else {
                     let got = reader.describe(value)
                     throw reader.error("\(field).\(name)", "expected a text value, got \(got)", at: value)
@@ -68,7 +77,8 @@ extension JobSpecParser {
                 throw reader.error("\(field).id", "expected a non-empty id", at: node)
             }
             variables["id"] = id
-            return LocatedItem(item: JobSpec.Item(id: id, variables: variables), field: field, node: node)
+            let item = JobSpec.Item(id: id, variables: variables, sources: sources)
+            return LocatedItem(item: item, field: field, node: node)
         default:
             let got = node.scalar != nil ? "nothing" : reader.describe(node)
             throw reader.error(field, "expected a string or a mapping of variables, got \(got)", at: node)
@@ -119,7 +129,7 @@ extension JobSpecParser {
         of template: Template, at templateNode: Node?, kind: JobSpec.Kind, items: [LocatedItem],
         reader: YAMLNodeReader
     ) throws(OffpeakError) {
-        for variable in template.variables.sorted() {
+        for variable in template.variables.sorted() where variable != JobSpec.sourcesVariable {
             guard let entry = items.first(where: { $0.item.variables[variable] == nil }) else { continue }
             let has = entry.item.variables.keys.sorted().joined(separator: ", ")
             guard let templateNode else {

@@ -13,6 +13,7 @@ public enum JobSpecParser {
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
+        "sources",
     ]
     static let cronMacros = ["@hourly", "@daily", "@weekly", "@monthly", "@yearly", "@annually", "@midnight"]
 
@@ -59,8 +60,38 @@ public enum JobSpecParser {
         try checkVariables(of: template, at: templateNode, kind: kind, items: items, reader: reader)
         spec.items = items.map(\.item)
         spec.inputs = try root.strings("inputs")?.map(\.0) ?? []
+        if let node = root.value("sources") {
+            spec.sources = try sources(node, at: "sources", reader: reader)
+        }
         spec.sourcePath = path
         return spec
+    }
+
+    /// A list of research-source URLs (a single URL counts as a list of one). Each must be http or
+    /// https with a host: anything else could never be fetched, and finding that out at run time
+    /// would fail items long after the spec was written.
+    static func sources(_ node: Node, at field: String, reader: YAMLNodeReader) throws(OffpeakError)
+        -> [String]
+    {
+        var urls: [String] = []
+        for (index, (text, element)) in try reader.strings(node, at: field).enumerated() {
+            let url = text.trimmingCharacters(in: .whitespaces)
+            let components = URLComponents(string: url)
+            let scheme = components?.scheme?.lowercased()
+            let problem: String?
+            if components == nil || scheme == nil || url.contains(where: \.isWhitespace) {
+                problem = "expected an http or https URL, got '\(text)'"
+            } else if let scheme, scheme != "http" && scheme != "https" {
+                problem = "expected an http or https URL, got '\(text)' (scheme '\(scheme)')"
+            } else if components?.host?.isEmpty ?? true {
+                problem = "expected a URL with a host, like https://example.org/page, got '\(text)'"
+            } else {
+                problem = nil
+            }
+            if let problem { throw reader.error("\(field)[\(index + 1)]", problem, at: element) }
+            urls.append(url)
+        }
+        return urls
     }
 
     /// `name`, or the file's base name; either must be a lowercase slug, as it names `out/<name>`.

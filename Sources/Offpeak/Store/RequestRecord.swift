@@ -9,6 +9,14 @@ public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
         case pending, done, failed, waiting, retrying
     }
 
+    /// How a request may use the cache: read and write it, `no-cache` (don't read, write), or
+    /// `refresh` (read nothing, write anew). Both of the latter ask the provider again.
+    public enum CachePolicy: String, Codable, Sendable, CaseIterable {
+        case normal = "default"
+        case noCache = "no-cache"
+        case refresh
+    }
+
     public var id: String
     public var runId: String
     public var job: String
@@ -28,6 +36,7 @@ public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
     public var error: String?
     public var createdAt: Date
     public var updatedAt: Date
+    public var cachePolicy: CachePolicy = .normal
 
     /// A new request id: `r` and 16 random hex digits, short enough to type into `offpeak result`.
     static func newID() -> String {

@@ -126,6 +126,29 @@ extension Store {
         }
     }
 
+    /// Commits answers taken from the cache, each with its ledger row, in one transaction.
+    func commitCacheHits(
+        run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
+        lease: (owner: String, ttl: TimeInterval)
+    ) throws(OffpeakError) {
+        try write { db in
+            for (ledger, result) in hits {
+                var ledger = ledger
+                var result = result
+                try ledger.insert(db)
+                result.ledgerId = ledger.id
+                try result.insert(db)
+                try db.execute(
+                    sql: "UPDATE requests SET state = 'done', error = NULL, updated_at = ? WHERE id = ?",
+                    arguments: [ledger.at, result.requestId])
+            }
+            try db.execute(
+                sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
+                arguments: [Date(), Date() + lease.ttl, run.id, lease.owner])
+            try Store.saveProgress(db, run: run, segment: 0, lastRequestID: hits.last?.result.requestId)
+        }
+    }
+
     /// Recounts the run's items from its requests and writes the run and its checkpoint.
     private static func saveProgress(_ db: Database, run: RunRecord, segment: Int, lastRequestID: String?)
         throws

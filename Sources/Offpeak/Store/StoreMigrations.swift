@@ -10,6 +10,9 @@ enum StoreMigrations {
             try createAccountingTables(db)
             try createSchedulingTables(db)
         }
+        migrator.registerMigration("v2: cache counters and request cache policy") { db in
+            try createCacheCounters(db)
+        }
         return migrator
     }
 
@@ -120,6 +123,30 @@ enum StoreMigrations {
             t.column("ms_per_output_token", .double).notNull()
             t.column("samples", .integer).notNull()
             t.column("updated_at", .datetime).notNull()
+        }
+    }
+
+    /// Cache hits and misses per local day and kind (answer, source); indexes for purging by job and
+    /// for the size cap; each request's cache policy: `default`, `no-cache` (neither read nor write
+    /// the cache) or `refresh` (ask again and overwrite).
+    ///
+    /// The access index covers what the size cap, eviction and `cache stats` read, so they scan it
+    /// instead of every payload; it replaces v1's index on `last_access_at` alone.
+    private static func createCacheCounters(_ db: Database) throws {
+        try db.create(table: "cache_counters") { t in
+            t.column("day", .text).notNull()
+            t.column("kind", .text).notNull()
+            t.column("hits", .integer).notNull().defaults(to: 0)
+            t.column("misses", .integer).notNull().defaults(to: 0)
+            t.primaryKey(["day", "kind"])
+        }
+        try db.create(index: "cache_entries_by_job", on: "cache_entries", columns: ["job"])
+        try db.drop(index: "cache_entries_on_last_access_at")
+        try db.create(
+            index: "cache_entries_by_access", on: "cache_entries",
+            columns: ["last_access_at", "stored_bytes", "raw_bytes", "expires_at", "created_at"])
+        try db.alter(table: "requests") { t in
+            t.add(column: "cache_policy", .text).notNull().defaults(to: "default")
         }
     }
 

@@ -48,6 +48,14 @@ public final class SimStats: Sendable {
         }
     }
 
+    /// One request for a research source (`/sources/...`), answered `304` or not.
+    public func recordSourceFetch(notModified: Bool) {
+        state.withLock { snapshot in
+            snapshot.sources.fetches += 1
+            if notModified { snapshot.sources.notModified += 1 }
+        }
+    }
+
     public func snapshot() -> StatsSnapshot {
         state.withLock { $0 }
     }

@@ -86,6 +86,8 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
     /// Damage done to billed batched answers, by `DamagePolicy.Kind`; every kind is listed.
     public var damage: [String: Int] = Dictionary(
         uniqueKeysWithValues: DamagePolicy.Kind.allCases.map { ($0.rawValue, 0) })
+    /// Research-source requests (`/sources/...`), which are not API calls.
+    public var sources = SourceStats()
 
     public init() {}
 
@@ -98,6 +100,7 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         case batchedCalls = "batched_calls"
         case batchedItems = "batched_items"
         case damage
+        case sources
     }
 }
 

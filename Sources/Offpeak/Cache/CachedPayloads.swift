@@ -1,0 +1,137 @@
+import Foundation
+
+/// What a cache entry holds: a model's answer, or a research source fetched over HTTP.
+public enum CacheKind: String, Sendable, Codable, CaseIterable {
+    case answer, source
+}
+
+/// One cached answer, stored as JSON then LZ4.
+public struct CachedAnswer: Codable, Sendable, Equatable {
+    public var text: String
+    public var model: String
+    public var finishReason: String
+    public var inputTokens: Int
+    public var outputTokens: Int
+    /// What it cost when first answered (its share of a batched call).
+    public var dollars: Double
+    /// What asking for it alone, uncached, costs: what a hit saves.
+    public var naiveDollars: Double
+
+    public init(
+        text: String, model: String, finishReason: String, inputTokens: Int, outputTokens: Int,
+        dollars: Double, naiveDollars: Double
+    ) {
+        self.text = text
+        self.model = model
+        self.finishReason = finishReason
+        self.inputTokens = inputTokens
+        self.outputTokens = outputTokens
+        self.dollars = dollars
+        self.naiveDollars = naiveDollars
+    }
+}
+
+/// One fetched research source, with what revalidating it needs.
+public struct CachedSource: Codable, Sendable, Equatable {
+    public var url: String
+    public var contentType: String
+    public var text: String
+    public var etag: String?
+    public var lastModified: String?
+    /// Kept to the millisecond (the payload's ISO 8601 dates carry no finer part).
+    public var fetchedAt: Date
+
+    public init(
+        url: String, contentType: String, text: String, etag: String? = nil, lastModified: String? = nil,
+        fetchedAt: Date
+    ) {
+        self.url = url
+        self.contentType = contentType
+        self.text = text
+        self.etag = etag
+        self.lastModified = lastModified
+        self.fetchedAt = fetchedAt
+    }
+}
+
+/// The payload's encoding: JSON with sorted keys and ISO 8601 dates (with milliseconds), then LZ4.
+enum CachePayload {
+    enum Failure: Error {
+        case decompress(LZ4Frame.Failure)
+        case decode(String)
+    }
+
+    /// The largest payload a cache entry may decompress to.
+    static let maxBytes = 64 << 20
+
+    static func encode<Value: Encodable>(_ value: Value) throws(OffpeakError) -> (
+        frame: [UInt8], rawBytes: Int
+    ) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Self.isoFormat))
+        }
+        do {
+            let json = Array(try encoder.encode(value))
+            return (LZ4Frame.compress(json), json.count)
+        } catch {
+            throw OffpeakError(.software, "cannot encode a cache payload", cause: "\(error)")
+        }
+    }
+
+    /// Decompresses and decodes a payload, read in place from SQLite's buffer.
+    static func decode<Value: Decodable>(_ type: Value.Type, from frame: UnsafeRawBufferPointer)
+        throws(Failure) -> Value
+    {
+        let decoded: Result<Value, Failure>
+        do {
+            decoded = try LZ4Frame.withDecompressed(frame, maxBytes: maxBytes) { json in
+                if type == CachedAnswer.self, let answer = CachedAnswer(flatJSON: json) as? Value {
+                    return .success(answer)
+                }
+                do {
+                    return .success(try decoder.decode(type, from: Data(buffer: json)))
+                } catch {
+                    return .failure(.decode("\(error)"))
+                }
+            }
+        } catch {
+            throw .decompress(error)
+        }
+        return try decoded.get()
+    }
+
+    /// The payload as JSON text, for `offpeak cache show`.
+    static func text(_ frame: Data) throws(Failure) -> String {
+        let text = frame.withUnsafeBytes { bytes in
+            Result { () throws(LZ4Frame.Failure) in
+                try LZ4Frame.withDecompressed(bytes, maxBytes: maxBytes) {
+                    String(decoding: $0, as: UTF8.self)
+                }
+            }
+        }
+        do {
+            return try text.get()
+        } catch {
+            throw .decompress(error)
+        }
+    }
+
+    private static let isoFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+
+    private static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let text = try decoder.singleValueContainer().decode(String.self)
+            if let date = (try? isoFormat.parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text)) {
+                return date
+            }
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: "not an ISO 8601 date"))
+        }
+        return decoder
+    }()
+}

@@ -1,0 +1,103 @@
+import Foundation
+import GRDB
+
+/// How the cache reads and writes its table.
+extension ResponseCache {
+    /// Looks `key` up and lets `decode` read its payload in place, with whether it is fresh at `now`;
+    /// `decode` returns nil to treat the entry as absent.
+    /// - Returns: nil when there is no entry (or `decode` said so); else what `decode` made of it
+    ///   and, when that failed, a copy of the payload (to delete the entry by).
+    func lookup<Value>(
+        _ key: String, now: Date,
+        decode: (_ payload: UnsafeRawBufferPointer, _ fresh: Bool) -> Result<Value, CachePayload.Failure>?
+    ) throws(OffpeakError) -> (Result<Value, CachePayload.Failure>, Data)? {
+        func body(_ found: CacheLookups.Found) -> (Result<Value, CachePayload.Failure>, Data)? {
+            guard let result = decode(found.payload, found.fresh) else { return nil }
+            guard case .failure = result else { return (result, Data()) }
+            return (result, Data(found.payload))
+        }
+        do {
+            if let lookups { return try lookups.find(key, now: now.julianDay, body) ?? nil }
+            return try store.pool.read { db in
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: CacheLookups.lookupSQL, arguments: [key, now.julianDay])
+                else { return nil }
+                let payload = row[0] as Data? ?? Data()
+                let fresh = row[1] as Bool? ?? false
+                return payload.withUnsafeBytes { body(CacheLookups.Found(payload: $0, fresh: fresh)) }
+            }
+        } catch {
+            throw Store.failure(error)
+        }
+    }
+
+    /// Upserts `records` and evicts, with what was pending, in one transaction.
+    func save(_ records: [CacheEntryRecord]) throws(OffpeakError) {
+        if records.isEmpty { return try flush() }
+        let batch = pending.withLock { $0.take() }
+        let evicted = try store.write { db in
+            try PendingAccesses.write(batch, to: db)
+            for var record in records { try record.save(db) }
+            return try evict(db)
+        }
+        CacheLookups.noteWrite()
+        if evicted > 0 { logger.debug("cache: evicted \(evicted) least recently used entries") }
+    }
+
+    /// Deletes least recently used entries until the payloads fit in `maxBytes`.
+    /// - Returns: how many were deleted.
+    func evict(_ db: Database) throws -> Int {
+        let total = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(stored_bytes), 0) FROM cache_entries") ?? 0
+        var excess = total - maxBytes
+        guard excess > 0 else { return 0 }
+        var victims: [Int64] = []
+        let rows = try Row.fetchCursor(
+            db, sql: "SELECT rowid, stored_bytes FROM cache_entries ORDER BY last_access_at, rowid")
+        while excess > 0, let row = try rows.next() {
+            victims.append(row[0])
+            excess -= row[1] as Int
+        }
+        let delete = try db.cachedStatement(sql: "DELETE FROM cache_entries WHERE rowid = ?")
+        for rowid in victims { try delete.execute(arguments: [rowid]) }
+        return victims.count
+    }
+
+    /// Counts an access, and writes the pending ones when due. A failed write loses counts, never
+    /// the lookup: it is logged, not thrown.
+    func count(key: String?, kind: CacheKind, hit: Bool, at now: Date) {
+        guard let batch = pending.withLock({ $0.record(key: key, kind: kind, hit: hit, at: now) }) else {
+            return
+        }
+        do {
+            try store.write { db in try PendingAccesses.write(batch, to: db) }
+        } catch {
+            logger.warning("cache: could not write hit counts: \(error)")
+        }
+    }
+
+    /// A payload that cannot be read is a miss: the entry is deleted (unless it was replaced
+    /// meanwhile). A failed delete is logged; the lookup is still just a miss.
+    func discard(
+        _ key: String, payload: Data, kind: CacheKind, because error: CachePayload.Failure, at now: Date
+    ) {
+        logger.warning("cache: entry \(key) is unreadable (\(error)); deleting it")
+        do {
+            try store.write { db in
+                try db.execute(
+                    sql: "DELETE FROM cache_entries WHERE key = ? AND CAST(payload AS BLOB) = ?",
+                    arguments: [key, payload])
+            }
+            CacheLookups.noteWrite()
+        } catch {
+            logger.warning("cache: could not delete unreadable entry \(key): \(error)")
+        }
+        count(key: nil, kind: kind, hit: false, at: now)
+    }
+}
+
+extension Date {
+    /// The Julian day number SQLite's `julianday()` gives, so freshness is compared without
+    /// formatting a date per lookup.
+    var julianDay: Double { timeIntervalSince1970 / 86_400 + 2_440_587.5 }
+}

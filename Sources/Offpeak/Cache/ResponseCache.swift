@@ -1,0 +1,144 @@
+import Foundation
+import GRDB
+import Logging
+import Synchronization
+
+/// The TTL cache in front of every provider call and every source fetch (DESIGN.md, lever 1).
+///
+/// Entries live in the store's `cache_entries` table, their payload the LZ4 frame of their JSON.
+/// A fresh hit costs one indexed read on a connection of the cache's own (see `CacheLookups`); its
+/// hit count, its last access (for LRU eviction) and the day's counters are written in batches (see
+/// `PendingAccesses`). Call `flush()` before the process exits to keep the last of them; deinit
+/// does too.
+public final class ResponseCache: Sendable {
+    let store: Store
+    /// The most the payloads may take, compressed; saving beyond it evicts the least recently used.
+    public let maxBytes: Int
+    let logger: Logger
+    let pending = Mutex(PendingAccesses())
+    /// The connection lookups read through; nil (and the store's pool used) if it could not be
+    /// opened.
+    let lookups: CacheLookups?
+
+    public init(store: Store, maxBytes: Int, logger: Logger) {
+        self.store = store
+        self.maxBytes = maxBytes
+        self.logger = logger
+        do {
+            lookups = try CacheLookups(url: store.url)
+        } catch {
+            logger.warning("cache: no connection of its own (\(error)); lookups share the store's")
+            lookups = nil
+        }
+    }
+
+    deinit {
+        do {
+            try flush()
+        } catch {
+            logger.warning("cache: could not write pending hit counts: \(error)")
+        }
+    }
+
+    public static func sourceKey(_ url: String) -> String { "source:" + SHA256.hex(url) }
+
+    /// A fresh answer (expiring after `now`), or nil.
+    ///
+    /// Counts a hit or a miss for the local day; a hit also bumps the entry's hits and last access.
+    /// A payload that fails to decompress or decode is a miss: logged, the entry deleted.
+    public func answer(for key: String, now: Date = Date()) throws(OffpeakError) -> CachedAnswer? {
+        let found = try lookup(key, now: now) { payload, fresh in
+            fresh
+                ? Result { () throws(CachePayload.Failure) in
+                    try CachePayload.decode(CachedAnswer.self, from: payload)
+                } : nil
+        }
+        switch found {
+        case nil:
+            count(key: nil, kind: .answer, hit: false, at: now)
+            return nil
+        case (.success(let answer), _)?:
+            count(key: key, kind: .answer, hit: true, at: now)
+            return answer
+        case (.failure(let error), let payload)?:
+            discard(key, payload: payload, kind: .answer, because: error, at: now)
+            return nil
+        }
+    }
+
+    /// Stores answers (kind answer) expiring at `now + ttl`, in one transaction, then evicts the least
+    /// recently used entries until the payloads fit in `maxBytes`.
+    public func save(
+        answers: [(key: String, answer: CachedAnswer)], job: String, provider: String, ttl: TimeInterval,
+        now: Date = Date()
+    ) throws(OffpeakError) {
+        var records: [CacheEntryRecord] = []
+        for (key, answer) in answers {
+            let (frame, rawBytes) = try CachePayload.encode(answer)
+            records.append(
+                CacheEntryRecord(
+                    key: key, kind: .answer, job: job, provider: provider, model: answer.model, url: nil,
+                    createdAt: now, expiresAt: now + ttl, lastAccessAt: now, hits: 0, rawBytes: rawBytes,
+                    storedBytes: frame.count, payload: Data(frame), etag: nil, lastModified: nil))
+        }
+        try save(records)
+    }
+
+    /// A source by URL at any age, and whether it is still fresh: a stale one is revalidated with its
+    /// ETag or Last-Modified, or used as it is while offline. Counts a hit when fresh, else a miss.
+    /// A corrupt payload is nil, logged, the entry deleted.
+    public func source(url: String, now: Date = Date()) throws(OffpeakError) -> (
+        source: CachedSource, fresh: Bool
+    )? {
+        let key = Self.sourceKey(url)
+        let found = try lookup(key, now: now) { payload, fresh in
+            Result { () throws(CachePayload.Failure) in
+                (try CachePayload.decode(CachedSource.self, from: payload), fresh)
+            }
+        }
+        switch found {
+        case nil:
+            count(key: nil, kind: .source, hit: false, at: now)
+            return nil
+        case (.success(let (source, fresh)), _)?:
+            count(key: key, kind: .source, hit: fresh, at: now)
+            return (source, fresh)
+        case (.failure(let error), let payload)?:
+            discard(key, payload: payload, kind: .source, because: error, at: now)
+            return nil
+        }
+    }
+
+    /// Stores a fetched source expiring at `now + ttl`, then evicts as `save(answers:)` does.
+    public func save(source: CachedSource, job: String?, ttl: TimeInterval, now: Date = Date())
+        throws(OffpeakError)
+    {
+        let (frame, rawBytes) = try CachePayload.encode(source)
+        try save([
+            CacheEntryRecord(
+                key: Self.sourceKey(source.url), kind: .source, job: job, provider: nil, model: nil,
+                url: source.url, createdAt: now, expiresAt: now + ttl, lastAccessAt: now, hits: 0,
+                rawBytes: rawBytes, storedBytes: frame.count, payload: Data(frame), etag: source.etag,
+                lastModified: source.lastModified)
+        ])
+    }
+
+    /// After a 304 Not Modified: keeps the payload, fresh again until `now + ttl`.
+    public func refresh(sourceURL: String, ttl: TimeInterval, now: Date = Date()) throws(OffpeakError) {
+        let batch = pending.withLock { $0.take() }
+        try store.write { db in
+            try PendingAccesses.write(batch, to: db)
+            try db.execute(
+                sql: "UPDATE cache_entries SET expires_at = ?, last_access_at = ? WHERE key = ?",
+                arguments: [now + ttl, now, Self.sourceKey(sourceURL)])
+        }
+        CacheLookups.noteWrite()
+    }
+
+    /// Writes the hits, misses and last accesses counted since the last write.
+    public func flush() throws(OffpeakError) {
+        let batch = pending.withLock { $0.take() }
+        if batch.isEmpty { return }
+        try store.write { db in try PendingAccesses.write(batch, to: db) }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// What a fetch brought back: a new copy, or word that the cached one is still current.
+public enum FetchOutcome: Sendable, Equatable {
+    case fetched(CachedSource)
+    /// A `304` to a conditional request: the copy with that ETag / Last-Modified is current.
+    case notModified
+}
+
+/// Why a research source could not be used. Every description is one line naming the URL.
+public enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No answer: refused, DNS failure, timeout, cut off, or a libcurl failure such as too many
+    /// redirects. Often temporary (offline): the item waits, or works from a stale cached copy.
+    case unreachable(String, String)
+    /// The server answered with this status (4xx, 5xx, or a 3xx left after the redirects).
+    case http(String, Int)
+    /// The media type is not text (a PDF, an image, a binary download).
+    case unsupportedType(String, String)
+    /// The body is larger than this many bytes.
+    case tooLarge(String, Int)
+    /// The body is not text in its declared (or the default UTF-8) encoding.
+    case notText(String)
+
+    /// The URL the error is about.
+    public var url: String {
+        switch self {
+        case .unreachable(let url, _), .http(let url, _), .unsupportedType(let url, _), .tooLarge(let url, _),
+            .notText(let url):
+            return url
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .unreachable(let url, let why): return "source \(url) unreachable: \(why)"
+        case .http(let url, let status): return "source \(url) answered HTTP \(status)"
+        case .unsupportedType(let url, let type):
+            return "source \(url) is \(type), not text (expected text/*, JSON or XML)"
+        case .tooLarge(let url, let limit): return "source \(url) is larger than \(limit) bytes"
+        case .notText(let url): return "source \(url) is not readable text in its declared encoding"
+        }
+    }
+}
+
+/// Fetches one research source over HTTP with the shared `HTTPClient`, as a polite and careful
+/// reader of other people's servers: it names itself, asks only for text, revalidates instead of
+/// downloading again, and refuses anything too large or not text before it can fill the context.
+///
+/// HTML is reduced to its readable text (`HTMLText`); plain text, JSON and XML are kept as sent.
+public struct SourceFetcher: Sendable {
+    /// Names offpeak and where to learn about it, so a site owner can tell who is reading.
+    public static let userAgent = "offpeak/0.1 (research-source fetcher; +https://github.com/offpeak)"
+    public static let accept = "text/*, application/json, application/xml;q=0.9"
+    /// 2 MiB: far more text than a prompt can use, and a bound on what one page can cost us.
+    public static let defaultMaxBytes = 2 * 1024 * 1024
+
+    public let client: HTTPClient
+    public var connectTimeout: TimeInterval
+    public var timeout: TimeInterval
+    public var maxBytes: Int
+    public var maxRedirects: Int
+
+    public init(
+        client: HTTPClient, connectTimeout: TimeInterval = 10, timeout: TimeInterval = 30,
+        maxBytes: Int = SourceFetcher.defaultMaxBytes, maxRedirects: Int = 5
+    ) {
+        self.client = client
+        self.connectTimeout = connectTimeout
+        self.timeout = timeout
+        self.maxBytes = maxBytes
+        self.maxRedirects = maxRedirects
+    }
+
+    /// Fetches `url`; with `etag` or `lastModified` from a cached copy the request is conditional
+    /// and a `304` comes back as `.notModified`.
+    /// - Parameter now: stamped on the copy as `fetchedAt`.
+    public func fetch(
+        _ url: String, etag: String? = nil, lastModified: String? = nil, now: Date = Date(),
+        cancellation: CancellationFlag? = nil
+    ) throws(SourceError) -> FetchOutcome {
+        var headers = [(name: "User-Agent", value: Self.userAgent), (name: "Accept", value: Self.accept)]
+        if let etag { headers.append((name: "If-None-Match", value: etag)) }
+        if let lastModified { headers.append((name: "If-Modified-Since", value: lastModified)) }
+        let request = HTTPRequest(
+            url: url, headers: headers, connectTimeout: connectTimeout, timeout: timeout,
+            maxRedirects: maxRedirects, maxBodyBytes: maxBytes)
+        let response: HTTPResponse
+        do {
+            response = try client.send(request, cancellation: cancellation)
+        } catch {
+            switch error {
+            case .responseTooLarge(let limit): throw .tooLarge(url, limit)
+            default: throw .unreachable(url, error.description)
+            }
+        }
+        if response.status == 304, etag != nil || lastModified != nil { return .notModified }
+        guard (200..<300).contains(response.status) else { throw .http(url, response.status) }
+        let type = MediaType(response.header("content-type"))
+        guard type.isText else { throw .unsupportedType(url, type.essence) }
+        guard let decoded = type.decode(response.body), !decoded.contains("\u{0}") else {
+            throw .notText(url)
+        }
+        let text = type.isHTML ? HTMLText.text(fromHTML: decoded) : decoded
+        return .fetched(
+            CachedSource(
+                url: url, contentType: type.essence, text: text, etag: response.header("etag"),
+                lastModified: response.header("last-modified"), fetchedAt: now))
+    }
+}
+
+/// A `Content-Type` value: `type/subtype` (lower-cased) and its charset, if given.
+struct MediaType: Equatable {
+    /// `text/html`; `text/plain` when the server sent no type (the body must still decode as text).
+    var essence: String
+    var charset: String?
+
+    init(_ header: String?) {
+        let parts = (header ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let essence = parts.first?.lowercased() ?? ""
+        self.essence = essence.isEmpty ? "text/plain" : essence
+        charset =
+            parts.dropFirst()
+            .first { $0.lowercased().hasPrefix("charset=") }
+            .map {
+                $0.dropFirst("charset=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"' "))
+                    .lowercased()
+            }
+    }
+
+    /// `text/*`, JSON, XML and their `+json` / `+xml` relatives: what a model can read as it is.
+    var isText: Bool {
+        essence.hasPrefix("text/")
+            || ["application/json", "application/xml", "application/xhtml+xml"].contains(essence)
+            || essence.hasSuffix("+xml") || essence.hasSuffix("+json")
+    }
+
+    var isHTML: Bool { essence == "text/html" || essence == "application/xhtml+xml" }
+
+    /// The body as text: UTF-8 unless the charset says otherwise; a leading byte-order mark is dropped.
+    func decode(_ body: Data) -> String? {
+        let encoding: String.Encoding
+        switch charset {
+        case nil, "utf-8", "utf8", "us-ascii", "ascii": encoding = .utf8
+        case "iso-8859-1", "latin1", "latin-1", "iso8859-1": encoding = .isoLatin1
+        case "windows-1252", "cp1252": encoding = .windowsCP1252
+        case "utf-16": encoding = .utf16
+        default: return String(data: body, encoding: .utf8).map(Self.dropBOM)
+        }
+        return String(data: body, encoding: encoding).map(Self.dropBOM)
+    }
+
+    private static func dropBOM(_ text: String) -> String {
+        text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+    }
+}
