@@ -39,6 +39,8 @@ let package = Package(
                 "CCurl",
                 "CLZ4",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The cache's hot lookup path steps one prepared statement through the C API.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -55,7 +57,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "offpeak-bench",
-            dependencies: ["Offpeak"],
+            dependencies: [
+                "Offpeak",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .target(

@@ -43,7 +43,9 @@ struct ProviderOptions: ParsableArguments {
     @Flag(name: .long, help: "Run even when the job's conditions do not hold.")
     var force = false
 
-    @Flag(name: .customLong("no-cache"), help: "Don't read answers from the cache (new answers are still kept).")
+    @Flag(
+        name: .customLong("no-cache"), help: "Don't read answers from the cache (new answers are still kept)."
+    )
     var noCache = false
 
     @Flag(name: .long, help: "Ask the provider again for every item and replace the cached answers.")

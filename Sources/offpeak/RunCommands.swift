@@ -73,11 +73,14 @@ enum RunReporter {
         var spend: Spend
     }
 
-    static func execute(_ spec: JobSpec, context: WorkspaceContext, options flags: ProviderOptions, json: Bool)
+    static func execute(
+        _ spec: JobSpec, context: WorkspaceContext, options flags: ProviderOptions, json: Bool
+    )
         throws
     {
         let options = JobRunner.Options(
-            force: flags.force, cachePolicy: flags.cachePolicy, progress: json ? nil : Terminal.progressLine())
+            force: flags.force, cachePolicy: flags.cachePolicy, progress: json ? nil : Terminal.progressLine()
+        )
         let outcome = try Terminal.attempt { try context.run(spec, options: options) }
         Terminal.endProgressLine()
         let run = outcome.run

@@ -48,7 +48,9 @@ struct BatchPlannerTests {
     /// A shared prefix long enough that batching pays (see `worthBatching`).
     static let longSystem = String(repeating: "Label the ticket by its topic. ", count: 20)
 
-    static func pending(_ texts: [String], attempts: Int = 0, system: String = longSystem, maxTokens: Int = 50)
+    static func pending(
+        _ texts: [String], attempts: Int = 0, system: String = longSystem, maxTokens: Int = 50
+    )
         -> [(record: RequestRecord, request: CompletionRequest)]
     {
         texts.enumerated().map { index, text in
@@ -81,7 +83,8 @@ struct BatchPlannerTests {
     @Test func onlyIdenticalPrefixesShareACall() {
         let one = Self.longSystem + "1"
         let two = Self.longSystem + "2"
-        let calls = planner.plan(Self.pending(["a", "b"], system: one) + Self.pending(["c", "d"], system: two))
+        let calls = planner.plan(
+            Self.pending(["a", "b"], system: one) + Self.pending(["c", "d"], system: two))
         #expect(calls.count == 2)
         #expect(Set(calls.map { $0.request.system ?? "" }) == [one, two])
     }
@@ -97,11 +100,13 @@ struct BatchPlannerTests {
     }
 
     @Test func aShortSharedPrefixIsNotWorthBatching() {
-        #expect(planner.plan(Self.pending(["a", "b", "c"], system: "Be brief.")).allSatisfy { !$0.isBatched })
+        #expect(
+            planner.plan(Self.pending(["a", "b", "c"], system: "Be brief.")).allSatisfy { !$0.isBatched })
         #expect(!planner.worthBatching(prefixTokens: 40))
         #expect(planner.worthBatching(prefixTokens: 150))
         let cheapOutput = BatchPlanner(
-            batching: JobSpec.Batching(maxItems: 4), contextWindow: 100_000, maxOutputTokens: 4096, outputWeight: 1)
+            batching: JobSpec.Batching(maxItems: 4), contextWindow: 100_000, maxOutputTokens: 4096,
+            outputWeight: 1)
         #expect(cheapOutput.worthBatching(prefixTokens: 60))
     }
 

@@ -7,7 +7,8 @@ import Testing
 
 /// The cache in front of the provider, and research sources, through real runs against the sim.
 struct CachedRunTests {
-    static func research(sim: SimProcess, sources: String = "sources/heat-pumps") throws -> TemporaryWorkspace {
+    static func research(sim: SimProcess, sources: String = "sources/heat-pumps") throws -> TemporaryWorkspace
+    {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {max_retries: 1}\n")
         try workspace.write(
@@ -26,7 +27,9 @@ struct CachedRunTests {
         return workspace
     }
 
-    static func run(_ workspace: TemporaryWorkspace, job: String = "brief", policy: RequestRecord.CachePolicy = .normal)
+    static func run(
+        _ workspace: TemporaryWorkspace, job: String = "brief", policy: RequestRecord.CachePolicy = .normal
+    )
         throws -> RunOutcome
     {
         let context = try WorkspaceContext(
@@ -54,11 +57,13 @@ struct CachedRunTests {
         #expect(second.spend.calls == 0)
         #expect(second.run.itemsCached == 2)
         #expect((try sim.stats()["calls"] as? Int) == 2, "no provider call the second time")
-        #expect((try sim.stats()["sources"] as? [String: Int])?["fetches"] == 2, "sources came from the cache")
+        #expect(
+            (try sim.stats()["sources"] as? [String: Int])?["fetches"] == 2, "sources came from the cache")
         #expect(Self.answers(workspace) == firstAnswers)
         #expect(second.spend.naiveDollars > 0, "the ledger records what the hits saved")
         let stats = try ResponseCache(
-            store: try Store.open(Workspace(root: workspace.root)), maxBytes: 1 << 30, logger: Logger(label: "t")
+            store: try Store.open(Workspace(root: workspace.root)), maxBytes: 1 << 30,
+            logger: Logger(label: "t")
         ).stats()
         #expect(stats.hitsTotal >= 2)
         #expect(stats.savedDollarsTotal > 0)
@@ -99,7 +104,8 @@ struct CachedRunTests {
         // The source comes back (here: the spec points at a reachable copy): the waiting item runs.
         let spec = try #require(workspace.read("jobs/brief.yaml"))
         try workspace.write(
-            "jobs/brief.yaml", spec.replacingOccurrences(of: "http://127.0.0.1:9/far", with: "\(sim.url)/sources/far"))
+            "jobs/brief.yaml",
+            spec.replacingOccurrences(of: "http://127.0.0.1:9/far", with: "\(sim.url)/sources/far"))
         let second = try Self.run(workspace)
         #expect(second.status == .ok, "\(second.message)")
         #expect(second.run.id == first.run.id)
@@ -136,9 +142,11 @@ struct CachedRunTests {
         for variant in variants {
             #expect(RequestPlanner.cacheKey(provider: .anthropic, request: variant) != key, "\(variant)")
         }
-        #expect(RequestPlanner.cacheKey(provider: .openai, request: base) != key, "the provider is in the key")
+        #expect(
+            RequestPlanner.cacheKey(provider: .openai, request: base) != key, "the provider is in the key")
         changed = base
         changed.cacheSystemPrompt = true
-        #expect(RequestPlanner.cacheKey(provider: .anthropic, request: changed) == key, "the cache marker is not")
+        #expect(
+            RequestPlanner.cacheKey(provider: .anthropic, request: changed) == key, "the cache marker is not")
     }
 }

@@ -93,6 +93,19 @@ struct LZ4FrameTests {
         }
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: lz4Tool)))
+    func linkedBlocksOfUnknownSizeDecodeAcrossOutputGrowth() throws {
+        // 64 KB linked blocks (each refers back to the last), no content size, very compressible: the
+        // output buffer is outgrown and moved many times while the frame is decoded.
+        let bytes = Array(repeatElement(Self.text(1000, seed: 5), count: 3000).joined())
+        let file = try Self.temporaryFile(bytes, suffix: ".txt")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let (status, frame) = try Self.lz4(["-c", "-f", "-BD", "-B4", file.path])
+        #expect(status == 0)
+        #expect(frame.count * 4 < bytes.count)
+        #expect(try LZ4Frame.decompress(frame) == bytes)
+    }
+
     @Test func aFlippedByteIsCorrupt() {
         let bytes = Self.text(4000)
         var frame = LZ4Frame.compress(bytes)

@@ -48,7 +48,8 @@ public struct JobRunner: Sendable {
 
     public func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
         let model = config.model(for: spec.tier, provider: provider.kind)
-        let planned = RequestPlanner(provider: provider.kind, model: model).plan(spec, sources: try sources(for: spec))
+        let planned = RequestPlanner(provider: provider.kind, model: model).plan(
+            spec, sources: try sources(for: spec))
         var run = try prepareRun(spec: spec, model: model, planned: planned, forced: options.force)
         if let holder = try store.acquireLease(runID: run.id, owner: owner, ttl: leaseTTL) {
             throw OffpeakError(
@@ -65,7 +66,9 @@ public struct JobRunner: Sendable {
 
     /// The research context of every item that has sources (the job's, then its own), fetched or
     /// taken from the cache; an item whose source cannot be had yet waits.
-    private func sources(for spec: JobSpec) throws(OffpeakError) -> [String: Result<SourceContext, OffpeakError>] {
+    private func sources(for spec: JobSpec) throws(OffpeakError) -> [String: Result<
+        SourceContext, OffpeakError
+    >] {
         guard !spec.sources.isEmpty || spec.items.contains(where: { !$0.sources.isEmpty }) else { return [:] }
         let research = ResearchSources(
             cache: cache, fetcher: SourceFetcher(client: HTTPClient()), ttl: spec.cacheTTL, job: spec.name,

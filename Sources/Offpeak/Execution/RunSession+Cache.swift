@@ -14,7 +14,8 @@ extension RunSession {
         var rest: [(record: RequestRecord, request: CompletionRequest)] = []
         var hits: [(record: RequestRecord, answer: CachedAnswer)] = []
         for entry in pending {
-            guard policy(of: entry.record) == .normal, let answer = try runner.cache.answer(for: entry.record.cacheKey)
+            guard policy(of: entry.record) == .normal,
+                let answer = try runner.cache.answer(for: entry.record.cacheKey)
             else {
                 rest.append(entry)
                 continue

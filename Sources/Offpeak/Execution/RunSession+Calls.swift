@@ -64,7 +64,8 @@ extension RunSession {
                 record.cacheKey,
                 CachedAnswer(
                     text: result.text, model: result.model, finishReason: result.finishReason,
-                    inputTokens: result.inputTokens, outputTokens: result.outputTokens, dollars: result.dollars,
+                    inputTokens: result.inputTokens, outputTokens: result.outputTokens,
+                    dollars: result.dollars,
                     naiveDollars: ledger.naiveDollars)
             )
         ])
@@ -119,12 +120,14 @@ extension RunSession {
         // request) for the same item reuses it.
         saveToCache(
             zip(answered, results).map { item, result in
-                let naive = price?.naiveDollars(for: Usage(input: systemTokens + item.input, output: item.output))
+                let naive = price?.naiveDollars(
+                    for: Usage(input: systemTokens + item.input, output: item.output))
                 return (
                     item.record.cacheKey,
                     CachedAnswer(
                         text: result.text, model: result.model, finishReason: result.finishReason,
-                        inputTokens: result.inputTokens, outputTokens: result.outputTokens, dollars: result.dollars,
+                        inputTokens: result.inputTokens, outputTokens: result.outputTokens,
+                        dollars: result.dollars,
                         naiveDollars: naive ?? 0)
                 )
             })

@@ -36,7 +36,9 @@ public struct BatchPlanner: Sendable {
     static let itemOutputOverhead = 6.0
     static let callInputOverhead = 64.0
 
-    public init(batching: JobSpec.Batching, contextWindow: Int, maxOutputTokens: Int, outputWeight: Double = 5) {
+    public init(
+        batching: JobSpec.Batching, contextWindow: Int, maxOutputTokens: Int, outputWeight: Double = 5
+    ) {
         self.batching = batching
         self.contextWindow = contextWindow
         self.maxOutputTokens = maxOutputTokens
