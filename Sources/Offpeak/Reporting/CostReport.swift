@@ -39,7 +39,8 @@ public struct CostReport: Sendable, Codable {
 
     public var text: String {
         let table = TextTable(columns: [
-            groupedBy.rawValue.uppercased(), "CALLS", "INPUT", "CACHE-READ", "OUTPUT", "COST", "NAIVE", "SAVED",
+            groupedBy.rawValue.uppercased(), "CALLS", "INPUT", "CACHE-READ", "OUTPUT", "COST", "NAIVE",
+            "SAVED",
         ])
         for line in lines + [CostLine(key: "total", spend: total)] {
             let spend = line.spend

@@ -1,0 +1,346 @@
+import Foundation
+import Testing
+
+@testable import Offpeak
+
+/// A fake sysfs tree in a temporary folder, removed when the test ends.
+final class FakeSysfs {
+    let root: URL
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory
+            .appendingPathComponent("offpeak-sysfs-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    /// Writes `contents` plus a newline, as the kernel does.
+    func write(_ path: String, _ contents: String) throws {
+        let url = root.appendingPathComponent(path)
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data((contents + "\n").utf8).write(to: url)
+    }
+
+    func mkdir(_ path: String) throws {
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent(path), withIntermediateDirectories: true)
+    }
+
+    func supply(_ name: String, _ attributes: [String: String]) throws {
+        for (key, value) in attributes { try write("class/power_supply/\(name)/\(key)", value) }
+    }
+
+    /// A physical interface; `carrier: nil` leaves the file out.
+    func interface(
+        _ name: String, operstate: String = "up", carrier: String? = "1", type: String = "1",
+        devtype: String? = nil
+    ) throws {
+        let base = "class/net/\(name)"
+        try write("\(base)/operstate", operstate)
+        if let carrier { try write("\(base)/carrier", carrier) }
+        try write("\(base)/type", type)
+        try write(
+            "\(base)/uevent", "INTERFACE=\(name)\nIFINDEX=2" + (devtype.map { "\nDEVTYPE=\($0)" } ?? ""))
+    }
+
+    func power() -> PowerState { PowerState.read(sysfsRoot: root) }
+
+    func network(metered: [String] = [], unmetered: [String] = []) -> NetworkState {
+        NetworkState.read(sysfsRoot: root, metered: metered, unmetered: unmetered)
+    }
+}
+
+struct ConditionsTests {
+    // MARK: Power
+
+    @Test func laptopOnBattery() throws {
+        let fs = try FakeSysfs()
+        try fs.supply("AC", ["type": "Mains", "online": "0"])
+        try fs.supply(
+            "BAT0",
+            ["type": "Battery", "status": "Discharging", "capacity": "42", "present": "1", "scope": "System"])
+        let power = fs.power()
+        #expect(!power.onAC)
+        #expect(power.batteryPercent == 42)
+        #expect(!power.batteryLow)
+        #expect(!power.lowPower)
+        #expect(power.why.contains("BAT0"))
+        #expect(
+            power.readings.contains {
+                $0.file == "class/power_supply/BAT0/status" && $0.value == "Discharging"
+            })
+    }
+
+    @Test func lowBatteryAtThreshold() throws {
+        let fs = try FakeSysfs()
+        try fs.supply("BAT0", ["type": "Battery", "status": "Discharging", "capacity": "15"])
+        #expect(fs.power().batteryLow)
+        try fs.supply("BAT0", ["capacity": "16"])
+        #expect(!fs.power().batteryLow)
+    }
+
+    @Test func onACCharging() throws {
+        let fs = try FakeSysfs()
+        try fs.supply("ADP1", ["type": "Mains", "online": "1"])
+        try fs.supply("BAT0", ["type": "Battery", "status": "Charging", "capacity": "10"])
+        let power = fs.power()
+        #expect(power.onAC)
+        #expect(power.batteryPercent == 10)
+        #expect(power.batteryLow)
+        #expect(power.why.contains("ADP1"))
+    }
+
+    @Test func pluggedInAtChargeLimit() throws {
+        let fs = try FakeSysfs()
+        // Some firmwares report the adapter offline while holding the charge; the battery says why.
+        try fs.supply("AC", ["type": "Mains", "online": "0"])
+        try fs.supply("BAT0", ["type": "Battery", "status": "Not charging", "capacity": "80"])
+        let power = fs.power()
+        #expect(power.onAC)
+        #expect(power.batteryPercent == 80)
+    }
+
+    @Test func desktopWithoutBattery() throws {
+        let fs = try FakeSysfs()
+        let none = fs.power()
+        #expect(none.onAC && none.batteryPercent == nil && !none.batteryLow)
+        #expect(none.readings.contains { $0.file == "class/power_supply" && $0.value == "missing" })
+        try fs.mkdir("class/power_supply")
+        #expect(fs.power().onAC)
+    }
+
+    @Test func peripheralBatteryIsIgnored() throws {
+        let fs = try FakeSysfs()
+        try fs.supply("AC", ["type": "Mains", "online": "1"])
+        try fs.supply(
+            "hidpp_battery_0",
+            ["type": "Battery", "scope": "Device", "status": "Discharging", "capacity": "5"])
+        let power = fs.power()
+        #expect(power.onAC)
+        #expect(power.batteryPercent == nil)
+        #expect(!power.batteryLow)
+        // Without the mains, a lone peripheral battery still does not mean "on battery".
+        try fs.supply("AC", ["online": "0"])
+        #expect(fs.power().onAC)
+    }
+
+    @Test func absentBatteryIsIgnored() throws {
+        let fs = try FakeSysfs()
+        try fs.supply("BAT1", ["type": "Battery", "present": "0", "status": "Discharging", "capacity": "0"])
+        let power = fs.power()
+        #expect(power.onAC && power.batteryPercent == nil)
+    }
+
+    @Test func usbSupplyOnlineCountsAsAC() throws {
+        let fs = try FakeSysfs()
+        try fs.supply("ucsi-source-psy-USBC000:001", ["type": "USB", "online": "1"])
+        try fs.supply("BAT0", ["type": "Battery", "status": "Discharging", "capacity": "50"])
+        #expect(fs.power().onAC)
+    }
+
+    @Test func lowPowerProfile() throws {
+        let fs = try FakeSysfs()
+        for (profile, low) in [("low-power", true), ("quiet", true), ("cool", true), ("balanced", false)] {
+            try fs.write("firmware/acpi/platform_profile", profile)
+            #expect(fs.power().lowPower == low, "\(profile)")
+        }
+    }
+
+    @Test func garbageAndUnreadablePowerFiles() throws {
+        let fs = try FakeSysfs()
+        try fs.supply("BAT0", ["type": "Battery", "status": "Discharging", "capacity": "abc"])
+        try fs.supply("AC", ["type": "Mains", "online": "yes"])
+        // A folder where a file should be cannot be read (tests run as root, so chmod 000 would not do).
+        try fs.mkdir("class/power_supply/BAT1/type")
+        try fs.supply("BAT2", ["type": "Battery", "capacity": "250"])
+        try fs.mkdir("class/power_supply/BAT2/status")
+        try fs.mkdir("firmware/acpi/platform_profile")
+        let power = fs.power()
+        #expect(!power.onAC)
+        #expect(power.batteryPercent == nil)
+        #expect(!power.batteryLow)
+        #expect(!power.lowPower)
+        let values = Dictionary(
+            power.readings.map { ($0.file, $0.value) }, uniquingKeysWith: { first, _ in first })
+        #expect(values["class/power_supply/BAT0/capacity"] == "abc")
+        #expect(values["class/power_supply/BAT1/type"] == "unreadable")
+        #expect(values["class/power_supply/BAT2/status"] == "unreadable")
+        #expect(values["class/power_supply/BAT2/capacity"] == "250")
+        #expect(values["firmware/acpi/platform_profile"] == "unreadable")
+        #expect(power.readings.allSatisfy { !$0.rule.isEmpty })
+    }
+
+    @Test func hugeAndBinaryValuesDoNotCrash() throws {
+        let fs = try FakeSysfs()
+        try fs.supply("BAT0", ["type": "Battery", "status": String(repeating: "x", count: 100_000)])
+        let url = fs.root.appendingPathComponent("class/power_supply/BAT0/capacity")
+        try Data([0xFF, 0xFE, 0x00, 0x31]).write(to: url)
+        let power = fs.power()
+        #expect(power.onAC && power.batteryPercent == nil)
+        #expect(power.readings.allSatisfy { $0.value.count <= 80 })
+    }
+
+    // MARK: Network
+
+    @Test func wifiOnly() throws {
+        let fs = try FakeSysfs()
+        try fs.interface("wlp2s0", devtype: "wlan")
+        try fs.interface("lo", operstate: "unknown", type: "772")
+        let network = fs.network()
+        #expect(network.online && network.unmetered)
+        let wifi = try #require(network.interfaces.first { $0.name == "wlp2s0" })
+        #expect(wifi.kind == .wifi && wifi.counts && !wifi.metered)
+        let loopback = try #require(network.interfaces.first { $0.name == "lo" })
+        #expect(!loopback.counts)
+    }
+
+    @Test func ethernetPlusModem() throws {
+        let fs = try FakeSysfs()
+        try fs.interface("enp0s31f6")
+        try fs.interface("wwan0", type: "65534", devtype: "wwan")
+        let network = fs.network()
+        #expect(network.online && network.unmetered)
+        let kinds = Dictionary(uniqueKeysWithValues: network.interfaces.map { ($0.name, $0.kind) })
+        #expect(kinds == ["enp0s31f6": .ethernet, "wwan0": .wwan])
+        #expect(network.interfaces.first { $0.name == "wwan0" }?.metered == true)
+        #expect(network.interfaces.first { $0.name == "enp0s31f6" }?.metered == false)
+    }
+
+    @Test func modemOnlyIsMetered() throws {
+        let fs = try FakeSysfs()
+        try fs.interface("wwan0", type: "65534", devtype: "wwan")
+        try fs.interface("eth0", operstate: "down", carrier: nil)
+        let network = fs.network()
+        #expect(network.online)
+        #expect(!network.unmetered)
+        // The workspace can say otherwise, either way.
+        #expect(fs.network(unmetered: ["wwan0"]).unmetered)
+        try fs.interface("wlan0", devtype: "wlan")
+        #expect(fs.network().unmetered)
+        #expect(!fs.network(metered: ["wlan*"]).unmetered)
+        #expect(!fs.network(metered: ["wlan0"], unmetered: ["wlan0"]).unmetered)
+    }
+
+    @Test func everythingDown() throws {
+        let fs = try FakeSysfs()
+        try fs.interface("eth0", operstate: "down", carrier: nil)
+        // Reading carrier of a down interface fails with EINVAL; a folder stands in for that.
+        try fs.interface("wlan0", operstate: "dormant", carrier: nil, devtype: "wlan")
+        try fs.mkdir("class/net/wlan0/carrier")
+        try fs.interface("eth1", operstate: "up", carrier: "0")
+        try fs.interface("lo", operstate: "unknown", type: "772")
+        let network = fs.network()
+        #expect(!network.online && !network.unmetered)
+        #expect(network.interfaces.allSatisfy { !$0.counts })
+        #expect(network.interfaces.first { $0.name == "eth0" }?.why.contains("down") == true)
+    }
+
+    @Test func unknownOperstateWithCarrierCounts() throws {
+        let fs = try FakeSysfs()
+        try fs.interface("ppp0", operstate: "unknown", type: "512")
+        let network = fs.network()
+        #expect(network.online && network.unmetered)
+        #expect(network.interfaces.first?.kind == .other)
+        try fs.interface("ppp0", operstate: "unknown", carrier: "0", type: "512")
+        #expect(!fs.network().online)
+    }
+
+    @Test func virtualInterfacesDoNotCount() throws {
+        let fs = try FakeSysfs()
+        // The kernel's layout: class/net/NAME links to devices/virtual/net/NAME.
+        try fs.interface("placeholder")
+        try FileManager.default.removeItem(at: fs.root.appendingPathComponent("class/net/placeholder"))
+        try fs.write("devices/virtual/net/docker0/operstate", "up")
+        try fs.write("devices/virtual/net/docker0/carrier", "1")
+        try fs.write("devices/virtual/net/docker0/type", "1")
+        try FileManager.default.createSymbolicLink(
+            atPath: fs.root.appendingPathComponent("class/net/docker0").path,
+            withDestinationPath: "../../devices/virtual/net/docker0")
+        // A fixture without links: a plain folder plus a devices/virtual/net/NAME folder.
+        try fs.interface("veth1234")
+        try fs.mkdir("devices/virtual/net/veth1234")
+        let network = fs.network()
+        #expect(!network.online)
+        #expect(network.interfaces.map(\.name) == ["docker0", "veth1234"])
+        #expect(network.interfaces.allSatisfy { !$0.counts })
+        #expect(network.readings.contains { $0.file == "class/net/docker0" && $0.value.contains("virtual") })
+    }
+
+    @Test func garbageAndUnreadableNetworkFiles() throws {
+        let fs = try FakeSysfs()
+        try fs.interface("eth0", operstate: "sideways", carrier: "maybe", type: "ether")
+        try fs.mkdir("class/net/eth1/operstate")
+        try fs.write("class/net/eth1/carrier", "1")
+        try fs.mkdir("class/net/eth1/uevent")
+        try fs.write("class/net/eth1/type", "1")
+        try fs.mkdir("class/net/eth2")
+        let network = fs.network()
+        let byName = Dictionary(uniqueKeysWithValues: network.interfaces.map { ($0.name, $0) })
+        #expect(byName["eth0"]?.counts == false)
+        #expect(byName["eth0"]?.kind == .other)
+        // Unreadable operstate is treated as unknown, so the carrier decides.
+        #expect(byName["eth1"]?.counts == true)
+        #expect(byName["eth1"]?.kind == .ethernet)
+        #expect(byName["eth2"]?.counts == false)
+        #expect(network.online)
+        #expect(
+            network.readings.contains { $0.file == "class/net/eth1/operstate" && $0.value == "unreadable" })
+        #expect(network.readings.contains { $0.file == "class/net/eth2/carrier" && $0.value == "missing" })
+        #expect(fs.network().interfaces.count == 3)
+        let empty = try FakeSysfs()
+        #expect(!empty.network().online)
+    }
+
+    // MARK: Together
+
+    @Test func jsonShape() throws {
+        let fs = try FakeSysfs()
+        try fs.supply("BAT0", ["type": "Battery", "status": "Discharging"])
+        try fs.interface("wlan0", devtype: "wlan")
+        let conditions = MachineConditions.read(sysfsRoot: fs.root)
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: encoder.encode(conditions)) as? [String: Any])
+        let power = try #require(object["power"] as? [String: Any])
+        #expect(power["on_ac"] as? Bool == false)
+        #expect(power["battery_percent"] is NSNull)
+        #expect(power["battery_low"] as? Bool == false)
+        #expect(power["low_power"] as? Bool == false)
+        let network = try #require(object["network"] as? [String: Any])
+        #expect(network["online"] as? Bool == true)
+        #expect(network["unmetered"] as? Bool == true)
+        let interfaces = try #require(network["interfaces"] as? [[String: Any]])
+        #expect(interfaces.first?["kind"] as? String == "wifi")
+        #expect(Set(interfaces.first?.keys.map { $0 } ?? []) == ["name", "kind", "counts", "metered", "why"])
+        let readings = try #require(object["readings"] as? [[String: Any]])
+        #expect(readings.count == conditions.readings.count && !readings.isEmpty)
+        #expect(conditions.text.contains("on battery"))
+    }
+
+    @Test func defaultRoot() {
+        #expect(MachineConditions.defaultRoot(environment: [:]).path == "/sys")
+        #expect(MachineConditions.defaultRoot(environment: ["OFFPEAK_SYSFS_ROOT": "/tmp/x"]).path == "/tmp/x")
+    }
+
+    /// This VM: no power supplies (AC), eth0 is a virtio NIC that is up, ifb0/ifb1/lo are virtual.
+    @Test func thisMachine() throws {
+        let sys = URL(fileURLWithPath: "/sys")
+        let power = PowerState.read(sysfsRoot: sys)
+        #expect(power.onAC)
+        let network = NetworkState.read(sysfsRoot: sys, metered: [], unmetered: [])
+        let physicalUp =
+            (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/net"))?
+            .filter { name in
+                let link = try? FileManager.default.destinationOfSymbolicLink(
+                    atPath: "/sys/class/net/\(name)")
+                let state = try? String(contentsOfFile: "/sys/class/net/\(name)/operstate", encoding: .utf8)
+                return name != "lo" && link?.contains("/virtual/") == false
+                    && state?.trimmingCharacters(in: .whitespacesAndNewlines) == "up"
+            } ?? []
+        #expect(network.unmetered == !physicalUp.isEmpty)
+        for interface in network.interfaces where interface.name == "lo" { #expect(!interface.counts) }
+    }
+}
