@@ -92,21 +92,11 @@ extension Store {
         lease: (owner: String, ttl: TimeInterval)? = nil
     ) throws(OffpeakError) {
         try write { db in
-            if let lease {
-                try db.execute(
-                    sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
-                    arguments: [Date(), Date() + lease.ttl, run.id, lease.owner])
-            }
+            if let lease { try Store.renew(lease, runID: run.id, db) }
             var ledger = ledger
             try ledger?.insert(db)
             let now = Date()
-            for var result in results {
-                result.ledgerId = ledger?.id
-                try result.insert(db)
-                try db.execute(
-                    sql: "UPDATE requests SET state = 'done', error = NULL, updated_at = ? WHERE id = ?",
-                    arguments: [now, result.requestId])
-            }
+            for result in results { try Store.insertAnswer(result, ledgerID: ledger?.id, at: now, db) }
             for (id, reason) in retry {
                 try db.execute(
                     sql:
@@ -134,19 +124,34 @@ extension Store {
         try write { db in
             for (ledger, result) in hits {
                 var ledger = ledger
-                var result = result
                 try ledger.insert(db)
-                result.ledgerId = ledger.id
-                try result.insert(db)
-                try db.execute(
-                    sql: "UPDATE requests SET state = 'done', error = NULL, updated_at = ? WHERE id = ?",
-                    arguments: [ledger.at, result.requestId])
+                try Store.insertAnswer(result, ledgerID: ledger.id, at: ledger.at, db)
             }
-            try db.execute(
-                sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
-                arguments: [Date(), Date() + lease.ttl, run.id, lease.owner])
+            try Store.renew(lease, runID: run.id, db)
             try Store.saveProgress(db, run: run, segment: 0, lastRequestID: hits.last?.result.requestId)
         }
+    }
+
+    /// Stores one item's answer, tied to the ledger row that paid for it, and marks its request done.
+    private static func insertAnswer(_ result: ResultRecord, ledgerID: Int64?, at now: Date, _ db: Database)
+        throws
+    {
+        var result = result
+        result.ledgerId = ledgerID
+        try result.insert(db)
+        try db.execute(
+            sql: "UPDATE requests SET state = 'done', error = NULL, updated_at = ? WHERE id = ?",
+            arguments: [now, result.requestId])
+    }
+
+    /// Extends this process's lease on the run: every commit is also a heartbeat.
+    private static func renew(_ lease: (owner: String, ttl: TimeInterval), runID: String, _ db: Database)
+        throws
+    {
+        let now = Date()
+        try db.execute(
+            sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
+            arguments: [now, now + lease.ttl, runID, lease.owner])
     }
 
     /// Recounts the run's items from its requests and writes the run and its checkpoint.
