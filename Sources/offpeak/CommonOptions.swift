@@ -58,6 +58,25 @@ struct ProviderOptions: ParsableArguments {
     var cachePolicy: RequestRecord.CachePolicy { refresh ? .refresh : noCache ? .noCache : .normal }
 }
 
+/// Flags of the commands that run work: where conditions are read, and how a stop is handled.
+struct ConditionOptions: ParsableArguments {
+    @Option(
+        name: .customLong("sysfs-root"),
+        help: "The sysfs folder conditions are read from (default: $OFFPEAK_SYSFS_ROOT, else /sys).")
+    var sysfsRoot: String?
+
+    @Option(
+        name: .customLong("grace"),
+        help: "Seconds calls in flight may take to finish after SIGTERM or SIGINT before they are cut off.")
+    var grace: Double = 10
+
+    func validate() throws {
+        guard grace >= 0, grace.isFinite else {
+            throw ValidationError("--grace: expected seconds >= 0, got \(grace)")
+        }
+    }
+}
+
 extension ProviderKind: ExpressibleByArgument {}
 extension JobSpec.Tier: ExpressibleByArgument {}
 extension CostReport.Grouping: ExpressibleByArgument {}

@@ -12,13 +12,15 @@ extension OffpeakCommand {
 
         @OptionGroup var common: CommonOptions
         @OptionGroup var providerOptions: ProviderOptions
+        @OptionGroup var conditions: ConditionOptions
         @OptionGroup var output: OutputOptions
 
         func run() throws {
             let context = try common.context(
                 provider: providerOptions.provider, baseURL: providerOptions.baseURL)
             let spec = try Terminal.attempt { try context.loadJob(job) }
-            try RunReporter.execute(spec, context: context, options: providerOptions, json: output.json)
+            try RunReporter.execute(
+                spec, context: context, options: providerOptions, conditions: conditions, json: output.json)
         }
     }
 
@@ -40,6 +42,7 @@ extension OffpeakCommand {
 
         @OptionGroup var common: CommonOptions
         @OptionGroup var providerOptions: ProviderOptions
+        @OptionGroup var conditions: ConditionOptions
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
@@ -53,7 +56,8 @@ extension OffpeakCommand {
                 try JobSpec.summarize(
                     files: files, tier: tier, output: out, maxTokens: maxTokens, workspace: context.workspace)
             }
-            try RunReporter.execute(spec, context: context, options: providerOptions, json: output.json)
+            try RunReporter.execute(
+                spec, context: context, options: providerOptions, conditions: conditions, json: output.json)
         }
     }
 }
@@ -71,16 +75,21 @@ enum RunReporter {
         var answeredNow: Int
         var output: String
         var spend: Spend
+        var deferred: [String]
+        var forced: Bool
     }
 
     static func execute(
-        _ spec: JobSpec, context: WorkspaceContext, options flags: ProviderOptions, json: Bool
+        _ spec: JobSpec, context: WorkspaceContext, options flags: ProviderOptions,
+        conditions: ConditionOptions, json: Bool
     )
         throws
     {
         let options = JobRunner.Options(
-            force: flags.force, cachePolicy: flags.cachePolicy, progress: json ? nil : Terminal.progressLine()
-        )
+            force: flags.force, cachePolicy: flags.cachePolicy,
+            progress: json ? nil : Terminal.progressLine(),
+            gate: context.gate(sysfsRoot: conditions.sysfsRoot),
+            stop: Signals.stopOnTermination(grace: conditions.grace))
         let outcome = try Terminal.attempt { try context.run(spec, options: options) }
         Terminal.endProgressLine()
         let run = outcome.run
@@ -89,9 +98,12 @@ enum RunReporter {
                 Report(
                     run: run.id, job: run.job, state: run.state.rawValue, reason: run.reason,
                     itemsTotal: run.itemsTotal, itemsDone: run.itemsDone, itemsFailed: run.itemsFailed,
-                    answeredNow: outcome.answeredNow, output: outcome.outputDirectory, spend: outcome.spend))
+                    answeredNow: outcome.answeredNow, output: outcome.outputDirectory, spend: outcome.spend,
+                    deferred: outcome.deferred.map(\.rawValue), forced: run.forced))
         } else {
             print(outcome.message)
+            let nothingRan = !outcome.deferred.isEmpty && outcome.spend.calls == 0 && outcome.answeredNow == 0
+            if nothingRan { throw ExitCode(outcome.status.rawValue) }
             print("outputs: \(outcome.outputDirectory)/")
             let spend = outcome.spend
             print(

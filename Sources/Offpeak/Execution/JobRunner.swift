@@ -9,13 +9,24 @@ public struct JobRunner: Sendable {
         /// `no-cache` or `refresh` for every request of this run (`run --no-cache`, `--refresh`).
         public var cachePolicy = RequestRecord.CachePolicy.normal
         public var progress: (@Sendable (RunProgress) -> Void)?
+        /// Where the machine's conditions are read; `nil` runs without looking (library callers
+        /// that have no constraints to check).
+        public var gate: ConditionGate?
+        /// The end of the tick's window: a call starts only if it is expected to finish by then.
+        public var windowEnd: Date?
+        /// Raised by SIGTERM/SIGINT: no new call starts.
+        public var stop: StopSignal?
         public init(
             force: Bool = false, cachePolicy: RequestRecord.CachePolicy = .normal,
-            progress: (@Sendable (RunProgress) -> Void)? = nil
+            progress: (@Sendable (RunProgress) -> Void)? = nil, gate: ConditionGate? = nil,
+            windowEnd: Date? = nil, stop: StopSignal? = nil
         ) {
             self.force = force
             self.cachePolicy = cachePolicy
             self.progress = progress
+            self.gate = gate
+            self.windowEnd = windowEnd
+            self.stop = stop
         }
     }
 
@@ -47,21 +58,71 @@ public struct JobRunner: Sendable {
     }
 
     public func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
-        let model = config.model(for: spec.tier, provider: provider.kind)
+        let conditions = options.gate?.read()
+        // The job's own constraints gate the whole run; being offline only stops calls (see
+        // `RunSession.boundary`), so cached answers and outputs still go on.
+        let failing =
+            conditions.map { ConditionGate.failing(spec.constraints, $0, needsNetwork: false) } ?? []
+        if !failing.isEmpty && !options.force { return try deferRun(spec, reasons: failing) }
+        let downgraded = conditions.map { ConditionGate.downgrades(spec, $0) } ?? false
+        let tier = downgraded ? spec.tier.lower : spec.tier
+        let model = config.model(for: tier, provider: provider.kind)
         let planned = RequestPlanner(provider: provider.kind, model: model).plan(
             spec, sources: try sources(for: spec))
         var run = try prepareRun(spec: spec, model: model, planned: planned, forced: options.force)
-        if let holder = try store.acquireLease(runID: run.id, owner: owner, ttl: leaseTTL) {
-            throw OffpeakError(
-                .temporaryFailure,
-                "job \(spec.name): run \(run.id) is being run by \(holder); try again later")
-        }
+        try takeLease(run, job: spec.name)
         defer { try? store.releaseLease(runID: run.id, owner: owner) }
+        run.tier = tier.rawValue
+        run.downgraded = downgraded
+        if downgraded {
+            logger.info(
+                "on battery or in a low-power profile: \(spec.name) runs as \(tier.rawValue) (\(model))")
+        }
         try move(&run, to: .running, reason: nil)
+        try store.releaseDeferred(job: spec.name, at: Date())
         var session = RunSession(runner: self, spec: spec, run: run, options: options)
+        if !failing.isEmpty { session.forcedPast = failing }
         let outcome = try session.execute()
         try cache.flush()
         return outcome
+    }
+
+    /// Puts the job in the deferred queue, and its run (a new, empty one if it has none: its
+    /// requests are planned when it runs) in `waiting`. Nothing is sent or dropped.
+    private func deferRun(_ spec: JobSpec, reasons: [ConditionGate.Reason]) throws(OffpeakError) -> RunOutcome
+    {
+        let now = Date()
+        var run: RunRecord
+        if let open = try store.latestResumableRun(job: spec.name) {
+            run = open
+        } else {
+            run = RunRecord.new(
+                job: spec, provider: provider.kind,
+                model: config.model(for: spec.tier, provider: provider.kind),
+                itemsTotal: spec.items.count, at: now)
+            try store.insert(run: run, requests: [])
+        }
+        try takeLease(run, job: spec.name)
+        defer { try? store.releaseLease(runID: run.id, owner: owner) }
+        do { try run.move(to: .waiting, reason: reasons.sentence, at: now) } catch {
+            throw OffpeakError(.software, error.description)
+        }
+        let deferred = try store.deferJob(spec.name, run: run, reasons: reasons.sentence, at: now)
+        let since =
+            deferred.deferredAt == now ? "" : " (deferred since \(Timestamp.text(deferred.deferredAt)))"
+        return RunOutcome(
+            run: run, status: .temporaryFailure,
+            message: "job \(spec.name) deferred: \(reasons.sentence)\(since); `offpeak tick` runs it once "
+                + "its conditions hold, `offpeak run --force` runs it now",
+            spend: try store.spend(runID: run.id), outputDirectory: spec.output, answeredNow: 0,
+            deferred: reasons)
+    }
+
+    private func takeLease(_ run: RunRecord, job: String) throws(OffpeakError) {
+        if let holder = try store.acquireLease(runID: run.id, owner: owner, ttl: leaseTTL) {
+            throw OffpeakError(
+                .temporaryFailure, "job \(job): run \(run.id) is being run by \(holder); try again later")
+        }
     }
 
     /// The research context of every item that has sources (the job's, then its own), fetched or
@@ -90,6 +151,17 @@ public struct JobRunner: Sendable {
     {
         let now = Date()
         let specHash = SHA256.hex(RequestPlanner.canonicalJSON(spec))
+        if let stale = try store.latestResumableRun(job: spec.name), try isTooOld(stale, spec: spec, now: now)
+        {
+            // Not resumed blindly: a new run starts, and the cache answers what the old one had.
+            var old = stale
+            let age = Duration.seconds(spec.checkpointMaxAge).formatted(
+                .units(allowed: [.hours, .minutes, .seconds]))
+            try move(
+                &old, to: .failed,
+                reason: "restarted: its checkpoint was older than checkpoint_max_age (\(age))")
+            logger.info("run \(old.id) of \(spec.name) is older than \(age): starting anew")
+        }
         if var run = try store.latestResumableRun(job: spec.name) {
             try store.merge(requests: records(planned, runID: run.id, spec: spec, now: now), into: run.id)
             run = try store.run(id: run.id) ?? run
@@ -97,6 +169,7 @@ public struct JobRunner: Sendable {
             run.model = model
             run.forced = forced
             run.budgetStop = nil
+            run.spec = RequestPlanner.canonicalJSON(spec)
             logger.info("resuming run \(run.id) of \(spec.name): \(run.itemsDone) of \(run.itemsTotal) done")
             return run
         }
@@ -105,6 +178,16 @@ public struct JobRunner: Sendable {
         run.forced = forced
         try store.insert(run: run, requests: records(planned, runID: run.id, spec: spec, now: now))
         return run
+    }
+
+    /// A run whose last checkpoint is older than the job's `checkpoint_max_age` is restarted, not
+    /// resumed. Submitted work (a queue job's requests) is the run itself and is always resumed, as
+    /// is a run that never started.
+    private func isTooOld(_ run: RunRecord, spec: JobSpec, now: Date) throws(OffpeakError) -> Bool {
+        guard !spec.acceptsSubmissions, let checkpoint = try store.checkpoint(runID: run.id) else {
+            return false
+        }
+        return now.timeIntervalSince(checkpoint.updatedAt) > spec.checkpointMaxAge
     }
 
     private func records(_ planned: [PlannedRequest], runID: String, spec: JobSpec, now: Date)

@@ -21,6 +21,8 @@ extension RunSession {
             return Stop(
                 state: .interrupted, reason: "stopped by budget \(over.message)", status: .temporaryFailure)
         }
+        if let stop = try boundary(before: call) { return stop }
+        callsMade += 1
         let started = Date()
         let response: CompletionResponse
         do {
@@ -133,9 +135,25 @@ extension RunSession {
             })
     }
 
-    /// A provider failure either stops the run (down, or refusing the account) or fails the item.
+    /// A provider failure either stops the run (down, or refusing the account) or sends the
+    /// call's items back to be retried later (see `retryLater`).
     func handle(_ error: ProviderError, call: PlannedCall) throws(OffpeakError) -> Stop? {
+        if let stop = options.stop, stop.isRequested {
+            // A call aborted when the grace period ran out: nothing of it is kept, and it is not the
+            // items' fault.
+            return Stop(
+                state: .interrupted, reason: "stopped by \(stop.reason ?? "a signal")",
+                status: .temporaryFailure)
+        }
+        if case .unreachable = error {
+            // Nothing answers: the work waits, offline, and the next tick tries again.
+            try countAttempt(call, error: error)
+            return Stop(
+                state: .waiting, reason: "offline: \(error.description)", status: .temporaryFailure,
+                deferred: [.offline])
+        }
         if error.isTransient {
+            try countAttempt(call, error: error)
             return Stop(state: .interrupted, reason: error.description, status: .temporaryFailure)
         }
         if error.stopsTheRun {
@@ -147,12 +165,51 @@ extension RunSession {
             }
             return Stop(state: .failed, reason: error.description, status: status)
         }
-        // A refused batched prompt is asked again in smaller pieces; a refused single request fails.
-        let entries = call.requests.map { ($0.id, error.description) }
-        try runner.store.commitCall(
-            run: run, ledger: nil, results: [], retry: call.isBatched ? entries : [],
-            failed: call.isBatched ? [] : entries)
+        // A refused batched prompt is asked again in smaller pieces; a refused single request is
+        // retried later, with backoff, until the job's attempts run out.
+        if call.isBatched {
+            try runner.store.commitCall(
+                run: run, ledger: nil, results: [], retry: call.requests.map { ($0.id, error.description) })
+        } else {
+            try retryLater(call, error: error.description)
+        }
         return nil
+    }
+
+    /// Each item of the call waits `RetryBackoff` before its next attempt, or fails for good once
+    /// it has had the job's `max_attempts`; the error says which ("retrying at T (attempt n of N)").
+    func retryLater(_ call: PlannedCall, error: String) throws(OffpeakError) {
+        let now = Date()
+        var later: [(id: String, reason: String, at: Date)] = []
+        var failed: [(id: String, reason: String)] = []
+        for record in call.requests {
+            let attempt = record.attempts + 1
+            if attempt >= spec.maxAttempts {
+                failed.append((record.id, "\(error); gave up after \(attempt) attempts"))
+            } else {
+                let at = now + RetryBackoff.delay(afterAttempt: attempt)
+                let when = Timestamp.text(at)
+                later.append(
+                    (
+                        record.id,
+                        "\(error); retrying at \(when) (attempt \(attempt + 1) of \(spec.maxAttempts))", at
+                    ))
+            }
+        }
+        try runner.store.commitCall(run: run, ledger: nil, results: [], failed: failed, later: later)
+    }
+
+    /// The provider's trouble, not the items': they are tried again on the next pass, but a call
+    /// that has failed `max_attempts` times fails its items rather than stopping every run forever.
+    private func countAttempt(_ call: PlannedCall, error: ProviderError) throws(OffpeakError) {
+        let exhausted = call.requests.filter { $0.attempts + 1 >= spec.maxAttempts }
+        let failed = exhausted.map {
+            ($0.id, "\(error.description); gave up after \($0.attempts + 1) attempts")
+        }
+        let counted = call.requests.filter { $0.attempts + 1 < spec.maxAttempts }.map {
+            ($0.id, error.description)
+        }
+        try runner.store.commitCall(run: run, ledger: nil, results: [], retry: counted, failed: failed)
     }
 
     mutating func ledgerEntry(

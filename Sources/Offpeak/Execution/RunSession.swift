@@ -9,6 +9,10 @@ struct RunSession {
     var run: RunRecord
     let options: JobRunner.Options
     var answeredNow = 0
+    /// Calls this pass has sent (the first always starts, whatever the window says).
+    var callsMade = 0
+    /// Conditions that did not hold when `run --force` started the run.
+    var forcedPast: [ConditionGate.Reason] = []
     var unpricedModels: Set<String> = []
 
     /// Why the pass ended early.
@@ -16,6 +20,8 @@ struct RunSession {
         var state: RunState
         var reason: String
         var status: ExitStatus
+        /// The conditions that stopped it, for the deferred queue.
+        var deferred: [ConditionGate.Reason] = []
     }
 
     init(runner: JobRunner, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
@@ -50,7 +56,11 @@ struct RunSession {
     /// The run's pending requests packed into calls; an unreadable stored request fails alone.
     private mutating func plan() throws(OffpeakError) -> [PlannedCall] {
         var pending: [(record: RequestRecord, request: CompletionRequest)] = []
-        for record in try runner.store.requests(runID: run.id, states: [.pending, .retrying]) {
+        let now = Date()
+        let due = try runner.store.requests(runID: run.id, states: [.pending, .retrying]).filter {
+            $0.state == .pending || ($0.nextAttemptAt ?? now) <= now
+        }
+        for record in due {
             do {
                 pending.append((record, try record.completionRequest()))
             } catch {
@@ -85,11 +95,25 @@ struct RunSession {
         let counts = "\(run.itemsDone) of \(run.itemsTotal) items answered (\(answeredNow) now)"
         var message: String
         let waiting = try runner.store.requests(runID: run.id, states: [.waiting])
+        let retrying = try runner.store.requests(runID: run.id, states: [.retrying])
         if let stop {
             try runner.move(&run, to: stop.state, reason: stop.reason)
             status = stop.status
-            message = "job \(spec.name): \(stop.reason); \(counts)"
+            if stop.deferred.isEmpty {
+                message = "job \(spec.name): \(stop.reason); \(counts)"
+            } else {
+                try runner.store.deferJob(spec.name, run: run, reasons: stop.reason, at: Date())
+                message =
+                    "job \(spec.name) deferred part-way (\(stop.reason)); \(counts); `offpeak tick` goes on once they hold"
+            }
             if stop.state == .interrupted { message += "; run it again to do the rest" }
+        } else if let next = retrying.min(by: {
+            ($0.nextAttemptAt ?? .distantPast) < ($1.nextAttemptAt ?? .distantPast)
+        }) {
+            let why = "\(retrying.count) items retrying; next \(next.error ?? "soon")"
+            try runner.move(&run, to: .interrupted, reason: why)
+            status = .temporaryFailure
+            message = "job \(spec.name): \(counts); \(why)"
         } else if let first = waiting.first {
             // Items whose sources cannot be fetched yet wait for a later run; the rest is done.
             let why = "\(waiting.count) items wait: \(first.error ?? "not ready")"
@@ -108,8 +132,9 @@ struct RunSession {
             status = .ok
             message = "job \(spec.name): \(counts)"
         }
+        if !forcedPast.isEmpty { message = "forced past: \(forcedPast.sentence) (--force); " + message }
         return RunOutcome(
             run: run, status: status, message: message, spend: spend, outputDirectory: spec.output,
-            answeredNow: answeredNow)
+            answeredNow: answeredNow, deferred: stop?.deferred ?? [])
     }
 }

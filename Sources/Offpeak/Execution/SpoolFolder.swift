@@ -13,6 +13,12 @@ public struct SpoolFolder: Sendable {
         directory = workspace.root.appendingPathComponent("spool/\(job)", isDirectory: true)
     }
 
+    /// True when the folder holds a file to take.
+    public var hasFiles: Bool {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.contains { !$0.hasPrefix(".") && $0 != "taken" }
+    }
+
     /// What one pass took: requests added, and lines or files refused with why.
     public struct Taken: Sendable {
         public var added: [String] = []

@@ -114,6 +114,8 @@ public struct CompletionResponse: Sendable, Equatable, Codable {
 /// Something that answers completion requests. Implementations are blocking and thread-safe.
 public protocol CompletionProvider: Sendable {
     var kind: ProviderKind { get }
+    /// Where calls go; a loopback address needs no network interface.
+    var baseURL: String { get }
     /// Sends one request, retrying as `RetryPolicy` says.
     /// - Throws: `ProviderError` once retries are used up or the error is not retryable.
     func complete(_ request: CompletionRequest) throws -> CompletionResponse

@@ -4,11 +4,11 @@ import Foundation
 ///
 /// Kept strict (whole numbers, no spaces inside, each unit at most once) so that a typo
 /// like `1hr` is an error the user sees, not a silently different TTL.
-enum DurationParser {
+public enum DurationParser {
     private static let units: [Character: Int] = ["d": 86_400, "h": 3_600, "m": 60, "s": 1]
 
     /// Seconds, or `nil` when `text` is not a duration. `0`, `0s` are valid; negatives are not.
-    static func seconds(_ text: String) -> TimeInterval? {
+    public static func seconds(_ text: String) -> TimeInterval? {
         let text = text.trimmingCharacters(in: .whitespaces)
         if let bare = Int(text), bare >= 0, text.allSatisfy(\.isASCIIDigit) { return TimeInterval(bare) }
         var total = 0

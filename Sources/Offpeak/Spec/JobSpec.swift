@@ -134,6 +134,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var timezone: String?
     public var checkpointMaxAge: TimeInterval = 3600
     public var downgradeOnBattery: Bool = false
+    /// Attempts an item gets before it fails for good; retries wait `RetryBackoff`.
+    public var maxAttempts: Int = 5
     /// Path of the spec file, for messages.
     public var sourcePath: String?
 

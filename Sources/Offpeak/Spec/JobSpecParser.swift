@@ -13,7 +13,7 @@ public enum JobSpecParser {
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
-        "sources",
+        "sources", "max_attempts",
     ]
     static let cronMacros = ["@hourly", "@daily", "@weekly", "@monthly", "@yearly", "@annually", "@midnight"]
 
@@ -52,6 +52,7 @@ public enum JobSpecParser {
         spec.timezone = try timezone(root)
         spec.checkpointMaxAge = try root.duration("checkpoint_max_age") ?? 3600
         spec.downgradeOnBattery = try root.bool("downgrade_on_battery") ?? false
+        spec.maxAttempts = try root.wholeNumber("max_attempts", in: 1...100) ?? 5
         spec.instructions = try root.string("instructions")
         spec.batching = try batching(root)
         spec.acceptsSubmissions = try root.bool("queue") ?? false

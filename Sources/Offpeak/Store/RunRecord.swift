@@ -28,6 +28,9 @@ public struct RunRecord: StoredRecord, PersistableRecord, Equatable {
     public var updatedAt: Date
     public var finishedAt: Date?
     public var deadlineAt: Date?
+    /// The job spec the run was made from (canonical JSON), so `tick` can resume a run whose job
+    /// has no spec file (`offpeak summarize`).
+    public var spec: String?
 }
 
 extension RunRecord {
@@ -43,7 +46,8 @@ extension RunRecord {
             forced: false,
             itemsTotal: itemsTotal, itemsDone: 0, itemsFailed: 0, itemsCached: 0, createdAt: now,
             startedAt: nil,
-            updatedAt: now, finishedAt: nil, deadlineAt: job.deadline.map { now + $0 })
+            updatedAt: now, finishedAt: nil, deadlineAt: job.deadline.map { now + $0 },
+            spec: RequestPlanner.canonicalJSON(job))
     }
 
     /// `<job>-<UTC yyyymmddThhmmss>-<4 hex>`: sortable, readable, unique enough per job.

@@ -59,6 +59,11 @@ extension Store {
         }
     }
 
+    /// The run's checkpoint: what it had finished when it last committed.
+    public func checkpoint(runID: String) throws(OffpeakError) -> CheckpointRecord? {
+        try read { db in try CheckpointRecord.fetchOne(db, key: runID) }
+    }
+
     func update(run: RunRecord) throws(OffpeakError) {
         try write { db in try run.update(db) }
     }
@@ -89,10 +94,12 @@ extension Store {
         run: RunRecord, ledger: LedgerEntry?, results: [ResultRecord],
         retry: [(id: String, reason: String)] = [],
         failed: [(id: String, reason: String)] = [], segment: Int = 0,
+        later: [(id: String, reason: String, at: Date)] = [],
         lease: (owner: String, ttl: TimeInterval)? = nil
     ) throws(OffpeakError) {
         try write { db in
             if let lease { try Store.renew(lease, runID: run.id, db) }
+            if let ledger, !ledger.cacheHit { try Store.record(LatencySample(ledger), db) }
             var ledger = ledger
             try ledger?.insert(db)
             let now = Date()
@@ -103,6 +110,14 @@ extension Store {
                         "UPDATE requests SET attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ?",
                     arguments: [reason, now, id])
             }
+            for (id, reason, at) in later {
+                try db.execute(
+                    sql: """
+                        UPDATE requests SET state = 'retrying', error = ?, attempts = attempts + 1,
+                        next_attempt_at = ?, updated_at = ? WHERE id = ?
+                        """,
+                    arguments: [reason, at, now, id])
+            }
             for (id, reason) in failed {
                 try db.execute(
                     sql: """
@@ -111,7 +126,7 @@ extension Store {
                         """,
                     arguments: [reason, now, id])
             }
-            let last = results.last?.requestId ?? failed.last?.id ?? retry.last?.id
+            let last = results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
             try Store.saveProgress(db, run: run, segment: segment, lastRequestID: last)
         }
     }
@@ -176,5 +191,15 @@ extension Store {
             runId: run.id, segment: segment, done: run.itemsDone, lastRequestId: lastRequestID,
             updatedAt: run.updatedAt
         ).save(db)
+    }
+}
+
+extension Store {
+    /// Runs that have not finished, oldest first.
+    public func resumableRuns() throws(OffpeakError) -> [RunRecord] {
+        let open = [RunState.idle, .running, .waiting, .interrupted].map(\.rawValue)
+        return try read { db in
+            try RunRecord.filter(open.contains(Column("state"))).order(Column("created_at")).fetchAll(db)
+        }
     }
 }

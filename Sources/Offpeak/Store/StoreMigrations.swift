@@ -13,6 +13,10 @@ enum StoreMigrations {
         migrator.registerMigration("v2: cache counters and request cache policy") { db in
             try createCacheCounters(db)
         }
+        migrator.registerMigration("v3: run specs, open deferrals index") { db in
+            try db.alter(table: "runs") { t in t.add(column: "spec", .text) }
+            try db.create(index: "deferred_open", on: "deferred", columns: ["released_at", "job"])
+        }
         return migrator
     }
 

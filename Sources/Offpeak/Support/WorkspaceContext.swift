@@ -39,12 +39,25 @@ public struct WorkspaceContext: Sendable {
     }
 
     /// The configured provider; a missing key is a configuration error (78) naming the variable.
-    public func makeProvider() throws(OffpeakError) -> any CompletionProvider {
+    public func makeProvider(cancellation: CancellationFlag? = nil) throws(OffpeakError)
+        -> any CompletionProvider
+    {
         do {
-            return try ProviderFactory.make(config: config, environment: environment, logger: logger)
+            return try ProviderFactory.make(
+                config: config, environment: environment, logger: logger, cancellation: cancellation)
         } catch {
             throw OffpeakError(.configuration, error.description)
         }
+    }
+
+    /// Reads conditions from `sysfsRoot` (else `$OFFPEAK_SYSFS_ROOT`, else `/sys`) with the
+    /// workspace's metered and unmetered interfaces.
+    public func gate(sysfsRoot: String? = nil) -> ConditionGate {
+        let root =
+            sysfsRoot.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? MachineConditions.defaultRoot(environment: environment)
+        return ConditionGate(
+            sysfsRoot: root, metered: config.meteredInterfaces, unmetered: config.unmeteredInterfaces)
     }
 
     /// Loads and validates one job spec, by name or path.
@@ -58,7 +71,7 @@ public struct WorkspaceContext: Sendable {
     public func run(_ spec: JobSpec, options: JobRunner.Options = JobRunner.Options()) throws(OffpeakError)
         -> RunOutcome
     {
-        let provider = try makeProvider()
+        let provider = try makeProvider(cancellation: options.stop?.calls)
         let store = try openStore()
         if spec.acceptsSubmissions {
             let queue = SubmissionQueue(store: store, spec: spec, config: config)

@@ -1,0 +1,67 @@
+import Foundation
+
+/// Decides whether a job may make provider calls now, from its constraints and the machine's
+/// conditions (DESIGN.md, "When work runs").
+public struct ConditionGate: Sendable {
+    /// Why work waits, in the words `offpeak queue` shows.
+    public enum Reason: String, Sendable, Codable, CaseIterable, Comparable {
+        case externalPower = "waiting for external power"
+        case unmeteredNetwork = "waiting for an unmetered network"
+        case batteryLow = "battery low"
+        case offline
+
+        public static func < (lhs: Reason, rhs: Reason) -> Bool {
+            (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
+        }
+    }
+
+    /// Where the conditions are read from: a sysfs root and the workspace's interface overrides.
+    public let sysfsRoot: URL
+    public let metered: [String]
+    public let unmetered: [String]
+
+    public init(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = []) {
+        self.sysfsRoot = sysfsRoot
+        self.metered = metered
+        self.unmetered = unmetered
+    }
+
+    /// Reads the conditions now (a few small files; cheap enough for every call boundary).
+    public func read() -> MachineConditions {
+        MachineConditions.read(sysfsRoot: sysfsRoot, metered: metered, unmetered: unmetered)
+    }
+
+    /// The job's failing constraints, in a fixed order. With `needsNetwork` (the provider is not on
+    /// this machine), a machine with no usable interface is `offline` whatever the job asks.
+    public static func failing(
+        _ constraints: JobSpec.Constraints, _ conditions: MachineConditions, needsNetwork: Bool
+    ) -> [Reason] {
+        var reasons: [Reason] = []
+        if constraints.power == .ac && !conditions.power.onAC { reasons.append(.externalPower) }
+        if constraints.batteryNotLow && conditions.power.batteryLow { reasons.append(.batteryLow) }
+        let online = conditions.network.online
+        if constraints.network == .unmetered && online && !conditions.network.unmetered {
+            reasons.append(.unmeteredNetwork)
+        }
+        if !online && (needsNetwork || constraints.network != .any) { reasons.append(.offline) }
+        return reasons
+    }
+
+    /// Whether the job runs one tier lower: asked for, and on battery or in a low-power profile.
+    public static func downgrades(_ spec: JobSpec, _ conditions: MachineConditions) -> Bool {
+        spec.downgradeOnBattery && spec.tier.lower != spec.tier
+            && (!conditions.power.onAC || conditions.power.lowPower)
+    }
+
+    /// True when `baseURL` names this machine (a local model server or offpeak-sim), so calls need
+    /// no network interface.
+    public static func isLocal(_ baseURL: String) -> Bool {
+        guard let host = URLComponents(string: baseURL)?.host?.lowercased() else { return false }
+        return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+    }
+}
+
+extension Array where Element == ConditionGate.Reason {
+    /// "waiting for external power; waiting for an unmetered network".
+    public var sentence: String { map(\.rawValue).joined(separator: "; ") }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Logging
+
+/// One `offpeak tick`: what cron or a systemd timer runs every few minutes. Under the workspace
+/// lock it purges expired cache entries, then resumes unfinished runs (interrupted, waiting for
+/// their conditions or for retries), runs scheduled jobs that are due and queue jobs with files in
+/// their spool folder, each inside what is left of the window.
+public struct Tick: Sendable {
+    public struct Options: Sendable {
+        /// Seconds of work this tick may do; `nil`: no limit.
+        public var window: TimeInterval?
+        public var gate: ConditionGate?
+        public var stop: StopSignal?
+        public var now: Date
+
+        public init(
+            window: TimeInterval? = nil, gate: ConditionGate? = nil, stop: StopSignal? = nil,
+            now: Date = Date()
+        ) {
+            self.window = window
+            self.gate = gate
+            self.stop = stop
+            self.now = now
+        }
+    }
+
+    /// What became of one job this tick.
+    public struct JobLine: Sendable, Encodable {
+        public var job: String
+        /// Why the tick picked it: `resume`, `schedule` or `spool`.
+        public var why: String
+        public var run: String?
+        public var state: String?
+        public var message: String
+        public var status: Int32
+    }
+
+    public struct Report: Sendable, Encodable {
+        /// Set when another tick holds the workspace: this one did nothing.
+        public var skipped: String?
+        public var purgedCacheEntries = 0
+        public var jobs: [JobLine] = []
+        /// Job specs that could not be read (the other jobs still ran).
+        public var errors: [String] = []
+        /// 0 when everything picked is done; 75 when work remains for a later tick (window, signal,
+        /// conditions, retries); 65/78/69 when a spec, the configuration or the provider is wrong.
+        public var status: Int32 = 0
+
+        public var text: String {
+            if let skipped { return skipped + "\n" }
+            var out = ""
+            for error in errors { out += "error: \(error)\n" }
+            if jobs.isEmpty { out += "nothing to do\n" }
+            for line in jobs { out += "\(line.job) [\(line.why)]: \(line.message)\n" }
+            if purgedCacheEntries > 0 { out += "purged \(purgedCacheEntries) expired cache entries\n" }
+            return out
+        }
+    }
+
+    let context: WorkspaceContext
+
+    public init(context: WorkspaceContext) {
+        self.context = context
+    }
+
+    public func run(_ options: Options) throws(OffpeakError) -> Report {
+        let lock: WorkspaceLock
+        switch try WorkspaceLock.acquire(context.workspace) {
+        case .acquired(let held): lock = held
+        case .held(let pid):
+            var report = Report()
+            report.skipped =
+                "another tick is running in this workspace (pid \(pid.map(String.init) ?? "unknown")); nothing to do"
+            return report
+        }
+        defer { withExtendedLifetime(lock) {} }
+        var report = Report()
+        let store = try context.openStore()
+        let cache = ResponseCache(
+            store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
+        report.purgedCacheEntries = try cache.purge(.expired, now: options.now)
+        let windowEnd = options.window.map { options.now + $0 }
+        for (spec, why) in try work(store: store, options: options, report: &report) {
+            if let stop = options.stop, stop.isRequested {
+                report.add(
+                    JobLine(
+                        job: spec.name, why: why,
+                        message: "not started: stopped by \(stop.reason ?? "a signal")",
+                        status: ExitStatus.temporaryFailure.rawValue))
+                continue
+            }
+            if let windowEnd, windowEnd <= Date() {
+                report.add(
+                    JobLine(
+                        job: spec.name, why: why, message: "not started: the window is over; next tick",
+                        status: ExitStatus.temporaryFailure.rawValue))
+                continue
+            }
+            let runOptions = JobRunner.Options(gate: options.gate, windowEnd: windowEnd, stop: options.stop)
+            do {
+                let outcome = try context.run(spec, options: runOptions)
+                report.add(
+                    JobLine(
+                        job: spec.name, why: why, run: outcome.run.id, state: outcome.run.state.rawValue,
+                        message: outcome.message, status: outcome.status.rawValue))
+            } catch {
+                report.add(
+                    JobLine(
+                        job: spec.name, why: why, message: error.description, status: error.status.rawValue))
+            }
+        }
+        return report
+    }
+
+    /// The jobs this tick runs, each once, in order: unfinished runs first (oldest first), then
+    /// queue jobs with spooled files.
+    private func work(store: Store, options: Options, report: inout Report) throws(OffpeakError) -> [(
+        JobSpec, String
+    )] {
+        var specs: [String: JobSpec] = [:]
+        for url in JobSpecParser.specFiles(in: context.workspace.root) {
+            do {
+                let spec = try JobSpecParser.load(path: url, workspace: context.workspace.root)
+                specs[spec.name] = spec
+            } catch {
+                report.errors.append(error.description)
+                report.status = max(report.status, error.status.rawValue)
+            }
+        }
+        var picked: [(JobSpec, String)] = []
+        var seen: Set<String> = []
+        func pick(_ spec: JobSpec, _ why: String) {
+            if seen.insert(spec.name).inserted { picked.append((spec, why)) }
+        }
+        for run in try store.resumableRuns() {
+            // The spec file as it is now; a run with none (`offpeak summarize`) from the spec it kept.
+            if let spec = specs[run.job] ?? run.storedSpec() {
+                pick(spec, "resume")
+            } else {
+                report.errors.append(
+                    "run \(run.id): job \(run.job) has no spec file and no stored spec; not resumed")
+            }
+        }
+        for spec in specs.values.sorted(by: { $0.name < $1.name }) where spec.acceptsSubmissions {
+            if SpoolFolder(workspace: context.workspace, job: spec.name).hasFiles { pick(spec, "spool") }
+        }
+        return picked
+    }
+}
+
+extension Tick.Report {
+    mutating func add(_ line: Tick.JobLine) {
+        jobs.append(line)
+        status = max(status, line.status)
+    }
+}
+
+extension RunRecord {
+    /// The spec the run was made from, if it kept one that still decodes.
+    func storedSpec() -> JobSpec? {
+        guard let spec else { return nil }
+        return try? JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8))
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// What `offpeak queue` shows: the deferred queue (work held back by its conditions, with each
+/// reason and since when), items waiting to be retried, and the conditions as read now.
+public struct QueueReport: Sendable, Encodable {
+    public struct Entry: Sendable, Encodable, Equatable {
+        public var job: String
+        public var run: String?
+        public var reasons: [String]
+        public var deferredAt: Date
+        public var checkedAt: Date
+        /// Items of the run not answered yet (0 when the run has not planned its items yet).
+        public var itemsWaiting: Int
+    }
+
+    public struct Retry: Sendable, Encodable, Equatable {
+        public var job: String
+        public var run: String
+        public var item: String
+        public var attempts: Int
+        public var nextAttemptAt: Date?
+        public var error: String?
+    }
+
+    public var deferred: [Entry]
+    public var retrying: [Retry]
+    /// The conditions now, in one line ("on battery (42 %); online, metered (wwan0)").
+    public var now: String?
+
+    public static func make(store: Store, conditions: MachineConditions?) throws(OffpeakError) -> QueueReport
+    {
+        var entries: [Entry] = []
+        for record in try store.deferred() {
+            let run = try record.runId.flatMap { id throws(OffpeakError) in try store.run(id: id) }
+            entries.append(
+                Entry(
+                    job: record.job, run: record.runId, reasons: record.reasonList,
+                    deferredAt: record.deferredAt,
+                    checkedAt: record.checkedAt,
+                    itemsWaiting: run.map { max(0, $0.itemsTotal - $0.itemsDone - $0.itemsFailed) } ?? 0))
+        }
+        let retrying = try store.retryingRequests().map { request in
+            Retry(
+                job: request.job, run: request.runId, item: request.itemId, attempts: request.attempts,
+                nextAttemptAt: request.nextAttemptAt, error: request.error)
+        }
+        return QueueReport(deferred: entries, retrying: retrying, now: conditions.map(QueueReport.summary))
+    }
+
+    /// Power and network in one line.
+    static func summary(_ conditions: MachineConditions) -> String {
+        var power = conditions.power.onAC ? "on AC" : "on battery"
+        if let percent = conditions.power.batteryPercent { power += " (\(percent) %)" }
+        if conditions.power.lowPower { power += ", low-power profile" }
+        let counted = conditions.network.interfaces.filter(\.counts).map(\.name)
+        let network: String
+        if !conditions.network.online {
+            network = "offline"
+        } else {
+            network =
+                (conditions.network.unmetered ? "online, unmetered" : "online, metered")
+                + " (\(counted.joined(separator: ", ")))"
+        }
+        return "\(power); \(network)"
+    }
+
+    public var text: String {
+        var out = ""
+        if let now { out += "now: \(now)\n" }
+        if deferred.isEmpty {
+            out += "deferred: nothing\n"
+        } else {
+            let table = TextTable(columns: ["JOB", "RUN", "WAITING", "SINCE", "CHECKED", "WHY"])
+            for entry in deferred {
+                table.add([
+                    entry.job, entry.run ?? "-", "\(entry.itemsWaiting)", Timestamp.text(entry.deferredAt),
+                    Timestamp.text(entry.checkedAt), entry.reasons.joined(separator: "; "),
+                ])
+            }
+            out += table.render()
+        }
+        if !retrying.isEmpty {
+            out += "\nretrying:\n"
+            let table = TextTable(columns: ["JOB", "ITEM", "ATTEMPTS", "WHY"])
+            for retry in retrying {
+                table.add([retry.job, retry.item, "\(retry.attempts)", retry.error ?? ""])
+            }
+            out += table.render()
+        }
+        return out
+    }
+}

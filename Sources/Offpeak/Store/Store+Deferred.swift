@@ -1,0 +1,59 @@
+import Foundation
+import GRDB
+
+/// The deferred queue: jobs that wait for their conditions, with why and since when.
+extension Store {
+    /// Defers `job` (and its run) for `reasons`. A job already deferred keeps its first deferral
+    /// time; its reasons and check time are brought up to date. The run, if given, moves to
+    /// `waiting` in the same transaction.
+    @discardableResult
+    func deferJob(_ job: String, run: RunRecord?, reasons: String, at now: Date) throws(OffpeakError)
+        -> DeferredRecord
+    {
+        try write { db in
+            if let run { try run.update(db) }
+            if var open = try DeferredRecord.filter(Column("job") == job && Column("released_at") == nil)
+                .fetchOne(db)
+            {
+                open.reasons = reasons
+                open.checkedAt = now
+                open.runId = run?.id ?? open.runId
+                try open.update(db)
+                return open
+            }
+            var record = DeferredRecord(
+                id: nil, job: job, runId: run?.id, reasons: reasons, deferredAt: now, checkedAt: now,
+                releasedAt: nil)
+            try record.insert(db)
+            return record
+        }
+    }
+
+    /// Releases the job's open deferral: its conditions hold now (or the user forced it).
+    func releaseDeferred(job: String, at now: Date) throws(OffpeakError) {
+        try write { db in
+            try db.execute(
+                sql:
+                    "UPDATE deferred SET released_at = ?, checked_at = ? WHERE job = ? AND released_at IS NULL",
+                arguments: [now, now, job])
+        }
+    }
+
+    /// Open deferrals, oldest first.
+    public func deferred() throws(OffpeakError) -> [DeferredRecord] {
+        try read { db in
+            try DeferredRecord.filter(Column("released_at") == nil).order(Column("deferred_at"), Column("id"))
+                .fetchAll(db)
+        }
+    }
+}
+
+extension Store {
+    /// Requests waiting for their next attempt, soonest first.
+    public func retryingRequests() throws(OffpeakError) -> [RequestRecord] {
+        try read { db in
+            try RequestRecord.filter(Column("state") == RequestRecord.State.retrying.rawValue)
+                .order(Column("next_attempt_at")).fetchAll(db)
+        }
+    }
+}

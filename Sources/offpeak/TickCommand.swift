@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import Offpeak
+
+extension OffpeakCommand {
+    struct Tick: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Do what is due: resume unfinished runs, run due schedules and spooled work, purge the cache.",
+            discussion: """
+                Meant for cron or a systemd timer (`offpeak cron` prints both). A second tick while one runs \
+                exits 0 at once. Exits 75 when work remains for a later tick (the window ended, a signal, \
+                conditions, retries).
+                """)
+
+        @Option(
+            help:
+                "How long this tick may work, e.g. 60s or 5m; calls that would not fit wait for the next tick."
+        )
+        var window: String?
+
+        @OptionGroup var common: CommonOptions
+        @OptionGroup var conditions: ConditionOptions
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            if let window, DurationParser.seconds(window).map({ $0 > 0 }) != true {
+                throw ValidationError("--window: expected a duration like 60s, 5m or 1h, got '\(window)'")
+            }
+        }
+
+        func run() throws {
+            let context = try common.context()
+            let options = Offpeak.Tick.Options(
+                window: window.flatMap(DurationParser.seconds),
+                gate: context.gate(sysfsRoot: conditions.sysfsRoot),
+                stop: Signals.stopOnTermination(grace: conditions.grace))
+            let report = try Terminal.attempt { try Offpeak.Tick(context: context).run(options) }
+            if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
+            if report.status != 0 { throw ExitCode(report.status) }
+        }
+    }
+}
