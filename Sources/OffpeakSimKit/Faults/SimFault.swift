@@ -14,6 +14,8 @@ public enum SimFault: String, CaseIterable, Sendable, Codable {
     case truncate
     /// A 502 HTML page from a "proxy", which no JSON parser accepts.
     case nonJSON = "nonjson"
+    /// 400 `invalid_request_error`: this request is refused (the item's fault, not the provider's).
+    case badRequest = "400"
 
     /// Parses a fault name as given in `x-sim-fault`, `--fault-rate` or `POST /sim/faults`.
     /// - Throws: `SimConfigError.unknownFault` naming the accepted names.

@@ -103,6 +103,9 @@ struct CompletionPipeline: Sendable {
             return api.errorResponse(SimAPIError(.overloaded, "offpeak-sim: simulated overload (fault 529)"))
         case .nonJSON:
             return FaultResponses.badGatewayPage()
+        case .badRequest:
+            return api.errorResponse(
+                SimAPIError(.invalidRequest, "offpeak-sim: simulated refusal of this request (fault 400)"))
         case .timeout, .truncate:
             return nil
         }
