@@ -92,16 +92,11 @@ public struct JobRunner: Sendable {
     private func deferRun(_ spec: JobSpec, reasons: [ConditionGate.Reason]) throws(OffpeakError) -> RunOutcome
     {
         let now = Date()
-        var run: RunRecord
-        if let open = try store.latestResumableRun(job: spec.name) {
-            run = open
-        } else {
-            run = RunRecord.new(
-                job: spec, provider: provider.kind,
-                model: config.model(for: spec.tier, provider: provider.kind),
-                itemsTotal: spec.items.count, at: now)
-            try store.insert(run: run, requests: [])
-        }
+        // A new run holds no requests yet: they are planned when it runs.
+        let fresh = RunRecord.new(
+            job: spec, provider: provider.kind, model: config.model(for: spec.tier, provider: provider.kind),
+            itemsTotal: spec.items.count, at: now)
+        var run = try store.openRun(job: spec.name, creating: fresh, requests: []).run
         try takeLease(run, job: spec.name)
         defer { try? store.releaseLease(runID: run.id, owner: owner) }
         do { try run.move(to: .waiting, reason: reasons.sentence, at: now) } catch {
@@ -162,21 +157,25 @@ public struct JobRunner: Sendable {
                 reason: "restarted: its checkpoint was older than checkpoint_max_age (\(age))")
             logger.info("run \(old.id) of \(spec.name) is older than \(age): starting anew")
         }
-        if var run = try store.latestResumableRun(job: spec.name) {
-            try store.merge(requests: records(planned, runID: run.id, spec: spec, now: now), into: run.id)
-            run = try store.run(id: run.id) ?? run
-            run.specHash = specHash
-            run.model = model
-            run.forced = forced
-            run.budgetStop = nil
-            run.spec = RequestPlanner.canonicalJSON(spec)
-            logger.info("resuming run \(run.id) of \(spec.name): \(run.itemsDone) of \(run.itemsTotal) done")
-            return run
-        }
-        var run = RunRecord.new(
+        var fresh = RunRecord.new(
             job: spec, provider: provider.kind, model: model, itemsTotal: planned.count, at: now)
+        fresh.forced = forced
+        let requests = records(planned, runID: fresh.id, spec: spec, now: now)
+        let (open, created) = try store.openRun(job: spec.name, creating: fresh, requests: requests)
+        if created { return fresh }
+        let resumed = requests.map { request in
+            var request = request
+            request.runId = open.id
+            return request
+        }
+        try store.merge(requests: resumed, into: open.id)
+        var run = try store.run(id: open.id) ?? open
+        run.specHash = specHash
+        run.model = model
         run.forced = forced
-        try store.insert(run: run, requests: records(planned, runID: run.id, spec: spec, now: now))
+        run.budgetStop = nil
+        run.spec = RequestPlanner.canonicalJSON(spec)
+        logger.info("resuming run \(run.id) of \(spec.name): \(run.itemsDone) of \(run.itemsTotal) done")
         return run
     }
 

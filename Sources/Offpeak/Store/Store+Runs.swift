@@ -22,6 +22,21 @@ extension Store {
         try read { db in try RunRecord.order(Column("created_at").desc).limit(limit).fetchAll(db) }
     }
 
+    /// The job's unfinished run, or `fresh` with its requests saved, decided in one (IMMEDIATE)
+    /// transaction: two processes starting the same job at the same moment get the same run, never
+    /// one each (which would answer every item twice).
+    /// - Returns: the run, and whether it is `fresh`.
+    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord]) throws(OffpeakError)
+        -> (run: RunRecord, created: Bool)
+    {
+        try write { db in
+            if let open = try Store.resumableRun(in: db, job: job) { return (open, false) }
+            try fresh.insert(db)
+            for request in requests { try request.insert(db) }
+            return (fresh, true)
+        }
+    }
+
     /// Saves a new run and its requests together.
     func insert(run: RunRecord, requests: [RequestRecord]) throws(OffpeakError) {
         try write { db in
