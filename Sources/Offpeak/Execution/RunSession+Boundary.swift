@@ -16,8 +16,8 @@ extension RunSession {
         let conditions = gate.read()
         var failing = ConditionGate.failing(
             spec.constraints, conditions, needsNetwork: !ConditionGate.isLocal(runner.provider.baseURL))
-        // What the user forced past at the start stays forced; anything new stops the run.
-        failing.removeAll { forcedPast.contains($0) || (options.force && $0 != .offline) }
+        // `--force` runs past the job's constraints, not past a missing network.
+        if options.force { failing.removeAll { $0 != .offline } }
         guard !failing.isEmpty else { return nil }
         return Stop(
             state: .waiting, reason: failing.sentence, status: .temporaryFailure, deferred: failing)
@@ -29,7 +29,7 @@ extension RunSession {
         let left = end.timeIntervalSinceNow
         let input = TokenEstimator.inputTokens(call.request)
         let expected = try runner.store.latency(model: call.request.model)?.seconds(
-            input: input, output: call.request.maxTokens)
+            input: input, maxOutput: call.request.maxTokens)
         guard callsMade > 0 || left <= 0 else { return nil }
         guard left <= 0 || (expected.map { $0 > left } ?? false) else { return nil }
         let need = expected.map { String(format: "%.1f s", $0) } ?? "unknown"

@@ -8,6 +8,7 @@ struct LatencySample: Sendable {
     /// `output + input / 8`: answer tokens dominate a call's time; reading the prompt is roughly
     /// eight times faster per token.
     var weightedTokens: Double
+    var outputTokens: Double
 
     /// The sample a paid call's ledger row holds.
     init(_ ledger: LedgerEntry) {
@@ -16,15 +17,18 @@ struct LatencySample: Sendable {
         weightedTokens = LatencyEstimate.weightedTokens(
             input: ledger.inputTokens + ledger.cacheReadTokens + ledger.cacheWriteTokens,
             output: ledger.outputTokens)
+        outputTokens = Double(ledger.outputTokens)
     }
 }
 
 /// How long calls to a model take, smoothed: `model_latency` keeps, per model, an exponentially
 /// weighted mean of the whole call (`ms_per_call`) and of the time per weighted token
-/// (`ms_per_output_token`, see `LatencySample.weightedTokens`).
+/// (`ms_per_output_token`, see `LatencySample.weightedTokens`) and of the answer's length.
 public struct LatencyEstimate: Sendable, Equatable {
     public var msPerCall: Double
     public var msPerWeightedToken: Double
+    /// The model's typical answer, in tokens.
+    public var outputTokens: Double
     public var samples: Int
 
     /// Weight of the newest sample in the means.
@@ -35,9 +39,12 @@ public struct LatencyEstimate: Sendable, Equatable {
         Double(output) + Double(input) / 8
     }
 
-    /// The expected duration of a call of this size, in seconds.
-    public func seconds(input: Int, output: Int) -> Double {
-        msPerWeightedToken * LatencyEstimate.weightedTokens(input: input, output: output) / 1000
+    /// The expected duration of a call sending `input` tokens and allowed `maxOutput`, in seconds:
+    /// its answer is taken to be half again as long as the model's typical one, never more than
+    /// allowed.
+    public func seconds(input: Int, maxOutput: Int) -> Double {
+        let output = min(Double(maxOutput), (outputTokens * 1.5).rounded(.up))
+        return msPerWeightedToken * (output + Double(input) / 8) / 1000
     }
 }
 
@@ -48,12 +55,15 @@ extension Store {
                 let row = try Row.fetchOne(
                     db,
                     sql:
-                        "SELECT ms_per_call, ms_per_output_token, samples FROM model_latency WHERE model = ?",
+                        """
+                        SELECT ms_per_call, ms_per_output_token, output_tokens, samples
+                        FROM model_latency WHERE model = ?
+                        """,
                     arguments: [model])
             else { return nil }
             return LatencyEstimate(
                 msPerCall: row["ms_per_call"], msPerWeightedToken: row["ms_per_output_token"],
-                samples: row["samples"])
+                outputTokens: row["output_tokens"], samples: row["samples"])
         }
     }
 
@@ -63,13 +73,17 @@ extension Store {
         let alpha = LatencyEstimate.smoothing
         try db.execute(
             sql: """
-                INSERT INTO model_latency (model, ms_per_call, ms_per_output_token, samples, updated_at)
-                VALUES (?, ?, ?, 1, ?)
+                INSERT INTO model_latency (model, ms_per_call, ms_per_output_token, output_tokens, samples, updated_at)
+                VALUES (:model, :ms, :perToken, :output, 1, :now)
                 ON CONFLICT(model) DO UPDATE SET
-                    ms_per_call = ms_per_call * (1 - ?) + excluded.ms_per_call * ?,
-                    ms_per_output_token = ms_per_output_token * (1 - ?) + excluded.ms_per_output_token * ?,
+                    ms_per_call = ms_per_call * (1 - :alpha) + excluded.ms_per_call * :alpha,
+                    ms_per_output_token = ms_per_output_token * (1 - :alpha) + excluded.ms_per_output_token * :alpha,
+                    output_tokens = output_tokens * (1 - :alpha) + excluded.output_tokens * :alpha,
                     samples = samples + 1, updated_at = excluded.updated_at
                 """,
-            arguments: [sample.model, sample.milliseconds, perToken, Date(), alpha, alpha, alpha, alpha])
+            arguments: [
+                "model": sample.model, "ms": sample.milliseconds, "perToken": perToken, "output": sample.outputTokens,
+                "now": Date(), "alpha": alpha,
+            ])
     }
 }
