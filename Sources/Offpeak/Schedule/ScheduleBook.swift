@@ -36,7 +36,7 @@ public struct ScheduleBook: Sendable {
         var changed: [ScheduleRecord] = []
         for spec in specs {
             guard let (expression, timeZone) = try Self.schedule(of: spec) else { continue }
-            let key = ScheduleRecord.key(expression.text, timeZone: timeZone)
+            let key = Self.key(expression, spec: spec)
             guard let record = known[spec.name], record.expression == key else {
                 changed.append(
                     ScheduleRecord(
@@ -58,7 +58,7 @@ public struct ScheduleBook: Sendable {
         }
         try store.saveSchedules([
             ScheduleRecord(
-                job: spec.name, expression: ScheduleRecord.key(expression.text, timeZone: timeZone),
+                job: spec.name, expression: Self.key(expression, spec: spec),
                 lastFiredAt: at, nextDueAt: expression.next(after: at, in: timeZone))
         ])
     }
@@ -70,6 +70,12 @@ public struct ScheduleBook: Sendable {
                 job: record.job, expression: record.cron, timezone: record.timeZone,
                 lastFiredAt: record.lastFiredAt, nextDueAt: record.nextDueAt)
         }
+    }
+
+    /// What the store keeps to notice a change: the expression and the zone's name as the spec gives
+    /// it, else the local zone's.
+    static func key(_ expression: CronExpression, spec: JobSpec) -> String {
+        ScheduleRecord.key(expression.text, timeZone: spec.timezone ?? TimeZone.current.identifier)
     }
 
     /// The spec's parsed schedule and zone (`timezone`, else the local zone), or `nil` without one.

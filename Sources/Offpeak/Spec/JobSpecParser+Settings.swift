@@ -47,11 +47,19 @@ extension JobSpecParser {
     /// A cron expression or macro, parsed so a bad field is reported here, at the node.
     static func schedule(_ root: YAMLMapping) throws(OffpeakError) -> String? {
         guard let text = try root.string("schedule") else { return nil }
+        let expression: CronExpression
         do {
-            return try CronExpression(text).text
+            expression = try CronExpression(text)
         } catch {
             throw root.reader.error("schedule", error.description, at: root.value("schedule"))
         }
+        // A possible expression fires within any 8 years, in any zone; 2001 is as good a start as any.
+        guard expression.next(after: Date(timeIntervalSince1970: 978_307_200), in: .gmt) != nil else {
+            throw root.reader.error(
+                "schedule", "'\(expression.text)' never fires: none of its months has such a day",
+                at: root.value("schedule"))
+        }
+        return expression.text
     }
 
     /// An IANA zone name Foundation knows, e.g. `Europe/Berlin` or `UTC`.

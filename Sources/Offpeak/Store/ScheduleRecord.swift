@@ -15,9 +15,9 @@ public struct ScheduleRecord: StoredRecord, PersistableRecord, Equatable {
 
     private static let zoneMarker = " TZ="
 
-    /// The stored form of `expression` read in `timeZone`.
-    static func key(_ expression: String, timeZone: TimeZone) -> String {
-        expression + zoneMarker + timeZone.identifier
+    /// The stored form of `expression` read in the zone named `timeZone`.
+    static func key(_ expression: String, timeZone: String) -> String {
+        expression + zoneMarker + timeZone
     }
 
     /// The cron expression without the zone.
