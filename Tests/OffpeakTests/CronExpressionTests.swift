@@ -50,7 +50,8 @@ struct CronExpressionTests {
         #expect(values(try CronExpression("*/100 * * * *").minutes) == [0])
         #expect(values(try CronExpression("59/15 * * * *").minutes) == [59])
         #expect(values(try CronExpression("5-5 * * * *").minutes) == [5])
-        #expect(try CronExpression("  0\t6 * * 1 ").text == "0\t6 * * 1")
+        #expect(try CronExpression("  0\t6 * * 1 \n").text == "0\t6 * * 1")
+        #expect(throws: CronError.self) { try CronExpression("0 6 * * 1\n2") }
     }
 
     @Test func macrosStandForTheirFields() throws {

@@ -37,7 +37,7 @@ public struct CronExpression: Sendable, Equatable, CustomStringConvertible {
     /// Parses `text`.
     /// - Throws: `CronError` naming the field and what was expected there.
     public init(_ text: String) throws(CronError) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         self.text = trimmed
         var fieldsText = trimmed
         if trimmed.hasPrefix("@") {
@@ -47,7 +47,7 @@ public struct CronExpression: Sendable, Equatable, CustomStringConvertible {
             }
             fieldsText = macro.fields
         }
-        let fields = fieldsText.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        let fields = fieldsText.split(whereSeparator: \.isWhitespace).map(String.init)
         guard fields.count == 5 else {
             let macros = Self.macros.map(\.name).joined(separator: ", ")
             throw CronError(
