@@ -12,7 +12,7 @@ struct OffpeakCommand: ParsableCommand {
             """,
         subcommands: [
             Run.self, Summarize.self, Submit.self, Result.self, Jobs.self, Status.self, Costs.self,
-            Cache.self, Conditions.self, Queue.self, Tick.self,
+            Cache.self, Conditions.self, Queue.self, Tick.self, Cron.self,
         ]
     )
 }

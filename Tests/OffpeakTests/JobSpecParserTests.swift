@@ -164,6 +164,12 @@ struct JobSpecParserTests {
         expectSpecError(
             base + "schedule: 0 6 * *\n", at: "jobs/test.yaml:4:11", field: "schedule", mentions: "5 cron")
         expectSpecError(base + "schedule: \"@often\"\n", at: "jobs/test.yaml:4:11", field: "schedule")
+        expectSpecError(
+            base + "schedule: \"0 25 * * *\"\n", at: "jobs/test.yaml:4:11", field: "schedule",
+            mentions: "hour: expected 0-23, got '25'")
+        expectSpecError(
+            base + "schedule: \"0 0 30 2 *\"\n", at: "jobs/test.yaml:4:11", field: "schedule",
+            mentions: "never fires")
         expectSpecError(base + "timezone: Mars/Olympus\n", at: "jobs/test.yaml:4:11", field: "timezone")
         expectSpecError(
             base + "output: /tmp/x\n", at: "jobs/test.yaml:4:9", field: "output", mentions: "absolute")

@@ -141,6 +141,13 @@ public struct Tick: Sendable {
                     "run \(run.id): job \(run.job) has no spec file and no stored spec; not resumed")
             }
         }
+        // A due schedule fires once however many slots passed while the machine was off; it is
+        // recorded as fired before it runs, so a crash mid-run resumes the run, not the schedule.
+        let book = ScheduleBook(store: store)
+        for spec in try book.due(specs.values.sorted(by: { $0.name < $1.name }), now: options.now) {
+            try book.fired(spec, at: options.now)
+            pick(spec, "schedule")
+        }
         for spec in specs.values.sorted(by: { $0.name < $1.name }) where spec.acceptsSubmissions {
             if SpoolFolder(workspace: context.workspace, job: spec.name).hasFiles { pick(spec, "spool") }
         }

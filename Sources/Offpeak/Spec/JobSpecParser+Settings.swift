@@ -44,18 +44,22 @@ extension JobSpecParser {
             maxItemTokens: try mapping.wholeNumber("max_item_tokens", in: 1...1_000_000) ?? 1500)
     }
 
-    /// Only the shape is checked here (5 fields or a macro); the Schedule module parses the fields.
+    /// A cron expression or macro, parsed so a bad field is reported here, at the node.
     static func schedule(_ root: YAMLMapping) throws(OffpeakError) -> String? {
         guard let text = try root.string("schedule") else { return nil }
-        let schedule = text.trimmingCharacters(in: .whitespaces)
-        let fields = schedule.split(whereSeparator: { $0 == " " || $0 == "\t" })
-        if schedule.hasPrefix("@") ? cronMacros.contains(schedule) : fields.count == 5 {
-            return schedule
+        let expression: CronExpression
+        do {
+            expression = try CronExpression(text)
+        } catch {
+            throw root.reader.error("schedule", error.description, at: root.value("schedule"))
         }
-        let expected =
-            "expected 5 cron fields (minute hour day-of-month month day-of-week) or one of "
-            + cronMacros.joined(separator: ", ")
-        throw root.reader.error("schedule", "\(expected), got '\(text)'", at: root.value("schedule"))
+        // A possible expression fires within any 8 years, in any zone; 2001 is as good a start as any.
+        guard expression.next(after: Date(timeIntervalSince1970: 978_307_200), in: .gmt) != nil else {
+            throw root.reader.error(
+                "schedule", "'\(expression.text)' never fires: none of its months has such a day",
+                at: root.value("schedule"))
+        }
+        return expression.text
     }
 
     /// An IANA zone name Foundation knows, e.g. `Europe/Berlin` or `UTC`.

@@ -15,7 +15,6 @@ public enum JobSpecParser {
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
         "sources", "max_attempts",
     ]
-    static let cronMacros = ["@hourly", "@daily", "@weekly", "@monthly", "@yearly", "@annually", "@midnight"]
 
     /// Parses one spec.
     /// - Parameters:
