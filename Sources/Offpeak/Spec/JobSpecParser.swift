@@ -13,7 +13,7 @@ public enum JobSpecParser {
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
-        "sources",
+        "sources", "chunking",
     ]
     static let cronMacros = ["@hourly", "@daily", "@weekly", "@monthly", "@yearly", "@annually", "@midnight"]
 
@@ -54,6 +54,7 @@ public enum JobSpecParser {
         spec.downgradeOnBattery = try root.bool("downgrade_on_battery") ?? false
         spec.instructions = try root.string("instructions")
         spec.batching = try batching(root)
+        spec.chunking = try chunking(root, kind: kind)
         spec.acceptsSubmissions = try root.bool("queue") ?? false
         spec.promptCache = try root.bool("prompt_cache") ?? true
         let items = try items(root, workspace: workspace, allowEmpty: spec.acceptsSubmissions)
