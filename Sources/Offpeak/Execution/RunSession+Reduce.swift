@@ -12,7 +12,7 @@ import Logging
 extension RunSession {
     /// Inserts the next steps of every long item whose current steps are all answered.
     /// - Returns: whether there are new requests to send.
-    mutating func advanceReductions() throws(OffpeakError) -> Bool {
+    func advanceReductions() throws(OffpeakError) -> Bool {
         let model = run.model
         let provider = runner.provider.kind
         var long: [(item: JobSpec.Item, chunks: [String])] = []
