@@ -411,4 +411,35 @@ struct JobSpecParserSourcesTests {
             "kind: research\ntemplate: \"{{topic}}\"\nitems:\n  - topic: x\n    other: [a]\n",
             at: "jobs/test.yaml:5:12", field: "items[1].other", mentions: "expected a text value")
     }
+
+    @Test func chunkingIsOnForSummarizeAndOffForOtherKinds() throws {
+        let summarize = try parse("kind: summarize\nitems: [a]\n")
+        #expect(summarize.chunking == JobSpec.Chunking(enabled: true, maxTokens: 6000, overlap: 200))
+        let prompt = try parse("kind: prompt\ntemplate: x\nitems: [a]\n")
+        #expect(prompt.chunking.enabled == false)
+        let off = try parse("kind: summarize\nitems: [a]\nchunking: off\n")
+        #expect(off.chunking.enabled == false)
+        let on = try parse("kind: prompt\ntemplate: \"{{item}}\"\nitems: [a]\nchunking: on\n")
+        #expect(on.chunking == JobSpec.Chunking())
+        let custom = try parse("kind: summarize\nitems: [a]\nchunking: {max_tokens: 1000, overlap: 50}\n")
+        #expect(custom.chunking == JobSpec.Chunking(enabled: true, maxTokens: 1000, overlap: 50))
+        let small = try parse("kind: summarize\nitems: [a]\nchunking: {max_tokens: 300}\n")
+        #expect(small.chunking.overlap == 149, "the default overlap stays under half a chunk")
+    }
+
+    @Test func badChunkingNamesTheField() {
+        let base = "kind: summarize\nitems: [a]\n"
+        expectSpecError(
+            base + "chunking: sometimes\n", at: "jobs/test.yaml:3:11", field: "chunking",
+            mentions: "expected 'off', 'on' or a mapping")
+        expectSpecError(
+            base + "chunking: {max_tokens: 10}\n", at: "jobs/test.yaml:3:24", field: "chunking.max_tokens",
+            mentions: "from 100 to 1000000")
+        expectSpecError(
+            base + "chunking: {max_tokens: 1000, overlap: 500}\n", at: "jobs/test.yaml:3:39",
+            field: "chunking.overlap", mentions: "from 0 to 499")
+        expectSpecError(
+            base + "chunking: {max_token: 1000}\n", at: "jobs/test.yaml:3:12", field: "chunking.max_token",
+            mentions: "did you mean 'max_tokens'?")
+    }
 }

@@ -27,12 +27,15 @@ public struct OutputWriter: Sendable {
         self.directory = directory
     }
 
-    /// Writes every answered item (skipping files whose content is already right) and the index.
+    /// Writes every answered item (skipping files whose content is already right) and the index;
+    /// the steps of long items are left out of both.
     /// - Returns: how many item files were written anew.
     @discardableResult
     public func write(job: String, runID: String, requests: [RequestRecord], results: [String: ResultRecord])
         throws(OffpeakError) -> Int
     {
+        // The steps of a long item (its chunks and reduce levels) are work, not outputs.
+        let requests = requests.filter { !LongDocumentPlanner.stepSources.contains($0.source) }
         let names = OutputWriter.fileNames(for: requests.map(\.itemId))
         var written = 0
         var entries: [IndexEntry] = []

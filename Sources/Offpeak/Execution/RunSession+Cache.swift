@@ -38,7 +38,7 @@ extension RunSession {
             return (ledger: ledger, result: result)
         }
         try runner.store.commitCacheHits(run: run, answered, lease: runner.lease)
-        answeredNow += hits.count
+        answeredNow += hits.filter { !LongDocumentPlanner.stepSources.contains($0.record.source) }.count
         runner.logger.info("\(hits.count) items answered from the cache")
         return rest
     }

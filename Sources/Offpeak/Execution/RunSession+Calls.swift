@@ -71,7 +71,7 @@ extension RunSession {
                     naiveDollars: ledger.naiveDollars)
             )
         ])
-        answeredNow += 1
+        if !LongDocumentPlanner.stepSources.contains(record.source) { answeredNow += 1 }
     }
 
     /// Splits a batched answer: answered items are stored with their share of the call's cost,
@@ -117,7 +117,7 @@ extension RunSession {
         }
         try runner.store.commitCall(
             run: run, ledger: ledger, results: results, retry: retry, lease: runner.lease)
-        answeredNow += results.count
+        answeredNow += answered.filter { !LongDocumentPlanner.stepSources.contains($0.record.source) }.count
         // Each item is cached under its own single-request key, so a later batch (or a lone
         // request) for the same item reuses it.
         saveToCache(

@@ -38,7 +38,10 @@ struct RunSession {
         // the next round in smaller batches, so every round makes progress and the loop ends.
         rounds: while stop == nil {
             let calls = try plan()
-            if calls.isEmpty { break }
+            if calls.isEmpty {
+                if try advanceReductions() { continue }  // a long document's next steps
+                break
+            }
             for call in calls {
                 stop = try send(call)
                 run = try store.run(id: run.id) ?? run

@@ -26,19 +26,25 @@ public struct RequestPlanner: Sendable {
         self.model = model
     }
 
-    /// One request per item. `sources` holds the fetched research context of the items that have
+    /// One request per item. A long item (see `LongDocumentPlanner`) waits: its request is the
+    /// whole document, replaced by the final reduce request once its parts are summarized.
+    /// `sources` holds the fetched research context of the items that have
     /// sources: it fills `{{sources}}`, or goes before the user message when the template has none.
     public func plan(_ spec: JobSpec, sources: [String: Result<SourceContext, OffpeakError>] = [:])
         -> [PlannedRequest]
     {
-        spec.items.enumerated().map { position, item in
+        let longDocuments = LongDocumentPlanner(spec: spec, planner: self)
+        return spec.items.enumerated().map { position, item in
             var variables = item.variables
             var blocked: PlannedRequest.Blocked?
             switch sources[item.id] {
             case .success(.ready(let context)): variables[JobSpec.sourcesVariable] = context
             case .success(.waiting(let why)): blocked = .waiting(why)
             case .failure(let error): blocked = .failed(error.description)
-            case nil: break
+            case nil:
+                if let parts = longDocuments.chunks(of: item)?.count {
+                    blocked = .waiting("a long document: its \(parts) parts are summarized first")
+                }
             }
             var message = spec.template.render(variables)
             if let context = variables[JobSpec.sourcesVariable],

@@ -90,6 +90,26 @@ public struct JobSpec: Sendable, Equatable, Codable {
         }
     }
 
+    /// How a long item is split for summarizing (DESIGN.md, "Long documents"): an item whose `item`
+    /// text is longer than `maxTokens` is summarized chunk by chunk, then the summaries are combined.
+    public struct Chunking: Sendable, Equatable, Codable {
+        /// `chunking: off` sends every item whole, however long.
+        public var enabled = true
+        /// Most tokens (`TokenEstimator` units) of document text per chunk, and of summaries per
+        /// reduce prompt.
+        public var maxTokens = 6000
+        /// Tokens each chunk repeats from the end of the one before, so no sentence loses its context.
+        public var overlap = 200
+        public init(enabled: Bool = true, maxTokens: Int = 6000, overlap: Int = 200) {
+            self.enabled = enabled
+            self.maxTokens = maxTokens
+            self.overlap = overlap
+        }
+
+        /// Chunking turned off.
+        public static let off = Chunking(enabled: false)
+    }
+
     /// The template variable that holds an item's fetched sources; without it in the template, the
     /// sources are put before the user message.
     public static let sourcesVariable = "sources"
@@ -102,6 +122,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// prefix, once per call however many items the call carries.
     public var instructions: String?
     public var batching = Batching()
+    /// On by default for `summarize` jobs only: other kinds' prompts rarely mean "summarize".
+    public var chunking: Chunking
     /// `queue: true`: the job takes requests from `offpeak submit` and its spool folder, so it may
     /// have no items of its own.
     public var acceptsSubmissions = false
@@ -144,5 +166,6 @@ public struct JobSpec: Sendable, Equatable, Codable {
         self.kind = kind
         self.template = template
         self.output = output
+        self.chunking = kind == .summarize ? Chunking() : .off
     }
 }

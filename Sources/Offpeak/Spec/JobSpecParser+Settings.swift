@@ -44,6 +44,29 @@ extension JobSpecParser {
             maxItemTokens: try mapping.wholeNumber("max_item_tokens", in: 1...1_000_000) ?? 1500)
     }
 
+    /// `chunking: off`, `on`, or `chunking: {max_tokens: 6000, overlap: 200}`; on by default for
+    /// `summarize` jobs. The overlap must stay under half a chunk, so every chunk adds new text.
+    static func chunking(_ root: YAMLMapping, kind: JobSpec.Kind) throws(OffpeakError) -> JobSpec.Chunking {
+        let standard = kind == .summarize ? JobSpec.Chunking() : .off
+        guard let node = root.value("chunking") else { return standard }
+        if node.scalar != nil {
+            let text = try root.reader.string(node, at: "chunking")
+            guard text == "off" || text == "on" else {
+                throw root.reader.error(
+                    "chunking",
+                    "expected 'off', 'on' or a mapping with max_tokens and overlap, got '\(text)'",
+                    at: node)
+            }
+            return text == "on" ? JobSpec.Chunking() : .off
+        }
+        let allowed = ["max_tokens", "overlap"]
+        guard let mapping = try root.mapping("chunking", allowed: allowed) else { return standard }
+        let maxTokens = try mapping.wholeNumber("max_tokens", in: 100...1_000_000) ?? 6000
+        let most = (maxTokens - 1) / 2
+        let overlap = try mapping.wholeNumber("overlap", in: 0...most) ?? min(200, most)
+        return JobSpec.Chunking(enabled: true, maxTokens: maxTokens, overlap: overlap)
+    }
+
     /// A cron expression or macro, parsed so a bad field is reported here, at the node.
     static func schedule(_ root: YAMLMapping) throws(OffpeakError) -> String? {
         guard let text = try root.string("schedule") else { return nil }

@@ -13,7 +13,7 @@ public enum JobSpecParser {
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
-        "sources", "max_attempts",
+        "sources", "max_attempts", "chunking",
     ]
 
     /// Parses one spec.
@@ -54,6 +54,7 @@ public enum JobSpecParser {
         spec.maxAttempts = try root.wholeNumber("max_attempts", in: 1...100) ?? 5
         spec.instructions = try root.string("instructions")
         spec.batching = try batching(root)
+        spec.chunking = try chunking(root, kind: kind)
         spec.acceptsSubmissions = try root.bool("queue") ?? false
         spec.promptCache = try root.bool("prompt_cache") ?? true
         let items = try items(root, workspace: workspace, allowEmpty: spec.acceptsSubmissions)

@@ -82,7 +82,8 @@ extension Store {
                     samples = samples + 1, updated_at = excluded.updated_at
                 """,
             arguments: [
-                "model": sample.model, "ms": sample.milliseconds, "perToken": perToken, "output": sample.outputTokens,
+                "model": sample.model, "ms": sample.milliseconds, "perToken": perToken,
+                "output": sample.outputTokens,
                 "now": Date(), "alpha": alpha,
             ])
     }

@@ -52,8 +52,12 @@ extension Store {
             let existing = try RequestRecord.filter(Column("run_id") == runID).fetchAll(db)
             let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             let planned = Set(requests.map(\.itemId))
+            // A long item's unanswered steps are dropped too: the run plans them again from the spec.
             for old in existing
-            where old.source == "spec" && old.state != .done && !planned.contains(old.itemId) {
+            where old.state != .done
+                && (old.source == "spec" && !planned.contains(old.itemId)
+                    || LongDocumentPlanner.stepSources.contains(old.source))
+            {
                 try old.delete(db)
             }
             for var request in requests {
@@ -68,7 +72,7 @@ extension Store {
                 request.createdAt = old.createdAt
                 try request.update(db)
             }
-            let total = try RequestRecord.filter(Column("run_id") == runID).fetchCount(db)
+            let total = try Store.itemCounts(db, runID: runID).total
             try db.execute(
                 sql: "UPDATE runs SET items_total = ? WHERE id = ?", arguments: [total, runID])
         }
@@ -184,22 +188,16 @@ extension Store {
             arguments: [now, now + lease.ttl, runID, lease.owner])
     }
 
-    /// Recounts the run's items from its requests and writes the run and its checkpoint.
+    /// Recounts the run's items (not the steps of long items) from its requests and writes the run
+    /// and its checkpoint.
     private static func saveProgress(_ db: Database, run: RunRecord, segment: Int, lastRequestID: String?)
         throws
     {
         var run = run
-        let counts = try Row.fetchAll(
-            db, sql: "SELECT state, COUNT(*) AS n FROM requests WHERE run_id = ? GROUP BY state",
-            arguments: [run.id])
-        let byState = Dictionary(
-            counts.map { (($0["state"] as String?) ?? "", ($0["n"] as Int?) ?? 0) }, uniquingKeysWith: +)
-        run.itemsDone = byState["done"] ?? 0
-        run.itemsFailed = byState["failed"] ?? 0
-        run.itemsCached =
-            try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM results WHERE run_id = ? AND from_cache", arguments: [run.id])
-            ?? 0
+        let counts = try Store.itemCounts(db, runID: run.id)
+        run.itemsDone = counts.done
+        run.itemsFailed = counts.failed
+        run.itemsCached = counts.cached
         run.updatedAt = Date()
         try run.update(db)
         try CheckpointRecord(

@@ -13,7 +13,8 @@ enum StoreMigrations {
         migrator.registerMigration("v2: cache counters and request cache policy") { db in
             try createCacheCounters(db)
         }
-        migrator.registerMigration("v3: run specs, open deferrals index, typical answer length per model") { db in
+        migrator.registerMigration("v3: run specs, open deferrals index, typical answer length per model") {
+            db in
             try db.alter(table: "runs") { t in t.add(column: "spec", .text) }
             try db.alter(table: "model_latency") { t in
                 t.add(column: "output_tokens", .double).notNull().defaults(to: 0)

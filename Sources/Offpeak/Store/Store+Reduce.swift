@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+
+/// What the steps of long items change in a run's requests, applied in one transaction.
+struct StepChanges: Sendable {
+    /// Step rows no longer wanted (a changed document's, or a level no longer reached).
+    var delete: [String] = []
+    /// New step rows, pending.
+    var insert: [RequestRecord] = []
+    /// Items whose steps are all answered: their request becomes the final one and is pending.
+    var promote: [(id: String, payload: String, cacheKey: String)] = []
+    /// Items that cannot be finished because a step failed for good.
+    var fail: [(id: String, reason: String)] = []
+
+    /// Whether the changes give the run new requests to send.
+    var addsWork: Bool { !insert.isEmpty || !promote.isEmpty }
+    var isEmpty: Bool { delete.isEmpty && !addsWork && fail.isEmpty }
+}
+
+extension Store {
+    /// A run's items by state, leaving out the steps of long items (`LongDocumentPlanner.stepSources`):
+    /// a 300-page document is one item however many calls it takes.
+    struct ItemCounts {
+        var total = 0
+        var done = 0
+        var failed = 0
+        /// Items answered from the answer cache.
+        var cached = 0
+    }
+
+    static func itemCounts(_ db: Database, runID: String) throws -> ItemCounts {
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT requests.state AS state, COUNT(*) AS n, COUNT(results.from_cache OR NULL) AS cached
+                FROM requests LEFT JOIN results ON results.request_id = requests.id
+                WHERE requests.run_id = ? AND requests.source NOT IN (?, ?)
+                GROUP BY requests.state
+                """,
+            arguments: [runID, LongDocumentPlanner.chunkSource, LongDocumentPlanner.reduceSource])
+        var counts = ItemCounts()
+        for row in rows {
+            let state: String = row["state"] ?? ""
+            let count: Int = row["n"] ?? 0
+            counts.total += count
+            counts.cached += row["cached"] ?? 0
+            if state == RequestRecord.State.done.rawValue { counts.done += count }
+            if state == RequestRecord.State.failed.rawValue { counts.failed += count }
+        }
+        return counts
+    }
+
+    /// Decides and applies the next steps of a run's long items in one transaction, so two
+    /// decisions never see the same rows: `decide` reads the run's requests and answers as
+    /// committed, and a crash before the commit leaves them to be decided the same way again.
+    /// Step rows are unique by `(run_id, item_id)`: a step is inserted at most once.
+    /// - Returns: whether the run has new requests to send.
+    func advanceSteps(
+        runID: String,
+        _ decide: ([RequestRecord], [String: ResultRecord]) -> StepChanges
+    ) throws(OffpeakError) -> Bool {
+        try write { db in
+            let requests = try RequestRecord.filter(Column("run_id") == runID).fetchAll(db)
+            let rows = try ResultRecord.filter(Column("run_id") == runID).fetchAll(db)
+            let results = Dictionary(rows.map { ($0.requestId, $0) }, uniquingKeysWith: { first, _ in first })
+            let changes = decide(requests, results)
+            guard !changes.isEmpty else { return false }
+            let now = Date()
+            for id in changes.delete { _ = try RequestRecord.deleteOne(db, key: id) }
+            for request in changes.insert { try request.insert(db) }
+            for (id, payload, cacheKey) in changes.promote {
+                try db.execute(
+                    sql: """
+                        UPDATE requests SET payload = ?, cache_key = ?, state = 'pending', error = NULL,
+                        updated_at = ? WHERE id = ?
+                        """,
+                    arguments: [payload, cacheKey, now, id])
+            }
+            for (id, reason) in changes.fail {
+                try db.execute(
+                    sql: "UPDATE requests SET state = 'failed', error = ?, updated_at = ? WHERE id = ?",
+                    arguments: [reason, now, id])
+            }
+            let counts = try Store.itemCounts(db, runID: runID)
+            try db.execute(
+                sql: "UPDATE runs SET items_done = ?, items_failed = ?, updated_at = ? WHERE id = ?",
+                arguments: [counts.done, counts.failed, now, runID])
+            return changes.addsWork
+        }
+    }
+}
