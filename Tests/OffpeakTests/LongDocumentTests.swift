@@ -195,7 +195,7 @@ struct LongDocumentTests {
         })
         let first = try Self.run(workspace, options: options)
         #expect(first.status == .temporaryFailure, "\(first.message)")
-        #expect(first.run.state == .interrupted)
+        #expect(first.run.state == .waiting, "offline: the provider is unreachable")
         let answered = try Self.requests(workspace, run: first.run.id).filter { $0.state == .done }.count
         #expect(answered == 12)
 

@@ -35,12 +35,30 @@ public final class Store: Sendable {
             configuration.foreignKeysEnabled = true
             configuration.label = "offpeak"
             pool = try DatabasePool(path: url.path, configuration: configuration)
-            try StoreMigrations.migrator.migrate(pool)
+            try Store.migrate(pool, lockPath: url.path + ".migrate.lock")
         } catch let error as OffpeakError {
             throw error
         } catch {
             throw OffpeakError(.ioError, "cannot open the store at \(url.path)", cause: "\(error)")
         }
+    }
+
+    /// Brings the schema up to date under an exclusive `flock` on a file beside the database: the
+    /// migrator checks what is applied and then applies the rest in separate transactions, so two
+    /// processes opening a new workspace at the same moment would both create the tables.
+    private static func migrate(_ pool: DatabasePool, lockPath: String) throws {
+        let fd = Glibc.open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw OffpeakError(.ioError, "cannot open \(lockPath)", cause: String(cString: strerror(errno)))
+        }
+        defer { close(fd) }  // closing the file releases the lock
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw OffpeakError(
+                    .ioError, "cannot lock \(lockPath)", cause: String(cString: strerror(errno)))
+            }
+        }
+        try StoreMigrations.migrator.migrate(pool)
     }
 
     /// Creates the database file with mode 0600 before SQLite does, so it is never world-readable;
