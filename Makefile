@@ -3,7 +3,7 @@ SWIFT ?= swift
 DEBIAN_PACKAGES := libcurl4-openssl-dev liblz4-dev libsqlite3-dev lz4
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps build demo test bench format lint clean
+.PHONY: deps build demo test bench format lint clean chaos
 
 ## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
 deps:
@@ -34,3 +34,7 @@ clean:
 ## bench: cost and speed against a naive one-request-per-item client, as a table (not a test).
 bench: build
 	python3 bench/bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+
+## chaos: kill -9 offpeak 100 times mid-run; every answer must match an uninterrupted run's (not a test).
+chaos: build
+	python3 scripts/chaos.py --kills 100 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `spool/<job>/`: a folder programs that only write files drop requests into.
 ///
 /// A `.json` or `.jsonl` file holds submit lines; any other file is one request whose contents are
@@ -26,7 +30,27 @@ public struct SpoolFolder: Sendable {
     }
 
     /// Takes every file in the folder into `queue`, oldest name first.
+    ///
+    /// Under an exclusive `flock` on `spool/<job>/.lock`: a `run` and a tick (or two runs) taking
+    /// the folder at once take each file once; the second waits, then finds it moved.
     public func take(into queue: SubmissionQueue, spec: JobSpec) throws(OffpeakError) -> Taken {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: directory.path) else { return Taken() }
+        let lockPath = directory.appendingPathComponent(".lock").path
+        let fd = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw OffpeakError(.ioError, "cannot open \(lockPath): \(String(cString: strerror(errno)))")
+        }
+        defer { close(fd) }  // closing the file releases the lock
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                throw OffpeakError(.ioError, "cannot lock \(lockPath): \(String(cString: strerror(errno)))")
+            }
+        }
+        return try takeLocked(into: queue, spec: spec)
+    }
+
+    private func takeLocked(into queue: SubmissionQueue, spec: JobSpec) throws(OffpeakError) -> Taken {
         var taken = Taken()
         let manager = FileManager.default
         guard let names = try? manager.contentsOfDirectory(atPath: directory.path) else { return taken }
@@ -71,7 +95,8 @@ public struct SpoolFolder: Sendable {
                 try? manager.removeItem(at: target)
                 try manager.moveItem(at: url, to: target)
             } catch {
-                throw OffpeakError(.ioError, "cannot move \(location) to taken/", cause: "\(error)")
+                throw OffpeakError(
+                    .ioError, "cannot move \(location) to taken/", cause: error.localizedDescription)
             }
         }
         return taken

@@ -1,0 +1,309 @@
+#!/usr/bin/env python3
+"""Kill offpeak with SIGKILL at random moments, then check that nothing was lost or asked twice.
+
+A summarize job over N generated documents runs once, uninterrupted, in a reference workspace;
+then, in a chaos workspace, `offpeak run` (to create the run) and the `offpeak tick`s that resume it
+are each killed with SIGKILL after a random (seeded) delay, K times, and `offpeak tick` runs until it
+exits 0. Each workspace has its own offpeak-sim, so each sim's call counter is that workspace's.
+
+Checks (any failure exits 1):
+  - every output file is byte-identical to the reference run's, and no file is missing or extra;
+  - out/<job>/index.json lists every item, each done;
+  - one run did all the work (a kill never starts the job over);
+  - calls billed <= planned calls + kills (a kill loses at most the call in flight).
+
+Batching is off, so one item is one call and the planned-call count is exact; with batching on, a
+killed batched call would be retried in smaller batches and the bound would be looser.
+
+Usage: scripts/chaos.py --bin DIR [--kills 5] [--items 300] [--seed S] [--latency-ms 30]
+Python 3 standard library only.
+"""
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+JOB = "chaos"
+
+
+class Sim:
+    """An offpeak-sim on a free loopback port, its output drained so it never blocks."""
+
+    def __init__(self, bin_dir, latency_ms, seed):
+        self.process = subprocess.Popen(
+            [os.path.join(bin_dir, "offpeak-sim"), "--port", "0", "--latency-ms", str(latency_ms),
+             "--seed", str(seed)],
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.url = None
+        deadline = time.monotonic() + 30
+        while self.url is None and time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if not line:
+                break
+            marker = "listening on "
+            if marker in line:
+                self.url = line.split(marker, 1)[1].strip()
+        if self.url is None:
+            self.stop()
+            raise SystemExit("chaos: offpeak-sim did not say where it listens")
+        threading.Thread(target=self._drain, daemon=True).start()
+
+    def _drain(self):
+        for _ in self.process.stdout:
+            pass
+
+    def stats(self):
+        with urllib.request.urlopen(self.url + "/sim/stats", timeout=10) as reply:
+            return json.load(reply)
+
+    def calls(self):
+        return int(self.stats()["calls"])
+
+    def stop(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+def document(index):
+    """Document `index`, the same every time: a few sentences whose words depend on the index."""
+    words = ["tide", "orbit", "lattice", "harbor", "ember", "quartz", "meadow", "signal", "copper",
+             "glacier", "pollen", "vector", "canyon", "ledger", "prism", "thistle"]
+    picker = random.Random(index)
+    sentences = []
+    for sentence in range(3 + index % 3):
+        chosen = " ".join(picker.choice(words) for _ in range(5 + sentence))
+        sentences.append(f"Sentence {sentence + 1} of document {index} is about {chosen}.")
+    return f"# Document {index}\n\n" + " ".join(sentences) + "\n"
+
+
+def make_workspace(sim, items):
+    root = tempfile.mkdtemp(prefix="offpeak-chaos-")
+    with open(os.path.join(root, "offpeak.yaml"), "w") as file:
+        file.write(f"provider: sim\nbase_url: {sim.url}\n")
+    os.makedirs(os.path.join(root, "jobs"))
+    os.makedirs(os.path.join(root, "docs"))
+    with open(os.path.join(root, "jobs", JOB + ".yaml"), "w") as file:
+        # batching: off, so one item is one call and the planned-call count is exact.
+        file.write("kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n")
+    for index in range(1, items + 1):
+        with open(os.path.join(root, "docs", f"doc-{index:04d}.md"), "w") as file:
+            file.write(document(index))
+    return root
+
+
+def offpeak(bin_dir, workspace, *arguments, timeout=600):
+    return subprocess.run(
+        [os.path.join(bin_dir, "offpeak"), *arguments, "--workspace", workspace],
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+
+
+def runs(bin_dir, workspace):
+    status = offpeak(bin_dir, workspace, "status", "--json")
+    if status.returncode != 0:
+        raise SystemExit(f"chaos: offpeak status failed: {status.stderr.strip()}")
+    return json.loads(status.stdout).get("runs", [])
+
+
+def outputs(workspace):
+    """Every file of out/<job>/ but the index, by name, as bytes."""
+    directory = os.path.join(workspace, "out", JOB)
+    files = {}
+    if os.path.isdir(directory):
+        for name in sorted(os.listdir(directory)):
+            path = os.path.join(directory, name)
+            if name != "index.json" and os.path.isfile(path):
+                with open(path, "rb") as file:
+                    files[name] = file.read()
+    return files
+
+
+def index_items(workspace):
+    try:
+        with open(os.path.join(workspace, "out", JOB, "index.json")) as file:
+            return json.load(file).get("items", [])
+    except (OSError, ValueError):
+        return []
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bin", required=True, help="folder holding offpeak and offpeak-sim")
+    parser.add_argument("--kills", type=int, default=5, help="SIGKILLs to deliver (default 5)")
+    parser.add_argument("--items", type=int, default=300, help="documents to summarize (default 300)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the kill delays (default: random)")
+    parser.add_argument("--latency-ms", type=int, default=30, help="the sim's latency per call (default 30)")
+    parser.add_argument("--max-ticks", type=int, default=20, help="ticks allowed to finish after the kills")
+    parser.add_argument("--keep", action="store_true", help="keep the workspaces, and print where")
+    args = parser.parse_args()
+    if args.kills < 1 or args.items < 1:
+        parser.error("--kills and --items must be at least 1")
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 1_000_000)
+    rng = random.Random(seed)
+    print(f"chaos: {args.items} items, {args.kills} kills, seed {seed}, sim latency {args.latency_ms} ms; "
+          "batching: off, so one item is one call and the planned-call count is exact")
+
+    sims = []
+    workspaces = []
+    started = time.monotonic()
+    # Copies of the binaries: a rebuild while the script runs must not swap them mid-way.
+    binaries = tempfile.mkdtemp(prefix="offpeak-chaos-bin-")
+    try:
+        for name in ("offpeak", "offpeak-sim"):
+            shutil.copy2(os.path.join(args.bin, name), os.path.join(binaries, name))
+        args.bin = binaries
+        # The reference: one uninterrupted run.
+        reference_sim = Sim(args.bin, args.latency_ms, seed=1)
+        sims.append(reference_sim)
+        reference = make_workspace(reference_sim, args.items)
+        workspaces.append(reference)
+        before = reference_sim.calls()
+        clock = time.monotonic()
+        process = subprocess.Popen(
+            [os.path.join(args.bin, "offpeak"), "run", JOB, "--workspace", reference],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # How long a started process takes to send its first call (start-up, planning), to aim the
+        # kills at both moments: while it starts and while it works.
+        first_call = None
+        while first_call is None and process.poll() is None:
+            if reference_sim.calls() > before:
+                first_call = time.monotonic() - clock
+            else:
+                time.sleep(0.005)
+        out, err = process.communicate(timeout=3600)
+        reference_seconds = time.monotonic() - clock
+        if process.returncode != 0:
+            raise SystemExit(f"chaos: the reference run failed ({process.returncode}): {err.strip()}")
+        planned = reference_sim.calls() - before
+        expected = outputs(reference)
+        first_call = first_call if first_call is not None else reference_seconds
+        # A quarter of the kills land during start-up; the rest up to twice a fair share of the work
+        # after the first call, so the kills let about 60 % of the work through and the final ticks
+        # do the rest.
+        share = max(0.02, 0.8 * (reference_seconds - first_call) / args.kills)
+
+        def kill_delay():
+            if rng.random() < 0.25:
+                return rng.uniform(0.0, first_call)
+            return first_call + rng.uniform(0.0, 2 * share)
+
+        sim = Sim(args.bin, args.latency_ms, seed=1)
+        sims.append(sim)
+        workspace = make_workspace(sim, args.items)
+        workspaces.append(workspace)
+        before = sim.calls()
+        kills = 0
+        finished_before_kill = 0
+        chaos_started = time.monotonic()
+        attempts = 0
+        while kills < args.kills:
+            attempts += 1
+            if attempts > args.kills * 3:
+                break
+            # `run` creates the run; once one exists, ticks resume it.
+            existing = runs(args.bin, workspace)
+            if existing and all(run.get("state") == "completed" for run in existing):
+                break  # finished between kills: nothing left to kill
+            command = ["tick"] if existing else ["run", JOB]
+            process = subprocess.Popen(
+                [os.path.join(args.bin, "offpeak"), *command, "--workspace", workspace],
+                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            delay = kill_delay()
+            try:
+                process.wait(timeout=delay)
+                finished_before_kill += 1  # it ended on its own: not a kill
+            except subprocess.TimeoutExpired:
+                process.send_signal(signal.SIGKILL)
+                process.wait()
+                kills += 1
+        chaos_seconds = time.monotonic() - chaos_started
+        done_by_kills = sum(run.get("items_done", 0) for run in runs(args.bin, workspace))
+
+        if not runs(args.bin, workspace):
+            offpeak(args.bin, workspace, "run", JOB)
+        ticks = 0
+        last = None
+        while ticks < args.max_ticks:
+            ticks += 1
+            last = offpeak(args.bin, workspace, "tick")
+            if last.returncode != 75:
+                break
+        billed = sim.calls() - before
+        wall = time.monotonic() - started
+
+        violations = []
+        if last is None or last.returncode != 0:
+            code = None if last is None else last.returncode
+            said = "" if last is None else (last.stdout + last.stderr).strip()
+            violations.append(f"offpeak tick did not finish after {ticks} ticks (last exit {code}): {said}")
+        got = outputs(workspace)
+        identical = got == expected
+        if not identical:
+            missing = sorted(set(expected) - set(got))
+            extra = sorted(set(got) - set(expected))
+            differing = sorted(name for name in set(got) & set(expected) if got[name] != expected[name])
+            violations.append(f"outputs differ: {len(missing)} missing {missing[:5]}, {len(extra)} extra "
+                              f"{extra[:5]}, {len(differing)} different {differing[:5]}")
+        items = index_items(workspace)
+        not_done = [item.get("id") for item in items if item.get("state") != "done"]
+        ids = [item.get("id") for item in items]
+        if len(items) != args.items or not_done or len(set(ids)) != len(ids):
+            violations.append(f"index.json lists {len(items)} items ({len(set(ids))} distinct) of "
+                              f"{args.items}; not done: {not_done[:5]}")
+        all_runs = runs(args.bin, workspace)
+        if len(all_runs) != 1 or all_runs[0].get("items_done") != args.items:
+            summary = [(run.get("id"), run.get("state"), run.get("items_done")) for run in all_runs]
+            violations.append(f"expected one run with every item done, found {summary}")
+        if planned != args.items:
+            violations.append(f"the reference run made {planned} calls for {args.items} items")
+        if billed > planned + kills:
+            violations.append(f"billed {billed} calls > {planned} planned + {kills} kills")
+        if billed < planned:
+            violations.append(f"billed {billed} calls < {planned} planned: some item was never asked")
+
+        rows = [
+            ("kills", f"{kills} of {args.kills} asked "
+                      f"(+{finished_before_kill} processes ended before their kill)"),
+            ("planned calls", str(planned)),
+            ("billed calls", str(billed)),
+            ("extra calls", f"{billed - planned} (allowed: at most {kills})"),
+            ("outputs identical", "yes" if identical else "no"),
+            ("done when kills ended", f"{done_by_kills} of {args.items} items"),
+            ("ticks to finish", str(ticks)),
+            ("reference run", f"{reference_seconds:.1f} s"),
+            ("kill phase", f"{chaos_seconds:.1f} s (first call after {first_call:.2f} s; kills up to "
+                           f"{2 * share:.2f} s after it)"),
+            ("wall time", f"{wall:.1f} s"),
+        ]
+        width = max(len(name) for name, _ in rows)
+        for name, value in rows:
+            print(f"  {name.ljust(width)}  {value}")
+        if args.keep:
+            print(f"  workspaces: reference {reference}, chaos {workspace}")
+        if violations:
+            for violation in violations:
+                print(f"VIOLATION: {violation}", file=sys.stderr)
+            print(f"chaos: FAILED (seed {seed})")
+            return 1
+        print(f"chaos: passed (seed {seed})")
+        return 0
+    finally:
+        for sim in sims:
+            sim.stop()
+        shutil.rmtree(binaries, ignore_errors=True)
+        if not args.keep:
+            for workspace in workspaces:
+                shutil.rmtree(workspace, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
