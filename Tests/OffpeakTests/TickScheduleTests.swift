@@ -35,4 +35,37 @@ struct TickScheduleTests {
         let next = try #require(entry.nextDueAt)
         #expect(next > start + 3600 && next <= start + 3600 + 600)
     }
+
+    /// `offpeak summarize` has no spec file: tick resumes its run from the spec the run kept. A job
+    /// whose file was removed is not resumed.
+    @Test func tickResumesASummarizeRunFromItsStoredSpecButNotARemovedJob() throws {
+        let sim = try SimProcess()
+        let workspace = try JobRunnerIntegrationTests.workspace(sim: sim, documents: 3)
+        let context = try JobRunnerIntegrationTests.context(workspace)
+        let spec = try JobSpec.summarize(
+            files: ["docs/doc-001.md", "docs/doc-002.md", "docs/doc-003.md"], tier: .fast, output: nil,
+            maxTokens: 200, workspace: context.workspace)
+        let stop = StopSignal()
+        let first = try context.run(
+            spec,
+            options: JobRunner.Options(
+                progress: { if $0.done == 1 { stop.request("SIGTERM", grace: 0) } }, stop: stop))
+        #expect(first.run.state == .interrupted)
+        // The job file's run: interrupted, then its file is removed.
+        let other = StopSignal()
+        let docs = try context.run(
+            try context.loadJob("docs"),
+            options: JobRunner.Options(
+                progress: { if $0.done == 1 { other.request("SIGTERM", grace: 0) } }, stop: other))
+        #expect(docs.run.state == .interrupted)
+        #expect(docs.run.itemsDone == 1)
+        try FileManager.default.removeItem(at: workspace.root.appendingPathComponent("jobs/docs.yaml"))
+        let tick = try Tick(context: context).run(Tick.Options())
+        #expect(tick.jobs.map(\.job) == ["summarize"], "\(tick.text)")
+        #expect(tick.status == 0, "\(tick.text)")
+        let store = try context.openStore()
+        #expect(try store.run(id: first.run.id)?.state == .completed)
+        #expect(try store.run(id: docs.run.id)?.state == .interrupted, "a removed job is left alone")
+        #expect(workspace.read("out/summarize/docs-doc-003.md") != nil)
+    }
 }

@@ -133,12 +133,12 @@ public struct Tick: Sendable {
             if seen.insert(spec.name).inserted { picked.append((spec, why)) }
         }
         for run in try store.resumableRuns() {
-            // The spec file as it is now; a run with none (`offpeak summarize`) from the spec it kept.
-            if let spec = specs[run.job] ?? run.storedSpec() {
+            // The spec file as it is now; a run made without one (`offpeak summarize`) from the spec it
+            // kept. A job whose file was removed is left alone: removing it is how a user stops it.
+            if let spec = specs[run.job] {
                 pick(spec, "resume")
-            } else {
-                report.errors.append(
-                    "run \(run.id): job \(run.job) has no spec file and no stored spec; not resumed")
+            } else if let stored = run.storedSpec(), stored.sourcePath == nil {
+                pick(stored, "resume")
             }
         }
         // A due schedule fires once however many slots passed while the machine was off; it is
