@@ -34,8 +34,7 @@ public final class Store: Sendable {
             configuration.busyMode = .timeout(10)
             configuration.foreignKeysEnabled = true
             configuration.label = "offpeak"
-            pool = try DatabasePool(path: url.path, configuration: configuration)
-            try Store.migrate(pool, lockPath: url.path + ".migrate.lock")
+            pool = try Store.openPool(url, configuration: configuration)
         } catch let error as OffpeakError {
             throw error
         } catch {
@@ -43,10 +42,12 @@ public final class Store: Sendable {
         }
     }
 
-    /// Brings the schema up to date under an exclusive `flock` on a file beside the database: the
-    /// migrator checks what is applied and then applies the rest in separate transactions, so two
-    /// processes opening a new workspace at the same moment would both create the tables.
-    private static func migrate(_ pool: DatabasePool, lockPath: String) throws {
+    /// Opens the pool and brings the schema up to date under an exclusive `flock` on a file beside
+    /// the database. Two processes opening a new workspace at the same moment would otherwise both
+    /// create the tables (the migrator checks what is applied, then applies the rest in separate
+    /// transactions), or one would fail to switch the new file to WAL ("database is locked").
+    private static func openPool(_ url: URL, configuration: Configuration) throws -> DatabasePool {
+        let lockPath = url.path + ".migrate.lock"
         let fd = Glibc.open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
             throw OffpeakError(.ioError, "cannot open \(lockPath)", cause: String(cString: strerror(errno)))
@@ -58,7 +59,9 @@ public final class Store: Sendable {
                     .ioError, "cannot lock \(lockPath)", cause: String(cString: strerror(errno)))
             }
         }
+        let pool = try DatabasePool(path: url.path, configuration: configuration)
         try StoreMigrations.migrator.migrate(pool)
+        return pool
     }
 
     /// Creates the database file with mode 0600 before SQLite does, so it is never world-readable;
