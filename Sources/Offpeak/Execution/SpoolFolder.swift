@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// `spool/<job>/`: a folder programs that only write files drop requests into.
 ///
 /// A `.json` or `.jsonl` file holds submit lines; any other file is one request whose contents are
@@ -36,17 +32,8 @@ public struct SpoolFolder: Sendable {
     public func take(into queue: SubmissionQueue, spec: JobSpec) throws(OffpeakError) -> Taken {
         let manager = FileManager.default
         guard manager.fileExists(atPath: directory.path) else { return Taken() }
-        let lockPath = directory.appendingPathComponent(".lock").path
-        let fd = open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw OffpeakError(.ioError, "cannot open \(lockPath): \(String(cString: strerror(errno)))")
-        }
-        defer { close(fd) }  // closing the file releases the lock
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                throw OffpeakError(.ioError, "cannot lock \(lockPath): \(String(cString: strerror(errno)))")
-            }
-        }
+        let lock = try FileLock.exclusive(at: directory.appendingPathComponent(".lock").path)
+        defer { withExtendedLifetime(lock) {} }
         return try takeLocked(into: queue, spec: spec)
     }
 

@@ -47,18 +47,8 @@ public final class Store: Sendable {
     /// create the tables (the migrator checks what is applied, then applies the rest in separate
     /// transactions), or one would fail to switch the new file to WAL ("database is locked").
     private static func openPool(_ url: URL, configuration: Configuration) throws -> DatabasePool {
-        let lockPath = url.path + ".migrate.lock"
-        let fd = Glibc.open(lockPath, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw OffpeakError(.ioError, "cannot open \(lockPath)", cause: String(cString: strerror(errno)))
-        }
-        defer { close(fd) }  // closing the file releases the lock
-        while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else {
-                throw OffpeakError(
-                    .ioError, "cannot lock \(lockPath)", cause: String(cString: strerror(errno)))
-            }
-        }
+        let lock = try FileLock.exclusive(at: url.path + ".migrate.lock")
+        defer { withExtendedLifetime(lock) {} }
         let pool = try DatabasePool(path: url.path, configuration: configuration)
         try StoreMigrations.migrator.migrate(pool)
         return pool
