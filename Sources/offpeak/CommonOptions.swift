@@ -58,12 +58,17 @@ struct ProviderOptions: ParsableArguments {
     var cachePolicy: RequestRecord.CachePolicy { refresh ? .refresh : noCache ? .noCache : .normal }
 }
 
-/// Flags of the commands that run work: where conditions are read, and how a stop is handled.
-struct ConditionOptions: ParsableArguments {
+/// Where the machine's conditions are read: `--sysfs-root`.
+struct SysfsOptions: ParsableArguments {
     @Option(
         name: .customLong("sysfs-root"),
         help: "The sysfs folder conditions are read from (default: $OFFPEAK_SYSFS_ROOT, else /sys).")
     var sysfsRoot: String?
+}
+
+/// Flags of the commands that run work: where conditions are read, and how a stop is handled.
+struct ConditionOptions: ParsableArguments {
+    @OptionGroup var sysfs: SysfsOptions
 
     @Option(
         name: .customLong("grace"),

@@ -88,7 +88,7 @@ enum RunReporter {
         let options = JobRunner.Options(
             force: flags.force, cachePolicy: flags.cachePolicy,
             progress: json ? nil : Terminal.progressLine(),
-            gate: context.gate(sysfsRoot: conditions.sysfsRoot),
+            gate: context.gate(sysfsRoot: conditions.sysfs.sysfsRoot),
             stop: Signals.stopOnTermination(grace: conditions.grace))
         let outcome = try Terminal.attempt { try context.run(spec, options: options) }
         Terminal.endProgressLine()

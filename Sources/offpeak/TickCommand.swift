@@ -33,7 +33,7 @@ extension OffpeakCommand {
             let context = try common.context()
             let options = Offpeak.Tick.Options(
                 window: window.flatMap(DurationParser.seconds),
-                gate: context.gate(sysfsRoot: conditions.sysfsRoot),
+                gate: context.gate(sysfsRoot: conditions.sysfs.sysfsRoot),
                 stop: Signals.stopOnTermination(grace: conditions.grace))
             let report = try Terminal.attempt { try Offpeak.Tick(context: context).run(options) }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }

@@ -4,15 +4,11 @@ import Foundation
 /// conditions (DESIGN.md, "When work runs").
 public struct ConditionGate: Sendable {
     /// Why work waits, in the words `offpeak queue` shows.
-    public enum Reason: String, Sendable, Codable, CaseIterable, Comparable {
+    public enum Reason: String, Sendable, Codable, CaseIterable {
         case externalPower = "waiting for external power"
         case unmeteredNetwork = "waiting for an unmetered network"
         case batteryLow = "battery low"
         case offline
-
-        public static func < (lhs: Reason, rhs: Reason) -> Bool {
-            (allCases.firstIndex(of: lhs) ?? 0) < (allCases.firstIndex(of: rhs) ?? 0)
-        }
     }
 
     /// Where the conditions are read from: a sysfs root and the workspace's interface overrides.

@@ -180,21 +180,13 @@ extension RunSession {
     /// it has had the job's `max_attempts`; the error says which ("retrying at T (attempt n of N)").
     func retryLater(_ call: PlannedCall, error: String) throws(OffpeakError) {
         let now = Date()
-        var later: [(id: String, reason: String, at: Date)] = []
-        var failed: [(id: String, reason: String)] = []
-        for record in call.requests {
+        let (failed, rest) = lastAttempts(call, error: error)
+        let later = rest.map { record in
             let attempt = record.attempts + 1
-            if attempt >= spec.maxAttempts {
-                failed.append((record.id, "\(error); gave up after \(attempt) attempts"))
-            } else {
-                let at = now + RetryBackoff.delay(afterAttempt: attempt)
-                let when = Timestamp.text(at)
-                later.append(
-                    (
-                        record.id,
-                        "\(error); retrying at \(when) (attempt \(attempt + 1) of \(spec.maxAttempts))", at
-                    ))
-            }
+            let at = now + RetryBackoff.delay(afterAttempt: attempt)
+            let why =
+                "\(error); retrying at \(Timestamp.text(at)) (attempt \(attempt + 1) of \(spec.maxAttempts))"
+            return (id: record.id, reason: why, at: at)
         }
         try runner.store.commitCall(run: run, ledger: nil, results: [], failed: failed, later: later)
     }
@@ -202,14 +194,22 @@ extension RunSession {
     /// The provider's trouble, not the items': they are tried again on the next pass, but a call
     /// that has failed `max_attempts` times fails its items rather than stopping every run forever.
     private func countAttempt(_ call: PlannedCall, error: ProviderError) throws(OffpeakError) {
-        let exhausted = call.requests.filter { $0.attempts + 1 >= spec.maxAttempts }
-        let failed = exhausted.map {
-            ($0.id, "\(error.description); gave up after \($0.attempts + 1) attempts")
-        }
-        let counted = call.requests.filter { $0.attempts + 1 < spec.maxAttempts }.map {
-            ($0.id, error.description)
-        }
-        try runner.store.commitCall(run: run, ledger: nil, results: [], retry: counted, failed: failed)
+        let (failed, rest) = lastAttempts(call, error: error.description)
+        try runner.store.commitCall(
+            run: run, ledger: nil, results: [], retry: rest.map { ($0.id, error.description) }, failed: failed
+        )
+    }
+
+    /// Splits the call's items into those this failure leaves with no attempt (failed, with why)
+    /// and the rest.
+    private func lastAttempts(_ call: PlannedCall, error: String)
+        -> (failed: [(id: String, reason: String)], rest: [RequestRecord])
+    {
+        let spent = call.requests.filter { $0.attempts + 1 >= spec.maxAttempts }
+        return (
+            spent.map { ($0.id, "\(error); gave up after \($0.attempts + 1) attempts") },
+            call.requests.filter { $0.attempts + 1 < spec.maxAttempts }
+        )
     }
 
     mutating func ledgerEntry(
