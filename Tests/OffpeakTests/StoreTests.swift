@@ -109,6 +109,25 @@ struct StoreTests {
         #expect(Set(names.values).count == 5)
     }
 
+    /// A writer killed mid-write leaves its temporary file; the next write removes it, unless its
+    /// writer is still alive.
+    @Test func outputWriterRemovesTheTemporaryFilesOfKilledWriters() throws {
+        let workspace = try TemporaryWorkspace()
+        let dead = "\(AtomicFile.temporaryPrefix)99999999-a.md"  // pid far above pid_max
+        let live = "\(AtomicFile.temporaryPrefix)1-b.md"  // init is always running
+        _ = try workspace.write("out/j/\(dead)", "half an ans")
+        _ = try workspace.write("out/j/\(live)", "being written")
+        let request = Self.request("a.txt", run: "r1", position: 0)
+        let result = ResultRecord(
+            requestId: request.id, runId: "r1", text: "An answer.", finishReason: "end_turn", model: "m",
+            fromCache: false, ledgerId: nil, inputTokens: 1, outputTokens: 1, dollars: 0, createdAt: Date())
+        let writer = OutputWriter(directory: workspace.root.appendingPathComponent("out/j"))
+        #expect(try writer.write(job: "j", runID: "r1", requests: [request], results: [request.id: result]) == 1)
+        let files = workspace.snapshot("out/j")
+        #expect(Set(files.keys) == ["a.md", "index.json", live])
+        #expect(files["a.md"] == "An answer.\n")
+    }
+
     @Test func sha256MatchesKnownVectors() {
         #expect(SHA256.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
         #expect(SHA256.hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")

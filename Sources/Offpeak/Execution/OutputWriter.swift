@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Outputs are derived from results in the store, so they can always be written again, with no
 /// network: after a crash, the next run rewrites whatever is missing. Each file is written to a
-/// temporary name and renamed, so a reader never sees half a file.
+/// temporary name and renamed, so a reader never sees half a file, and the temporary files a
+/// killed writer left are removed by the next write.
 public struct OutputWriter: Sendable {
     public struct IndexEntry: Codable, Sendable, Equatable {
         public var id: String
@@ -41,6 +42,7 @@ public struct OutputWriter: Sendable {
         var entries: [IndexEntry] = []
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            AtomicFile.removeLeftovers(in: directory)
             for request in requests {
                 let name = names[request.itemId] ?? request.itemId
                 guard let result = results[request.id] else {
@@ -53,7 +55,7 @@ public struct OutputWriter: Sendable {
                 let content = Data((result.text.hasSuffix("\n") ? result.text : result.text + "\n").utf8)
                 let url = directory.appendingPathComponent(name)
                 if (try? Data(contentsOf: url)) != content {
-                    try content.write(to: url, options: .atomic)
+                    try AtomicFile.write(content, to: url)
                     written += 1
                 }
                 entries.append(
@@ -64,7 +66,7 @@ public struct OutputWriter: Sendable {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let index = try encoder.encode(Index(job: job, run: runID, items: entries))
-            try index.write(to: directory.appendingPathComponent("index.json"), options: .atomic)
+            try AtomicFile.write(index, to: directory.appendingPathComponent("index.json"))
         } catch {
             throw OffpeakError(.ioError, "cannot write outputs to \(directory.path)", cause: "\(error)")
         }

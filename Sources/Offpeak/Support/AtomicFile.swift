@@ -1,0 +1,64 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Replaces a file's contents all at once: the bytes go to a temporary file beside it, named for
+/// the writing process, which is then renamed over it, so a reader never sees half a file.
+///
+/// A process killed mid-write leaves its temporary file behind (Foundation's `.atomic` leaves an
+/// anonymous `.dat.nosync…` one that nothing can tell from a live writer's). Ours carry the
+/// writer's pid, so `removeLeftovers(in:)` can delete those whose process is gone.
+enum AtomicFile {
+    static let temporaryPrefix = ".offpeak-tmp-"
+
+    static func write(_ data: Data, to url: URL) throws(OffpeakError) {
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(
+            "\(temporaryPrefix)\(getpid())-\(url.lastPathComponent)")
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("cannot create", temporary) }
+        var written = 0
+        let complete = data.withUnsafeBytes { bytes -> Bool in
+            while written < bytes.count {
+                let count = Glibc.write(descriptor, bytes.baseAddress.map { $0 + written }, bytes.count - written)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                written += count
+            }
+            return true
+        }
+        guard complete else {
+            let error = failure("cannot write", temporary)
+            close(descriptor)
+            unlink(temporary.path)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary.path, url.path) == 0 else {
+            let error = failure("cannot rename to \(url.path):", temporary)
+            unlink(temporary.path)
+            throw error
+        }
+    }
+
+    /// Deletes the temporary files of writers that are no longer running. A live writer's file
+    /// (this process's included) is left to its writer.
+    static func removeLeftovers(in directory: URL) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(temporaryPrefix) {
+            let rest = name.dropFirst(temporaryPrefix.count)
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
+            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
+                unlink(directory.appendingPathComponent(name).path)
+            }
+        }
+    }
+
+    private static func failure(_ what: String, _ url: URL) -> OffpeakError {
+        OffpeakError(.ioError, "\(what) \(url.path)", cause: String(cString: strerror(errno)))
+    }
+}
