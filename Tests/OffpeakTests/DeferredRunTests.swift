@@ -285,6 +285,19 @@ struct DeferredRunTests {
         #expect((try sim.stats()["calls"] as? Int) == 6, "no call was made twice")
     }
 
+    /// A job's own `window` ends each of its passes, `offpeak run` included, where no tick gives one.
+    @Test func aJobsOwnWindowEndsEachPass() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "300"])
+        let workspace = try Self.workspace(sim: sim, documents: 6, extra: "window: 1s")
+        let sysfs = try SwitchableSysfs("ac-wifi")
+        let outcome = try Self.run(workspace, sysfs: sysfs)
+        #expect(outcome.status == .temporaryFailure)
+        #expect(outcome.run.state == .interrupted)
+        #expect(outcome.message.contains("window ends"), "\(outcome.message)")
+        #expect(outcome.run.itemsDone >= 1 && outcome.run.itemsDone < 6)
+        #expect(outcome.callsMade == outcome.run.itemsDone)
+    }
+
     @Test func stopSignalEndsTheRunAtTheNextCallAsInterrupted() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 4)

@@ -122,7 +122,8 @@ struct StoreTests {
             requestId: request.id, runId: "r1", text: "An answer.", finishReason: "end_turn", model: "m",
             fromCache: false, ledgerId: nil, inputTokens: 1, outputTokens: 1, dollars: 0, createdAt: Date())
         let writer = OutputWriter(directory: workspace.root.appendingPathComponent("out/j"))
-        #expect(try writer.write(job: "j", runID: "r1", requests: [request], results: [request.id: result]) == 1)
+        #expect(
+            try writer.write(job: "j", runID: "r1", requests: [request], results: [request.id: result]) == 1)
         let files = workspace.snapshot("out/j")
         #expect(Set(files.keys) == ["a.md", "index.json", live])
         #expect(files["a.md"] == "An answer.\n")

@@ -68,4 +68,35 @@ struct TickScheduleTests {
         #expect(try store.run(id: docs.run.id)?.state == .interrupted, "a removed job is left alone")
         #expect(workspace.read("out/summarize/docs-doc-003.md") != nil)
     }
+
+    /// Only a tick's first call starts whatever the window says: a second job whose call does not
+    /// fit what the first left of the window waits for the next tick instead of overrunning it.
+    @Test func onlyTheTicksFirstCallStartsPastTheWindow() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "400"])
+        let workspace = try JobRunnerIntegrationTests.workspace(sim: sim, documents: 3)
+        for (job, document) in [("seed", 1), ("a", 2), ("b", 3)] {
+            try workspace.write(
+                "jobs/\(job).yaml",
+                "kind: summarize\ninputs: [docs/doc-00\(document).md]\nbatching: off\nmax_tokens: 200\n")
+        }
+        let context = try JobRunnerIntegrationTests.context(workspace)
+        // One measured call, so the window knows what a call of this model takes (about 0.4 s).
+        #expect(try context.run(try context.loadJob("seed")).run.state == .completed)
+        // Runs of a and b that stopped before their first call: the tick resumes them, a first.
+        for job in ["a", "b"] {
+            let stop = StopSignal()
+            stop.request("SIGTERM", grace: 0)
+            let outcome = try context.run(try context.loadJob(job), options: JobRunner.Options(stop: stop))
+            #expect(outcome.run.state == .interrupted && outcome.callsMade == 0)
+        }
+        let tick = try Tick(context: context).run(Tick.Options(window: 0.7))
+        #expect(tick.jobs.map(\.job) == ["a", "b"], "\(tick.text)")
+        #expect(tick.jobs.first?.state == "completed", "a's call is the tick's first: \(tick.text)")
+        #expect(tick.jobs.last?.state != "completed", "b's call would not fit: \(tick.text)")
+        #expect(tick.status == ExitStatus.temporaryFailure.rawValue)
+        #expect((try sim.stats()["calls"] as? Int) == 2, "seed and a only")
+        let next = try Tick(context: context).run(Tick.Options(window: 0.7))
+        #expect(next.jobs.map(\.job) == ["b"] && next.status == 0, "\(next.text)")
+        #expect((try sim.stats()["calls"] as? Int) == 3)
+    }
 }

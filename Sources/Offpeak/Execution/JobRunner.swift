@@ -13,7 +13,11 @@ public struct JobRunner: Sendable {
         /// that have no constraints to check).
         public var gate: ConditionGate?
         /// The end of the tick's window: a call starts only if it is expected to finish by then.
+        /// A job's own `window` can end a pass sooner.
         public var windowEnd: Date?
+        /// Whether the pass's first call starts whatever the window says, so every tick makes
+        /// progress; a tick clears it once an earlier job of the tick has made a call.
+        public var firstCallAlwaysStarts = true
         /// Raised by SIGTERM/SIGINT: no new call starts.
         public var stop: StopSignal?
         public init(
@@ -58,6 +62,11 @@ public struct JobRunner: Sendable {
     }
 
     public func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
+        var options = options
+        if let window = spec.window {
+            let end = Date() + window
+            options.windowEnd = min(options.windowEnd ?? end, end)
+        }
         let conditions = options.gate?.read()
         // The job's own constraints gate the whole run; being offline only stops calls (see
         // `RunSession.boundary`), so cached answers and outputs still go on.

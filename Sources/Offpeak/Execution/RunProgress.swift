@@ -16,6 +16,8 @@ public struct RunOutcome: Sendable {
     public var outputDirectory: String
     /// Items answered by this invocation (not by an earlier, interrupted one).
     public var answeredNow: Int
+    /// Provider calls this invocation sent.
+    public var callsMade = 0
     /// Why the run waits, when its conditions held it back (before it started or part-way).
     public var deferred: [ConditionGate.Reason] = []
 }

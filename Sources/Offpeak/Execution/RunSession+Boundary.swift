@@ -24,13 +24,14 @@ extension RunSession {
     }
 
     /// A call starts only if its expected duration (measured per model, see `LatencyEstimate`)
-    /// fits the time left; the first call of a pass always starts, so every tick makes progress.
+    /// fits the time left; the first call of a pass starts anyway (unless the tick already made
+    /// one), so every tick makes progress.
     private mutating func windowStop(_ call: PlannedCall, end: Date) throws(OffpeakError) -> Stop? {
         let left = end.timeIntervalSinceNow
         let input = TokenEstimator.inputTokens(call.request)
         let expected = try runner.store.latency(model: call.request.model)?.seconds(
             input: input, maxOutput: call.request.maxTokens)
-        guard callsMade > 0 || left <= 0 else { return nil }
+        guard callsMade > 0 || !options.firstCallAlwaysStarts || left <= 0 else { return nil }
         guard left <= 0 || (expected.map { $0 > left } ?? false) else { return nil }
         let need = expected.map { String(format: "%.1f s", $0) } ?? "unknown"
         return Stop(

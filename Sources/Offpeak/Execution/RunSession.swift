@@ -9,7 +9,7 @@ struct RunSession {
     var run: RunRecord
     let options: JobRunner.Options
     var answeredNow = 0
-    /// Calls this pass has sent (the first always starts, whatever the window says).
+    /// Calls this pass has sent (the first may start whatever the window says).
     var callsMade = 0
     /// Conditions that did not hold when `run --force` started the run.
     var forcedPast: [ConditionGate.Reason] = []
@@ -138,6 +138,6 @@ struct RunSession {
         if !forcedPast.isEmpty { message = "forced past: \(forcedPast.sentence) (--force); " + message }
         return RunOutcome(
             run: run, status: status, message: message, spend: spend, outputDirectory: spec.output,
-            answeredNow: answeredNow, deferred: stop?.deferred ?? [])
+            answeredNow: answeredNow, callsMade: callsMade, deferred: stop?.deferred ?? [])
     }
 }

@@ -80,6 +80,9 @@ public struct Tick: Sendable {
             store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
         report.purgedCacheEntries = try cache.purge(.expired, now: options.now)
         let windowEnd = options.window.map { options.now + $0 }
+        // Only the tick's first call starts whatever the window says; after it, every job's calls
+        // must fit what is left.
+        var called = false
         for (spec, why) in try work(store: store, options: options, report: &report) {
             if let stop = options.stop, stop.isRequested {
                 report.add(
@@ -96,9 +99,11 @@ public struct Tick: Sendable {
                         status: ExitStatus.temporaryFailure.rawValue))
                 continue
             }
-            let runOptions = JobRunner.Options(gate: options.gate, windowEnd: windowEnd, stop: options.stop)
+            var runOptions = JobRunner.Options(gate: options.gate, windowEnd: windowEnd, stop: options.stop)
+            runOptions.firstCallAlwaysStarts = !called
             do {
                 let outcome = try context.run(spec, options: runOptions)
+                called = called || outcome.callsMade > 0
                 report.add(
                     JobLine(
                         job: spec.name, why: why, run: outcome.run.id, state: outcome.run.state.rawValue,

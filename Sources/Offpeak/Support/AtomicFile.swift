@@ -22,7 +22,8 @@ enum AtomicFile {
         var written = 0
         let complete = data.withUnsafeBytes { bytes -> Bool in
             while written < bytes.count {
-                let count = Glibc.write(descriptor, bytes.baseAddress.map { $0 + written }, bytes.count - written)
+                let count = Glibc.write(
+                    descriptor, bytes.baseAddress.map { $0 + written }, bytes.count - written)
                 if count < 0 {
                     if errno == EINTR { continue }
                     return false
@@ -51,7 +52,9 @@ enum AtomicFile {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         for name in names where name.hasPrefix(temporaryPrefix) {
             let rest = name.dropFirst(temporaryPrefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else { continue }
+            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else {
+                continue
+            }
             if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
                 unlink(directory.appendingPathComponent(name).path)
             }
