@@ -20,7 +20,10 @@ struct TickScheduleTests {
             """)
         let context = try JobRunnerIntegrationTests.context(workspace)
         let tick = Tick(context: context)
-        let start = Date()
+        // A minute past a slot, so the ticks below (start + 1 h, + 1 h 30 s) fall between two slots
+        // whatever the clock says.
+        let slot = (Date().timeIntervalSince1970 / 600).rounded(.down) * 600
+        let start = Date(timeIntervalSince1970: slot + 60)
         // First sight: registered, not due.
         let first = try tick.run(Tick.Options(now: start))
         #expect(first.jobs.isEmpty, "\(first.text)")

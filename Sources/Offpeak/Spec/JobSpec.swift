@@ -147,9 +147,11 @@ public struct JobSpec: Sendable, Equatable, Codable {
     public var temperature: Double?
     /// Seconds a cached answer stays fresh.
     public var cacheTTL: TimeInterval = 24 * 3600
-    /// Seconds after the run is created by which it must be done; 24 h or more may use batch APIs.
+    /// Seconds after the run is created by which it must be done (kept as the run's `deadline_at`;
+    /// provider batch APIs, for deadlines of 24 h or more, are not used yet).
     public var deadline: TimeInterval?
-    /// Seconds of work per tick.
+    /// Seconds each pass of the job (a `run`, a tick's turn) may send calls for; a tick's own
+    /// `--window` can end the pass sooner.
     public var window: TimeInterval?
     /// 5-field cron expression or `@daily`-style macro.
     public var schedule: String?
