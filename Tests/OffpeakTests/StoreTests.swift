@@ -110,13 +110,14 @@ struct StoreTests {
     }
 
     /// A writer killed mid-write leaves its temporary file; the next write removes it, unless its
-    /// writer is still alive.
+    /// writer may still be alive (a live process here, or any process of another host).
     @Test func outputWriterRemovesTheTemporaryFilesOfKilledWriters() throws {
         let workspace = try TemporaryWorkspace()
-        let dead = "\(AtomicFile.temporaryPrefix)99999999-a.md"  // pid far above pid_max
-        let live = "\(AtomicFile.temporaryPrefix)1-b.md"  // init is always running
-        _ = try workspace.write("out/j/\(dead)", "half an ans")
-        _ = try workspace.write("out/j/\(live)", "being written")
+        let host = Store.processOwner.split(separator: ":")[0]
+        let dead = "\(AtomicFile.temporaryPrefix)\(host):99999999-a.md"  // pid far above pid_max
+        let live = "\(AtomicFile.temporaryPrefix)\(host):1-b.md"  // init is always running
+        let elsewhere = "\(AtomicFile.temporaryPrefix)other-host:99999999-c.md"  // cannot be told
+        for name in [dead, live, elsewhere] { _ = try workspace.write("out/j/\(name)", "half an ans") }
         let request = Self.request("a.txt", run: "r1", position: 0)
         let result = ResultRecord(
             requestId: request.id, runId: "r1", text: "An answer.", finishReason: "end_turn", model: "m",
@@ -125,7 +126,7 @@ struct StoreTests {
         #expect(
             try writer.write(job: "j", runID: "r1", requests: [request], results: [request.id: result]) == 1)
         let files = workspace.snapshot("out/j")
-        #expect(Set(files.keys) == ["a.md", "index.json", live])
+        #expect(Set(files.keys) == ["a.md", "index.json", live, elsewhere])
         #expect(files["a.md"] == "An answer.\n")
     }
 

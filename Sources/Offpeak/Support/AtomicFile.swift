@@ -5,18 +5,19 @@ import Glibc
 #endif
 
 /// Replaces a file's contents all at once: the bytes go to a temporary file beside it, named for
-/// the writing process, which is then renamed over it, so a reader never sees half a file.
+/// the writing process (`host:pid`, as a lease's owner), which is then renamed over it, so a
+/// reader never sees half a file.
 ///
 /// A process killed mid-write leaves its temporary file behind (Foundation's `.atomic` leaves an
-/// anonymous `.dat.nosync…` one that nothing can tell from a live writer's). Ours carry the
-/// writer's pid, so `removeLeftovers(in:)` can delete those whose process is gone.
+/// anonymous `.dat.nosync…` one that nothing can tell from a live writer's). Ours say whose they
+/// are, so `removeLeftovers(in:)` can delete those of processes of this host that are gone.
 enum AtomicFile {
     static let temporaryPrefix = ".offpeak-tmp-"
 
     static func write(_ data: Data, to url: URL) throws(OffpeakError) {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(
-            "\(temporaryPrefix)\(getpid())-\(url.lastPathComponent)")
+            "\(temporaryPrefix)\(Store.processOwner)-\(url.lastPathComponent)")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure("cannot create", temporary) }
         var written = 0
@@ -47,15 +48,15 @@ enum AtomicFile {
     }
 
     /// Deletes the temporary files of writers that are no longer running. A live writer's file
-    /// (this process's included) is left to its writer.
+    /// (this process's, or any other host's) is left to its writer.
     static func removeLeftovers(in directory: URL) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         for name in names where name.hasPrefix(temporaryPrefix) {
             let rest = name.dropFirst(temporaryPrefix.count)
-            guard let dash = rest.firstIndex(of: "-"), let pid = pid_t(rest[..<dash]), pid > 0 else {
+            guard let colon = rest.firstIndex(of: ":"), let dash = rest[colon...].firstIndex(of: "-") else {
                 continue
             }
-            if pid != getpid(), kill(pid, 0) != 0, errno == ESRCH {
+            if !Store.ownerIsAlive(String(rest[..<dash])) {
                 unlink(directory.appendingPathComponent(name).path)
             }
         }
