@@ -112,6 +112,37 @@ struct CachedRunTests {
         #expect(second.run.itemsDone == 2)
     }
 
+    /// A stop signal reaches a source fetch in flight, as it does a provider call: once the grace
+    /// is over the fetch is aborted (the server would take 5 s), its item waits, and the run
+    /// stops resumable.
+    @Test(.timeLimit(.minutes(1))) func aStopSignalAbortsASlowSourceFetch() throws {
+        let sim = try SimProcess()
+        let server = try LocalHTTPServer()
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
+        try workspace.write(
+            "jobs/brief.yaml",
+            """
+            kind: research
+            template: "Question: {{item}}"
+            items: [{id: slow, item: "What does it say?", sources: ["\(server.url("/slow"))"]}]
+            batching: off
+            """)
+        let context = try WorkspaceContext(
+            workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "test"))
+        let stop = StopSignal()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { stop.request("SIGTERM", grace: 0.2) }
+        let started = Date()
+        let outcome = try context.run(try context.loadJob("brief"), options: JobRunner.Options(stop: stop))
+        #expect(Date().timeIntervalSince(started) < 4, "not the server's 5 s")
+        #expect(outcome.status == .temporaryFailure)
+        #expect(outcome.run.state == .waiting, "\(outcome.message)")
+        #expect(outcome.message.contains("cancelled"), "\(outcome.message)")
+        #expect(outcome.callsMade == 0)
+        let request = try #require(try context.openStore().requests(runID: outcome.run.id).first)
+        #expect(request.state == .waiting)
+    }
+
     @Test func everyParameterThatChangesTheAnswerChangesTheKey() {
         let base = CompletionRequest(
             model: "m", system: "s", messages: [ChatMessage(role: .user, content: "u")], maxTokens: 10,

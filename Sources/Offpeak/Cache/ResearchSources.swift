@@ -35,18 +35,23 @@ public struct ResearchSources: Sendable {
     let ttl: TimeInterval
     let job: String?
     let logger: Logger
+    let cancellation: CancellationFlag?
 
     /// - Parameters:
     ///   - ttl: seconds a fetched or revalidated source stays fresh (the job's `cache_ttl`).
     ///   - job: the job name recorded with saved sources.
+    ///   - cancellation: aborts fetches in flight (a stop signal's grace ran out); a source that
+    ///     was never fetched then waits, like an unreachable one.
     public init(
-        cache: any SourceCache, fetcher: SourceFetcher, ttl: TimeInterval, job: String?, logger: Logger
+        cache: any SourceCache, fetcher: SourceFetcher, ttl: TimeInterval, job: String?, logger: Logger,
+        cancellation: CancellationFlag? = nil
     ) {
         self.cache = cache
         self.fetcher = fetcher
         self.ttl = ttl
         self.job = job
         self.logger = logger
+        self.cancellation = cancellation
     }
 
     /// The rendered context for `urls`, or `.waiting` at the first source that was never fetched
@@ -75,7 +80,7 @@ public struct ResearchSources: Sendable {
             return .success(try revalidate(cached.source, now: now))
         }
         let outcome: FetchOutcome
-        do { outcome = try fetcher.fetch(url, now: now) } catch {
+        do { outcome = try fetcher.fetch(url, now: now, cancellation: cancellation) } catch {
             if case .unreachable = error { return .failure(error) }
             throw OffpeakError(Self.status(of: error), error.description)
         }
@@ -92,7 +97,8 @@ public struct ResearchSources: Sendable {
         let outcome: FetchOutcome
         do {
             outcome = try fetcher.fetch(
-                stale.url, etag: stale.etag, lastModified: stale.lastModified, now: now)
+                stale.url, etag: stale.etag, lastModified: stale.lastModified, now: now,
+                cancellation: cancellation)
         } catch {
             let age = Int(now.timeIntervalSince(stale.fetchedAt) / 3600)
             logger.warning("\(error); using the cached copy from \(age) h ago")

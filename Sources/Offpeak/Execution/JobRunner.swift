@@ -77,7 +77,7 @@ public struct JobRunner: Sendable {
         let tier = downgraded ? spec.tier.lower : spec.tier
         let model = config.model(for: tier, provider: provider.kind)
         let planned = RequestPlanner(provider: provider.kind, model: model).plan(
-            spec, sources: try sources(for: spec))
+            spec, sources: try sources(for: spec, cancellation: options.stop?.calls))
         var run = try prepareRun(spec: spec, model: model, planned: planned, forced: options.force)
         try takeLease(run, job: spec.name)
         defer { try? store.releaseLease(runID: run.id, owner: owner) }
@@ -130,14 +130,17 @@ public struct JobRunner: Sendable {
     }
 
     /// The research context of every item that has sources (the job's, then its own), fetched or
-    /// taken from the cache; an item whose source cannot be had yet waits.
-    private func sources(for spec: JobSpec) throws(OffpeakError) -> [String: Result<
-        SourceContext, OffpeakError
-    >] {
+    /// taken from the cache; an item whose source cannot be had yet waits. A stop signal aborts
+    /// fetches in flight when its grace runs out, as it does provider calls.
+    private func sources(for spec: JobSpec, cancellation: CancellationFlag?) throws(OffpeakError) -> [String:
+        Result<
+            SourceContext, OffpeakError
+        >]
+    {
         guard !spec.sources.isEmpty || spec.items.contains(where: { !$0.sources.isEmpty }) else { return [:] }
         let research = ResearchSources(
             cache: cache, fetcher: SourceFetcher(client: HTTPClient()), ttl: spec.cacheTTL, job: spec.name,
-            logger: logger)
+            logger: logger, cancellation: cancellation)
         var contexts: [String: Result<SourceContext, OffpeakError>] = [:]
         for item in spec.items {
             let urls = spec.sources + item.sources
