@@ -4,46 +4,28 @@ import Testing
 
 /// The built `offpeak` binary against the built `offpeak-sim`, as a user runs them.
 struct OffpeakBinaryTests {
-    static func offpeak(
-        _ arguments: [String], in workspace: TemporaryWorkspace, environment: [String: String?] = [:]
-    )
-        throws -> CommandResult
-    {
-        try CommandResult.run(
-            BuiltBinaries.offpeak, arguments + ["--workspace", workspace.root.path], environment: environment)
-    }
-
-    static func simWorkspace(_ sim: SimProcess, documents: Int) throws -> TemporaryWorkspace {
-        let workspace = try TemporaryWorkspace()
-        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
-        try workspace.writeDocuments(documents)
-        try workspace.write(
-            "jobs/docs.yaml", "kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n")
-        return workspace
-    }
-
     static func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }
 
     @Test func runPrintsOutputsAndCostAndLedgerEqualsSimStats() throws {
         let sim = try SimProcess()
-        let workspace = try Self.simWorkspace(sim, documents: 5)
-        let run = try Self.offpeak(["run", "docs"], in: workspace)
+        let workspace = try TemporaryWorkspace.docs(on: sim, documents: 5)
+        let run = try workspace.offpeak(["run", "docs"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("5 of 5 items answered"))
         #expect(run.stdout.contains("outputs: out/docs/"))
         #expect(run.stdout.contains("cost: $"))
         #expect(workspace.snapshot("out/docs").count == 6, "five answers and index.json")
 
-        let costs = try Self.offpeak(["costs", "--json"], in: workspace)
+        let costs = try workspace.offpeak(["costs", "--json"])
         let total = try #require(try Self.json(costs.stdout)["total"] as? [String: Any])
         let billed = try sim.billed()
         #expect(total["calls"] as? Int == 5)
         #expect(total["input_tokens"] as? Int == billed["input_tokens"])
         #expect(total["output_tokens"] as? Int == billed["output_tokens"])
 
-        let status = try Self.offpeak(["status", "--json"], in: workspace)
+        let status = try workspace.offpeak(["status", "--json"])
         let runs = try #require(try Self.json(status.stdout)["runs"] as? [[String: Any]])
         #expect(runs.first?["state"] as? String == "completed")
         #expect(runs.first?["items_done"] as? Int == 5)
@@ -51,9 +33,9 @@ struct OffpeakBinaryTests {
 
     @Test func summarizeCommandWritesOneAnswerPerFile() throws {
         let sim = try SimProcess()
-        let workspace = try Self.simWorkspace(sim, documents: 2)
-        let result = try Self.offpeak(
-            ["summarize", "docs/doc-001.md", "docs/doc-002.md", "--out", "out/s", "--json"], in: workspace)
+        let workspace = try TemporaryWorkspace.docs(on: sim, documents: 2)
+        let result = try workspace.offpeak(
+            ["summarize", "docs/doc-001.md", "docs/doc-002.md", "--out", "out/s", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let report = try Self.json(result.stdout)
         #expect(report["items_done"] as? Int == 2)
@@ -68,26 +50,26 @@ struct OffpeakBinaryTests {
     ])
     func malformedSpecExits65AndLeavesTheStoreAlone(spec: String, expected: String) throws {
         let sim = try SimProcess()
-        let workspace = try Self.simWorkspace(sim, documents: 1)
-        #expect(try Self.offpeak(["run", "docs"], in: workspace).status == 0)
+        let workspace = try TemporaryWorkspace.docs(on: sim, documents: 1)
+        #expect(try workspace.offpeak(["run", "docs"]).status == 0)
         let database = workspace.root.appendingPathComponent("cache/offpeak.sqlite")
         let before = try Data(contentsOf: database)
         try workspace.write("jobs/docs.yaml", spec)
-        let result = try Self.offpeak(["run", "docs"], in: workspace)
+        let result = try workspace.offpeak(["run", "docs"])
         #expect(result.status == 65)
         let lines = result.stderr.split(separator: "\n")
         #expect(lines.count == 1, "one line: \(result.stderr)")
         #expect(result.stderr.contains(expected), "\(result.stderr)")
         #expect(try Data(contentsOf: database) == before)
-        #expect(try Self.offpeak(["jobs", "validate"], in: workspace).status == 65)
+        #expect(try workspace.offpeak(["jobs", "validate"]).status == 65)
     }
 
     @Test func missingKeyNamesTheVariableAndExits78() throws {
         let workspace = try TemporaryWorkspace()
         try workspace.writeDocuments(1)
         try workspace.write("jobs/docs.yaml", "kind: summarize\ninputs: [docs/*.md]\n")
-        let result = try Self.offpeak(
-            ["run", "docs"], in: workspace, environment: ["ANTHROPIC_API_KEY": nil, "OFFPEAK_LOG_LEVEL": nil])
+        let result = try workspace.offpeak(
+            ["run", "docs"], environment: ["ANTHROPIC_API_KEY": nil, "OFFPEAK_LOG_LEVEL": nil])
         #expect(result.status == 78)
         #expect(result.stderr.contains("ANTHROPIC_API_KEY"))
         #expect(result.stderr.contains("--provider sim"))
@@ -99,10 +81,10 @@ struct OffpeakBinaryTests {
     @Test func apiKeyIsNeverWrittenAnywhere() throws {
         let key = "sk-offpeak-secret-7f3a9c"
         let sim = try SimProcess(arguments: ["--require-key", key])
-        let workspace = try Self.simWorkspace(sim, documents: 3)
+        let workspace = try TemporaryWorkspace.docs(on: sim, documents: 3)
         try workspace.write("offpeak.yaml", "provider: openai\nbase_url: \(sim.url)/v1\n")
-        let result = try Self.offpeak(
-            ["run", "docs", "--verbose"], in: workspace, environment: ["OPENAI_API_KEY": key])
+        let result = try workspace.offpeak(
+            ["run", "docs", "--verbose"], environment: ["OPENAI_API_KEY": key])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(!result.stdout.contains(key) && !result.stderr.contains(key))
         let files = FileManager.default.enumerator(at: workspace.root, includingPropertiesForKeys: nil)
@@ -119,7 +101,7 @@ struct OffpeakBinaryTests {
     /// next run does only the rest.
     @Test func simKilledMidRunInterruptsAndResumes() throws {
         let sim = try SimProcess(arguments: ["--latency-ms", "150"])
-        let workspace = try Self.simWorkspace(sim, documents: 12)
+        let workspace = try TemporaryWorkspace.docs(on: sim, documents: 12)
         try workspace.write(
             "offpeak.yaml",
             "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 1s, max_retries: 1}\n")
@@ -128,10 +110,10 @@ struct OffpeakBinaryTests {
             sim.kill()
         }
         killer.start()
-        let first = try Self.offpeak(["run", "docs"], in: workspace)
+        let first = try workspace.offpeak(["run", "docs"])
         #expect(first.status == 75, "\(first.stdout) \(first.stderr)")
         #expect(first.stderr.contains("unreachable"))
-        let status = try Self.json(try Self.offpeak(["status", "--json"], in: workspace).stdout)
+        let status = try Self.json(try workspace.offpeak(["status", "--json"]).stdout)
         let run = try #require((status["runs"] as? [[String: Any]])?.first)
         #expect(run["state"] as? String == "waiting", "offline: the provider is unreachable")
         let done = try #require(run["items_done"] as? Int)
@@ -140,7 +122,7 @@ struct OffpeakBinaryTests {
 
         let second = try SimProcess()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(second.url)\n")
-        let resumed = try Self.offpeak(["run", "docs"], in: workspace)
+        let resumed = try workspace.offpeak(["run", "docs"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(resumed.stdout.contains("12 of 12 items answered (\(12 - done) now)"))
         #expect((try second.stats()["calls"] as? Int) == 12 - done)

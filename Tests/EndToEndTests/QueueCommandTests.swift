@@ -19,14 +19,6 @@ struct QueueCommandTests {
         return workspace
     }
 
-    static func offpeak(_ arguments: [String], in workspace: TemporaryWorkspace, stdin: String? = nil) throws
-        -> CommandResult
-    {
-        try CommandResult.run(
-            BuiltBinaries.offpeak, arguments + ["--workspace", workspace.root.path],
-            stdin: stdin.map { Data($0.utf8) })
-    }
-
     @Test func tenThousandLinesAreCommittedAndBadLinesNamed() throws {
         let workspace = try Self.inbox(nil)
         var lines: [String] = []
@@ -39,8 +31,8 @@ struct QueueCommandTests {
                 lines.append(#"{"id": "c\#(index)", "vars": {"item": "Question \#(index)? It matters."}}"#)
             }
         }
-        let result = try Self.offpeak(
-            ["submit", "--job", "inbox"], in: workspace, stdin: lines.joined(separator: "\n"))
+        let result = try workspace.offpeak(
+            ["submit", "--job", "inbox"], stdin: lines.joined(separator: "\n"))
         #expect(result.status == 65)
         let ids = result.stdout.split(separator: "\n")
         #expect(ids.count == 9_997)
@@ -50,11 +42,11 @@ struct QueueCommandTests {
         #expect(errors[0].contains("stdin:17:"))
         #expect(errors[1].contains("stdin:4242: vars.item"))
         #expect(errors[2].contains("stdin:9001: tier"))
-        let status = try Self.offpeak(["status", "--json"], in: workspace)
+        let status = try workspace.offpeak(["status", "--json"])
         #expect(status.stdout.contains("\"items_total\" : 9997"))
         // The same client id again is refused, not queued twice.
-        let again = try Self.offpeak(
-            ["submit", "--job", "inbox"], in: workspace, stdin: #"{"id": "c1", "vars": {"item": "again"}}"#)
+        let again = try workspace.offpeak(
+            ["submit", "--job", "inbox"], stdin: #"{"id": "c1", "vars": {"item": "again"}}"#)
         #expect(again.status == 65)
         #expect(again.stderr.contains("already submitted"))
     }
@@ -62,26 +54,26 @@ struct QueueCommandTests {
     @Test func submittedAndSpooledRequestsAreAnsweredAndReadBack() throws {
         let sim = try SimProcess()
         let workspace = try Self.inbox(sim)
-        let submitted = try Self.offpeak(
-            ["submit", "--job", "inbox"], in: workspace,
+        let submitted = try workspace.offpeak(
+            ["submit", "--job", "inbox"],
             stdin: #"{"id": "q1", "vars": {"item": "Why is the sky blue? Light scatters."}}"# + "\n"
                 + #"{"prompt": "Name a prime. Seven is one."}"#)
         #expect(submitted.status == 0, "\(submitted.stderr)")
         let ids = submitted.stdout.split(separator: "\n").map(String.init)
         #expect(ids.count == 2)
-        let pending = try Self.offpeak(["result", ids[0]], in: workspace)
+        let pending = try workspace.offpeak(["result", ids[0]])
         #expect(pending.status == 75)
         #expect(pending.stderr.contains("pending"))
         try workspace.write("spool/inbox/note.txt", "What is a tide? The sea rises.")
-        let run = try Self.offpeak(["run", "inbox"], in: workspace)
+        let run = try workspace.offpeak(["run", "inbox"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.contains("3 of 3 items answered"))
-        let answer = try Self.offpeak(["result", ids[0], "--wait", "--timeout", "5"], in: workspace)
+        let answer = try workspace.offpeak(["result", ids[0], "--wait", "--timeout", "5"])
         #expect(answer.status == 0)
         #expect(answer.stdout == "Answer: Why is the sky blue?\n")
         #expect(workspace.read("spool/inbox/taken/note.txt") != nil, "a taken file is moved aside")
         #expect(workspace.read("out/inbox/note.md")?.hasPrefix("Answer: What is a tide?") == true)
-        let unknown = try Self.offpeak(["result", "r0000000000000000"], in: workspace)
+        let unknown = try workspace.offpeak(["result", "r0000000000000000"])
         #expect(unknown.status == 65)
     }
 }

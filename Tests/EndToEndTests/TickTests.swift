@@ -12,35 +12,12 @@ import Glibc
 @Suite(.serialized) struct TickTests {
     // MARK: - Workspaces and commands
 
-    static func offpeak(
-        _ arguments: [String], in workspace: TemporaryWorkspace, environment: [String: String?] = [:],
-        timeout: TimeInterval = 120
-    ) throws -> CommandResult {
-        try CommandResult.run(
-            BuiltBinaries.offpeak, arguments + ["--workspace", workspace.root.path], environment: environment,
-            timeout: timeout)
-    }
-
     /// Starts `offpeak` without waiting for it.
     static func start(
         _ arguments: [String], in workspace: TemporaryWorkspace, environment: [String: String] = [:]
     ) throws -> Spawned {
         try Spawned(
             BuiltBinaries.offpeak, arguments + ["--workspace", workspace.root.path], environment: environment)
-    }
-
-    /// A workspace on `sim` with `documents` documents and the summarize job `docs`, batching off so
-    /// one item is one call.
-    static func docsWorkspace(_ sim: SimProcess, documents: Int, extra: String = "") throws
-        -> TemporaryWorkspace
-    {
-        let workspace = try TemporaryWorkspace()
-        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
-        try workspace.writeDocuments(documents)
-        try workspace.write(
-            "jobs/docs.yaml",
-            "kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n\(extra)\n")
-        return workspace
     }
 
     /// A workspace on `sim` with the queue job `inbox`, fed from `spool/inbox/`.
@@ -65,7 +42,7 @@ import Glibc
     }
 
     static func runs(_ workspace: TemporaryWorkspace) throws -> [[String: Any]] {
-        let status = try offpeak(["status", "--json"], in: workspace)
+        let status = try workspace.offpeak(["status", "--json"])
         #expect(status.status == 0, "\(status.stderr)")
         return try #require(try json(status.stdout)["runs"] as? [[String: Any]])
     }
@@ -100,7 +77,7 @@ import Glibc
         var ticks: [(result: CommandResult, seconds: TimeInterval)] = []
         while ticks.count < limit {
             let started = Date()
-            let tick = try offpeak(["tick"] + extra, in: workspace, environment: environment)
+            let tick = try workspace.offpeak(["tick"] + extra, environment: environment)
             ticks.append((tick, Date().timeIntervalSince(started)))
             if tick.status != 75 { break }
         }
@@ -114,17 +91,17 @@ import Glibc
     /// (since the first time); on AC and WiFi the next tick runs it and the queue is empty.
     @Test func deferredOnBatteryAndWwanShowsBothReasonsThenRunsAtTheNextTick() throws {
         let sim = try SimProcess()
-        let workspace = try Self.docsWorkspace(
-            sim, documents: 3, extra: "constraints: {power: ac, network: unmetered}")
+        let workspace = try TemporaryWorkspace.docs(
+            on: sim, documents: 3, extra: "constraints: {power: ac, network: unmetered}")
         let sysfs = try SwitchableSysfs("battery-wwan")
         let environment = ["OFFPEAK_SYSFS_ROOT": sysfs.root.path]
         let reasons = ["waiting for external power", "waiting for an unmetered network"]
 
-        let run = try Self.offpeak(["run", "docs"], in: workspace, environment: environment)
+        let run = try workspace.offpeak(["run", "docs"], environment: environment)
         #expect(run.status == 75, "\(run.stdout) \(run.stderr)")
         #expect((run.stdout + run.stderr).contains(reasons.joined(separator: "; ")))
 
-        let text = try Self.offpeak(["queue"], in: workspace, environment: environment)
+        let text = try workspace.offpeak(["queue"], environment: environment)
         #expect(text.status == 0, "\(text.stderr)")
         #expect(text.stdout.contains(reasons.joined(separator: "; ")), "\(text.stdout)")
         #expect(text.stdout.contains("on battery"), "\(text.stdout)")
@@ -132,7 +109,7 @@ import Glibc
             text.stdout.range(of: #"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ"#, options: .regularExpression) != nil)
 
         let queued = try Self.json(
-            try Self.offpeak(["queue", "--json"], in: workspace, environment: environment).stdout)
+            try workspace.offpeak(["queue", "--json"], environment: environment).stdout)
         let entries = try #require(queued["deferred"] as? [[String: Any]])
         #expect(entries.count == 1)
         let entry = try #require(entries.first)
@@ -141,19 +118,19 @@ import Glibc
         let since = try #require(entry["deferred_at"] as? String)
         #expect(ISO8601DateFormatter().date(from: since) != nil, "deferred_at is a time: \(since)")
 
-        let still = try Self.offpeak(["tick"], in: workspace, environment: environment)
+        let still = try workspace.offpeak(["tick"], environment: environment)
         #expect(still.status == 75, "\(still.stdout) \(still.stderr)")
         #expect(still.stdout.contains("deferred since \(since)"), "\(still.stdout)")
         #expect(try Self.calls(sim) == 0, "nothing was sent while deferred")
 
         try sysfs.switchTo("ac-wifi")
-        let tick = try Self.offpeak(["tick"], in: workspace, environment: environment)
+        let tick = try workspace.offpeak(["tick"], environment: environment)
         #expect(tick.status == 0, "\(tick.stdout) \(tick.stderr)")
         #expect(tick.stdout.contains("3 of 3 items answered"), "\(tick.stdout)")
         #expect(Self.answers(workspace, job: "docs").count == 3)
         #expect(try Self.index(workspace, job: "docs").values.allSatisfy { $0 == "done" })
         let after = try Self.json(
-            try Self.offpeak(["queue", "--json"], in: workspace, environment: environment).stdout)
+            try workspace.offpeak(["queue", "--json"], environment: environment).stdout)
         #expect((after["deferred"] as? [Any])?.isEmpty == true, "released: \(after)")
         #expect(try Self.calls(sim) == 3)
     }
@@ -174,7 +151,7 @@ import Glibc
         #expect(try Self.calls(sim) > 0, "the first tick is working")
 
         let started = Date()
-        let second = try Self.offpeak(["tick"], in: workspace)
+        let second = try workspace.offpeak(["tick"])
         let seconds = Date().timeIntervalSince(started)
         #expect(second.status == 0, "\(second.stdout) \(second.stderr)")
         #expect(
@@ -194,7 +171,7 @@ import Glibc
     /// `interrupted` and the process exits 75; a tick does the rest, asking nothing twice.
     @Test func sigtermStopsNewCallsCheckpointsAndExits75() throws {
         let sim = try SimProcess(arguments: ["--latency-ms", "1500"])
-        let workspace = try Self.docsWorkspace(sim, documents: 6)
+        let workspace = try TemporaryWorkspace.docs(on: sim, documents: 6)
         let run = try Self.start(["run", "docs"], in: workspace)
         Thread.sleep(forTimeInterval: 2)
         let signalled = Date()
@@ -214,7 +191,7 @@ import Glibc
         let sentBeforeTick = try Self.calls(sim)
         #expect(sentBeforeTick == done, "the call in flight finished and was kept")
 
-        let tick = try Self.offpeak(["tick"], in: workspace)
+        let tick = try workspace.offpeak(["tick"])
         #expect(tick.status == 0, "\(tick.stdout) \(tick.stderr)")
         #expect(tick.stdout.contains("6 of 6 items answered (\(6 - done) now)"), "\(tick.stdout)")
         #expect(try Self.runs(workspace).first?["state"] as? String == "completed")
@@ -227,14 +204,14 @@ import Glibc
     @Test func kill9AtAnyMomentResumesWithoutLossOrDoubleAnswers() throws {
         let documents = 12
         let referenceSim = try SimProcess(arguments: ["--latency-ms", "100"])
-        let reference = try Self.docsWorkspace(referenceSim, documents: documents)
-        let clean = try Self.offpeak(["run", "docs"], in: reference)
+        let reference = try TemporaryWorkspace.docs(on: referenceSim, documents: documents)
+        let clean = try reference.offpeak(["run", "docs"])
         #expect(clean.status == 0, "\(clean.stderr)")
         let expected = Self.answers(reference, job: "docs")
         #expect(expected.count == documents)
 
         let sim = try SimProcess(arguments: ["--latency-ms", "100"])
-        let workspace = try Self.docsWorkspace(sim, documents: documents)
+        let workspace = try TemporaryWorkspace.docs(on: sim, documents: documents)
         let kills = 3
         var delays: [Double] = []
         for _ in 1...kills {
@@ -248,7 +225,7 @@ import Glibc
             _ = process.wait(timeout: 10)
         }
         if try Self.runs(workspace).isEmpty {
-            #expect(try Self.offpeak(["run", "docs"], in: workspace).status == 0)
+            #expect(try workspace.offpeak(["run", "docs"]).status == 0)
         }
         let ticks = try Self.tickUntilDone(workspace, limit: 10)
         let last = try #require(ticks.last)
@@ -278,10 +255,11 @@ import Glibc
     @Test func fiveSecondWindowFinishesAMinuteJobAcrossTicks() throws {
         let documents = 60
         let sim = try SimProcess(arguments: ["--latency-ms", "1000"])
-        let workspace = try Self.docsWorkspace(sim, documents: documents, extra: "constraints: {power: ac}")
+        let workspace = try TemporaryWorkspace.docs(
+            on: sim, documents: documents, extra: "constraints: {power: ac}")
         let sysfs = try SwitchableSysfs("battery-wifi")
         let environment = ["OFFPEAK_SYSFS_ROOT": sysfs.root.path]
-        let deferred = try Self.offpeak(["run", "docs"], in: workspace, environment: environment)
+        let deferred = try workspace.offpeak(["run", "docs"], environment: environment)
         #expect(deferred.status == 75, "\(deferred.stdout) \(deferred.stderr)")
         try sysfs.switchTo("ac-wifi")
 
@@ -397,7 +375,7 @@ import Glibc
                     "round \(round), exit \(result.status): \(said)")
             }
         }
-        let sweep = try Self.offpeak(["run", "inbox"], in: workspace)
+        let sweep = try workspace.offpeak(["run", "inbox"])
         #expect(sweep.status == 0, "\(sweep.stderr)")
         #expect(Self.answers(workspace, job: "inbox").count == total)
         #expect(try Self.calls(sim) == total, "every spooled file asked once")

@@ -48,3 +48,29 @@ public final class TemporaryWorkspace: @unchecked Sendable {
         return files
     }
 }
+
+extension TemporaryWorkspace {
+    /// A workspace on `sim` with `documents` documents and the summarize job `docs`, batching off so
+    /// one item is one call.
+    public static func docs(on sim: SimProcess, documents: Int, extra: String = "") throws
+        -> TemporaryWorkspace
+    {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
+        try workspace.writeDocuments(documents)
+        try workspace.write(
+            "jobs/docs.yaml",
+            "kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n\(extra)\n")
+        return workspace
+    }
+
+    /// Runs the built `offpeak` on this workspace (`--workspace` added), to the end.
+    public func offpeak(
+        _ arguments: [String], environment: [String: String?] = [:], stdin: String? = nil,
+        timeout: TimeInterval = 120
+    ) throws -> CommandResult {
+        try CommandResult.run(
+            BuiltBinaries.offpeak, arguments + ["--workspace", root.path], environment: environment,
+            stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
+    }
+}

@@ -1,23 +1,18 @@
 import Foundation
 
+@testable import OffpeakSimKit
+
 /// Deterministic random cron expressions and instants, for comparing against croniter.
 struct CronGenerator {
-    private var state: UInt64
+    private var random: SplitMix64
     /// Whether the last expression holds a range written `a-a`, which croniter reads as the whole cycle.
     private(set) var madeEqualRange = false
 
     init(seed: UInt64) {
-        state = seed
+        random = SplitMix64(seed: seed)
     }
 
-    /// SplitMix64.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     mutating func int(_ range: ClosedRange<Int>) -> Int {
         range.lowerBound + Int(next() % UInt64(range.count))

@@ -2,18 +2,7 @@ import Foundation
 import Testing
 
 @testable import Offpeak
-
-/// A seeded generator so jitter is reproducible (SplitMix64).
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+@testable import OffpeakSimKit  // SplitMix64: seeded, so jitter is reproducible
 
 struct RetryPolicyTests {
     let policy = RetryPolicy(maxRetries: 3, baseDelay: 0.5, maxDelay: 30, maxRetryAfter: 60)
@@ -22,7 +11,7 @@ struct RetryPolicyTests {
         _ error: ProviderError, code: String? = nil, retryAfter: String? = nil, attempt: Int = 0,
         now: Date = Date()
     ) -> RetryDecision {
-        var random = SeededGenerator(state: 42)
+        var random = SplitMix64(seed: 42)
         return policy.decision(
             for: error, errorCode: code, retryAfterHeader: retryAfter, attempt: attempt, now: now,
             random: &random)
@@ -96,13 +85,13 @@ struct RetryPolicyTests {
         #expect(isRetry(decide(.http(status: 503, message: "x"), attempt: 2)))
         #expect(decide(.http(status: 503, message: "x"), attempt: 3) == .giveUp)
         #expect(decide(.http(status: 429, message: "x"), retryAfter: "1", attempt: 3) == .giveUp)
-        var random = SeededGenerator(state: 1)
+        var random = SplitMix64(seed: 1)
         let none = RetryPolicy(maxRetries: 0)
         #expect(none.decision(for: .timeout(seconds: 1), attempt: 0, random: &random) == .giveUp)
     }
 
     @Test func jitterStaysUnderTheCappedCeiling() {
-        var random = SeededGenerator(state: 7)
+        var random = SplitMix64(seed: 7)
         for attempt in 0..<12 {
             let ceiling = min(30, 0.5 * pow(2, Double(attempt)))
             var waits: [Double] = []
@@ -114,8 +103,8 @@ struct RetryPolicyTests {
     }
 
     @Test func seededJitterIsReproducible() {
-        var first = SeededGenerator(state: 99)
-        var second = SeededGenerator(state: 99)
+        var first = SplitMix64(seed: 99)
+        var second = SplitMix64(seed: 99)
         #expect(policy.backoff(attempt: 3, random: &first) == policy.backoff(attempt: 3, random: &second))
     }
 }
