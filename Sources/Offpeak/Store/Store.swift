@@ -59,8 +59,7 @@ public final class Store: Sendable {
     private static func createOwnerOnly(_ url: URL) throws(OffpeakError) {
         let fd = Glibc.open(url.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard fd >= 0 else {
-            throw OffpeakError(
-                .ioError, "cannot create \(url.path)", cause: String(cString: strerror(errno)))
+            throw OffpeakError.system("cannot create", url.path)
         }
         fchmod(fd, 0o600)
         close(fd)

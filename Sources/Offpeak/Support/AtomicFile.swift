@@ -19,7 +19,7 @@ enum AtomicFile {
         let temporary = directory.appendingPathComponent(
             "\(temporaryPrefix)\(Store.processOwner)-\(url.lastPathComponent)")
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw failure("cannot create", temporary) }
+        guard descriptor >= 0 else { throw OffpeakError.system("cannot create", temporary.path) }
         var written = 0
         let complete = data.withUnsafeBytes { bytes -> Bool in
             while written < bytes.count {
@@ -34,14 +34,14 @@ enum AtomicFile {
             return true
         }
         guard complete else {
-            let error = failure("cannot write", temporary)
+            let error = OffpeakError.system("cannot write", temporary.path)
             close(descriptor)
             unlink(temporary.path)
             throw error
         }
         close(descriptor)
         guard rename(temporary.path, url.path) == 0 else {
-            let error = failure("cannot rename to \(url.path):", temporary)
+            let error = OffpeakError.system("cannot rename to \(url.path):", temporary.path)
             unlink(temporary.path)
             throw error
         }
@@ -60,9 +60,5 @@ enum AtomicFile {
                 unlink(directory.appendingPathComponent(name).path)
             }
         }
-    }
-
-    private static func failure(_ what: String, _ url: URL) -> OffpeakError {
-        OffpeakError(.ioError, "\(what) \(url.path)", cause: String(cString: strerror(errno)))
     }
 }

@@ -22,7 +22,7 @@ final class FileLock {
     static func exclusive(at path: String) throws(OffpeakError) -> FileLock {
         let lock = try open(path)
         while flock(lock.descriptor, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw lock.failure("cannot lock") }
+            guard errno == EINTR else { throw OffpeakError.system("cannot lock", lock.path) }
         }
         return lock
     }
@@ -33,7 +33,7 @@ final class FileLock {
     static func tryExclusive(at path: String) throws(OffpeakError) -> (lock: FileLock?, holder: String) {
         let lock = try open(path)
         guard flock(lock.descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            guard errno == EWOULDBLOCK else { throw lock.failure("cannot lock") }
+            guard errno == EWOULDBLOCK else { throw OffpeakError.system("cannot lock", lock.path) }
             var buffer = [UInt8](repeating: 0, count: 64)
             let count = pread(lock.descriptor, &buffer, buffer.count, 0)
             return (nil, String(decoding: buffer.prefix(max(0, count)), as: UTF8.self))
@@ -51,12 +51,8 @@ final class FileLock {
     private static func open(_ path: String) throws(OffpeakError) -> FileLock {
         let descriptor = Glibc.open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw OffpeakError(.ioError, "cannot open \(path)", cause: String(cString: strerror(errno)))
+            throw OffpeakError.system("cannot open", path)
         }
         return FileLock(path: path, descriptor: descriptor)
-    }
-
-    private func failure(_ what: String) -> OffpeakError {
-        OffpeakError(.ioError, "\(what) \(path)", cause: String(cString: strerror(errno)))
     }
 }

@@ -1,3 +1,9 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An error a user sees: what went wrong, where, and which exit status it maps to.
 ///
 /// Internal failures are plain enums close to where they happen; they are turned into an
@@ -23,5 +29,12 @@ public struct OffpeakError: Error, CustomStringConvertible, Sendable {
         var text = location.map { "\($0): \(message)" } ?? message
         if let cause { text += " (\(cause))" }
         return text
+    }
+}
+
+extension OffpeakError {
+    /// A failed system call on `path`, with `errno` as the cause: "cannot open /x (Permission denied)".
+    static func system(_ what: String, _ path: String) -> OffpeakError {
+        OffpeakError(.ioError, "\(what) \(path)", cause: String(cString: strerror(errno)))
     }
 }
