@@ -28,10 +28,10 @@ extension RunSession {
     /// one), so every tick makes progress.
     private mutating func windowStop(_ call: PlannedCall, end: Date) throws(OffpeakError) -> Stop? {
         let left = end.timeIntervalSinceNow
+        guard callsMade > 0 || !options.firstCallAlwaysStarts || left <= 0 else { return nil }
         let input = TokenEstimator.inputTokens(call.request)
         let expected = try runner.store.latency(model: call.request.model)?.seconds(
             input: input, maxOutput: call.request.maxTokens)
-        guard callsMade > 0 || !options.firstCallAlwaysStarts || left <= 0 else { return nil }
         guard left <= 0 || (expected.map { $0 > left } ?? false) else { return nil }
         let need = expected.map { String(format: "%.1f s", $0) } ?? "unknown"
         return Stop(
