@@ -47,11 +47,18 @@ extension OffpeakCommand {
 
         func validate() throws {
             guard !files.isEmpty else { throw ValidationError("name at least one file to summarize") }
+            guard maxTokens >= 1 else {
+                throw ValidationError("--max-tokens: expected 1 or more, got \(maxTokens)")
+            }
         }
 
         func run() throws {
             let context = try common.context(
                 provider: providerOptions.provider, baseURL: providerOptions.baseURL)
+            if let problem = context.limits(for: tier).outputProblem(maxTokens: maxTokens) {
+                Terminal.printError("--max-tokens: \(problem)")
+                throw ExitCode(ExitStatus.usage.rawValue)
+            }
             let spec = try Terminal.attempt {
                 try JobSpec.summarize(
                     files: files, tier: tier, output: out, maxTokens: maxTokens, workspace: context.workspace)
@@ -105,12 +112,7 @@ enum RunReporter {
             let nothingRan = !outcome.deferred.isEmpty && outcome.spend.calls == 0 && outcome.answeredNow == 0
             if nothingRan { throw ExitCode(outcome.status.rawValue) }
             print("outputs: \(outcome.outputDirectory)/")
-            let spend = outcome.spend
-            print(
-                "cost: $\(Money.format(spend.dollars)) for \(spend.calls) calls, "
-                    + "\(spend.totalInputTokens) input and \(spend.outputTokens) output tokens "
-                    + "(naive $\(Money.format(spend.naiveDollars)), saved $\(Money.format(spend.savedDollars)))"
-            )
+            print(outcome.spend.costLine)
         }
         if outcome.status != .ok {
             if !json { Terminal.printError(outcome.message) }

@@ -72,13 +72,19 @@ public struct JobRunner: Sendable {
         // `RunSession.boundary`), so cached answers and outputs still go on.
         let failing =
             conditions.map { ConditionGate.failing(spec.constraints, $0, needsNetwork: false) } ?? []
-        if !failing.isEmpty && !options.force { return try deferRun(spec, reasons: failing) }
+        if !failing.isEmpty && !options.force {
+            try checkModel(config.model(for: spec.tier, provider: provider.kind), for: spec)
+            return try deferRun(spec, reasons: failing)
+        }
         let downgraded = conditions.map { ConditionGate.downgrades(spec, $0) } ?? false
         let tier = downgraded ? spec.tier.lower : spec.tier
         let model = config.model(for: tier, provider: provider.kind)
+        try checkModel(model, for: spec)
+        let (spec, dropped) = try withUnfinishedItems(spec)
         let planned = RequestPlanner(provider: provider.kind, model: model).plan(
             spec, sources: try sources(for: spec, cancellation: options.stop?.calls))
-        var run = try prepareRun(spec: spec, model: model, planned: planned, forced: options.force)
+        var (run, droppedNow) = try prepareRun(
+            spec: spec, model: model, planned: planned, forced: options.force)
         try takeLease(run, job: spec.name)
         defer { try? store.releaseLease(runID: run.id, owner: owner) }
         run.tier = tier.rawValue
@@ -91,6 +97,10 @@ public struct JobRunner: Sendable {
         try store.releaseDeferred(job: spec.name, at: Date())
         var session = RunSession(runner: self, spec: spec, run: run, options: options)
         if !failing.isEmpty { session.forcedPast = failing }
+        if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {
+            logger.warning("\(notice)")
+            session.notices.append(notice)
+        }
         let outcome = try session.execute()
         try cache.flush()
         return outcome
@@ -152,9 +162,10 @@ public struct JobRunner: Sendable {
         return contexts
     }
 
-    /// The job's unfinished run with any new items merged in, or a new run.
+    /// The job's unfinished run with any new items merged in, or a new run; and the items of the
+    /// unfinished run, not answered yet, that the spec no longer has (dropped with the merge).
     private func prepareRun(spec: JobSpec, model: String, planned: [PlannedRequest], forced: Bool)
-        throws(OffpeakError) -> RunRecord
+        throws(OffpeakError) -> (RunRecord, [String])
     {
         let now = Date()
         let specHash = SHA256.hex(RequestPlanner.canonicalJSON(spec))
@@ -174,13 +185,13 @@ public struct JobRunner: Sendable {
         fresh.forced = forced
         let requests = records(planned, runID: fresh.id, spec: spec, now: now)
         let (open, created) = try store.openRun(job: spec.name, creating: fresh, requests: requests)
-        if created { return fresh }
+        if created { return (fresh, []) }
         let resumed = requests.map { request in
             var request = request
             request.runId = open.id
             return request
         }
-        try store.merge(requests: resumed, into: open.id)
+        let dropped = try store.merge(requests: resumed, into: open.id)
         var run = try store.run(id: open.id) ?? open
         run.specHash = specHash
         run.model = model
@@ -188,7 +199,7 @@ public struct JobRunner: Sendable {
         run.budgetStop = nil
         run.spec = RequestPlanner.canonicalJSON(spec)
         logger.info("resuming run \(run.id) of \(spec.name): \(run.itemsDone) of \(run.itemsTotal) done")
-        return run
+        return (run, dropped)
     }
 
     /// A run whose last checkpoint is older than the job's `checkpoint_max_age` is restarted, not

@@ -9,7 +9,15 @@ extension RunSession {
     mutating func send(_ call: PlannedCall) throws(OffpeakError) -> Stop? {
         let store = runner.store
         let request = call.request
-        let price = runner.prices.price(for: request.model)
+        let price = runner.prices.cost(of: request.model)
+        if price == nil, let limit = spec.budget.maxDollars {
+            // A dollar budget cannot stop a model whose calls cost an unknown amount.
+            return Stop(
+                state: .interrupted,
+                reason: "\(request.model) has no price, so max_dollars (\(Money.dollars(limit))) "
+                    + "could not stop it; \(PriceTable.howToPrice(request.model))",
+                status: .configuration)
+        }
         let estimate = TokenEstimator.inputTokens(request)
         let worst = price?.dollars(for: Usage(input: estimate, output: request.maxTokens), batch: false)
         if let over = BudgetGuard(budget: spec.budget).check(
@@ -28,29 +36,32 @@ extension RunSession {
         do {
             response = try runner.provider.complete(request)
         } catch let error as ProviderError {
-            return try handle(error, call: call)
+            return try handle(
+                error, call: call, ledger: failedCallEntry(call, price: price, started: started))
         } catch {
             try store.commitCall(
-                run: run, ledger: nil, results: [], failed: call.requests.map { ($0.id, "\(error)") })
+                run: run, ledger: failedCallEntry(call, price: price, started: started), results: [],
+                failed: call.requests.map { ($0.id, "\(error)") })
             return nil
         }
         var ledger = ledgerEntry(
             for: response, request: request, items: call.requests.count, price: price, started: started)
+        FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
         if call.isBatched {
             try commitBatch(call, response: response, ledger: &ledger, price: price)
         } else if let record = call.requests.first {
-            try commitSingle(record, response: response, ledger: ledger)
+            try commitSingle(record, response: response, ledger: ledger, maxTokens: request.maxTokens)
         }
         return nil
     }
 
     mutating func commitSingle(
-        _ record: RequestRecord, response: CompletionResponse, ledger: LedgerEntry
+        _ record: RequestRecord, response: CompletionResponse, ledger: LedgerEntry, maxTokens: Int
     )
         throws(OffpeakError)
     {
         guard response.finishReason != .length else {
-            let why = "answer cut off at max_tokens (\(ledger.outputTokens)); raise max_tokens in the spec"
+            let why = Self.cutOffReason(received: ledger.outputTokens, limit: maxTokens)
             try runner.store.commitCall(
                 run: run, ledger: ledger, results: [], failed: [(record.id, why)], lease: runner.lease)
             return
@@ -135,92 +146,12 @@ extension RunSession {
             })
     }
 
-    /// A provider failure either stops the run (down, or refusing the account) or sends the
-    /// call's items back to be retried later (see `retryLater`).
-    func handle(_ error: ProviderError, call: PlannedCall) throws(OffpeakError) -> Stop? {
-        if let stop = options.stop, stop.isRequested {
-            // A call aborted when the grace period ran out: nothing of it is kept, and it is not the
-            // items' fault.
-            return Stop(
-                state: .interrupted, reason: "stopped by \(stop.reason ?? "a signal")",
-                status: .temporaryFailure)
-        }
-        if case .unreachable = error {
-            // Nothing answers: the work waits, offline, and the next tick tries again.
-            try countAttempt(call, error: error)
-            return Stop(
-                state: .waiting, reason: "offline: \(error.description)", status: .temporaryFailure,
-                deferred: [.offline])
-        }
-        if error.isTransient {
-            try countAttempt(call, error: error)
-            return Stop(state: .interrupted, reason: error.description, status: .temporaryFailure)
-        }
-        if error.stopsTheRun {
-            let status: ExitStatus
-            switch error {
-            case .http(let code, _) where code == 401 || code == 403: status = .configuration
-            case .missingKey: status = .configuration
-            default: status = .unavailable
-            }
-            return Stop(state: .failed, reason: error.description, status: status)
-        }
-        // A refused batched prompt is asked again in smaller pieces; a refused single request is
-        // retried later, with backoff, until the job's attempts run out.
-        if call.isBatched {
-            try runner.store.commitCall(
-                run: run, ledger: nil, results: [], retry: call.requests.map { ($0.id, error.description) })
-        } else {
-            try retryLater(call, error: error.description)
-        }
-        return nil
-    }
-
-    /// Each item of the call waits `RetryBackoff` before its next attempt, or fails for good once
-    /// it has had the job's `max_attempts`; the error says which ("retrying at T (attempt n of N)").
-    func retryLater(_ call: PlannedCall, error: String) throws(OffpeakError) {
-        let now = Date()
-        let (failed, rest) = lastAttempts(call, error: error)
-        let later = rest.map { record in
-            let attempt = record.attempts + 1
-            let at = now + RetryBackoff.delay(afterAttempt: attempt)
-            let why =
-                "\(error); retrying at \(Timestamp.text(at)) (attempt \(attempt + 1) of \(spec.maxAttempts))"
-            return (id: record.id, reason: why, at: at)
-        }
-        try runner.store.commitCall(run: run, ledger: nil, results: [], failed: failed, later: later)
-    }
-
-    /// The provider's trouble, not the items': they are tried again on the next pass, but a call
-    /// that has failed `max_attempts` times fails its items rather than stopping every run forever.
-    private func countAttempt(_ call: PlannedCall, error: ProviderError) throws(OffpeakError) {
-        let (failed, rest) = lastAttempts(call, error: error.description)
-        try runner.store.commitCall(
-            run: run, ledger: nil, results: [], retry: rest.map { ($0.id, error.description) }, failed: failed
-        )
-    }
-
-    /// Splits the call's items into those this failure leaves with no attempt (failed, with why)
-    /// and the rest.
-    private func lastAttempts(_ call: PlannedCall, error: String)
-        -> (failed: [(id: String, reason: String)], rest: [RequestRecord])
-    {
-        let spent = call.requests.filter { $0.attempts + 1 >= spec.maxAttempts }
-        return (
-            spent.map { ($0.id, "\(error); gave up after \($0.attempts + 1) attempts") },
-            call.requests.filter { $0.attempts + 1 < spec.maxAttempts }
-        )
-    }
-
     mutating func ledgerEntry(
         for response: CompletionResponse, request: CompletionRequest, items: Int, price: ModelPrice?,
         started: Date
     ) -> LedgerEntry {
-        if price == nil, unpricedModels.insert(request.model).inserted {
-            runner.logger.warning("no price known for model \(request.model); its calls are recorded at $0")
-        }
         let now = Date()
-        return LedgerEntry(
+        var entry = LedgerEntry(
             id: nil, at: now, job: spec.name, runId: run.id, provider: runner.provider.kind.rawValue,
             model: request.model, tier: run.tier, downgraded: run.downgraded, items: items,
             inputTokens: response.usage.input, outputTokens: response.usage.output,
@@ -228,5 +159,33 @@ extension RunSession {
             dollars: price?.dollars(for: response.usage, batch: false) ?? 0,
             naiveDollars: price?.naiveDollars(for: response.usage) ?? 0, batchApi: false, cacheHit: false,
             usageEstimated: response.usageEstimated, latencyMs: Int(now.timeIntervalSince(started) * 1000))
+        entry.unpriced = price == nil
+        if price == nil, unpricedModels.insert(request.model).inserted {
+            runner.logger.warning(
+                "no price known for model \(request.model); its calls are marked unpriced in costs and status"
+            )
+        }
+        return entry
+    }
+
+    /// The ledger row of a call that brought back no answer: a call made, no tokens, no dollars.
+    mutating func failedCallEntry(_ call: PlannedCall, price: ModelPrice?, started: Date) -> LedgerEntry {
+        var entry = ledgerEntry(
+            for: CompletionResponse(
+                text: "", finishReason: .other, usage: Usage(input: 0, output: 0), model: call.request.model,
+                id: nil, usageEstimated: false),
+            request: call.request, items: call.requests.count, price: price, started: started)
+        entry.failed = true
+        return entry
+    }
+
+    /// Why an answer that stopped at `finish_reason: length` was not kept. Received fewer tokens
+    /// than the limit means the server's own limit ended it (a local server's context size).
+    static func cutOffReason(received: Int, limit: Int) -> String {
+        guard received < limit else {
+            return "answer cut off at max_tokens (\(limit)); raise max_tokens in the spec"
+        }
+        return "answer cut off after \(received) tokens, short of max_tokens (\(limit)): the server's own "
+            + "limit ended it (a local server's context size?)"
     }
 }

@@ -14,6 +14,8 @@ struct RunSession {
     /// Conditions that did not hold when `run --force` started the run.
     var forcedPast: [ConditionGate.Reason] = []
     var unpricedModels: Set<String> = []
+    /// What the user should read before the outcome (a changed spec's dropped items).
+    var notices: [String] = []
 
     /// Why the pass ended early.
     struct Stop {
@@ -73,12 +75,35 @@ struct RunSession {
             }
         }
         pending = try answerFromCache(pending)
+        pending = try refuseOversized(pending)
         let model = pending.first?.request.model ?? run.model
         let price = runner.prices.price(for: model)
         let planner = BatchPlanner(
             batching: spec.batching, contextWindow: price?.maxInputTokens ?? 128_000,
             maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)
         return planner.plan(pending)
+    }
+
+    /// Fails, unsent, the requests their model cannot take (`ModelLimits`), and returns the rest.
+    private func refuseOversized(_ pending: [(record: RequestRecord, request: CompletionRequest)])
+        throws(OffpeakError) -> [(record: RequestRecord, request: CompletionRequest)]
+    {
+        var refused: [(id: String, reason: String)] = []
+        var rest: [(record: RequestRecord, request: CompletionRequest)] = []
+        for entry in pending {
+            let limits = ModelLimits(
+                model: entry.request.model, price: runner.prices.price(for: entry.request.model))
+            if let why = limits.refusal(of: entry.request) {
+                refused.append((entry.record.id, why))
+            } else {
+                rest.append(entry)
+            }
+        }
+        if !refused.isEmpty {
+            try runner.store.commitCall(
+                run: run, ledger: nil, results: [], failed: refused, lease: runner.lease)
+        }
+        return rest
     }
 
     private func report() {
@@ -95,7 +120,8 @@ struct RunSession {
         run = try runner.store.run(id: run.id) ?? run  // counters as committed, before the state moves
         let spend = try runner.store.spend(runID: run.id)
         let status: ExitStatus
-        let counts = "\(run.itemsDone) of \(run.itemsTotal) items answered (\(answeredNow) now)"
+        let counts =
+            "\(run.itemsDone) of \(Plural.count(run.itemsTotal, "item")) answered (\(answeredNow) now)"
         var message: String
         let waiting = try runner.store.requests(runID: run.id, states: [.waiting])
         let retrying = try runner.store.requests(runID: run.id, states: [.retrying])
@@ -113,13 +139,15 @@ struct RunSession {
         } else if let next = retrying.min(by: {
             ($0.nextAttemptAt ?? .distantPast) < ($1.nextAttemptAt ?? .distantPast)
         }) {
-            let why = "\(retrying.count) items retrying; next \(next.error ?? "soon")"
+            let why = "\(Plural.count(retrying.count, "item")) retrying; next \(next.error ?? "soon")"
             try runner.move(&run, to: .interrupted, reason: why)
             status = .temporaryFailure
             message = "job \(spec.name): \(counts); \(why)"
         } else if let first = waiting.first {
             // Items whose sources cannot be fetched yet wait for a later run; the rest is done.
-            let why = "\(waiting.count) items wait: \(first.error ?? "not ready")"
+            let why =
+                "\(Plural.count(waiting.count, "item")) \(waiting.count == 1 ? "waits" : "wait"): "
+                + (first.error ?? "not ready")
             try runner.move(&run, to: .waiting, reason: why)
             status = .temporaryFailure
             message = "job \(spec.name): \(counts); \(why); run it again once they can be fetched"
@@ -127,7 +155,8 @@ struct RunSession {
             let firstError =
                 try runner.store.requests(runID: run.id, states: [.failed]).first?.error ?? "unknown"
             try runner.move(
-                &run, to: .failed, reason: "\(run.itemsFailed) items failed; first: \(firstError)")
+                &run, to: .failed,
+                reason: "\(Plural.count(run.itemsFailed, "item")) failed; first: \(firstError)")
             status = .unavailable
             message = "job \(spec.name): \(counts), \(run.itemsFailed) failed (first: \(firstError))"
         } else {
@@ -136,6 +165,7 @@ struct RunSession {
             message = "job \(spec.name): \(counts)"
         }
         if !forcedPast.isEmpty { message = "forced past: \(forcedPast.sentence) (--force); " + message }
+        for notice in notices.reversed() { message = notice + "; " + message }
         return RunOutcome(
             run: run, status: status, message: message, spend: spend, outputDirectory: spec.output,
             answeredNow: answeredNow, callsMade: callsMade, deferred: stop?.deferred ?? [])

@@ -10,6 +10,8 @@ public struct CostReport: Sendable, Codable {
     public var groupedBy: Grouping
     public var lines: [CostLine]
     public var total: Spend
+    /// Models with calls in the ledger and no price: their calls count at $0, unknown, not free.
+    public var unpricedModels: [String]
 
     public static func make(store: Store, by grouping: Grouping, calendar: Calendar = .current)
         throws(OffpeakError)
@@ -23,7 +25,8 @@ public struct CostReport: Sendable, Codable {
             lines = byDay(try store.ledger(), calendar: calendar)
         }
         let total = lines.reduce(into: Spend()) { sum, line in sum.add(line.spend) }
-        return CostReport(groupedBy: grouping, lines: lines, total: total)
+        let unpriced = total.unpricedCalls > 0 ? try store.unpricedModels() : []
+        return CostReport(groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced)
     }
 
     /// Groups ledger rows by the local calendar day they were written on, newest day first.
@@ -45,13 +48,13 @@ public struct CostReport: Sendable, Codable {
         for line in lines + [CostLine(key: "total", spend: total)] {
             let spend = line.spend
             table.add([
-                line.key, "\(spend.calls)", "\(spend.inputTokens)", "\(spend.cacheReadTokens)",
-                "\(spend.outputTokens)",
-                "$" + Money.format(spend.dollars), "$" + Money.format(spend.naiveDollars),
-                "$" + Money.format(spend.savedDollars),
+                line.key, spend.callsCell, "\(spend.inputTokens)", "\(spend.cacheReadTokens)",
+                "\(spend.outputTokens)", spend.dollarCell(spend.dollars),
+                spend.dollarCell(spend.naiveDollars),
+                spend.dollarCell(spend.savedDollars),
             ])
         }
-        return table.render()
+        return table.render() + (Spend.unpricedNote(calls: total.unpricedCalls, models: unpricedModels) ?? "")
     }
 }
 
@@ -64,6 +67,8 @@ extension Spend {
         cacheWriteTokens += other.cacheWriteTokens
         dollars += other.dollars
         naiveDollars += other.naiveDollars
+        failedCalls += other.failedCalls
+        unpricedCalls += other.unpricedCalls
     }
 
     mutating func add(_ entry: LedgerEntry) {
@@ -74,5 +79,7 @@ extension Spend {
         cacheWriteTokens += entry.cacheWriteTokens
         dollars += entry.dollars
         naiveDollars += entry.naiveDollars
+        if entry.failed { failedCalls += 1 }
+        if entry.unpriced && !entry.cacheHit { unpricedCalls += 1 }
     }
 }

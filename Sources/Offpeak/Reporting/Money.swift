@@ -9,4 +9,9 @@ public enum Money {
         if magnitude < 1 { return String(format: "%.4f", dollars) }
         return String(format: "%.2f", dollars)
     }
+
+    /// `$0.0123`, or `-$0.0123` for a negative amount (a saving that was a loss).
+    public static func dollars(_ amount: Double) -> String {
+        amount < 0 ? "-$" + format(-amount) : "$" + format(amount)
+    }
 }

@@ -20,6 +20,8 @@ public struct StatusReport: Sendable, Codable {
 
     public var runs: [RunLine]
     public var spendToday: Spend
+    /// The longest WHY shown in the table; `--json` and `result` have the whole text.
+    static let whyWidth = 160
 
     public static func make(store: Store, now: Date = Date(), limit: Int = 20) throws(OffpeakError)
         -> StatusReport
@@ -41,8 +43,9 @@ public struct StatusReport: Sendable, Codable {
 
     /// The report as a person reads it.
     public var text: String {
-        var out = "spend today: $\(Money.format(spendToday.dollars)) in \(spendToday.calls) calls"
-        out += " (naive $\(Money.format(spendToday.naiveDollars)))\n"
+        var out = "spend today: \(spendToday.dollarCell(spendToday.dollars)) in "
+        out +=
+            "\(Plural.count(spendToday.calls, "call")) (naive \(spendToday.dollarCell(spendToday.naiveDollars)))\n"
         if runs.isEmpty { return out + "no runs yet\n" }
         let table = TextTable(columns: ["RUN", "STATE", "ITEMS", "CALLS", "COST", "WHY"])
         for run in runs {
@@ -52,10 +55,12 @@ public struct StatusReport: Sendable, Codable {
             var why = run.reason ?? ""
             if let limit = run.budgetStop, !why.contains(limit) { why = "budget \(limit): " + why }
             table.add([
-                run.id, run.state.rawValue, items, "\(run.spend.calls)",
-                "$" + Money.format(run.spend.dollars), why,
+                run.id, run.state.rawValue, items, run.spend.callsCell,
+                run.spend.dollarCell(run.spend.dollars),
+                TextTable.shortened(TextTable.oneLine(why), to: Self.whyWidth),
             ])
         }
-        return out + table.render()
+        let unpriced = runs.reduce(0) { $0 + $1.spend.unpricedCalls }
+        return out + table.render() + (Spend.unpricedNote(calls: unpriced, models: []) ?? "")
     }
 }

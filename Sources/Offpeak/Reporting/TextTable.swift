@@ -9,8 +9,36 @@ public final class TextTable {
         self.columns = columns
     }
 
+    /// Adds a row; each cell is put on one line (`oneLine`).
     public func add(_ row: [String]) {
-        rows.append(row)
+        rows.append(row.map(TextTable.oneLine))
+    }
+
+    /// `text` on one line: a provider's multi-line error, a tab or a control character (an escape
+    /// sequence from a server) would break the table, or the terminal, so each run of them and of
+    /// spaces becomes one space. `--json` keeps the text as it was.
+    public static func oneLine(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        var gap = false
+        for scalar in text.unicodeScalars {
+            let breaks =
+                scalar == " " || scalar.properties.generalCategory == .control
+                || scalar.properties.generalCategory == .lineSeparator
+                || scalar.properties.generalCategory == .paragraphSeparator
+            if breaks {
+                gap = true
+                continue
+            }
+            if gap && !out.isEmpty { out.append(" ") }
+            gap = false
+            out.append(scalar)
+        }
+        return String(out)
+    }
+
+    /// `text` cut to `limit` characters, with an ellipsis when it was longer.
+    public static func shortened(_ text: String, to limit: Int) -> String {
+        text.count <= limit ? text : String(text.prefix(max(0, limit - 1))) + "…"
     }
 
     public func render() -> String {

@@ -27,6 +27,10 @@ public struct LedgerEntry: StoredRecord, Equatable {
     public var cacheHit: Bool
     public var usageEstimated: Bool
     public var latencyMs: Int
+    /// The call brought back no answer (an HTTP error, a timeout): a call made, with no tokens.
+    public var failed = false
+    /// The model has no price in the table: `dollars` is unknown, not zero.
+    public var unpriced = false
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

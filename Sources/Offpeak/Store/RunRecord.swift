@@ -31,6 +31,11 @@ public struct RunRecord: StoredRecord, PersistableRecord, Equatable {
     /// The job spec the run was made from (canonical JSON), so `tick` can resume a run whose job
     /// has no spec file (`offpeak summarize`).
     public var spec: String?
+    /// How many calls in a row failed with `failureText`, and which requests they carried (at
+    /// most a few ids, space-separated): see `FailureStreak`.
+    public var failureStreak = 0
+    public var failureText: String?
+    public var failureItems: String?
 }
 
 extension RunRecord {

@@ -10,12 +10,18 @@ public struct Spend: Sendable, Equatable, Codable {
     public var cacheWriteTokens: Int = 0
     public var dollars: Double = 0
     public var naiveDollars: Double = 0
+    /// Of `calls`, those that brought back no answer.
+    public var failedCalls: Int = 0
+    /// Of `calls`, those to a model with no price: `dollars` leaves them out.
+    public var unpricedCalls: Int = 0
 
     public init() {}
 
     /// Every input token, cached or not: what an input-token budget counts.
     public var totalInputTokens: Int { inputTokens + cacheReadTokens + cacheWriteTokens }
-    public var savedDollars: Double { max(0, naiveDollars - dollars) }
+    /// What the naive way would have cost more; negative when offpeak's way cost more (rejected
+    /// batches against a weak model), and shown so.
+    public var savedDollars: Double { naiveDollars - dollars }
 }
 
 /// One line of `offpeak costs`: spend grouped by job, model or day.
@@ -32,7 +38,9 @@ extension Store {
         COALESCE(SUM(cache_read_tokens), 0) AS cache_read_tokens,
         COALESCE(SUM(cache_write_tokens), 0) AS cache_write_tokens,
         COALESCE(SUM(dollars), 0) AS dollars,
-        COALESCE(SUM(naive_dollars), 0) AS naive_dollars
+        COALESCE(SUM(naive_dollars), 0) AS naive_dollars,
+        COUNT(*) FILTER (WHERE failed) AS failed_calls,
+        COUNT(*) FILTER (WHERE unpriced AND NOT cache_hit) AS unpriced_calls
         """
 
     private static func spend(_ row: Row) -> Spend {
@@ -44,6 +52,8 @@ extension Store {
         spend.cacheWriteTokens = row["cache_write_tokens"]
         spend.dollars = row["dollars"]
         spend.naiveDollars = row["naive_dollars"]
+        spend.failedCalls = row["failed_calls"]
+        spend.unpricedCalls = row["unpriced_calls"]
         return spend
     }
 
@@ -71,6 +81,14 @@ extension Store {
             var query = LedgerEntry.order(Column("at"), Column("id"))
             if let start { query = query.filter(Column("at") >= start) }
             return try query.fetchAll(db)
+        }
+    }
+
+    /// Models whose calls are in the ledger unpriced (no price known when they were made), by name.
+    public func unpricedModels() throws(OffpeakError) -> [String] {
+        try read { db in
+            try String.fetchAll(
+                db, sql: "SELECT DISTINCT model FROM ledger WHERE unpriced AND NOT cache_hit ORDER BY model")
         }
     }
 

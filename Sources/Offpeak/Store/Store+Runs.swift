@@ -47,11 +47,14 @@ extension Store {
 
     /// Adds requests for items the run does not have yet, refreshes the payload of pending ones whose
     /// spec changed, and drops pending ones whose item left the spec; answered requests are never touched.
-    func merge(requests: [RequestRecord], into runID: String) throws(OffpeakError) {
+    /// - Returns: the ids of the items dropped (not their long documents' steps, which are planned again).
+    @discardableResult
+    func merge(requests: [RequestRecord], into runID: String) throws(OffpeakError) -> [String] {
         try write { db in
             let existing = try RequestRecord.filter(Column("run_id") == runID).fetchAll(db)
             let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             let planned = Set(requests.map(\.itemId))
+            var dropped: [String] = []
             // A long item's unanswered steps are dropped too: the run plans them again from the spec.
             for old in existing
             where old.state != .done
@@ -59,6 +62,7 @@ extension Store {
                     || LongDocumentPlanner.stepSources.contains(old.source))
             {
                 try old.delete(db)
+                if old.source == "spec" && !planned.contains(old.itemId) { dropped.append(old.itemId) }
             }
             for var request in requests {
                 guard let old = byItem[request.itemId] else {
@@ -75,6 +79,7 @@ extension Store {
             let total = try Store.itemCounts(db, runID: runID).total
             try db.execute(
                 sql: "UPDATE runs SET items_total = ? WHERE id = ?", arguments: [total, runID])
+            return dropped
         }
     }
 
@@ -118,7 +123,7 @@ extension Store {
     ) throws(OffpeakError) {
         try write { db in
             if let lease { try Store.renew(lease, runID: run.id, db) }
-            if let ledger, !ledger.cacheHit { try Store.record(LatencySample(ledger), db) }
+            if let ledger, !ledger.cacheHit, !ledger.failed { try Store.record(LatencySample(ledger), db) }
             var ledger = ledger
             try ledger?.insert(db)
             let now = Date()

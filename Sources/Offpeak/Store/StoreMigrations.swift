@@ -21,7 +21,30 @@ enum StoreMigrations {
             }
             try db.create(index: "deferred_open", on: "deferred", columns: ["released_at", "job"])
         }
+        migrator.registerMigration(
+            "v4: failed and unpriced calls in the ledger, a run's streak of alike failures"
+        ) {
+            db in
+            try createFailureAccounting(db)
+        }
         return migrator
+    }
+
+    /// Every call is a ledger row, whatever came of it: `failed` marks one that brought back no
+    /// answer (so `status` counts calls made, not only calls answered), `unpriced` one whose model
+    /// has no price (its $0 is unknown, not free). A run remembers its latest failures while they
+    /// are alike (same text, call after call), which tells a broken configuration or a failing
+    /// provider from a bad item, across ticks.
+    private static func createFailureAccounting(_ db: Database) throws {
+        try db.alter(table: "ledger") { t in
+            t.add(column: "failed", .boolean).notNull().defaults(to: false)
+            t.add(column: "unpriced", .boolean).notNull().defaults(to: false)
+        }
+        try db.alter(table: "runs") { t in
+            t.add(column: "failure_streak", .integer).notNull().defaults(to: 0)
+            t.add(column: "failure_text", .text)
+            t.add(column: "failure_items", .text)
+        }
     }
 
     /// Runs, one request per item, and each request's result.

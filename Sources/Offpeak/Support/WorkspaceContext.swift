@@ -60,6 +60,12 @@ public struct WorkspaceContext: Sendable {
             sysfsRoot: root, metered: config.meteredInterfaces, unmetered: config.unmeteredInterfaces)
     }
 
+    /// What the model `tier` maps to can read and write, from the price table.
+    public func limits(for tier: JobSpec.Tier) -> ModelLimits {
+        let model = config.model(for: tier)
+        return ModelLimits(model: model, price: prices.price(for: model))
+    }
+
     /// Loads and validates one job spec, by name or path.
     public func loadJob(_ argument: String) throws(OffpeakError) -> JobSpec {
         let url = try JobSpecParser.resolve(argument, workspace: workspace.root)

@@ -1,0 +1,47 @@
+import Foundation
+
+/// What a run checks before it starts, and what it tells the user about the unfinished run it
+/// resumes: no pending item leaves a run without the user hearing of it.
+extension JobRunner {
+    /// Refuses, before anything is stored or sent, a job its model cannot serve as asked: a dollar
+    /// budget on a model with no price (the budget could not stop it), or a `max_tokens` longer
+    /// than the model can write.
+    func checkModel(_ model: String, for spec: JobSpec) throws(OffpeakError) {
+        if let limit = spec.budget.maxDollars, prices.cost(of: model) == nil {
+            throw OffpeakError(
+                .configuration,
+                "job \(spec.name) has a dollar budget (max_dollars \(Money.dollars(limit))) but its model "
+                    + "\(model) has no price, so the budget could not stop it; "
+                    + "\(PriceTable.howToPrice(model)), or remove max_dollars",
+                location: spec.sourcePath)
+        }
+        let limits = ModelLimits(model: model, price: prices.price(for: model))
+        if let problem = limits.outputProblem(maxTokens: spec.maxTokens) {
+            throw OffpeakError(.dataError, "max_tokens: \(problem)", location: spec.sourcePath)
+        }
+    }
+
+    /// A job with no spec file (`offpeak summarize`) gathers its items across invocations: the
+    /// items of its unfinished run are kept, with the new ones added (a file named again is read
+    /// anew), so summarizing more files never drops those still waiting.
+    /// - Returns: the spec to run, and the items dropped on the way (none yet: `prepareRun` says).
+    func withUnfinishedItems(_ spec: JobSpec) throws(OffpeakError) -> (JobSpec, [String]) {
+        guard spec.sourcePath == nil, let open = try store.latestResumableRun(job: spec.name),
+            let stored = open.storedSpec()
+        else { return (spec, []) }
+        let fresh = Dictionary(spec.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let kept = Set(stored.items.map(\.id))
+        var merged = spec
+        merged.items = stored.items.map { fresh[$0.id] ?? $0 } + spec.items.filter { !kept.contains($0.id) }
+        return (merged, [])
+    }
+
+    /// What a changed spec dropped from its unfinished run, in a line the user reads.
+    static func droppedNotice(_ dropped: [String], spec: JobSpec) -> String? {
+        guard !dropped.isEmpty else { return nil }
+        let shown = dropped.prefix(5).joined(separator: ", ")
+        let more = dropped.count > 5 ? " and \(dropped.count - 5) more" : ""
+        return "\(spec.sourcePath ?? "the job \(spec.name)") changed while its run was unfinished: dropped "
+            + "\(Plural.count(dropped.count, "unanswered item")) it no longer lists (\(shown)\(more))"
+    }
+}
