@@ -45,11 +45,15 @@ extension OffpeakCommand {
                 pending.removeAll(keepingCapacity: true)
             }
             var number = 0
-            while let line = readLine(strippingNewline: true) {
+            var lines = LineReader(FileHandle.standardInput)
+            while let line = lines.next() {
                 number += 1
-                if line.allSatisfy(\.isWhitespace) { continue }
                 do {
-                    pending.append(try Submission.parse(line, location: "stdin:\(number)", spec: spec))
+                    guard
+                        let submission = try Submission.parse(
+                            line: line, location: "stdin:\(number)", spec: spec)
+                    else { continue }
+                    pending.append(submission)
                 } catch {
                     bad += 1
                     Terminal.printError(error.description)
