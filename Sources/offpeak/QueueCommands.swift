@@ -31,11 +31,16 @@ extension OffpeakCommand {
             }
             let queue = SubmissionQueue(
                 store: try Terminal.attempt { try context.openStore() }, spec: spec, config: context.config)
-            var pending: [Submission] = []
+            // Each line's submission or why it was refused, reported in line order once committed.
+            var pending: [Swift.Result<Submission, OffpeakError>] = []
             var bad = 0
             func flush() throws {
-                for outcome in try Terminal.attempt({ try queue.submit(pending, source: "submit") }) {
-                    switch outcome {
+                let accepted = pending.compactMap { try? $0.get() }
+                var outcomes = try Terminal.attempt({ try queue.submit(accepted, source: "submit") })
+                    .makeIterator()
+                for line in pending {
+                    switch line.flatMap({ _ in outcomes.next() ?? .failure(OffpeakError(.software, "lost")) })
+                    {
                     case .success(let id): print(id)
                     case .failure(let error):
                         bad += 1
@@ -53,10 +58,9 @@ extension OffpeakCommand {
                         let submission = try Submission.parse(
                             line: line, location: "stdin:\(number)", spec: spec)
                     else { continue }
-                    pending.append(submission)
+                    pending.append(.success(submission))
                 } catch {
-                    bad += 1
-                    Terminal.printError(error.description)
+                    pending.append(.failure(error))
                 }
                 if pending.count >= Self.chunk { try flush() }
             }

@@ -43,8 +43,7 @@ public struct OutputWriter: Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             AtomicFile.removeLeftovers(in: directory)
-            for request in requests {
-                guard let name = names[request.itemId] else { continue }
+            for (request, name) in zip(requests, names) {
                 guard let result = results[request.id] else {
                     entries.append(
                         IndexEntry(
@@ -82,10 +81,16 @@ public struct OutputWriter: Sendable {
     /// named by a readable prefix and a hash of the whole id (`<prefix>-<16 hex>.md`), so any id
     /// gets a name of at most `maxNameBytes`, never hidden, `..` or `index.json`; `index.json`
     /// says which id each file holds.
-    static func fileNames(for ids: [String]) -> [String: String] {
-        var names: [String: String] = [:]
+    ///
+    /// Ids are told apart by their bytes, as the store does: `é` written as one code point and as
+    /// `e` and an accent are two items, and get two files.
+    /// - Returns: the name of each id, in order (the same name for the same id).
+    static func fileNames(for ids: [String]) -> [String] {
+        var byID: [[UInt8]: String] = [:]
         var taken: Set<String> = ["index.json"]
-        for id in ids where names[id] == nil {
+        return ids.map { id in
+            let key = Array(id.utf8)
+            if let name = byID[key] { return name }
             let base = readableStem(id)
             var suffix = 1
             var name = candidate(base, id: id, suffix: suffix)
@@ -94,9 +99,9 @@ public struct OutputWriter: Sendable {
                 name = candidate(base, id: id, suffix: suffix)
             }
             taken.insert(name)
-            names[id] = name
+            byID[key] = name
+            return name
         }
-        return names
     }
 
     /// `base.md` (`base-N.md` for the Nth of a name), or, when that is too long,

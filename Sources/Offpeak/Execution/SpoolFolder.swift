@@ -51,7 +51,10 @@ public struct SpoolFolder: Sendable {
     public func take(into queue: SubmissionQueue, spec: JobSpec) throws(OffpeakError) -> Taken {
         var taken = Taken()
         var notTaken: [String: String] = [:]
-        switch open() {
+        let opened = open()
+        // The lock is held until what was not taken is noted too, so two passes note it once.
+        defer { withExtendedLifetime(opened) {} }
+        switch opened {
         case .success(let folder?):
             if let failure = folder.lock() {
                 throw OffpeakError(.ioError, "cannot lock \(path)", cause: failure.reason)

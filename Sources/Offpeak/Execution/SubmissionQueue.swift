@@ -22,15 +22,16 @@ public struct SubmissionQueue: Sendable {
     >] {
         let now = Date()
         var outcomes: [Result<String, OffpeakError>?] = Array(repeating: nil, count: submissions.count)
-        var firstSeen: [String: String] = [:]
+        // By bytes, as the store compares ids: `é` as one code point and as two are two ids.
+        var firstSeen: [[UInt8]: String] = [:]
         var records: [(index: Int, record: RequestRecord)] = []
         for (index, submission) in submissions.enumerated() {
             if let id = submission.clientId {
-                if let earlier = firstSeen[id] {
+                if let earlier = firstSeen[Array(id.utf8)] {
                     outcomes[index] = .failure(refusal(submission, "was already given at \(earlier)"))
                     continue
                 }
-                firstSeen[id] = submission.location ?? "an earlier line"
+                firstSeen[Array(id.utf8)] = submission.location ?? "an earlier line"
             }
             records.append((index, record(for: submission, source: source, at: now)))
         }

@@ -47,7 +47,7 @@ extension Store {
             let kept = Set(known.filter { found[$0.entry] == $0.reason }.map(\.entry))
             for (entry, reason) in found.sorted(by: { $0.key < $1.key }) where !kept.contains(entry) {
                 var record = NotTakenRecord(job: job, entry: entry, reason: reason, noticedAt: now)
-                try record.insert(db)
+                try record.insert(db, onConflict: .replace)
                 fresh.append(record)
             }
             return fresh

@@ -14,11 +14,11 @@ extension Store {
         return try write { db in
             let open = try Store.resumableRun(in: db, job: job)
             var outcomes: [String?] = []
-            var seen: Set<String> = []
+            var seen: Set<[UInt8]> = []  // by bytes, as SQLite compares them
             var added: [RequestRecord] = []
             for request in requests {
                 let holder: String?
-                if !seen.insert(request.itemId).inserted {
+                if !seen.insert(Array(request.itemId.utf8)).inserted {
                     holder = open?.id ?? newRun.id
                 } else if let open, try Store.hasItem(request.itemId, run: open.id, in: db) {
                     holder = open.id
