@@ -6,7 +6,8 @@ extension OffpeakCommand {
     struct Queue: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "The deferred queue: work waiting for its conditions, why, and since when; items waiting to retry."
+                "The deferred queue: work waiting for its conditions, why, and since when; items waiting to retry; "
+                + "spool entries not taken, and why."
         )
 
         @OptionGroup var sysfs: SysfsOptions

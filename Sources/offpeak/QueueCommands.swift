@@ -31,11 +31,16 @@ extension OffpeakCommand {
             }
             let queue = SubmissionQueue(
                 store: try Terminal.attempt { try context.openStore() }, spec: spec, config: context.config)
-            var pending: [Submission] = []
+            // Each line's submission or why it was refused, reported in line order once committed.
+            var pending: [Swift.Result<Submission, OffpeakError>] = []
             var bad = 0
             func flush() throws {
-                for outcome in try Terminal.attempt({ try queue.submit(pending, source: "submit") }) {
-                    switch outcome {
+                let accepted = pending.compactMap { try? $0.get() }
+                var outcomes = try Terminal.attempt({ try queue.submit(accepted, source: "submit") })
+                    .makeIterator()
+                for line in pending {
+                    switch line.flatMap({ _ in outcomes.next() ?? .failure(OffpeakError(.software, "lost")) })
+                    {
                     case .success(let id): print(id)
                     case .failure(let error):
                         bad += 1
@@ -45,14 +50,17 @@ extension OffpeakCommand {
                 pending.removeAll(keepingCapacity: true)
             }
             var number = 0
-            while let line = readLine(strippingNewline: true) {
+            var lines = LineReader(FileHandle.standardInput)
+            while let line = lines.next() {
                 number += 1
-                if line.allSatisfy(\.isWhitespace) { continue }
                 do {
-                    pending.append(try Submission.parse(line, location: "stdin:\(number)", spec: spec))
+                    guard
+                        let submission = try Submission.parse(
+                            line: line, location: "stdin:\(number)", spec: spec)
+                    else { continue }
+                    pending.append(.success(submission))
                 } catch {
-                    bad += 1
-                    Terminal.printError(error.description)
+                    pending.append(.failure(error))
                 }
                 if pending.count >= Self.chunk { try flush() }
             }

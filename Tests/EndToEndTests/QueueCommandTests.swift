@@ -71,7 +71,7 @@ struct QueueCommandTests {
         let answer = try workspace.offpeak(["result", ids[0], "--wait", "--timeout", "5"])
         #expect(answer.status == 0)
         #expect(answer.stdout == "Answer: Why is the sky blue?\n")
-        #expect(workspace.read("spool/inbox/taken/note.txt") != nil, "a taken file is moved aside")
+        #expect(workspace.read("spool/inbox/.taken/note.txt") != nil, "a taken file is moved aside")
         #expect(workspace.read("out/inbox/note.md")?.hasPrefix("Answer: What is a tide?") == true)
         let unknown = try workspace.offpeak(["result", "r0000000000000000"])
         #expect(unknown.status == 65)

@@ -43,8 +43,7 @@ public struct OutputWriter: Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             AtomicFile.removeLeftovers(in: directory)
-            for request in requests {
-                let name = names[request.itemId] ?? request.itemId
+            for (request, name) in zip(requests, names) {
                 guard let result = results[request.id] else {
                     entries.append(
                         IndexEntry(
@@ -73,34 +72,63 @@ public struct OutputWriter: Sendable {
         return written
     }
 
+    /// The longest file name given to an item, in bytes: every name that fit before names were
+    /// bounded (a file system allows 255) keeps it, and the temporary file beside it still fits.
+    static let maxNameBytes = 240
+
     /// A file name per item id: the id's characters that are safe in a file name, its extension
-    /// replaced by `.md`, made unique in item order (`-2`, `-3`, ...).
-    static func fileNames(for ids: [String]) -> [String: String] {
-        var names: [String: String] = [:]
+    /// replaced by `.md`, made unique in item order (`-2`, `-3`, ...). An id too long for that is
+    /// named by a readable prefix and a hash of the whole id (`<prefix>-<16 hex>.md`), so any id
+    /// gets a name of at most `maxNameBytes`, never hidden, `..` or `index.json`; `index.json`
+    /// says which id each file holds.
+    ///
+    /// Ids are told apart by their bytes, as the store does: `é` written as one code point and as
+    /// `e` and an accent are two items, and get two files.
+    /// - Returns: the name of each id, in order (the same name for the same id).
+    static func fileNames(for ids: [String]) -> [String] {
+        var byID: [[UInt8]: String] = [:]
         var taken: Set<String> = ["index.json"]
-        for id in ids where names[id] == nil {
-            var stem = id
-            if let dot = stem.lastIndex(of: "."), dot > stem.startIndex, !stem[dot...].contains("/") {
-                stem = String(stem[..<dot])
-            }
-            let safe = String(
-                stem.unicodeScalars.map { scalar -> Character in
-                    let ok =
-                        ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
-                        || ("0"..."9").contains(scalar)
-                        || scalar == "-" || scalar == "_" || scalar == "."
-                    return ok ? Character(scalar) : "-"
-                })
-            let base = safe.isEmpty || safe.hasPrefix(".") ? "item" + safe : safe
-            var name = base + ".md"
-            var suffix = 2
+        return ids.map { id in
+            let key = Array(id.utf8)
+            if let name = byID[key] { return name }
+            let base = readableStem(id)
+            var suffix = 1
+            var name = candidate(base, id: id, suffix: suffix)
             while taken.contains(name) {
-                name = "\(base)-\(suffix).md"
                 suffix += 1
+                name = candidate(base, id: id, suffix: suffix)
             }
             taken.insert(name)
-            names[id] = name
+            byID[key] = name
+            return name
         }
-        return names
+    }
+
+    /// `base.md` (`base-N.md` for the Nth of a name), or, when that is too long,
+    /// `<prefix>-<hash>.md` (`<prefix>-<hash>-N.md`).
+    private static func candidate(_ base: String, id: String, suffix: Int) -> String {
+        let tail = (suffix > 1 ? "-\(suffix)" : "") + ".md"
+        if base.utf8.count + tail.utf8.count <= maxNameBytes { return base + tail }
+        let hash = "-" + SHA256.hex(Array(id.utf8)).prefix(16)
+        // The stem is ASCII, so a prefix of characters is one of bytes.
+        return String(base.prefix(maxNameBytes - hash.utf8.count - tail.utf8.count)) + hash + tail
+    }
+
+    /// The id without its extension, every character but `A-Z a-z 0-9 - _ .` turned into `-`, and
+    /// `item` in front of an empty or hidden one.
+    private static func readableStem(_ id: String) -> String {
+        var stem = id
+        if let dot = stem.lastIndex(of: "."), dot > stem.startIndex, !stem[dot...].contains("/") {
+            stem = String(stem[..<dot])
+        }
+        let safe = String(
+            stem.unicodeScalars.map { scalar -> Character in
+                let ok =
+                    ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                    || ("0"..."9").contains(scalar)
+                    || scalar == "-" || scalar == "_" || scalar == "."
+                return ok ? Character(scalar) : "-"
+            })
+        return safe.isEmpty || safe.hasPrefix(".") ? "item" + safe : safe
     }
 }

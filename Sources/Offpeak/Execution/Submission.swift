@@ -13,15 +13,19 @@ public struct Submission: Sendable, Equatable {
     public var tier: JobSpec.Tier?
     /// `"cache": "no-cache"` (don't read the cache) or `"refresh"` (read nothing, write anew).
     public var cachePolicy: RequestRecord.CachePolicy = .normal
+    /// Where it came from (`stdin:12`, `spool/inbox/a.jsonl:3`, `spool/inbox/note.txt`), so a
+    /// refusal after parsing (a repeated id) names its line too.
+    public var location: String?
 
     public init(
         clientId: String? = nil, variables: [String: String] = [:], prompt: String? = nil,
-        tier: JobSpec.Tier? = nil
+        tier: JobSpec.Tier? = nil, location: String? = nil
     ) {
         self.clientId = clientId
         self.variables = variables
         self.prompt = prompt
         self.tier = tier
+        self.location = location
     }
 
     static let fields: Set<String> = ["id", "vars", "prompt", "tier", "cache"]
@@ -41,11 +45,10 @@ public struct Submission: Sendable, Equatable {
         if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
             throw fail(unknown, "unknown field; expected id, vars, prompt, tier or cache")
         }
-        var submission = Submission()
+        var submission = Submission(location: location)
         if let id = object["id"] {
-            guard let text = scalarText(id), !text.isEmpty else {
-                throw fail("id", "expected a non-empty string")
-            }
+            guard let text = idText(id) else { throw fail("id", "expected a string or a whole number") }
+            if let problem = Submission.problem(withID: text) { throw fail("id", problem) }
             submission.clientId = text
         }
         if let vars = object["vars"] {
@@ -96,9 +99,25 @@ public struct Submission: Sendable, Equatable {
         prompt ?? spec.template.render(variables)
     }
 
+    /// A string, or a number as JSON wrote it; `true` is not the text "1".
     private static func scalarText(_ value: Any) -> String? {
         if let text = value as? String { return text }
-        if let number = value as? NSNumber { return number.stringValue }
+        if let number = value as? NSNumber, !isBoolean(number) { return number.stringValue }
         return nil
+    }
+
+    /// A string, or a whole number: a fraction's digits are not kept as written (`1.50` reads as
+    /// `1.5`), so two different ids could become one.
+    private static func idText(_ value: Any) -> String? {
+        if let text = value as? String { return text }
+        guard let number = value as? NSNumber, !isBoolean(number) else { return nil }
+        let type = String(cString: number.objCType)
+        guard type != "d" && type != "f" || number is NSDecimalNumber else { return nil }
+        let text = number.stringValue
+        return text.allSatisfy { $0.isNumber || $0 == "-" } ? text : nil
+    }
+
+    private static func isBoolean(_ number: NSNumber) -> Bool {
+        type(of: number) == type(of: NSNumber(value: true))
     }
 }

@@ -13,34 +13,58 @@ public struct SubmissionQueue: Sendable {
         self.config = config
     }
 
-    /// Commits `submissions` in one transaction.
+    /// Commits `submissions` in one transaction. An id given twice (in these submissions, or to the
+    /// open run before) is refused at its own line; when nothing is added, no run is made.
     /// - Parameter source: `submit` or `spool`.
     /// - Returns: for each submission, its request id, or why it was refused.
     public func submit(_ submissions: [Submission], source: String) throws(OffpeakError) -> [Result<
         String, OffpeakError
     >] {
         let now = Date()
-        let records = submissions.map { submission -> RequestRecord in
-            let tier = submission.tier ?? spec.tier
-            let planner = RequestPlanner(provider: config.provider, model: config.model(for: tier))
-            let request = planner.request(spec, userMessage: submission.userMessage(for: spec))
-            let id = RequestRecord.newID()
-            var record = RequestRecord(
-                id: id, runId: "", job: spec.name, itemId: submission.clientId ?? id, position: 0,
-                source: source,
-                clientId: submission.clientId, tier: tier.rawValue,
-                payload: RequestPlanner.canonicalJSON(request),
-                cacheKey: RequestPlanner.cacheKey(provider: config.provider, request: request),
-                state: .pending,
-                attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
-            record.cachePolicy = submission.cachePolicy
-            return record
+        var outcomes: [Result<String, OffpeakError>?] = Array(repeating: nil, count: submissions.count)
+        // By bytes, as the store compares ids: `é` as one code point and as two are two ids.
+        var firstSeen: [[UInt8]: String] = [:]
+        var records: [(index: Int, record: RequestRecord)] = []
+        for (index, submission) in submissions.enumerated() {
+            if let id = submission.clientId {
+                if let earlier = firstSeen[Array(id.utf8)] {
+                    outcomes[index] = .failure(refusal(submission, "was already given at \(earlier)"))
+                    continue
+                }
+                firstSeen[Array(id.utf8)] = submission.location ?? "an earlier line"
+            }
+            records.append((index, record(for: submission, source: source, at: now)))
         }
         let run = RunRecord.new(
             job: spec, provider: config.provider, model: config.model(for: spec.tier), itemsTotal: 0, at: now)
-        let outcomes = try store.enqueue(records, job: spec.name, newRun: run)
-        return zip(records, outcomes).map { record, refusal in
-            refusal.map { .failure(OffpeakError(.dataError, $0)) } ?? .success(record.id)
+        let held = try store.enqueue(records.map(\.record), job: spec.name, newRun: run)
+        for ((index, record), holder) in zip(records, held) {
+            outcomes[index] =
+                holder.map { .failure(refusal(submissions[index], "was already submitted to run \($0)")) }
+                ?? .success(record.id)
         }
+        return outcomes.map { $0 ?? .failure(OffpeakError(.software, "submission not committed")) }
+    }
+
+    private func refusal(_ submission: Submission, _ problem: String) -> OffpeakError {
+        OffpeakError(
+            .dataError, "id: \(Submission.quoted(submission.clientId ?? "")) \(problem)",
+            location: submission.location)
+    }
+
+    private func record(for submission: Submission, source: String, at now: Date) -> RequestRecord {
+        let tier = submission.tier ?? spec.tier
+        let planner = RequestPlanner(provider: config.provider, model: config.model(for: tier))
+        let request = planner.request(spec, userMessage: submission.userMessage(for: spec))
+        let id = RequestRecord.newID()
+        var record = RequestRecord(
+            id: id, runId: "", job: spec.name, itemId: submission.clientId ?? id, position: 0,
+            source: source, clientId: submission.clientId, tier: tier.rawValue,
+            payload: RequestPlanner.canonicalJSON(request),
+            cacheKey: RequestPlanner.cacheKey(provider: config.provider, request: request),
+            state: .pending,
+            attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
+        record.cachePolicy = submission.cachePolicy
+        return record
     }
 }

@@ -3,8 +3,8 @@ import Logging
 
 /// One `offpeak tick`: what cron or a systemd timer runs every few minutes. Under the workspace
 /// lock it purges expired cache entries, then resumes unfinished runs (interrupted, waiting for
-/// their conditions or for retries), runs scheduled jobs that are due and queue jobs with files in
-/// their spool folder, each inside what is left of the window.
+/// their conditions or for retries), runs scheduled jobs that are due and queue jobs whose spool
+/// folder had requests to take, each inside what is left of the window.
 public struct Tick: Sendable {
     public struct Options: Sendable {
         /// Seconds of work this tick may do; `nil`: no limit.
@@ -42,6 +42,9 @@ public struct Tick: Sendable {
         public var jobs: [JobLine] = []
         /// Job specs that could not be read (the other jobs still ran).
         public var errors: [String] = []
+        /// What spool folders refused this tick: lines and files, and entries not taken that this
+        /// tick noticed first (`offpeak queue` lists those until they are gone).
+        public var warnings: [String] = []
         /// 0 when everything picked is done; 75 when work remains for a later tick (window, signal,
         /// conditions, retries); 65/78/69 when a spec, the configuration or the provider is wrong.
         public var status: Int32 = 0
@@ -50,6 +53,7 @@ public struct Tick: Sendable {
             if let skipped { return skipped + "\n" }
             var out = ""
             for error in errors { out += "error: \(error)\n" }
+            for warning in warnings { out += "warning: \(warning)\n" }
             if jobs.isEmpty { out += "nothing to do\n" }
             for line in jobs { out += "\(line.job) [\(line.why)]: \(line.message)\n" }
             if purgedCacheEntries > 0 { out += "purged \(purgedCacheEntries) expired cache entries\n" }
@@ -118,7 +122,7 @@ public struct Tick: Sendable {
     }
 
     /// The jobs this tick runs, each once, in order: unfinished runs first (oldest first), then
-    /// queue jobs with spooled files.
+    /// queue jobs whose spool folder had requests to take.
     private func work(store: Store, options: Options, report: inout Report) throws(OffpeakError) -> [(
         JobSpec, String
     )] {
@@ -153,8 +157,21 @@ public struct Tick: Sendable {
             try book.fired(spec, at: options.now)
             pick(spec, "schedule")
         }
+        // Taken here, under the workspace lock, so a job runs for its spool only when something was
+        // added: a folder holding nothing to take (or only refused lines) starts no run.
         for spec in specs.values.sorted(by: { $0.name < $1.name }) where spec.acceptsSubmissions {
-            if SpoolFolder(workspace: context.workspace, job: spec.name).hasFiles { pick(spec, "spool") }
+            let queue = SubmissionQueue(store: store, spec: spec, config: context.config)
+            do {
+                let taken = try SpoolFolder(workspace: context.workspace, job: spec.name).take(
+                    into: queue, spec: spec)
+                report.warnings += taken.refused.map(\.description)
+                if !taken.added.isEmpty { pick(spec, "spool") }
+            } catch {
+                report.add(
+                    JobLine(
+                        job: spec.name, why: "spool", message: error.description,
+                        status: error.status.rawValue))
+            }
         }
         return picked
     }

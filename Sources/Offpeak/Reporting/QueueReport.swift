@@ -1,7 +1,8 @@
 import Foundation
 
 /// What `offpeak queue` shows: the deferred queue (work held back by its conditions, with each
-/// reason and since when), items waiting to be retried, and the conditions as read now.
+/// reason and since when), items waiting to be retried, entries of spool folders that are not
+/// taken (and why), and the conditions as read now.
 public struct QueueReport: Sendable, Encodable {
     public struct Entry: Sendable, Encodable, Equatable {
         public var job: String
@@ -22,8 +23,20 @@ public struct QueueReport: Sendable, Encodable {
         public var error: String?
     }
 
+    /// An entry of a spool folder that intake leaves where it is (a folder, a link, a named pipe,
+    /// a file it cannot read), until it is removed or becomes a regular file.
+    public struct NotTaken: Sendable, Encodable, Equatable {
+        public var job: String
+        /// Its path in the workspace: `spool/inbox/notes`.
+        public var entry: String
+        public var why: String
+        /// When a tick (or run) first found it.
+        public var since: Date
+    }
+
     public var deferred: [Entry]
     public var retrying: [Retry]
+    public var notTaken: [NotTaken]
     /// The conditions now, in one line ("on battery (42 %); online, metered (wwan0)").
     public var now: String?
 
@@ -44,7 +57,12 @@ public struct QueueReport: Sendable, Encodable {
                 job: request.job, run: request.runId, item: request.itemId, attempts: request.attempts,
                 nextAttemptAt: request.nextAttemptAt, error: request.error)
         }
-        return QueueReport(deferred: entries, retrying: retrying, now: conditions.map(QueueReport.summary))
+        let notTaken = try store.notTaken().map { record in
+            NotTaken(job: record.job, entry: record.entry, why: record.reason, since: record.noticedAt)
+        }
+        return QueueReport(
+            deferred: entries, retrying: retrying, notTaken: notTaken,
+            now: conditions.map(QueueReport.summary))
     }
 
     /// Power and network in one line.
@@ -84,6 +102,14 @@ public struct QueueReport: Sendable, Encodable {
             let table = TextTable(columns: ["JOB", "ITEM", "ATTEMPTS", "WHY"])
             for retry in retrying {
                 table.add([retry.job, retry.item, "\(retry.attempts)", retry.error ?? ""])
+            }
+            out += table.render()
+        }
+        if !notTaken.isEmpty {
+            out += "\nnot taken from spool folders (remove them, or make them regular files):\n"
+            let table = TextTable(columns: ["JOB", "ENTRY", "SINCE", "WHY"])
+            for entry in notTaken {
+                table.add([entry.job, entry.entry, Timestamp.text(entry.since), entry.why])
             }
             out += table.render()
         }

@@ -27,6 +27,15 @@ enum StoreMigrations {
             db in
             try createFailureAccounting(db)
         }
+        migrator.registerMigration("v5: spool entries not taken") { db in
+            try db.create(table: "spool_not_taken") { t in
+                t.column("job", .text).notNull()
+                t.column("entry", .text).notNull()
+                t.column("reason", .text).notNull()
+                t.column("noticed_at", .datetime).notNull()
+                t.primaryKey(["job", "entry"])
+            }
+        }
         return migrator
     }
 

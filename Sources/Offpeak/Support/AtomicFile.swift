@@ -16,8 +16,13 @@ enum AtomicFile {
 
     static func write(_ data: Data, to url: URL) throws(OffpeakError) {
         let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(
-            "\(temporaryPrefix)\(Store.processOwner)-\(url.lastPathComponent)")
+        var temporaryName = "\(temporaryPrefix)\(Store.processOwner)-\(url.lastPathComponent)"
+        if temporaryName.utf8.count > 255 {
+            // A long name (up to 255 bytes is allowed) must not make its temporary file's too long.
+            temporaryName =
+                "\(temporaryPrefix)\(Store.processOwner)-\(SHA256.hex(Array(url.lastPathComponent.utf8)).prefix(16))"
+        }
+        let temporary = directory.appendingPathComponent(temporaryName)
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw OffpeakError.system("cannot create", temporary.path) }
         var written = 0

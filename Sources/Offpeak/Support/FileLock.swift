@@ -6,7 +6,8 @@ import Glibc
 
 /// An exclusive `flock(2)` on a file (created owner-only), held until the value is released. The
 /// kernel drops it when the process ends, however it ends, so a killed process never leaves it
-/// held. Serves the workspace's tick lock, the migration lock and each spool folder's lock.
+/// held. Serves the workspace's tick lock and the migration lock (a spool folder is locked by its
+/// own descriptor, `FolderHandle.lock()`).
 final class FileLock {
     let path: String
     private let descriptor: Int32
