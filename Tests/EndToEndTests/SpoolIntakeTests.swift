@@ -101,7 +101,7 @@ import Glibc
         try workspace.write("spool/inbox/q.txt", "What is a tide? The sea rises.")
         let taken = try workspace.offpeak(["tick"], timeout: 30)
         #expect(
-            taken.stdout == "inbox [spool]: job inbox: 1 of 1 items answered (1 now)\n", "\(taken.stderr)")
+            taken.stdout == "inbox [spool]: job inbox: 1 of 1 item answered (1 now)\n", "\(taken.stderr)")
         let after = try TickTests.json(
             try workspace.offpeak(["queue", "--json", "--sysfs-root", Self.sysfs]).stdout)
         #expect((after["not_taken"] as? [[String: Any]])?.count == 4)
@@ -121,8 +121,8 @@ import Glibc
         #expect(tick.status == 0, "\(tick.stderr)")
         #expect(
             tick.stdout
-                == "inbox [spool]: job inbox: 1 of 1 items answered (1 now)\n"
-                + "linked [spool]: job linked: 1 of 1 items answered (1 now)\n")
+                == "inbox [spool]: job inbox: 1 of 1 item answered (1 now)\n"
+                + "linked [spool]: job linked: 1 of 1 item answered (1 now)\n")
         #expect(workspace.read("out/linked/taken.md")?.hasPrefix("Answer: Is taken a name?") == true)
         #expect(workspace.read("spool/linked/.taken/taken") == "Is taken a name? It is one.")
         #expect(workspace.read("spool/inbox/taken/old.txt") == "Answered by an earlier version.")
