@@ -45,6 +45,7 @@ struct ValueLimitsTests {
                 switch path {
                 case "http.connect_timeout": return config.connectTimeout
                 case "http.timeout": return config.requestTimeout
+                case "http.max_retries": return Double(config.maxRetries)
                 default: return Double(config.cacheMaxBytes)
                 }
             }
@@ -58,6 +59,11 @@ struct ValueLimitsTests {
             case "budget.max_input_tokens": return spec.budget.maxInputTokens.map(Double.init)
             case "budget.max_output_tokens": return spec.budget.maxOutputTokens.map(Double.init)
             case "budget.max_calls": return spec.budget.maxCalls.map(Double.init)
+            case "max_tokens": return Double(spec.maxTokens)
+            case "max_attempts": return Double(spec.maxAttempts)
+            case "batching.max_items": return Double(spec.batching.maxItems)
+            case "batching.max_item_tokens": return Double(spec.batching.maxItemTokens)
+            case "chunking.max_tokens": return Double(spec.chunking.maxTokens)
             default: return spec.budget.maxDollars
             }
         }
@@ -92,6 +98,25 @@ struct ValueLimitsTests {
         Field(
             path: "budget.max_dollars", inConfig: false, largest: "1000000", largestValue: 1e6,
             tooLarge: "1000000.01", expected: "a number more than 0 and at most 1_000_000"),
+        // Bounded before the year-9999 fix; listed so every size and count is held to its bound.
+        Field(
+            path: "max_tokens", inConfig: false, largest: "200000", largestValue: 200_000, tooLarge: "200001",
+            expected: "a whole number from 1 to 200_000"),
+        Field(
+            path: "max_attempts", inConfig: false, largest: "100", largestValue: 100, tooLarge: "101",
+            expected: "a whole number from 1 to 100"),
+        Field(
+            path: "batching.max_items", inConfig: false, largest: "100", largestValue: 100, tooLarge: "101",
+            expected: "a whole number from 1 to 100"),
+        Field(
+            path: "batching.max_item_tokens", inConfig: false, largest: "1_000_000", largestValue: 1e6,
+            tooLarge: "1000001", expected: "a whole number from 1 to 1_000_000"),
+        Field(
+            path: "chunking.max_tokens", inConfig: false, largest: "1000000", largestValue: 1e6,
+            tooLarge: "1000001", expected: "a whole number from 100 to 1_000_000"),
+        Field(
+            path: "http.max_retries", inConfig: true, largest: "100", largestValue: 100, tooLarge: "101",
+            expected: "a whole number from 0 to 100"),
         Field(
             path: "http.connect_timeout", inConfig: true, largest: "1h", largestValue: 3_600,
             tooLarge: "3601",
