@@ -135,7 +135,7 @@ struct JobSpecParserTests {
         expectSpecError(base + "max_tokens: 200001\n", at: "jobs/test.yaml:4:13", field: "max_tokens")
         expectSpecError(
             base + "budget:\n  max_calls: abc\n", at: "jobs/test.yaml:5:14", field: "budget.max_calls",
-            mentions: "expected a positive whole number, got 'abc'")
+            mentions: "expected a whole number from 1 to 1_000_000_000, got 'abc'")
         expectSpecError(
             base + "budget: {max_dollars: 0}\n", at: "jobs/test.yaml:4:23", field: "budget.max_dollars")
         expectSpecError(base + "temperature: 2.5\n", at: "jobs/test.yaml:4:14", field: "temperature")
@@ -300,7 +300,9 @@ struct JobSpecFilesTests {
         let binary = error("kind: summarize\ninputs: docs/*.md\n")
         #expect(binary?.location == "jobs/x.yaml:2:9")
         #expect(
-            binary?.message.contains("'docs/bad.md'") == true && binary?.message.contains("UTF-8") == true)
+            binary?.message
+                == "inputs[1]: docs/bad.md:1:2 (matched by 'docs/*.md'): not valid UTF-8: byte 0xFF does not "
+                + "belong to a UTF-8 character; save the file as UTF-8")
         let twice = error("kind: summarize\ninputs: [docs/a.md, docs/a*]\n")
         #expect(twice?.message == "inputs[2]: id 'docs/a.md' is already used by inputs[1]")
         #expect(error("kind: summarize\ninputs: [../x/*.md]\n")?.message.hasPrefix("inputs[1]: ") == true)
@@ -434,7 +436,7 @@ struct JobSpecParserSourcesTests {
             mentions: "expected 'off', 'on' or a mapping")
         expectSpecError(
             base + "chunking: {max_tokens: 10}\n", at: "jobs/test.yaml:3:24", field: "chunking.max_tokens",
-            mentions: "from 100 to 1000000")
+            mentions: "from 100 to 1_000_000")
         expectSpecError(
             base + "chunking: {max_tokens: 1000, overlap: 500}\n", at: "jobs/test.yaml:3:39",
             field: "chunking.overlap", mentions: "from 0 to 499")

@@ -13,28 +13,54 @@ public struct PriceTable: Sendable, Equatable {
     public static let bundled: PriceTable =
         (try? decode(Data(BundledPrices.json.utf8), source: "bundled prices")) ?? PriceTable()
 
-    /// Reads an override file.
+    /// Reads the workspace's price file (`prices:` in `offpeak.yaml`).
+    /// - Parameters:
+    ///   - file: the file to read.
+    ///   - shownAs: the file as the user wrote it (`prices.json`), for messages; else its path.
+    ///   - configuredAt: where `offpeak.yaml` names the file (`offpeak.yaml:4:9`). A problem is then
+    ///     reported there, as `prices:` followed by the file, the line and column when known, and what
+    ///     is wrong, since the fix may be in either file.
     /// - Throws: `OffpeakError` (`.configuration`) naming the file and, for a bad entry, its key.
-    public static func load(file: URL) throws(OffpeakError) -> PriceTable {
+    public static func load(
+        file: URL, shownAs: String? = nil, configuredAt: String? = nil
+    ) throws(OffpeakError) -> PriceTable {
+        let name = shownAs ?? file.path
+        do {
+            return try read(file, name: name)
+        } catch {
+            guard let configuredAt else { throw error }
+            throw OffpeakError(.configuration, "prices: \(error.description)", location: configuredAt)
+        }
+    }
+
+    private static func read(_ file: URL, name: String) throws(OffpeakError) -> PriceTable {
         let data: Data
         do {
             data = try Data(contentsOf: file)
         } catch {
             throw OffpeakError(
-                .configuration, "cannot read the price file", location: file.path,
+                .configuration, "cannot read the price file", location: name,
                 cause: error.localizedDescription)
         }
-        return try decode(data, source: file.path)
+        _ = try UTF8Text.decode(data, file: name, status: .configuration)
+        return try decode(data, source: name)
     }
 
     /// Decodes a LiteLLM-format price map; `sample_spec` (LiteLLM's documentation entry) and
     /// unknown fields are skipped.
     /// - Parameter source: where the data came from, for error messages.
     public static func decode(_ data: Data, source: String) throws(OffpeakError) -> PriceTable {
-        guard let object = try? JSONSerialization.jsonObject(with: data),
-            let entries = object as? [String: Any]
-        else {
-            throw OffpeakError(.configuration, "price file is not a JSON object of models", location: source)
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw syntaxError(error, in: data, source: source)
+        }
+        guard let entries = object as? [String: Any] else {
+            let got = object is [Any] ? "a list" : "a single value"
+            throw OffpeakError(
+                .configuration, "expected a JSON object of models (LiteLLM's format), got \(got)",
+                location: source)
         }
         let decoder = JSONDecoder()
         var models: [String: ModelPrice] = [:]
@@ -76,6 +102,23 @@ public struct PriceTable: Sendable, Equatable {
             }
         }
         return name
+    }
+
+    /// "not valid JSON", at the line and column Foundation's message points to when it names one
+    /// ("... around character 45." on Linux, "... around line 3, column 8." on macOS); the message
+    /// itself is the cause.
+    private static func syntaxError(_ error: any Error, in data: Data, source: String) -> OffpeakError {
+        let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+        var location = source
+        if let detail, let match = detail.firstMatch(of: /around line (\d+), column (\d+)/) {
+            location += ":\(match.1):\(match.2)"
+        } else if let detail, let match = detail.firstMatch(of: /around character (\d+)/),
+            let offset = Int(match.1)
+        {
+            let position = UTF8Text.position(ofByte: offset, in: data)
+            location += ":\(position.line):\(position.column)"
+        }
+        return OffpeakError(.configuration, "not valid JSON", location: location, cause: detail)
     }
 
     private static func reason(_ error: any Error) -> String {

@@ -32,17 +32,40 @@ public enum DurationParser {
         guard digits.isEmpty, !seen.isEmpty else { return nil }
         return TimeInterval(total)
     }
+
+    /// A bound as a user would write it: `3650d (10 years)`, `24h`, `1h`, `90s`.
+    static func text(_ seconds: TimeInterval) -> String {
+        let whole = Int(seconds)
+        let year = 365 * 86_400
+        if whole > 86_400, whole % 86_400 == 0 {
+            let days = "\(whole / 86_400)d"
+            return whole % year == 0 ? "\(days) (\(whole / year) year\(whole == year ? "" : "s"))" : days
+        }
+        for (unit, size) in [("h", 3_600), ("m", 60)] where whole % size == 0 && whole >= size {
+            return "\(whole / size)\(unit)"
+        }
+        return "\(whole)s"
+    }
 }
 
-/// Byte sizes for `cache.max_bytes`: `1048576`, `256MB`, `256 MiB`, `2GB`.
+/// Byte sizes for `cache.max_bytes`: `1048576`, `256MB`, `256 MiB`, `2GB`, `1TiB`.
 ///
-/// KB/MB/GB are 1024-based here, as most users mean them for a disk cache; KiB/MiB/GiB say the
-/// same thing explicitly.
+/// KB/MB/GB/TB are 1024-based here, as most users mean them for a disk cache; KiB/MiB/GiB/TiB say
+/// the same thing explicitly.
 enum ByteSizeParser {
     private static let units: [String: Int] = [
         "b": 1, "k": 1 << 10, "kb": 1 << 10, "kib": 1 << 10, "m": 1 << 20, "mb": 1 << 20, "mib": 1 << 20,
-        "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30,
+        "g": 1 << 30, "gb": 1 << 30, "gib": 1 << 30, "t": 1 << 40, "tb": 1 << 40, "tib": 1 << 40,
     ]
+
+    /// A bound as a user would write it: `1TiB`, `256MiB`, `1000 bytes`.
+    static func text(_ bytes: Int) -> String {
+        for (unit, shift) in [("TiB", 40), ("GiB", 30), ("MiB", 20), ("KiB", 10)]
+        where bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return "\(bytes >> shift)\(unit)"
+        }
+        return "\(bytes) bytes"
+    }
 
     /// Bytes, or `nil` when `text` is not a size.
     static func bytes(_ text: String) -> Int? {

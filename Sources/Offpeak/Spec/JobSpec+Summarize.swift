@@ -6,16 +6,24 @@ extension JobSpec {
         "Summarize the following document in two or three sentences.\n\n<document>\n{{item}}\n</document>"
 
     /// The job behind `offpeak summarize FILES...`: one item per file, in the order given.
-    /// - Throws: `OffpeakError` (65) naming a file that cannot be read or is not UTF-8 text.
+    /// - Parameter output: `--out`, held to the rule of a spec's `output` (`OutputFolder`).
+    /// - Throws: `OffpeakError`: 64 for an `--out` outside the workspace, 65 naming a file that
+    ///   cannot be read or is not UTF-8 text (at the line and column where it stops being text).
     public static func summarize(
         files: [String], tier: Tier, output: String?, maxTokens: Int, workspace: Workspace
     ) throws(OffpeakError) -> JobSpec {
+        var folder = "out/summarize"
+        if let output {
+            do { folder = try OutputFolder.checked(output) } catch {
+                throw OffpeakError(.usage, "--out: \(error.description)")
+            }
+        }
         let template: Template
         do { template = try Template(defaultSummarizeTemplate) } catch {
             throw OffpeakError(.software, "the built-in summarize template does not parse")
         }
         var spec = JobSpec(
-            name: "summarize", kind: .summarize, template: template, output: output ?? "out/summarize")
+            name: "summarize", kind: .summarize, template: template, output: folder)
         spec.tier = tier
         spec.maxTokens = maxTokens
         spec.system = "You write short, faithful summaries. Use only facts stated in the document."
@@ -27,9 +35,7 @@ extension JobSpec {
             guard let data = FileManager.default.contents(atPath: url.path) else {
                 throw OffpeakError(.dataError, "cannot read \(file)", location: file)
             }
-            guard let text = String(validating: data, as: UTF8.self) else {
-                throw OffpeakError(.dataError, "not UTF-8 text; expected a text document", location: file)
-            }
+            let text = try UTF8Text.decode(data, file: file, status: .dataError)
             spec.items.append(
                 Item(id: id, variables: ["item": text, "path": id, "name": url.lastPathComponent, "id": id]))
         }

@@ -13,9 +13,7 @@ extension JobSpecParser {
             let reason = FileManager.default.fileExists(atPath: path.path) ? "cannot read it" : "no such file"
             throw OffpeakError(.ioError, "cannot read the job spec: \(reason)", location: display)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw OffpeakError(.dataError, "the job spec is not valid UTF-8 text", location: display)
-        }
+        let text = try UTF8Text.decode(data, file: display, status: .dataError)
         return try parse(yaml: text, path: display, workspace: workspace)
     }
 

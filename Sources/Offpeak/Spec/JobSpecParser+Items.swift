@@ -112,9 +112,12 @@ extension JobSpecParser {
                 throw OffpeakError(
                     .ioError, "\(field): cannot read '\(path)'", location: reader.location(of: node))
             }
-            guard let text = String(data: data, encoding: .utf8) else {
-                throw reader.error(
-                    field, "'\(path)' (matched by '\(pattern)') is not valid UTF-8 text", at: node)
+            let text: String
+            switch UTF8Text.decode(data) {
+            case .success(let decoded): text = decoded
+            case .failure(let problem):
+                let place = "\(path):\(problem.line):\(problem.column)"
+                throw reader.error(field, "\(place) (matched by '\(pattern)'): \(problem)", at: node)
             }
             let variables = ["item": text, "path": path, "name": url.lastPathComponent, "id": path]
             items.append(

@@ -5,8 +5,8 @@ import Yams
 /// later: unknown fields, wrong types, impossible values, template variables no item supplies,
 /// globs that match nothing.
 ///
-/// Every error names the file, line and column and the field (`jobs/x.yaml:12:5: budget.max_calls:
-/// expected a positive whole number, got 'abc'`), so a spec can be fixed without guessing.
+/// Every error names the file, line and column and the field (`jobs/x.yaml:12:5: max_attempts:
+/// expected a whole number from 1 to 100, got 'abc'`), so a spec can be fixed without guessing.
 public enum JobSpecParser {
     /// The top-level fields a spec may have.
     static let fields = [
@@ -44,12 +44,13 @@ public enum JobSpecParser {
         spec.temperature = try root.number("temperature", in: 0...2)
         spec.constraints = try constraints(root)
         spec.budget = try budget(root)
-        spec.cacheTTL = try root.duration("cache_ttl", allowZero: true) ?? 24 * 3600
-        spec.deadline = try root.duration("deadline")
-        spec.window = try root.duration("window")
+        let long = ValueLimits.longDuration
+        spec.cacheTTL = try root.duration("cache_ttl", allowZero: true, atMost: long) ?? 24 * 3600
+        spec.deadline = try root.duration("deadline", atMost: long)
+        spec.window = try root.duration("window", atMost: ValueLimits.window)
         spec.schedule = try schedule(root)
         spec.timezone = try timezone(root)
-        spec.checkpointMaxAge = try root.duration("checkpoint_max_age") ?? 3600
+        spec.checkpointMaxAge = try root.duration("checkpoint_max_age", atMost: long) ?? 3600
         spec.downgradeOnBattery = try root.bool("downgrade_on_battery") ?? false
         spec.maxAttempts = try root.wholeNumber("max_attempts", in: 1...100) ?? 5
         spec.instructions = try root.string("instructions")
@@ -152,23 +153,13 @@ public enum JobSpecParser {
         }
     }
 
-    /// `output`, defaulting to `out/<name>`; it must stay inside the workspace.
+    /// `output`, defaulting to `out/<name>`; `OutputFolder` keeps it inside the workspace.
     private static func output(_ root: YAMLMapping, name: String) throws(OffpeakError) -> String {
         guard let raw = try root.string("output") else { return "out/\(name)" }
-        var output = raw
-        while output.count > 1, output.hasSuffix("/") { output.removeLast() }
-        let parts = output.split(separator: "/")
-        let problem: String?
-        if output.hasPrefix("/") || output.hasPrefix("~") {
-            problem = "expected a folder relative to the workspace, got the absolute path '\(raw)'"
-        } else if parts.contains("..") {
-            problem = "expected a folder inside the workspace, got '\(raw)', which leaves it"
-        } else if parts.allSatisfy({ $0 == "." }) {
-            problem = "expected a folder inside the workspace, got '\(raw)'"
-        } else {
-            problem = nil
+        do {
+            return try OutputFolder.checked(raw)
+        } catch {
+            throw root.reader.error("output", error.description, at: root.value("output"))
         }
-        if let problem { throw root.reader.error("output", problem, at: root.value("output")) }
-        return output
     }
 }

@@ -11,6 +11,8 @@ public struct WorkspaceConfig: Sendable, Equatable {
     public var models: [ProviderKind: [JobSpec.Tier: String]] = WorkspaceConfig.defaultModels
     /// A LiteLLM-format price file, relative to the workspace, merged over the bundled prices.
     public var pricesPath: String?
+    /// Where `prices` is written (`offpeak.yaml:4:9`), so a problem in the price file points there too.
+    public var pricesLocation: String?
     /// Interfaces the user says are metered, or unmetered, overriding the guess from sysfs.
     public var meteredInterfaces: [String] = []
     public var unmeteredInterfaces: [String] = []

@@ -21,10 +21,7 @@ public enum WorkspaceConfigParser {
         do { data = try Data(contentsOf: url) } catch {
             throw OffpeakError(.ioError, "cannot read the workspace configuration", location: fileName)
         }
-        guard let text = String(data: data, encoding: .utf8) else {
-            throw OffpeakError(
-                .configuration, "the configuration is not valid UTF-8 text", location: fileName)
-        }
+        let text = try UTF8Text.decode(data, file: fileName, status: .configuration)
         return try parse(yaml: text, path: fileName)
     }
 
@@ -38,6 +35,7 @@ public enum WorkspaceConfigParser {
         config.baseURL = try baseURL(root)
         config.models = try models(root)
         config.pricesPath = try nonEmptyString(root, "prices")
+        config.pricesLocation = root.value("prices").map(reader.location(of:))
         if let network = try root.mapping("network", allowed: ["metered", "unmetered"]) {
             config.meteredInterfaces = try network.strings("metered")?.map(\.0) ?? []
             config.unmeteredInterfaces = try network.strings("unmetered")?.map(\.0) ?? []
@@ -47,11 +45,14 @@ public enum WorkspaceConfigParser {
             }
         }
         if let cache = try root.mapping("cache", allowed: ["max_bytes"]) {
-            config.cacheMaxBytes = try byteSize(cache, "max_bytes") ?? config.cacheMaxBytes
+            config.cacheMaxBytes =
+                try cache.byteSize("max_bytes", atMost: ValueLimits.cacheBytes) ?? config.cacheMaxBytes
         }
         if let http = try root.mapping("http", allowed: ["connect_timeout", "timeout", "max_retries"]) {
-            config.connectTimeout = try http.duration("connect_timeout") ?? config.connectTimeout
-            config.requestTimeout = try http.duration("timeout") ?? config.requestTimeout
+            let most = ValueLimits.httpTimeout
+            config.connectTimeout =
+                try http.duration("connect_timeout", atMost: most) ?? config.connectTimeout
+            config.requestTimeout = try http.duration("timeout", atMost: most) ?? config.requestTimeout
             config.maxRetries = try http.wholeNumber("max_retries", in: 0...100) ?? config.maxRetries
         }
         return config
@@ -97,16 +98,5 @@ public enum WorkspaceConfigParser {
                 mapping.path(key), "expected a non-empty string", at: mapping.value(key))
         }
         return text
-    }
-
-    /// Bytes: a whole number, or one with a unit (`256MB`, `1 GiB`); more than zero.
-    private static func byteSize(_ mapping: YAMLMapping, _ key: String) throws(OffpeakError) -> Int? {
-        guard let node = mapping.value(key) else { return nil }
-        let text = try mapping.reader.string(node, at: mapping.path(key))
-        guard let bytes = ByteSizeParser.bytes(text), bytes > 0 else {
-            let expected = "a size in bytes more than zero, like 268435456, 256MB or 1GiB"
-            throw mapping.reader.error(mapping.path(key), "expected \(expected), got '\(text)'", at: node)
-        }
-        return bytes
     }
 }

@@ -68,9 +68,16 @@ struct YAMLMapping {
         return try reader.choice(node, at: path(key), as: type)
     }
 
-    func duration(_ key: String, allowZero: Bool = false) throws(OffpeakError) -> TimeInterval? {
+    func duration(
+        _ key: String, allowZero: Bool = false, atMost most: TimeInterval
+    ) throws(OffpeakError) -> TimeInterval? {
         guard let node = value(key) else { return nil }
-        return try reader.duration(node, at: path(key), allowZero: allowZero)
+        return try reader.duration(node, at: path(key), allowZero: allowZero, atMost: most)
+    }
+
+    func byteSize(_ key: String, atMost most: Int) throws(OffpeakError) -> Int? {
+        guard let node = value(key) else { return nil }
+        return try reader.byteSize(node, at: path(key), atMost: most)
     }
 
     func strings(_ key: String) throws(OffpeakError) -> [(String, Node)]? {

@@ -12,8 +12,14 @@ struct YAMLNodeReader {
     /// `.dataError` for job specs, `.configuration` for `offpeak.yaml`.
     let status: ExitStatus
 
-    /// Parses `yaml` into a node tree; syntax errors and duplicate keys become located errors.
+    /// Parses `yaml` into a node tree; syntax errors, duplicate keys and alias bombs
+    /// (`YAMLAliasCheck`, before Yams spends minutes on one) become located errors.
     func compose(_ yaml: String) throws(OffpeakError) -> Node? {
+        do {
+            try YAMLAliasCheck.check(yaml)
+        } catch {
+            throw self.error(error.field, error.problem, at: Position(line: error.line, column: error.column))
+        }
         do {
             return try Yams.compose(yaml: yaml)
         } catch let error as YamlError {
@@ -99,10 +105,11 @@ struct YAMLNodeReader {
     func number(
         _ node: Node, at field: String, in range: ClosedRange<Double>, exclusiveLower: Bool = false
     ) throws(OffpeakError) -> Double {
+        let low = Self.format(range.lowerBound)
+        let high = Self.format(range.upperBound)
         let expected =
-            exclusiveLower && range.upperBound == .greatestFiniteMagnitude
-            ? "a number greater than \(Self.format(range.lowerBound))"
-            : "a number from \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))"
+            exclusiveLower
+            ? "a number more than \(low) and at most \(high)" : "a number from \(low) to \(high)"
         let text = try scalarText(node, at: field, expected: expected)
         guard let value = Double(text), value.isFinite, range.contains(value),
             !(exclusiveLower && value == range.lowerBound)
@@ -132,14 +139,29 @@ struct YAMLNodeReader {
         return value
     }
 
-    /// A duration (`90s`, `1h30m`, or bare seconds); `allowZero` decides whether `0` is valid.
-    func duration(_ node: Node, at field: String, allowZero: Bool) throws(OffpeakError) -> TimeInterval {
-        let expected = "a duration like 90s, 10m, 24h, 7d or 1h30m\(allowZero ? "" : " (more than zero)")"
+    /// A duration (`90s`, `1h30m`, or bare seconds) up to `most`; `allowZero` decides whether `0`
+    /// is valid. Every duration field gives its bound (`ValueLimits`), so no date derived from one
+    /// can leave what the store holds.
+    func duration(
+        _ node: Node, at field: String, allowZero: Bool, atMost most: TimeInterval
+    ) throws(OffpeakError) -> TimeInterval {
+        let range = "from \(allowZero ? "0s" : "1s") to \(DurationParser.text(most))"
+        let expected = "a duration \(range), like 90s, 10m, 24h, 7d or 1h30m"
         let text = try scalarText(node, at: field, expected: expected)
-        guard let seconds = DurationParser.seconds(text), allowZero || seconds > 0 else {
+        guard let seconds = DurationParser.seconds(text), allowZero || seconds > 0, seconds <= most else {
             throw error(field, "expected \(expected), got '\(text)'", at: node)
         }
         return seconds
+    }
+
+    /// A size in bytes (`268435456`, `256MB`, `1 GiB`) from 1 byte up to `most`.
+    func byteSize(_ node: Node, at field: String, atMost most: Int) throws(OffpeakError) -> Int {
+        let expected = "a size from 1 byte to \(ByteSizeParser.text(most)), like 268435456, 256MB or 1GiB"
+        let text = try scalarText(node, at: field, expected: expected)
+        guard let bytes = ByteSizeParser.bytes(text), bytes > 0, bytes <= most else {
+            throw error(field, "expected \(expected), got '\(text)'", at: node)
+        }
+        return bytes
     }
 
     /// A list of strings; a single string is taken as a list of one.
@@ -173,11 +195,25 @@ struct YAMLNodeReader {
         switch (range.lowerBound, range.upperBound) {
         case (1, Int.max): return "a positive whole number"
         case (0, Int.max): return "a whole number, zero or more"
-        case (let low, let high): return "a whole number from \(low) to \(high)"
+        case (let low, let high): return "a whole number from \(grouped(low)) to \(grouped(high))"
         }
     }
 
     private static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+        value == value.rounded() && abs(value) < 1e15 ? grouped(Int(value)) : String(value)
+    }
+
+    /// `1_000_000` for large numbers (a form YAML numbers may be written in), else plain digits.
+    static func grouped(_ value: Int) -> String {
+        let digits = String(value.magnitude)
+        guard digits.count > 4 else { return String(value) }
+        var groups: [Substring] = []
+        var end = digits.endIndex
+        while end > digits.startIndex {
+            let start = digits.index(end, offsetBy: -3, limitedBy: digits.startIndex) ?? digits.startIndex
+            groups.insert(digits[start..<end], at: 0)
+            end = start
+        }
+        return (value < 0 ? "-" : "") + groups.joined(separator: "_")
     }
 }

@@ -25,7 +25,9 @@ public struct WorkspaceContext: Sendable {
         if let baseURL { config.baseURL = baseURL }
         var prices = PriceTable.bundled
         if let path = config.pricesPath {
-            prices = prices.merging(try PriceTable.load(file: workspace.url(for: path)))
+            let file = workspace.url(for: path)
+            prices = prices.merging(
+                try PriceTable.load(file: file, shownAs: path, configuredAt: config.pricesLocation))
         }
         self.workspace = workspace
         self.config = config

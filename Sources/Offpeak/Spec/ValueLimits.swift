@@ -1,0 +1,25 @@
+import Foundation
+
+/// The largest durations, sizes and budgets a job spec or `offpeak.yaml` accepts.
+///
+/// Each is far beyond what anyone needs and well inside what offpeak can hold: every date derived
+/// from a duration (`now + cache_ttl`, a run's `deadline_at`) is written to the store, which cannot
+/// hold dates past the year 9999 (`deadline: 3000000d` once validated and then broke every command),
+/// and budgets are added to what a run has spent, which must not overflow. They are checked where
+/// the value is read (`YAMLNodeReader`), so every field that takes a duration or size gives one.
+enum ValueLimits {
+    /// `cache_ttl`, `deadline`, `checkpoint_max_age`: ten years.
+    static let longDuration: TimeInterval = 3650 * 86_400
+    /// `window`: one pass of a job sends calls for a day at most.
+    static let window: TimeInterval = 86_400
+    /// `http.connect_timeout`, `http.timeout`: an hour.
+    static let httpTimeout: TimeInterval = 3_600
+    /// `cache.max_bytes`: 1 TiB.
+    static let cacheBytes = 1 << 40
+    /// `budget.max_input_tokens`, `budget.max_output_tokens`: a trillion tokens.
+    static let tokens = 1_000_000_000_000
+    /// `budget.max_calls`: a billion calls.
+    static let calls = 1_000_000_000
+    /// `budget.max_dollars`: a million dollars.
+    static let dollars = 1_000_000.0
+}
