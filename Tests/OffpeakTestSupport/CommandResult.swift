@@ -37,7 +37,12 @@ public struct CommandResult: Sendable {
         let errData = ReadAll(err.fileHandleForReading)
         while process.isRunning {
             if Date() > deadline {
+                // SIGTERM first, as a user would; offpeak answers it by finishing calls in flight, so a
+                // process that is stuck (not in a call) gets SIGKILL a few seconds later.
                 process.terminate()
+                let killAt = Date() + 5
+                while process.isRunning && Date() < killAt { Thread.sleep(forTimeInterval: 0.05) }
+                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
                 break
             }
             Thread.sleep(forTimeInterval: 0.01)
