@@ -24,8 +24,10 @@ extension OffpeakCommand {
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
-            if let window, DurationParser.seconds(window).map({ $0 > 0 }) != true {
-                throw ValidationError("--window: expected a duration like 60s, 5m or 1h, got '\(window)'")
+            if let window, DurationParser.seconds(window).map({ $0 > 0 && $0 <= ValueLimits.window }) != true
+            {
+                throw ValidationError(
+                    "--window: expected a duration from 1s to 24h, like 60s, 5m or 1h, got '\(window)'")
             }
         }
 

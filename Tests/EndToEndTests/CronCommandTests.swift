@@ -31,6 +31,21 @@ struct CronCommandTests {
             ])
     }
 
+    @Test func aTicksWindowIsADurationUpToADay() throws {
+        let workspace = try TemporaryWorkspace()
+        let tick = try workspace.offpeak(["tick", "--window", "25h"])
+        #expect(tick.status == 64)
+        #expect(
+            tick.stderr.hasPrefix(
+                "Error: --window: expected a duration from 1s to 24h, like 60s, 5m or 1h, got '25h'\n"))
+        let cron = try workspace.offpeak(["cron", "--window", "3000000d"])
+        #expect(cron.status == 64)
+        #expect(
+            cron.stderr
+                == "offpeak: --window: expected a duration from 1s to 24h, like 240s or 4m, got '3000000d'\n")
+        #expect(try workspace.offpeak(["cron", "--window", "24h"]).status == 0)
+    }
+
     @Test func badExpressionsTimesAndZonesAreUsageErrors() throws {
         let cases: [([String], String)] = [
             (["cron", "next", "0 25 * * *"], "hour: expected 0-23, got '25'"),

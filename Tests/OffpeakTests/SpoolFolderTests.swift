@@ -167,6 +167,24 @@ struct SpoolFolderTests {
 
     /// Lines of a spool file are refused with the file and line, ids with control characters and
     /// repeated ids included; a file whose lines are all refused starts no run.
+    @Test func aFileThatIsNotTextIsRefusedAtItsFirstBadByte() throws {
+        let inbox = try Inbox()
+        try inbox.workspace.write("spool/inbox/ok.txt", "\u{FEFF}plain text\n")
+        let root = inbox.workspace.root
+        try Data("line one\nsecond \u{E9}t\u{E9}".utf8.map { $0 == 0xC3 ? 0xE9 : $0 }.filter { $0 != 0xA9 })
+            .write(to: root.appendingPathComponent("spool/inbox/latin1.txt"))
+        try Data([0x68, 0x00, 0x69, 0x00]).write(to: root.appendingPathComponent("spool/inbox/utf16.txt"))
+        let taken = try inbox.take()
+        #expect(taken.added.count == 1)
+        #expect(
+            taken.refused.map(\.description) == [
+                "spool/inbox/latin1.txt:2:8: not valid UTF-8: byte 0xE9 does not belong to a UTF-8 character; "
+                    + "save the file as UTF-8",
+                "spool/inbox/utf16.txt:1:1: the file is UTF-16 text (every other byte is NUL, little-endian), "
+                    + "not UTF-8; save it as UTF-8",
+            ])
+    }
+
     @Test func refusedLinesNameTheirFileAndLineAndMakeNoRun() throws {
         let inbox = try Inbox()
         try inbox.workspace.write(

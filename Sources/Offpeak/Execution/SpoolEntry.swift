@@ -62,22 +62,15 @@ extension SpoolEntry.Contents {
     func submissions(spec: JobSpec) -> (submissions: [Submission], refused: [OffpeakError]) {
         let location = entry.display
         guard name.hasSuffix(".json") || name.hasSuffix(".jsonl") else {
-            let bytes = [UInt8](data)
-            if let bad = Submission.firstInvalidUTF8(bytes) {
-                let line = bytes[..<bad].count(where: { $0 == UInt8(ascii: "\n") }) + 1
-                let column = bad - (bytes[..<bad].lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+            do {
+                let text = try UTF8Text.decode(data, file: location, status: .dataError)
                 return (
-                    [],
-                    [
-                        OffpeakError(
-                            .dataError, "not valid UTF-8 text", location: "\(location):\(line):\(column)")
-                    ]
+                    [Submission(clientId: name, variables: ["item": text, "id": name], location: location)],
+                    []
                 )
+            } catch {
+                return ([], [error])
             }
-            let text = String(decoding: bytes, as: UTF8.self)
-            return (
-                [Submission(clientId: name, variables: ["item": text, "id": name], location: location)], []
-            )
         }
         var submissions: [Submission] = []
         var refused: [OffpeakError] = []

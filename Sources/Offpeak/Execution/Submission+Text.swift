@@ -12,7 +12,7 @@ extension Submission {
     {
         var bytes = Array(bytes)
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        if let bad = firstInvalidUTF8(bytes) {
+        if let bad = UTF8Text.firstInvalidByte(in: bytes) {
             let byte = String(bytes[bad], radix: 16, uppercase: true)
             throw OffpeakError(
                 .dataError, "not valid UTF-8 (byte 0x\(byte.count == 1 ? "0" + byte : byte))",
@@ -72,19 +72,5 @@ extension Submission {
     static func codePoint(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16, uppercase: true)
         return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
-    }
-
-    /// The offset of the first byte that does not start or continue a valid UTF-8 sequence.
-    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let scalar): offset += scalar.count
-            case .error: return offset
-            case .emptyInput: return nil
-            }
-        }
     }
 }

@@ -17,8 +17,9 @@ public struct TickInstallation: Sendable {
         guard (1...60).contains(everyMinutes) else {
             throw OffpeakError(.usage, "--every: expected 1-60 minutes, got \(everyMinutes)")
         }
-        guard let seconds = DurationParser.seconds(window), seconds > 0 else {
-            throw OffpeakError(.usage, "--window: expected a duration like 240s or 4m, got '\(window)'")
+        guard let seconds = DurationParser.seconds(window), seconds > 0, seconds <= ValueLimits.window else {
+            throw OffpeakError(
+                .usage, "--window: expected a duration from 1s to 24h, like 240s or 4m, got '\(window)'")
         }
         self.binary = binary
         self.workspace = workspace

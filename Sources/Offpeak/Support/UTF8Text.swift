@@ -44,6 +44,21 @@ enum UTF8Text {
         }
     }
 
+    /// The offset of the first byte that does not start or continue a valid UTF-8 sequence, for a
+    /// reader of lines that names the column itself (`offpeak submit`).
+    static func firstInvalidByte(in bytes: [UInt8]) -> Int? {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let scalar): offset += scalar.count
+            case .error: return offset
+            case .emptyInput: return nil
+            }
+        }
+    }
+
     /// The 1-based line and column (in characters) of byte `offset` of UTF-8 `bytes`, for parsers
     /// that report a byte offset.
     static func position(ofByte offset: Int, in bytes: some Collection<UInt8>) -> (line: Int, column: Int) {

@@ -7,11 +7,11 @@ import Foundation
 /// hold dates past the year 9999 (`deadline: 3000000d` once validated and then broke every command),
 /// and budgets are added to what a run has spent, which must not overflow. They are checked where
 /// the value is read (`YAMLNodeReader`), so every field that takes a duration or size gives one.
-enum ValueLimits {
+public enum ValueLimits {
     /// `cache_ttl`, `deadline`, `checkpoint_max_age`: ten years.
     static let longDuration: TimeInterval = 3650 * 86_400
     /// `window`: one pass of a job sends calls for a day at most.
-    static let window: TimeInterval = 86_400
+    public static let window: TimeInterval = 86_400
     /// `http.connect_timeout`, `http.timeout`: an hour.
     static let httpTimeout: TimeInterval = 3_600
     /// `cache.max_bytes`: 1 TiB.
