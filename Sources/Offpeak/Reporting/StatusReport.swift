@@ -20,12 +20,15 @@ public struct StatusReport: Sendable, Codable {
 
     public var runs: [RunLine]
     public var spendToday: Spend
+    /// Runs among the newest whose rows cannot be read: listed, not a reason to show nothing.
+    public var unreadable: [UnreadableRun] = []
 
     public static func make(store: Store, now: Date = Date(), limit: Int = 20) throws(OffpeakError)
         -> StatusReport
     {
         var lines: [RunLine] = []
-        for run in try store.runs(limit: limit) {
+        let rows = try store.runRows(limit: limit)
+        for run in rows.runs {
             lines.append(
                 RunLine(
                     id: run.id, job: run.job, state: run.state, reason: run.reason,
@@ -36,14 +39,15 @@ public struct StatusReport: Sendable, Codable {
                     createdAt: run.createdAt, updatedAt: run.updatedAt))
         }
         let midnight = Calendar.current.startOfDay(for: now)
-        return StatusReport(runs: lines, spendToday: try store.spend(since: midnight))
+        return StatusReport(
+            runs: lines, spendToday: try store.spend(since: midnight), unreadable: rows.unreadable)
     }
 
     /// The report as a person reads it.
     public var text: String {
         var out = "spend today: $\(Money.format(spendToday.dollars)) in \(spendToday.calls) calls"
         out += " (naive $\(Money.format(spendToday.naiveDollars)))\n"
-        if runs.isEmpty { return out + "no runs yet\n" }
+        if runs.isEmpty && unreadable.isEmpty { return out + "no runs yet\n" }
         let table = TextTable(columns: ["RUN", "STATE", "ITEMS", "CALLS", "COST", "WHY"])
         for run in runs {
             var items = "\(run.itemsDone)/\(run.itemsTotal)"
@@ -56,6 +60,7 @@ public struct StatusReport: Sendable, Codable {
                 "$" + Money.format(run.spend.dollars), why,
             ])
         }
+        for run in unreadable { table.add([run.id, "unreadable", "-", "-", "-", run.why]) }
         return out + table.render()
     }
 }
