@@ -98,7 +98,9 @@ struct CacheBench {
         for _ in 0..<options.rounds {
             let start = ContinuousClock.now
             for index in order
-            where try cache.answer(for: RequestPlanner.cacheKey(provider: .sim, request: requests[index])) == nil {
+            where try cache.answer(for: RequestPlanner.cacheKey(provider: .sim, request: requests[index]))
+                == nil
+            {
                 misses += 1
             }
             keyedRoundSeconds.append(Self.seconds(ContinuousClock.now - start))
