@@ -11,7 +11,9 @@ build (as `make bench` passes) is ignored for this part and offpeak-bench is bui
 
 Both caches hold the same N answers (the same keys and ~2 KB texts, written by `offpeak-bench cache
 --texts-out`) and answer the same number of random hit lookups, 5 rounds each; the medians are
-compared. `bench/bench.py` runs this after its own table. Progress goes to stderr.
+compared. offpeak's lookups are timed twice: with each key at hand, and computing it from the
+item's ~2 KB request first (canonical JSON, then SHA-256), as a run does; SHA-256's time alone is
+given too. `bench/bench.py` runs this after its own table. Progress goes to stderr.
 """
 
 import argparse
