@@ -67,6 +67,13 @@ struct DamagedStoreTests {
         .map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(cells == [far, "unreadable", "-", "-", "-", why])
 
+        let fixture = SwitchableSysfs.fixtures.appendingPathComponent("ac-wifi").path
+        let queue = try workspace.offpeak(["queue", "--json", "--sysfs-root", fixture])
+        #expect(queue.status == 0, "\(queue.stderr)")
+        let deferred = try #require(try Self.json(queue.stdout)["deferred"] as? [[String: Any]])
+        #expect(
+            Set(deferred.compactMap { $0["run"] as? String }) == [docs, far], "both wait for the provider")
+
         let tick = try workspace.offpeak(["tick", "--json"])
         #expect(tick.status == 74, "\(tick.stderr)")
         let ticked = try Self.json(tick.stdout)
