@@ -82,9 +82,10 @@ import Glibc
     @Test func reportsReadItAndCommandsThatWriteSaySoAndWriteNothing() throws {
         let sim = try SimProcess()
         let (workspace, id) = try Self.inbox(sim)
+        // `cache ls` as JSON: its table says "in 23 h" a second after "in 1 d".
         let reports = [
             ["status"], ["status", "--json"], ["queue", "--sysfs-root", Self.fixture], ["costs"],
-            ["cache", "stats"], ["cache", "ls"], ["result", id],
+            ["cache", "stats"], ["cache", "ls", "--json"], ["result", id],
         ]
         let owner = try reports.map { try workspace.offpeak($0) }
         let reader = try Reader(workspace)

@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 
 /// Runs as a list read them: the rows that decode, and the ones that do not, named.
-public struct RunRows: Sendable {
-    public var runs: [RunRecord] = []
-    public var unreadable: [UnreadableRun] = []
+struct RunRows: Sendable {
+    var runs: [RunRecord] = []
+    var unreadable: [UnreadableRun] = []
 }
 
 extension Store {
@@ -33,7 +33,7 @@ extension Store {
     }
 
     /// The run, or nil when there is none or its row cannot be read: for reports that go on without it.
-    public func readableRun(id: String) throws(OffpeakError) -> RunRecord? {
+    func readableRun(id: String) throws(OffpeakError) -> RunRecord? {
         try read { db in try Store.fetchRuns(RunRecord.filter(key: id), db) }.runs.first
     }
 
@@ -43,7 +43,7 @@ extension Store {
     }
 
     /// The newest `limit` runs, those that cannot be read named apart.
-    public func runRows(limit: Int = 50) throws(OffpeakError) -> RunRows {
+    func runRows(limit: Int = 50) throws(OffpeakError) -> RunRows {
         try read { db in try Store.fetchRuns(RunRecord.order(Column("created_at").desc).limit(limit), db) }
     }
 
@@ -65,7 +65,7 @@ extension Store {
     }
 
     /// Runs that have not finished, oldest first, those that cannot be read named apart.
-    public func resumableRunRows() throws(OffpeakError) -> RunRows {
+    func resumableRunRows() throws(OffpeakError) -> RunRows {
         try read { db in
             try Store.fetchRuns(
                 RunRecord.filter(Store.openStates.contains(Column("state"))).order(Column("created_at")), db)

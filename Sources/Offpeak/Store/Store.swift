@@ -13,7 +13,7 @@ public final class Store: Sendable {
     let pool: DatabasePool
     public let url: URL
     /// Opened by `openForReading` on a store this process cannot write: every write fails.
-    public let isReadOnly: Bool
+    let isReadOnly: Bool
 
     /// Opens (creating if needed) the workspace's store and brings its schema up to date, for a
     /// command that writes. A store this process cannot write is refused here, saying so, rather
@@ -32,7 +32,7 @@ public final class Store: Sendable {
     }
 
     /// Refuses, saying why, a workspace whose store this process cannot write.
-    public static func requireWritable(_ workspace: Workspace) throws(OffpeakError) {
+    static func requireWritable(_ workspace: Workspace) throws(OffpeakError) {
         guard let readOnly = StoreAccess.readOnly(workspace) else { return }
         throw OffpeakError(
             .ioError,
@@ -43,7 +43,7 @@ public final class Store: Sendable {
     /// For commands that only report: the store as `open` gives it when this process can write it,
     /// else opened read-only (someone else's workspace, a read-only mount) without creating,
     /// migrating or writing anything.
-    public static func openForReading(_ workspace: Workspace) throws(OffpeakError) -> Store {
+    static func openForReading(_ workspace: Workspace) throws(OffpeakError) -> Store {
         guard let readOnly = StoreAccess.readOnly(workspace) else { return try open(workspace) }
         return try Store(readOnlyAt: workspace.databaseURL, because: readOnly)
     }
