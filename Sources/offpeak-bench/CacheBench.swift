@@ -3,7 +3,8 @@ import Logging
 import Offpeak
 
 /// Fills a fresh workspace's `ResponseCache` with answers, then times random hit lookups through
-/// `answer(for:)`, hit counting included.
+/// `answer(for:)`, hit counting included: once with each key at hand, and once computing it from the
+/// item's request first (`RequestPlanner.cacheKey`: canonical JSON and SHA-256), as a run does.
 struct CacheBench {
     struct Options {
         var entries: Int
@@ -28,6 +29,11 @@ struct CacheBench {
         var medianSeconds: Double
         var lookupsPerSecond: Double
         var microsecondsPerLookup: Double
+        /// The same lookups, each computing its key from the item's request first.
+        var keyedRoundSeconds: [Double]
+        var keyedLookupsPerSecond: Double
+        /// SHA-256 alone over each lookup's request text (about `payloadBytes` bytes), median round.
+        var hashMicroseconds: Double
         var misses: Int
         var hitsCounted: Int
         /// Writing the hit counts still pending after the rounds (hits are counted in memory and
@@ -52,8 +58,14 @@ struct CacheBench {
         let cache = ResponseCache(store: store, maxBytes: 1 << 40, logger: Logger(label: "offpeak-bench"))
 
         var random = SampleText(seed: options.seed)
-        let keys = (0..<options.entries).map { SHA256.hex("offpeak-bench item \($0)") }
         let texts = (0..<options.entries).map { _ in random.paragraph(bytes: options.payloadBytes) }
+        let requests = (0..<options.entries).map { _ in
+            CompletionRequest(
+                model: "claude-haiku-4-5", system: "You answer support tickets in one line.",
+                messages: [ChatMessage(role: .user, content: random.paragraph(bytes: options.payloadBytes))],
+                maxTokens: 120, temperature: 0)
+        }
+        let keys = requests.map { RequestPlanner.cacheKey(provider: .sim, request: $0) }
         if let path = options.textsOut { try export(keys: keys, texts: texts, to: path) }
 
         let fillStart = ContinuousClock.now
@@ -82,22 +94,52 @@ struct CacheBench {
             }
             roundSeconds.append(Self.seconds(ContinuousClock.now - start))
         }
+        var keyedRoundSeconds: [Double] = []
+        for _ in 0..<options.rounds {
+            let start = ContinuousClock.now
+            for index in order
+            where try cache.answer(for: RequestPlanner.cacheKey(provider: .sim, request: requests[index]))
+                == nil
+            {
+                misses += 1
+            }
+            keyedRoundSeconds.append(Self.seconds(ContinuousClock.now - start))
+        }
+        let hashMicroseconds = hashTime(requests.map { $0.messages[0].content }, order: order)
         let flushStart = ContinuousClock.now
         try cache.flush()
         let flushSeconds = Self.seconds(ContinuousClock.now - flushStart)
         if misses > 0 { throw Failure(description: "\(misses) lookups missed; every lookup should hit") }
 
         let stats = try cache.stats()
-        let median = roundSeconds.sorted()[roundSeconds.count / 2]
+        let median = Self.median(roundSeconds)
         return Report(
             entries: options.entries, lookups: options.lookups, rounds: options.rounds,
             averageTextBytes: texts.reduce(0) { $0 + $1.utf8.count } / max(1, texts.count),
             rawBytes: stats.rawBytes, storedBytes: stats.storedBytes, fillSeconds: fillSeconds,
             roundSeconds: roundSeconds, medianSeconds: median,
             lookupsPerSecond: Double(options.lookups) / median,
-            microsecondsPerLookup: median * 1e6 / Double(options.lookups), misses: misses,
+            microsecondsPerLookup: median * 1e6 / Double(options.lookups),
+            keyedRoundSeconds: keyedRoundSeconds,
+            keyedLookupsPerSecond: Double(options.lookups) / Self.median(keyedRoundSeconds),
+            hashMicroseconds: hashMicroseconds, misses: misses,
             hitsCounted: stats.hitsTotal, flushSeconds: flushSeconds)
     }
+
+    /// Microseconds to hash one text, median of the rounds (each hashes the texts in lookup order).
+    private func hashTime(_ texts: [String], order: [Int]) -> Double {
+        var rounds: [Double] = []
+        var checksum = 0
+        for _ in 0..<options.rounds {
+            let start = ContinuousClock.now
+            for index in order { checksum &+= SHA256.hex(texts[index]).utf8.count }
+            rounds.append(Self.seconds(ContinuousClock.now - start))
+        }
+        precondition(checksum > 0)
+        return Self.median(rounds) * 1e6 / Double(max(1, order.count))
+    }
+
+    static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
     private func export(keys: [String], texts: [String], to path: String) throws {
         var lines = Data()

@@ -8,10 +8,13 @@ extension OffpeakCommand {
             abstract: "Inspect or empty the cache of answers and research sources.",
             subcommands: [Stats.self, List.self, Show.self, Purge.self], defaultSubcommand: Stats.self)
 
-        /// The workspace's cache, capped as `offpeak.yaml` says.
-        static func open(_ common: CommonOptions) throws -> ResponseCache {
+        /// The workspace's cache, capped as `offpeak.yaml` says; read-only (when the store is) for
+        /// every subcommand but `purge`.
+        static func open(_ common: CommonOptions, forReading: Bool = true) throws -> ResponseCache {
             let context = try common.context()
-            let store = try Terminal.attempt { try context.openStore() }
+            let store = try Terminal.attempt {
+                try forReading ? context.openStoreForReading() : context.openStore()
+            }
             return ResponseCache(store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
         }
 
@@ -179,7 +182,7 @@ extension OffpeakCommand {
             }
 
             func run() throws {
-                let removed = try Terminal.attempt { try Cache.open(common).purge(scope) }
+                let removed = try Terminal.attempt { try Cache.open(common, forReading: false).purge(scope) }
                 if output.json { return try Terminal.printJSON(["removed": removed]) }
                 print("removed \(removed) \(removed == 1 ? "entry" : "entries")")
             }

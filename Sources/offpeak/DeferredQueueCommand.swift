@@ -18,7 +18,7 @@ extension OffpeakCommand {
             let context = try common.context()
             let report = try Terminal.attempt {
                 try QueueReport.make(
-                    store: try context.openStore(),
+                    store: try context.openStoreForReading(),
                     conditions: context.gate(sysfsRoot: sysfs.sysfsRoot).read())
             }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }

@@ -98,7 +98,7 @@ extension OffpeakCommand {
 
         func run() throws {
             let context = try common.context()
-            let store = try Terminal.attempt { try context.openStore() }
+            let store = try Terminal.attempt { try context.openStoreForReading() }
             let deadline = Date() + timeout
             while true {
                 guard let (request, result) = try Terminal.attempt({ try store.request(id: id) }) else {

@@ -17,7 +17,7 @@ extension OffpeakCommand {
         func run() throws {
             let context = try common.context()
             let report = try Terminal.attempt {
-                try StatusReport.make(store: try context.openStore(), limit: limit)
+                try StatusReport.make(store: try context.openStoreForReading(), limit: limit)
             }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
         }
@@ -35,7 +35,9 @@ extension OffpeakCommand {
 
         func run() throws {
             let context = try common.context()
-            let report = try Terminal.attempt { try CostReport.make(store: try context.openStore(), by: by) }
+            let report = try Terminal.attempt {
+                try CostReport.make(store: try context.openStoreForReading(), by: by)
+            }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
         }
     }

@@ -38,7 +38,19 @@ enum Terminal {
     }
 
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data("offpeak: \(line)\n".utf8))
+        writeError("offpeak: \(line)\n")
+    }
+
+    /// Writes to stderr, giving up on a failed write: FileHandle traps on one, and after SIGHUP the
+    /// terminal is gone (EIO) while the run still has to checkpoint and exit 75.
+    static func writeError(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     static func printJSON<T: Encodable>(_ value: T) throws {
@@ -58,11 +70,11 @@ enum Terminal {
             var line =
                 "\r\u{1B}[K[\(progress.done)/\(progress.total)] \(progress.job) · $\(Money.format(progress.dollars))"
             if progress.failed > 0 { line += " · \(progress.failed) failed" }
-            FileHandle.standardError.write(Data(line.utf8))
+            writeError(line)
         }
     }
 
     static func endProgressLine() {
-        if stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if stderrIsTerminal { writeError("\r\u{1B}[K") }
     }
 }

@@ -128,8 +128,12 @@ struct OffpeakBinaryTests {
         #expect((try second.stats()["calls"] as? Int) == 12 - done)
     }
 
-    /// The official Python SDKs parse the sim's answers (skipped where they are not installed).
-    @Test(.enabled(if: pythonSDKsInstalled())) func officialSDKsParseSimAnswers() throws {
+    /// The official Python SDKs parse the sim's answers. They are installed when missing, and the
+    /// test fails (it skipped before) when they cannot be.
+    @Test func officialSDKsParseSimAnswers() throws {
+        try PythonPackages.require(
+            ["anthropic", "openai"], packages: ["anthropic", "openai"],
+            for: "check that the SDKs parse the sim's answers")
         let sim = try SimProcess()
         let script = BuiltBinaries.packageRoot.appendingPathComponent("scripts/sdk_check.py")
         let result = try CommandResult.run(
@@ -137,10 +141,4 @@ struct OffpeakBinaryTests {
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("sdk_check: ok"))
     }
-}
-
-func pythonSDKsInstalled() -> Bool {
-    let check = try? CommandResult.run(
-        URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", "import anthropic, openai"], timeout: 30)
-    return check?.status == 0
 }

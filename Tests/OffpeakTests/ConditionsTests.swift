@@ -1,4 +1,5 @@
 import Foundation
+import OffpeakTestSupport
 import Testing
 
 @testable import Offpeak
@@ -325,11 +326,15 @@ struct ConditionsTests {
         #expect(MachineConditions.defaultRoot(environment: ["OFFPEAK_SYSFS_ROOT": "/tmp/x"]).path == "/tmp/x")
     }
 
-    /// This VM: no power supplies (AC), eth0 is a virtio NIC that is up, ifb0/ifb1/lo are virtual.
+    /// This machine, whatever it is (a server with no power supplies, a laptop on battery): what
+    /// `PowerState` reads from /sys agrees with the files, read here on their own by systemd's
+    /// `ConditionACPower` rule. It asserted "on AC" before, which fails on any laptop on battery.
     @Test func thisMachine() throws {
         let sys = URL(fileURLWithPath: "/sys")
         let power = PowerState.read(sysfsRoot: sys)
-        #expect(power.onAC)
+        let files = Self.powerFromFiles(sys)
+        #expect(power.onAC == files.onAC, "\(power.why)")
+        #expect(power.batteryPercent == files.percent)
         let network = NetworkState.read(sysfsRoot: sys, metered: [], unmetered: [])
         let physicalUp =
             (try? FileManager.default.contentsOfDirectory(atPath: "/sys/class/net"))?
@@ -342,5 +347,43 @@ struct ConditionsTests {
             } ?? []
         #expect(network.unmetered == !physicalUp.isEmpty)
         for interface in network.interfaces where interface.name == "lo" { #expect(!interface.counts) }
+    }
+
+    /// The same check on every committed fixture, on AC and on battery: the check itself is sound.
+    @Test(arguments: ["ac-offline", "ac-wifi", "battery-wifi", "battery-wwan"])
+    func fixtureReadingsAgreeWithTheirFiles(fixture: String) {
+        let root = SwitchableSysfs.fixtures.appendingPathComponent(fixture, isDirectory: true)
+        let files = Self.powerFromFiles(root)
+        #expect(files.onAC == fixture.hasPrefix("ac-"))
+        #expect(PowerState.read(sysfsRoot: root).onAC == files.onAC)
+        #expect(PowerState.read(sysfsRoot: root).batteryPercent == files.percent)
+    }
+
+    /// `class/power_supply` read directly: on AC when a supply that is not a battery is online or
+    /// no system battery (present, not a peripheral's) is discharging; the first such battery by
+    /// name with a capacity from 0 to 100 gives the percent.
+    static func powerFromFiles(_ root: URL) -> (onAC: Bool, percent: Int?) {
+        let folder = root.appendingPathComponent("class/power_supply")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+        var online = false
+        var discharging = false
+        var percent: Int?
+        for name in names {
+            func read(_ file: String) -> String? {
+                (try? String(contentsOf: folder.appendingPathComponent("\(name)/\(file)"), encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            guard let type = read("type"), !type.isEmpty else { continue }
+            guard type == "Battery" else {
+                online = online || (Int(read("online") ?? "") ?? 0) > 0
+                continue
+            }
+            if read("scope") == "Device" || read("present") == "0" { continue }
+            discharging = discharging || read("status") == "Discharging"
+            if percent == nil, let capacity = Int(read("capacity") ?? ""), (0...100).contains(capacity) {
+                percent = capacity
+            }
+        }
+        return (online || !discharging, percent)
     }
 }

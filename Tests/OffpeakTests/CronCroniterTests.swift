@@ -92,26 +92,11 @@ struct CronCroniterTests {
 
 /// Runs `scripts/croniter_next.py`, installing croniter first when it is missing.
 enum Croniter {
-    static let env = URL(fileURLWithPath: "/usr/bin/env")
     static var script: URL { BuiltBinaries.packageRoot.appendingPathComponent("scripts/croniter_next.py") }
 
-    struct Unavailable: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    /// `python3 -m pip install croniter`, retried for externally managed and user-only environments.
-    /// - Throws: `Unavailable` when croniter cannot be imported afterwards, so the test fails loudly.
+    /// Installs croniter when it is missing; throws (the test fails) when it cannot.
     static func install() throws {
-        if try python(["-c", "import croniter"]).status == 0 { return }
-        var log = ""
-        for extra in [[], ["--break-system-packages"], ["--user"], ["--user", "--break-system-packages"]] {
-            let result = try python(["-m", "pip", "install", "--quiet"] + extra + ["croniter"])
-            log += result.stderr
-            if try python(["-c", "import croniter"]).status == 0 { return }
-        }
-        throw Unavailable(
-            description: "croniter is needed to check cron evaluation and could not be installed with "
-                + "`python3 -m pip install croniter`: \(log.suffix(600))")
+        try PythonPackages.require(["croniter"], packages: ["croniter"], for: "check cron evaluation")
     }
 
     static func answers(for cases: [CronCroniterTests.Case]) throws -> [CronCroniterTests.Answer] {
@@ -123,7 +108,8 @@ enum Croniter {
         }
         let result = try python([script.path], stdin: Data(input.utf8))
         guard result.status == 0 else {
-            throw Unavailable(description: "croniter_next.py failed: \(result.stderr.suffix(2_000))")
+            throw PythonPackages.Unavailable(
+                description: "croniter_next.py failed: \(result.stderr.suffix(2_000))")
         }
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -133,6 +119,6 @@ enum Croniter {
     }
 
     private static func python(_ arguments: [String], stdin: Data? = nil) throws -> CommandResult {
-        try CommandResult.run(env, ["python3"] + arguments, stdin: stdin, timeout: 900)
+        try PythonPackages.python(arguments, stdin: stdin)
     }
 }

@@ -25,7 +25,8 @@ public final class ResponseCache: Sendable {
         self.maxBytes = maxBytes
         self.logger = logger
         do {
-            lookups = try CacheLookups(url: store.url)
+            // A read-only store is read as `Store` could open it (maybe immutable): through its pool.
+            lookups = store.isReadOnly ? nil : try CacheLookups(url: store.url)
         } catch {
             logger.warning("cache: no connection of its own (\(error)); lookups share the store's")
             lookups = nil

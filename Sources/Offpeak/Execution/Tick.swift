@@ -68,6 +68,7 @@ public struct Tick: Sendable {
     }
 
     public func run(_ options: Options) throws(OffpeakError) -> Report {
+        try Store.requireWritable(context.workspace)  // says "read-only", not "cannot open tick.lock"
         let lock: WorkspaceLock
         switch try WorkspaceLock.acquire(context.workspace) {
         case .acquired(let held): lock = held
@@ -141,7 +142,15 @@ public struct Tick: Sendable {
         func pick(_ spec: JobSpec, _ why: String) {
             if seen.insert(spec.name).inserted { picked.append((spec, why)) }
         }
-        for run in try store.resumableRuns() {
+        let open = try store.resumableRunRows()
+        // A run whose row cannot be read is reported once; its job is not started (`run` would
+        // refuse it the same way), the others go on.
+        for unreadable in open.unreadable {
+            seen.insert(unreadable.job)
+            report.errors.append(unreadable.description)
+            report.status = max(report.status, ExitStatus.ioError.rawValue)
+        }
+        for run in open.runs {
             // The spec file as it is now; a run made without one (`offpeak summarize`) from the spec it
             // kept. A job whose file was removed is left alone: removing it is how a user stops it.
             if let spec = specs[run.job] {

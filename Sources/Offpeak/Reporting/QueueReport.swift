@@ -44,7 +44,7 @@ public struct QueueReport: Sendable, Encodable {
     {
         var entries: [Entry] = []
         for record in try store.deferred() {
-            let run = try record.runId.flatMap { id throws(OffpeakError) in try store.run(id: id) }
+            let run = try record.runId.flatMap { id throws(OffpeakError) in try store.readableRun(id: id) }
             entries.append(
                 Entry(
                     job: record.job, run: record.runId, reasons: record.reasonList,

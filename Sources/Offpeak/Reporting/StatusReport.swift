@@ -20,6 +20,8 @@ public struct StatusReport: Sendable, Codable {
 
     public var runs: [RunLine]
     public var spendToday: Spend
+    /// Runs among the newest whose rows cannot be read: listed, not a reason to show nothing.
+    public var unreadable: [UnreadableRun] = []
     /// The longest WHY shown in the table; `--json` and `result` have the whole text.
     static let whyWidth = 160
 
@@ -27,7 +29,8 @@ public struct StatusReport: Sendable, Codable {
         -> StatusReport
     {
         var lines: [RunLine] = []
-        for run in try store.runs(limit: limit) {
+        let rows = try store.runRows(limit: limit)
+        for run in rows.runs {
             lines.append(
                 RunLine(
                     id: run.id, job: run.job, state: run.state, reason: run.reason,
@@ -38,7 +41,8 @@ public struct StatusReport: Sendable, Codable {
                     createdAt: run.createdAt, updatedAt: run.updatedAt))
         }
         let midnight = Calendar.current.startOfDay(for: now)
-        return StatusReport(runs: lines, spendToday: try store.spend(since: midnight))
+        return StatusReport(
+            runs: lines, spendToday: try store.spend(since: midnight), unreadable: rows.unreadable)
     }
 
     /// The report as a person reads it.
@@ -46,7 +50,7 @@ public struct StatusReport: Sendable, Codable {
         var out = "spend today: \(spendToday.dollarCell(spendToday.dollars)) in "
         out +=
             "\(Plural.count(spendToday.calls, "call")) (naive \(spendToday.dollarCell(spendToday.naiveDollars)))\n"
-        if runs.isEmpty { return out + "no runs yet\n" }
+        if runs.isEmpty && unreadable.isEmpty { return out + "no runs yet\n" }
         let table = TextTable(columns: ["RUN", "STATE", "ITEMS", "CALLS", "COST", "WHY"])
         for run in runs {
             var items = "\(run.itemsDone)/\(run.itemsTotal)"
@@ -59,6 +63,9 @@ public struct StatusReport: Sendable, Codable {
                 run.spend.dollarCell(run.spend.dollars),
                 TextTable.shortened(TextTable.oneLine(why), to: Self.whyWidth),
             ])
+        }
+        for run in unreadable {
+            table.add([run.id, "unreadable", "-", "-", "-", TextTable.shortened(run.why, to: Self.whyWidth)])
         }
         let unpriced = runs.reduce(0) { $0 + $1.spend.unpricedCalls }
         return out + table.render() + (Spend.unpricedNote(calls: unpriced, models: []) ?? "")

@@ -2,26 +2,6 @@ import Foundation
 import GRDB
 
 extension Store {
-    /// The newest run of `job` that has not finished, if any.
-    public func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord? {
-        try read { db in try Store.resumableRun(in: db, job: job) }
-    }
-
-    static func resumableRun(in db: Database, job: String) throws -> RunRecord? {
-        let open = [RunState.idle, .running, .waiting, .interrupted].map(\.rawValue)
-        return try RunRecord.filter(Column("job") == job).filter(open.contains(Column("state")))
-            .order(Column("created_at").desc).fetchOne(db)
-    }
-
-    public func run(id: String) throws(OffpeakError) -> RunRecord? {
-        try read { db in try RunRecord.fetchOne(db, key: id) }
-    }
-
-    /// Runs, newest first.
-    public func runs(limit: Int = 50) throws(OffpeakError) -> [RunRecord] {
-        try read { db in try RunRecord.order(Column("created_at").desc).limit(limit).fetchAll(db) }
-    }
-
     /// The job's unfinished run, or `fresh` with its requests saved, decided in one (IMMEDIATE)
     /// transaction: two processes starting the same job at the same moment get the same run, never
     /// one each (which would answer every item twice).
@@ -209,15 +189,5 @@ extension Store {
             runId: run.id, segment: segment, done: run.itemsDone, lastRequestId: lastRequestID,
             updatedAt: run.updatedAt
         ).save(db)
-    }
-}
-
-extension Store {
-    /// Runs that have not finished, oldest first.
-    public func resumableRuns() throws(OffpeakError) -> [RunRecord] {
-        let open = [RunState.idle, .running, .waiting, .interrupted].map(\.rawValue)
-        return try read { db in
-            try RunRecord.filter(open.contains(Column("state"))).order(Column("created_at")).fetchAll(db)
-        }
     }
 }

@@ -12,9 +12,14 @@ import Glibc
 public final class Store: Sendable {
     let pool: DatabasePool
     public let url: URL
+    /// Opened by `openForReading` on a store this process cannot write: every write fails.
+    let isReadOnly: Bool
 
-    /// Opens (creating if needed) the workspace's store and brings its schema up to date.
+    /// Opens (creating if needed) the workspace's store and brings its schema up to date, for a
+    /// command that writes. A store this process cannot write is refused here, saying so, rather
+    /// than failing at some later write.
     public static func open(_ workspace: Workspace) throws(OffpeakError) -> Store {
+        try requireWritable(workspace)
         do {
             try FileManager.default.createDirectory(
                 at: workspace.cacheDirectory, withIntermediateDirectories: true,
@@ -26,43 +31,68 @@ public final class Store: Sendable {
         return try Store(url: workspace.databaseURL)
     }
 
+    /// Refuses, saying why, a workspace whose store this process cannot write.
+    static func requireWritable(_ workspace: Workspace) throws(OffpeakError) {
+        guard let readOnly = StoreAccess.readOnly(workspace) else { return }
+        throw OffpeakError(
+            .ioError,
+            "\(readOnly.path) is read-only: \(readOnly.reason); this command writes to the store "
+                + "(status, queue, costs, cache stats and result only read it, and work)")
+    }
+
+    /// For commands that only report: the store as `open` gives it when this process can write it,
+    /// else opened read-only (someone else's workspace, a read-only mount) without creating,
+    /// migrating or writing anything.
+    static func openForReading(_ workspace: Workspace) throws(OffpeakError) -> Store {
+        guard let readOnly = StoreAccess.readOnly(workspace) else { return try open(workspace) }
+        return try Store(readOnlyAt: workspace.databaseURL, because: readOnly)
+    }
+
     public init(url: URL) throws(OffpeakError) {
         self.url = url
-        do {
-            try Store.createOwnerOnly(url)
-            var configuration = Configuration()
-            configuration.busyMode = .timeout(10)
-            configuration.foreignKeysEnabled = true
-            configuration.label = "offpeak"
-            pool = try Store.openPool(url, configuration: configuration)
-        } catch let error as OffpeakError {
-            throw error
-        } catch {
-            throw OffpeakError(.ioError, "cannot open the store at \(url.path)", cause: "\(error)")
-        }
+        isReadOnly = false
+        pool = try Store.openPool(url, configuration: Store.configuration(readOnly: false))
+    }
+
+    private init(readOnlyAt url: URL, because readOnly: StoreAccess.ReadOnly) throws(OffpeakError) {
+        self.url = url
+        isReadOnly = true
+        pool = try StoreAccess.openReadOnly(
+            url, because: readOnly, configuration: Store.configuration(readOnly: true))
+    }
+
+    static func configuration(readOnly: Bool) -> Configuration {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "offpeak"
+        configuration.readonly = readOnly
+        return configuration
     }
 
     /// Opens the pool and brings the schema up to date under an exclusive `flock` on a file beside
     /// the database. Two processes opening a new workspace at the same moment would otherwise both
     /// create the tables (the migrator checks what is applied, then applies the rest in separate
     /// transactions), or one would fail to switch the new file to WAL ("database is locked").
-    private static func openPool(_ url: URL, configuration: Configuration) throws -> DatabasePool {
+    /// Whether the store is new is decided under the lock too: a missing file is created (see
+    /// `StoreAccess.create`), and an empty one, which offpeak never leaves, is refused.
+    private static func openPool(_ url: URL, configuration: Configuration) throws(OffpeakError)
+        -> DatabasePool
+    {
         let lock = try FileLock.exclusive(at: url.path + ".migrate.lock")
         defer { withExtendedLifetime(lock) {} }
-        let pool = try DatabasePool(path: url.path, configuration: configuration)
-        try StoreMigrations.migrator.migrate(pool)
-        return pool
-    }
-
-    /// Creates the database file with mode 0600 before SQLite does, so it is never world-readable;
-    /// SQLite gives its -wal and -shm files the same mode as the database.
-    private static func createOwnerOnly(_ url: URL) throws(OffpeakError) {
-        let fd = Glibc.open(url.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw OffpeakError.system("cannot create", url.path)
+        switch try StoreAccess.size(of: url) {
+        case nil: try StoreAccess.create(url, configuration: configuration)
+        case 0?: throw StoreAccess.emptied(url)
+        default: break
         }
-        fchmod(fd, 0o600)
-        close(fd)
+        do {
+            let pool = try DatabasePool(path: url.path, configuration: configuration)
+            try StoreMigrations.migrator.migrate(pool)
+            return pool
+        } catch {
+            throw OffpeakError(.ioError, "cannot open the store at \(url.path)", cause: "\(error)")
+        }
     }
 
     /// Reads in a snapshot.

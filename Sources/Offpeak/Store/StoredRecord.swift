@@ -6,4 +6,10 @@ public protocol StoredRecord: Codable, FetchableRecord, MutablePersistableRecord
 extension StoredRecord {
     public static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
     public static var databaseColumnEncodingStrategy: DatabaseColumnEncodingStrategy { .convertToSnakeCase }
+
+    /// Before every insert, update or upsert: a date the store could not read back is refused
+    /// (`StoredDate`), so one value never makes its row, and every command that lists it, unreadable.
+    public func willSave(_ db: Database) throws {
+        try StoredDate.check(self)
+    }
 }

@@ -40,6 +40,11 @@ public struct WorkspaceContext: Sendable {
         try Store.open(workspace)
     }
 
+    /// The store for a command that only reads it: read-only when this process cannot write it.
+    public func openStoreForReading() throws(OffpeakError) -> Store {
+        try Store.openForReading(workspace)
+    }
+
     /// The configured provider; a missing key is a configuration error (78) naming the variable.
     public func makeProvider(cancellation: CancellationFlag? = nil) throws(OffpeakError)
         -> any CompletionProvider
