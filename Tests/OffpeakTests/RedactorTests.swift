@@ -47,6 +47,14 @@ struct RedactorTests {
         ),
         ("api_key => 'abcdef'", "api_key => '[redacted]'"),
         ("Password: hunter2.", "Password: [redacted]."),
+        (
+            #"{"X-Api-Key": ["abcdef"], "Accept": ["*/*"]}"#,
+            #"{"X-Api-Key": ["[redacted]"], "Accept": ["*/*"]}"#
+        ),
+        ("[('x-api-key', 'abcdef'), ('accept', '*/*')]", "[('x-api-key', '[redacted]'), ('accept', '*/*')]"),
+        ("next=%2Fcb%3Fapi_key%3Dabc123%26x%3D1", "next=%2Fcb%3Fapi_key%3D[redacted]"),
+        ("offpeak --api-key=abc123 run", "offpeak --api-key=[redacted] run"),
+        ("Authorization: Bearer sk-1234", "Authorization: Bearer [redacted]"),
         // Keys with a vendor's prefix, anywhere.
         ("key sk-ant-api03-AbCdEf0123456789xyz here", "key [redacted] here"),
         ("OPENAI_API_KEY=sk-abcdefghijklmnop1234", "OPENAI_API_KEY=[redacted]"),
@@ -127,6 +135,8 @@ struct RedactorTests {
         "ids: msg_01XFDUDYJgAACzvnptvVoYEL, chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT, req_011CXYZabc123",
         "He was the bearer of bad news; bearer bonds and a Bearer token go in the Authorization header.",
         "Authorization: required. Authorization: Bearer <token>. Authorization: Bearer $OPENAI_API_KEY",
+        "Send the header Authorization: Bearer token, or Authorization: Basic creds.",
+        "[('accept', '*/*'), ('user-agent', 'curl/8.5.0')] and [\"password\", \"username\"] fields",
         "The secret: practice. The password is stored in a vault. Password: (see below)",
         "max_tokens: 1024, eos_token: </s>, token: 5, input tokens: 123, \"token\": \"Hello\"",
         "Visit https://example.com/path?page=2#top or mail user@example.com, mailto:a@b.c",

@@ -35,7 +35,8 @@ struct CredentialScan {
             let candidate =
                 flags & (Self.startsSecret | Self.startsSpecial) != 0
                 || (flags & Self.startsPrefix != 0 && !Self.isAlphanumeric(previous))
-                || (flags & Self.startsName != 0 && !Self.isIdentifier(previous))
+                || (flags & Self.startsName != 0
+                    && (!Self.isIdentifier(previous) || afterPercentEscape(index)))
             if candidate, let range = match(at: index, previous: previous), range.upperBound > index {
                 replace(range)
                 index = range.upperBound
@@ -68,7 +69,11 @@ struct CredentialScan {
         if byte == UInt8(ascii: ":"), let range = userInfo(after: index) { return range }
         if byte == UInt8(ascii: "-"), let range = privateKeyBlock(at: index) { return range }
         if !Self.isAlphanumeric(previous), let range = prefixedToken(at: index) { return range }
-        if Self.isLetter(byte), !Self.isIdentifier(previous) { return namedField(at: index) }
+        if Self.isIdentifier(byte), !Self.isDigit(byte),
+            !Self.isIdentifier(previous) || afterPercentEscape(index)
+        {
+            return namedField(at: index)
+        }
         return nil
     }
 
@@ -78,18 +83,23 @@ struct CredentialScan {
     static let startsName: UInt8 = 4
     static let startsSpecial: UInt8 = 8
 
-    /// Per byte value, what it may start: a known secret, a prefixed key, a name, or user-info
-    /// (`:`) and private keys (`-`).
+    /// Per byte value, what it may start: a known secret, a prefixed key, a name (a letter, or the
+    /// `-`/`_` of `--api-key`), or user-info (`:`) and private keys (`-`).
     static func startFlags(secretsByFirstByte: [[[UInt8]]]) -> [UInt8] {
         (0..<256).map { value in
             let byte = UInt8(value)
             var flags: UInt8 = 0
             if !secretsByFirstByte[value].isEmpty { flags |= startsSecret }
             if !prefixRulesByFirstByte[value].isEmpty { flags |= startsPrefix }
-            if isLetter(byte) { flags |= startsName }
+            if isIdentifier(byte) && !isDigit(byte) { flags |= startsName }
             if byte == UInt8(ascii: ":") || byte == UInt8(ascii: "-") { flags |= startsSpecial }
             return flags
         }
+    }
+
+    /// Right after `%XX`: in a percent-encoded query (`%3Fapi_key%3D…`) a name follows an escape.
+    private func afterPercentEscape(_ index: Int) -> Bool {
+        index >= 3 && bytes[index - 3] == UInt8(ascii: "%")
     }
 
     // MARK: Known secrets

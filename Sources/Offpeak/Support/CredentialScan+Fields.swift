@@ -1,87 +1,11 @@
-/// The credential shapes `CredentialScan` recognizes without knowing the value: keys with a
-/// vendor's prefix, and values after a name that says they are credentials.
+/// Credentials recognized by the name in front of them: `x-api-key: …`, `"api_key": "…"`,
+/// `client_secret=…`, `Authorization: Bearer …`, and a token after `Bearer`.
 ///
-/// Each shape asks for evidence that the text is a credential and not prose: a prefix at the start
-/// of a word and a random-looking body (a digit or capital, or 32 characters); a value after a
-/// name such as `x-api-key`, `"password"` or `client_secret`; a token after `Bearer` that holds a
-/// digit. So `task-scheduler`, `sk-learn`, a 40-character hex cache key and a request id pass
-/// through unchanged.
+/// Each asks for evidence that the value is a credential and not prose: a technical name
+/// (`API_KEY`, `x-api-key`, `apiKey`) takes any value, a plain word (`password`, `token`) only a
+/// value that looks random (a digit, or many characters), so `eos_token: </s>`, `max_tokens: 1024`
+/// and "the secret: practice" pass through unchanged.
 extension CredentialScan {
-    struct PrefixRule {
-        var prefix: [UInt8]
-        /// Characters after the prefix, at least.
-        var minimumBody: Int
-        /// The body may hold dots (`ya29.…`, a JWT's three parts).
-        var dots = false
-    }
-
-    static let prefixRules: [PrefixRule] = {
-        var rules = [
-            ("sk-", 8), ("sk_", 12), ("rk_live_", 10), ("rk_test_", 10), ("github_pat_", 20), ("glpat-", 16),
-            ("AKIA", 16), ("ASIA", 16), ("AIza", 30), ("gsk_", 20), ("hf_", 20), ("xai-", 20),
-            ("pplx-", 20), ("nvapi-", 20), ("r8_", 20), ("csk-", 20), ("npm_", 30), ("pypi-", 30),
-            ("dop_v1_", 30), ("shpat_", 20), ("sq0atp-", 20), ("xapp-", 10),
-        ].map { PrefixRule(prefix: Array($0.0.utf8), minimumBody: $0.1) }
-        rules += ["ghp_", "gho_", "ghu_", "ghs_", "ghr_"].map {
-            PrefixRule(prefix: Array($0.utf8), minimumBody: 20)
-        }
-        rules += ["xoxb-", "xoxp-", "xoxa-", "xoxr-", "xoxs-", "xoxe-"].map {
-            PrefixRule(prefix: Array($0.utf8), minimumBody: 10)
-        }
-        rules += [
-            PrefixRule(prefix: Array("ya29.".utf8), minimumBody: 20, dots: true),
-            PrefixRule(prefix: Array("SG.".utf8), minimumBody: 20, dots: true),
-            PrefixRule(prefix: Array("eyJ".utf8), minimumBody: 20, dots: true),
-        ]
-        return rules
-    }()
-
-    /// Rule indices by the prefix's first byte.
-    static let prefixRulesByFirstByte: [[Int]] = {
-        var table = [[Int]](repeating: [], count: 256)
-        for (index, rule) in prefixRules.enumerated() { table[Int(rule.prefix[0])].append(index) }
-        return table
-    }()
-
-    /// A key with a known prefix, starting at a word boundary: the whole token.
-    mutating func prefixedToken(at index: Int) -> Range<Int>? {
-        for ruleIndex in Self.prefixRulesByFirstByte[Int(bytes[index])]
-        where index >= prefixFailedUntil[ruleIndex] {
-            let rule = Self.prefixRules[ruleIndex]
-            guard bytes.count - index > rule.prefix.count,
-                rule.prefix.indices.allSatisfy({ bytes[index + $0] == rule.prefix[$0] })
-            else { continue }
-            var end = index + rule.prefix.count
-            var digits = 0
-            var capitals = 0
-            var dots = 0
-            while end < bytes.count {
-                let byte = bytes[end]
-                if Self.isDigit(byte) {
-                    digits += 1
-                } else if Self.isUpper(byte) {
-                    capitals += 1
-                } else if byte == UInt8(ascii: ".") && rule.dots {
-                    dots += 1
-                } else if !Self.isIdentifier(byte) {
-                    break
-                }
-                end += 1
-            }
-            while rule.dots, end > index, bytes[end - 1] == UInt8(ascii: ".") {
-                end -= 1
-                dots -= 1
-            }
-            let body = end - index - rule.prefix.count
-            let isJWT = rule.prefix.first == UInt8(ascii: "e")
-            if body >= rule.minimumBody, digits + capitals > 0 || body >= 32, !isJWT || dots >= 2 {
-                return index..<end
-            }
-            prefixFailedUntil[ruleIndex] = end
-        }
-        return nil
-    }
-
     enum FieldKind {
         /// `api_key`, `password`, `client_secret`…: any value is a credential.
         case secret
@@ -111,7 +35,11 @@ extension CredentialScan {
         let name = index..<end
         if name.count == 6, endsWith(Self.bearer, name) { return bearerToken(after: end) }
         // The separator first: it is two byte checks, and most words in prose have none.
-        guard var start = valueStart(after: end), let (kind, technical) = fieldKind(name) else { return nil }
+        // `('x-api-key', '…')`: a header list printed as Python tuples separates with a comma.
+        let inTuple = index >= 2 && Self.isQuote(bytes[index - 1]) && bytes[index - 2] == UInt8(ascii: "(")
+        guard var start = valueStart(after: end, commaSeparates: inTuple),
+            let (kind, technical) = fieldKind(name)
+        else { return nil }
         var quote: UInt8?
         var escaped = false
         if start + 1 < bytes.count, bytes[start] == UInt8(ascii: "\\"), Self.isQuote(bytes[start + 1]) {
@@ -138,8 +66,11 @@ extension CredentialScan {
             var credential = scheme
             while credential < bytes.count, Self.isSpace(bytes[credential]) { credential += 1 }
             if scheme > start, credential > scheme {
+                // `Bearer token` in documentation is a word; a credential is longer or has digits.
                 let value = credential..<valueEnd(from: credential)
-                if !value.isEmpty, !isPlaceholder(value) { return value }
+                if !value.isEmpty, !isPlaceholder(value), looksLikeCredential(value, minimum: 1, long: 8) {
+                    return value
+                }
             }
             let value = start..<valueEnd(from: start)
             return looksLikeCredential(value, minimum: 8, long: 32) ? value : nil
@@ -177,21 +108,40 @@ extension CredentialScan {
         return nil
     }
 
-    /// Past the name's closing quote (`"`, `'`, `\"`), a `:`, `=` or `=>`, and spaces.
-    private func valueStart(after end: Int) -> Int? {
+    /// Past the name's closing quote (`"`, `'`, `\"`), the separator (`:`, `=`, `=>`, `%3D`,
+    /// `%3A`, or `,` in a tuple), spaces, and the `[` of a list of strings (`"X-Api-Key": ["…"]`).
+    private func valueStart(after end: Int, commaSeparates: Bool) -> Int? {
         var index = end
+        var quotedName = false
         if index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), Self.isQuote(bytes[index + 1]) {
-            index += 2
+            (index, quotedName) = (index + 2, true)
         } else if index < bytes.count, Self.isQuote(bytes[index]) {
-            index += 1
+            (index, quotedName) = (index + 1, true)
         }
         while index < bytes.count, Self.isSpace(bytes[index]), index - end < 8 { index += 1 }
-        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") || bytes[index] == UInt8(ascii: "=")
-        else { return nil }
-        index += 1
-        if index < bytes.count, bytes[index] == UInt8(ascii: ">") { index += 1 }
+        guard index < bytes.count else { return nil }
+        switch bytes[index] {
+        case UInt8(ascii: ":"), UInt8(ascii: "="):
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: ">") { index += 1 }
+        case UInt8(ascii: ",") where quotedName && commaSeparates:
+            index += 1
+        case UInt8(ascii: "%")
+        where starts(with: "%3D", at: index) || starts(with: "%3d", at: index)
+            || starts(with: "%3A", at: index) || starts(with: "%3a", at: index):
+            index += 3
+        default:
+            return nil
+        }
         let separator = index
         while index < bytes.count, Self.isSpace(bytes[index]), index - separator < 8 { index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "[") {
+            var element = index + 1
+            while element < bytes.count, Self.isSpace(bytes[element]), element - index < 8 { element += 1 }
+            if element < bytes.count, Self.isQuote(bytes[element]) || bytes[element] == UInt8(ascii: "\\") {
+                index = element
+            }
+        }
         return index
     }
 
