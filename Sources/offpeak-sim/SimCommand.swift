@@ -39,7 +39,18 @@ struct SimCommand: AsyncParsableCommand {
 
             Faults (\(SimFault.allNames)): per request with the header x-sim-fault: NAME, at \
             random with --fault-rate, or queued for the next calls with POST /sim/faults \
-            {"next": ["429", "truncate"]} (DELETE /sim/faults clears the queue).
+            {"next": ["429", "truncate"]} (DELETE /sim/faults clears the queue); with \
+            --fault-rate NAME=1 every call gets that fault.
+
+            Echo faults (echo400, echo429, echo500, echo502, echo529) answer that status, in the \
+            endpoint's error shape, with {"error":{"message":"echo: <every request header, one \
+            per line> body=<request body>"}}, as proxies that echo the request do: the API key \
+            comes back in the error. echo429 sends --retry-after; echo529 is 503 on the OpenAI \
+            endpoint.
+
+            Research sources: GET /sources/NAME serves a deterministic document (ETag, \
+            Last-Modified, 304); POST /sim/sources {"name", "content", "content_type", "status"} \
+            sets one, and a status of 400-599 makes it an error page served with that status.
 
             Control: GET /sim/stats (calls, faults, billed tokens, batched_calls, batched_items, \
             damage by kind; only fully sent 200 answers are billed and counted, a truncated answer \
@@ -71,7 +82,10 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "Extra milliseconds to wait per output token.")
     var msPerOutputToken = SimOptions().msPerOutputToken
 
-    @Option(help: ArgumentHelp("Random faults per API call, e.g. 429=0.1,500=0.05.", valueName: "name=p,..."))
+    @Option(
+        help: ArgumentHelp(
+            "Random faults per API call, e.g. 429=0.1,500=0.05; echo400=1 for every call.",
+            valueName: "name=p,..."))
     var faultRate = ""
 
     @Option(help: "Chance, in 0...1, that each item of a batched answer is damaged.")

@@ -57,6 +57,19 @@ public final class SimProcess: @unchecked Sendable {
         _ = try request("POST", "/sim/faults", body: body)
     }
 
+    /// Serves `content` as the research source `/sources/NAME`, with `status` (an error page when
+    /// 400-599), through `POST /sim/sources`.
+    public func setSource(
+        _ name: String, content: String, contentType: String = "text/plain; charset=utf-8", status: Int = 200
+    ) throws {
+        let body = try JSONSerialization.data(
+            withJSONObject: ["name": name, "content": content, "content_type": contentType, "status": status])
+        let reply = try request("POST", "/sim/sources", body: body)
+        guard (try? json(reply))?["name"] as? String == name else {
+            throw SimError.badReply(String(decoding: reply, as: UTF8.self))
+        }
+    }
+
     /// Billed tokens by kind, from `/sim/stats`.
     public func billed() throws -> [String: Int] {
         let stats = try stats()

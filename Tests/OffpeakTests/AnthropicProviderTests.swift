@@ -15,7 +15,7 @@ struct AnthropicProviderTests {
     }
 
     func parse(_ text: String) throws(ProviderError) -> CompletionResponse {
-        try AnthropicProvider.parseResponse(Data(text.utf8), for: request)
+        try AnthropicProvider.parseResponse(Data(text.utf8), for: request, redactor: .shapes)
     }
 
     @Test func bodyHasOnlyWhatIsSet() throws {
@@ -103,14 +103,16 @@ struct AnthropicProviderTests {
 
     @Test func errorBodiesGiveMessageOrSnippet() {
         let typed = ProviderTransport.errorDetails(
-            in: Data(#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#.utf8))
+            in: Data(#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#.utf8),
+            redactor: .shapes)
         #expect(typed.message == "Overloaded" && typed.code == "overloaded_error")
         let html = ProviderTransport.errorDetails(
             in: Data(
-                "<html>\n  <body>502 Bad Gateway</body>\n</html>\(String(repeating: "x", count: 300))".utf8))
+                "<html>\n  <body>502 Bad Gateway</body>\n</html>\(String(repeating: "x", count: 300))".utf8),
+            redactor: .shapes)
         #expect(html.message.hasPrefix("<html> <body>502 Bad Gateway</body> </html>xxx"))
         #expect(html.message.count == 200 && html.code == nil)
-        #expect(ProviderTransport.errorDetails(in: Data()).message == "empty body")
+        #expect(ProviderTransport.errorDetails(in: Data(), redactor: .shapes).message == "empty body")
     }
 
     @Test func endpointJoinsWithOneSlash() {

@@ -13,7 +13,7 @@ struct OpenAIProviderTests {
     }
 
     func parse(_ text: String) throws(ProviderError) -> CompletionResponse {
-        try OpenAIProvider.parseResponse(Data(text.utf8), for: request)
+        try OpenAIProvider.parseResponse(Data(text.utf8), for: request, redactor: .shapes)
     }
 
     @Test func bodyPutsSystemFirstAndUsesMaxTokens() throws {
@@ -90,12 +90,13 @@ struct OpenAIProviderTests {
         let quota = ProviderTransport.errorDetails(
             in: Data(
                 #"{"error": {"message": "You exceeded your current quota", "type": "insufficient_quota", "param": null, "code": "insufficient_quota"}}"#
-                    .utf8))
+                    .utf8), redactor: .shapes)
         #expect(quota.message == "You exceeded your current quota" && quota.code == "insufficient_quota")
-        let plain = ProviderTransport.errorDetails(in: Data(#"{"error": "model not loaded"}"#.utf8))
+        let plain = ProviderTransport.errorDetails(
+            in: Data(#"{"error": "model not loaded"}"#.utf8), redactor: .shapes)
         #expect(plain.message == "model not loaded" && plain.code == nil)
         #expect(
-            ProviderTransport.errorDetails(in: Data("Internal Server Error".utf8)).message
+            ProviderTransport.errorDetails(in: Data("Internal Server Error".utf8), redactor: .shapes).message
                 == "Internal Server Error")
     }
 }

@@ -89,8 +89,8 @@ struct SourceFetcherTests {
         let pdf = sim.url + "/sources/binary/report"
         #expect(failure(pdf) == .unsupportedType(pdf, "application/pdf"))
         let missing = sim.url + "/sources/status/404"
-        #expect(failure(missing) == .http(missing, 404))
-        #expect(failure(missing)?.description == "source \(missing) answered HTTP 404")
+        #expect(failure(missing) == .http(missing, 404, reason: "status 404"))
+        #expect(failure(missing)?.description == "source \(missing) answered HTTP 404: status 404")
         try SimSources.set(sim, name: "nul", content: "a\u{0}b")
         #expect(failure(sim.url + "/sources/nul") == .notText(sim.url + "/sources/nul"))
         try SimSources.set(sim, name: "data.json", content: #"{"a": 1}"#, contentType: "application/ld+json")
@@ -140,11 +140,12 @@ struct SourceFetcherTests {
 /// Replacing the sim's documents through `POST /sim/sources` (with `HTTPClient`: a large body
 /// does not fit on a curl command line).
 enum SimSources {
-    static func set(_ sim: SimProcess, name: String, content: String, contentType: String = "text/plain")
-        throws
-    {
+    static func set(
+        _ sim: SimProcess, name: String, content: String, contentType: String = "text/plain",
+        status: Int = 200
+    ) throws {
         let body = try JSONSerialization.data(
-            withJSONObject: ["name": name, "content": content, "content_type": contentType])
+            withJSONObject: ["name": name, "content": content, "content_type": contentType, "status": status])
         let request = HTTPRequest(
             method: "POST", url: sim.url + "/sim/sources",
             headers: [(name: "Content-Type", value: "application/json")],

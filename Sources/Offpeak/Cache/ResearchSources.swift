@@ -116,11 +116,13 @@ public struct ResearchSources: Sendable {
 
     private func save(_ source: CachedSource, now: Date) throws(OffpeakError) {
         try cache.save(source: source, job: job, ttl: ttl, now: now)
-        logger.debug("fetched source \(source.url) (\(source.contentType), \(source.text.count) characters)")
+        logger.debug(
+            "fetched source \(fetcher.redactor.redact(source.url)) (\(source.contentType), \(source.text.count) characters)"
+        )
     }
 
     static func status(of error: SourceError) -> ExitStatus {
-        if case .http(_, let status) = error, status >= 500 || status == 429 { return .unavailable }
+        if case .http(_, let status, _) = error, status >= 500 || status == 429 { return .unavailable }
         return .dataError
     }
 

@@ -8,12 +8,16 @@ public enum FetchOutcome: Sendable, Equatable {
 }
 
 /// Why a research source could not be used. Every description is one line naming the URL.
+///
+/// `SourceFetcher` builds these from redacted text only: the URL, libcurl's message and the
+/// server's reason have been through its `Redactor`.
 public enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No answer: refused, DNS failure, timeout, cut off, or a libcurl failure such as too many
     /// redirects. Often temporary (offline): the item waits, or works from a stale cached copy.
     case unreachable(String, String)
-    /// The server answered with this status (4xx, 5xx, or a 3xx left after the redirects).
-    case http(String, Int)
+    /// The server answered with this status (4xx, 5xx, or a 3xx left after the redirects), and
+    /// the start of what its error page says, on one line (empty when it sent no text).
+    case http(String, Int, reason: String = "")
     /// The media type is not text (a PDF, an image, a binary download).
     case unsupportedType(String, String)
     /// The body is larger than this many bytes.
@@ -24,8 +28,8 @@ public enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The URL the error is about.
     public var url: String {
         switch self {
-        case .unreachable(let url, _), .http(let url, _), .unsupportedType(let url, _), .tooLarge(let url, _),
-            .notText(let url):
+        case .unreachable(let url, _), .http(let url, _, _), .unsupportedType(let url, _),
+            .tooLarge(let url, _), .notText(let url):
             return url
         }
     }
@@ -33,7 +37,9 @@ public enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreachable(let url, let why): return "source \(url) unreachable: \(why)"
-        case .http(let url, let status): return "source \(url) answered HTTP \(status)"
+        case .http(let url, let status, let reason) where reason.isEmpty:
+            return "source \(url) answered HTTP \(status)"
+        case .http(let url, let status, let reason): return "source \(url) answered HTTP \(status): \(reason)"
         case .unsupportedType(let url, let type):
             return "source \(url) is \(type), not text (expected text/*, JSON or XML)"
         case .tooLarge(let url, let limit): return "source \(url) is larger than \(limit) bytes"
@@ -47,6 +53,8 @@ public enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
 /// downloading again, and refuses anything too large or not text before it can fill the context.
 ///
 /// HTML is reduced to its readable text (`HTMLText`); plain text, JSON and XML are kept as sent.
+/// Whatever the server sent that offpeak keeps (the text, its type and validators, the error and
+/// its reason) goes through `redactor` first: a page can carry a key as well as an error can.
 public struct SourceFetcher: Sendable {
     /// Names offpeak and where to learn about it, so a site owner can tell who is reading.
     public static let userAgent = "offpeak/0.1 (research-source fetcher; +https://github.com/offpeak)"
@@ -59,16 +67,21 @@ public struct SourceFetcher: Sendable {
     public var timeout: TimeInterval
     public var maxBytes: Int
     public var maxRedirects: Int
+    /// Cleans fetched text and fetch errors of credentials; by default, of this process's keys
+    /// and every key shape.
+    public var redactor: Redactor
 
     public init(
         client: HTTPClient, connectTimeout: TimeInterval = 10, timeout: TimeInterval = 30,
-        maxBytes: Int = SourceFetcher.defaultMaxBytes, maxRedirects: Int = 5
+        maxBytes: Int = SourceFetcher.defaultMaxBytes, maxRedirects: Int = 5,
+        redactor: Redactor = Redactor(environment: ProcessInfo.processInfo.environment)
     ) {
         self.client = client
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.maxBytes = maxBytes
         self.maxRedirects = maxRedirects
+        self.redactor = redactor
     }
 
     /// Fetches `url`; with `etag` or `lastModified` from a cached copy the request is conditional
@@ -85,26 +98,42 @@ public struct SourceFetcher: Sendable {
             url: url, headers: headers, connectTimeout: connectTimeout, timeout: timeout,
             maxRedirects: maxRedirects, maxBodyBytes: maxBytes)
         let response: HTTPResponse
+        // Errors name the URL as the user wrote it, less any credential in it (`user:pass@`, `?key=`).
+        let shown = redactor.redact(url)
         do {
             response = try client.send(request, cancellation: cancellation)
         } catch {
             switch error {
-            case .responseTooLarge(let limit): throw .tooLarge(url, limit)
-            default: throw .unreachable(url, error.description)
+            case .responseTooLarge(let limit): throw .tooLarge(shown, limit)
+            default: throw .unreachable(shown, redactor.redact(error.description))
             }
         }
         if response.status == 304, etag != nil || lastModified != nil { return .notModified }
-        guard (200..<300).contains(response.status) else { throw .http(url, response.status) }
+        guard (200..<300).contains(response.status) else {
+            throw .http(shown, response.status, reason: reason(in: response))
+        }
         let type = MediaType(response.header("content-type"))
-        guard type.isText else { throw .unsupportedType(url, type.essence) }
+        guard type.isText else { throw .unsupportedType(shown, redactor.redact(type.essence)) }
         guard let decoded = type.decode(response.body), !decoded.contains("\u{0}") else {
-            throw .notText(url)
+            throw .notText(shown)
         }
         let text = type.isHTML ? HTMLText.text(fromHTML: decoded) : decoded
         return .fetched(
             CachedSource(
-                url: url, contentType: type.essence, text: text, etag: response.header("etag"),
-                lastModified: response.header("last-modified"), fetchedAt: now))
+                url: url, contentType: redactor.redact(type.essence), text: redactor.redact(text),
+                etag: response.header("etag").map(redactor.redact),
+                lastModified: response.header("last-modified").map(redactor.redact), fetchedAt: now))
+    }
+
+    /// What an error page says, on one line of at most 200 characters (HTML reduced to its text),
+    /// redacted before it is cut; empty for a page that is not text.
+    func reason(in response: HTTPResponse) -> String {
+        let type = MediaType(response.header("content-type"))
+        guard type.isText, !response.body.isEmpty else { return "" }
+        let raw = String(decoding: response.body.prefix(64 * 1024), as: UTF8.self)
+        let text = redactor.redact(type.isHTML ? HTMLText.text(fromHTML: raw) : raw)
+        let line = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
+        return String(line.prefix(200))
     }
 }
 

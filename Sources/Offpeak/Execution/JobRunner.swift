@@ -149,7 +149,8 @@ public struct JobRunner: Sendable {
     {
         guard !spec.sources.isEmpty || spec.items.contains(where: { !$0.sources.isEmpty }) else { return [:] }
         let research = ResearchSources(
-            cache: cache, fetcher: SourceFetcher(client: HTTPClient()), ttl: spec.cacheTTL, job: spec.name,
+            cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor),
+            ttl: spec.cacheTTL, job: spec.name,
             logger: logger, cancellation: cancellation)
         var contexts: [String: Result<SourceContext, OffpeakError>] = [:]
         for item in spec.items {

@@ -31,14 +31,17 @@ public struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
     /// Names the endpoint, never the key.
     public var description: String { "AnthropicProvider(\(kind.rawValue), \(baseURL))" }
 
+    public var redactor: Redactor { transport.options.redactor }
+
     public func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
         let headers = [
             (name: "x-api-key", value: apiKey), (name: "anthropic-version", value: Self.apiVersion),
             (name: "content-type", value: "application/json"),
         ]
         let url = ProviderTransport.endpoint(baseURL, "/v1/messages")
-        let response = try transport.post(url, headers: headers, body: try Self.requestBody(for: request))
-        return try Self.parseResponse(response.body, for: request)
+        return try transport.exchange(url, headers: headers, body: try Self.requestBody(for: request)) {
+            body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
+        }
     }
 
     /// The JSON body of a Messages call. Optional settings are left out when unset, so the API's
@@ -61,10 +64,10 @@ public struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
     ///
     /// Anthropic's cache reads and writes are counted beside `input_tokens`, so each maps
     /// straight onto its `Usage` field.
-    static func parseResponse(_ body: Data, for request: CompletionRequest) throws(ProviderError)
-        -> CompletionResponse
+    static func parseResponse(_ body: Data, for request: CompletionRequest, redactor: Redactor)
+        throws(ProviderError) -> CompletionResponse
     {
-        let answer = try ProviderTransport.decode(MessagesResponse.self, from: body)
+        let answer = try ProviderTransport.decode(MessagesResponse.self, from: body, redactor: redactor)
         let text = answer.content.filter { $0.type == "text" }.compactMap(\.text).joined()
         let finish: FinishReason
         switch answer.stopReason {

@@ -109,6 +109,15 @@ public struct CompletionResponse: Sendable, Equatable, Codable {
         self.id = id
         self.usageEstimated = usageEstimated
     }
+
+    /// The answer with what the server wrote (text, model, id) passed through `redactor`.
+    func redacted(by redactor: Redactor) -> CompletionResponse {
+        var answer = self
+        answer.text = redactor.redact(text)
+        answer.model = redactor.redact(model)
+        answer.id = id.map(redactor.redact)
+        return answer
+    }
 }
 
 /// Something that answers completion requests. Implementations are blocking and thread-safe.
@@ -119,4 +128,12 @@ public protocol CompletionProvider: Sendable {
     /// Sends one request, retrying as `RetryPolicy` says.
     /// - Throws: `ProviderError` once retries are used up or the error is not retryable.
     func complete(_ request: CompletionRequest) throws -> CompletionResponse
+    /// What this provider's answers and errors are cleaned with; research sources fetched for its
+    /// calls go through the same one, so the same keys are hidden everywhere.
+    var redactor: Redactor { get }
+}
+
+extension CompletionProvider {
+    /// The keys of this process's environment and every credential shape.
+    public var redactor: Redactor { Redactor(environment: ProcessInfo.processInfo.environment) }
 }

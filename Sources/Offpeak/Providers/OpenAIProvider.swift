@@ -26,14 +26,17 @@ public struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
     /// Names the endpoint, never the key.
     public var description: String { "OpenAIProvider(\(baseURL))" }
 
+    public var redactor: Redactor { transport.options.redactor }
+
     public func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
         let headers = [
             (name: "authorization", value: "Bearer \(apiKey)"),
             (name: "content-type", value: "application/json"),
         ]
         let url = ProviderTransport.endpoint(baseURL, "/chat/completions")
-        let response = try transport.post(url, headers: headers, body: try Self.requestBody(for: request))
-        return try Self.parseResponse(response.body, for: request)
+        return try transport.exchange(url, headers: headers, body: try Self.requestBody(for: request)) {
+            body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
+        }
     }
 
     /// Reasoning models reject `max_tokens` and want `max_completion_tokens` instead.
@@ -62,10 +65,10 @@ public struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
     ///
     /// OpenAI counts `cached_tokens` inside `prompt_tokens`, so the uncached input is the
     /// difference; there is no cache-write charge.
-    static func parseResponse(_ body: Data, for request: CompletionRequest) throws(ProviderError)
-        -> CompletionResponse
+    static func parseResponse(_ body: Data, for request: CompletionRequest, redactor: Redactor)
+        throws(ProviderError) -> CompletionResponse
     {
-        let answer = try ProviderTransport.decode(ChatResponse.self, from: body)
+        let answer = try ProviderTransport.decode(ChatResponse.self, from: body, redactor: redactor)
         guard let choice = answer.choices.first else { throw .badResponse("answer has no `choices`") }
         let text = choice.message?.content ?? ""
         let finish: FinishReason

@@ -35,6 +35,17 @@ public enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The same error with every text a server or libcurl wrote passed through `redactor`.
+    func redacted(by redactor: Redactor) -> ProviderError {
+        switch self {
+        case .unreachable(let why): return .unreachable(redactor.redact(why))
+        case .truncated(let why): return .truncated(redactor.redact(why))
+        case .http(let status, let message): return .http(status: status, message: redactor.redact(message))
+        case .badResponse(let why): return .badResponse(redactor.redact(why))
+        case .timeout, .missingKey: return self
+        }
+    }
+
     /// The request itself, or the account, is wrong: every later call would fail the same way.
     public var stopsTheRun: Bool {
         switch self {

@@ -9,7 +9,8 @@ public enum ProviderFactory {
 
     /// - Parameters:
     ///   - config: provider, base URL override, timeouts and retries.
-    ///   - environment: usually `ProcessInfo.processInfo.environment`.
+    ///   - environment: usually `ProcessInfo.processInfo.environment`; its keys (and every other
+    ///     credential in it) are redacted from whatever the provider sends back.
     ///   - cancellation: raised to abort calls in flight (the SIGTERM grace period).
     /// - Throws: `.missingKey` when the provider needs a key that is not set.
     public static func make(
@@ -29,7 +30,8 @@ public enum ProviderFactory {
         let configured = config.baseURL.flatMap { $0.isEmpty ? nil : $0 }
         let options = ProviderOptions(
             connectTimeout: config.connectTimeout, requestTimeout: config.requestTimeout,
-            retryPolicy: RetryPolicy(maxRetries: max(0, config.maxRetries)), cancellation: cancellation)
+            retryPolicy: RetryPolicy(maxRetries: max(0, config.maxRetries)), cancellation: cancellation,
+            redactor: Redactor(environment: environment))
         switch config.provider {
         case .anthropic:
             return AnthropicProvider(

@@ -17,12 +17,16 @@ public struct ProviderOptions: Sendable {
     /// Waits between retries; `nil` sleeps for real, waking early when `cancellation` is raised.
     /// Tests pass a closure that only records the wait.
     public var sleep: (@Sendable (TimeInterval) -> Void)?
+    /// Cleans what the server sends back (answers, ids, error messages) of credentials before
+    /// offpeak keeps or shows any of it; by default, of this process's keys and every key shape.
+    public var redactor: Redactor
 
     public init(
         connectTimeout: TimeInterval = 10, requestTimeout: TimeInterval = 120,
         retryPolicy: RetryPolicy = RetryPolicy(),
         cancellation: CancellationFlag? = nil, httpClient: HTTPClient = HTTPClient(),
-        sleep: (@Sendable (TimeInterval) -> Void)? = nil
+        sleep: (@Sendable (TimeInterval) -> Void)? = nil,
+        redactor: Redactor = Redactor(environment: ProcessInfo.processInfo.environment)
     ) {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
@@ -30,5 +34,6 @@ public struct ProviderOptions: Sendable {
         self.cancellation = cancellation
         self.httpClient = httpClient
         self.sleep = sleep
+        self.redactor = redactor
     }
 }

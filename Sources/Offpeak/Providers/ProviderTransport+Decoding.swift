@@ -3,43 +3,46 @@ import Foundation
 /// Reading what providers send back, shared by both API shapes: JSON answers with failures that
 /// name the missing field, provider error bodies, and usage estimates for servers that send none.
 extension ProviderTransport {
-    /// The message and machine-readable code of an error body.
+    /// The message and machine-readable code of an error body, the message redacted.
     ///
     /// Understands `{"error": {"message", "type", "code"}}` (Anthropic and OpenAI),
     /// `{"error": "..."}` and `{"message": "..."}` (some local servers); anything else is shown as
     /// its first 200 characters on one line.
-    static func errorDetails(in body: Data) -> (message: String, code: String?) {
+    static func errorDetails(in body: Data, redactor: Redactor) -> (message: String, code: String?) {
         if let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] {
             if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
                 let code =
                     (error["code"] as? String) ?? (error["code"] as? Int).map(String.init)
                     ?? (error["type"] as? String)
-                return (message, code)
+                return (redactor.redact(message), code)
             }
             if let message = (object["error"] as? String) ?? (object["message"] as? String) {
-                return (message, nil)
+                return (redactor.redact(message), nil)
             }
         }
-        return (snippet(of: body), nil)
+        return (snippet(of: body, redactor: redactor), nil)
     }
 
     /// The start of a body on one line, for messages about bodies we could not understand.
-    static func snippet(of body: Data, limit: Int = 200) -> String {
-        let text = String(decoding: body.prefix(limit * 4), as: UTF8.self)
+    /// Redacted before it is cut, so a key at the cut cannot leave its first half behind.
+    static func snippet(of body: Data, redactor: Redactor, limit: Int = 200) -> String {
+        let text = redactor.redact(String(decoding: body.prefix(64 * 1024), as: UTF8.self))
         let line = text.split(whereSeparator: { $0.isWhitespace || $0.isNewline }).joined(separator: " ")
         return line.isEmpty ? "empty body" : String(line.prefix(limit))
     }
 
     /// Decodes a JSON answer; a failure names what is missing or wrong, by its JSON path.
-    static func decode<Value: Decodable>(_ type: Value.Type, from body: Data) throws(ProviderError) -> Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, from body: Data, redactor: Redactor)
+        throws(ProviderError) -> Value
+    {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
         do {
             return try decoder.decode(type, from: body)
         } catch let error as DecodingError {
-            throw .badResponse(describe(error, body: body))
+            throw .badResponse(describe(error, body: body, redactor: redactor))
         } catch {
-            throw .badResponse("\(error)")
+            throw .badResponse(redactor.redact("\(error)"))
         }
     }
 
@@ -60,7 +63,7 @@ extension ProviderTransport {
         Usage(input: TokenEstimator.inputTokens(request), output: TokenEstimator.tokens(text))
     }
 
-    private static func describe(_ error: DecodingError, body: Data) -> String {
+    private static func describe(_ error: DecodingError, body: Data, redactor: Redactor) -> String {
         func path(_ keys: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
             let all = keys + (last.map { [$0] } ?? [])
             let text = all.map { key in key.intValue.map { "[\($0)]" } ?? ".\(snakeCase(key.stringValue))" }
@@ -73,7 +76,7 @@ extension ProviderTransport {
         case .typeMismatch(_, let context):
             return "answer has the wrong type at `\(path(context.codingPath))`"
         case .dataCorrupted(let context) where context.codingPath.isEmpty:
-            return "answer is not JSON: \(snippet(of: body))"
+            return "answer is not JSON: \(snippet(of: body, redactor: redactor))"
         case .dataCorrupted(let context): return "answer has a bad value at `\(path(context.codingPath))`"
         @unknown default: return "answer could not be read"
         }

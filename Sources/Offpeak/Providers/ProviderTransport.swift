@@ -5,10 +5,27 @@ import Logging
 /// attempt as a `ProviderError`, and asks `RetryPolicy` whether and when to try again.
 ///
 /// Logs each attempt at debug level with method, path, status, attempt and latency only:
-/// headers carry API keys and bodies carry the user's data, so neither is ever logged.
+/// headers carry API keys and bodies carry the user's data, so neither is ever logged. What the
+/// server sends back leaves `exchange` redacted (`ProviderOptions.redactor`).
 struct ProviderTransport: Sendable {
     let options: ProviderOptions
     let logger: Logger
+
+    /// POSTs `body` and reads the 2xx answer with `read`. What the server sent (the answer's
+    /// text, model and id, or the error's message, and libcurl's messages, which may quote the
+    /// URL) leaves here redacted, so the store, the outputs, the logs and what commands print
+    /// never hold a credential a server or proxy echoed back.
+    func exchange(
+        _ url: String, headers: [(name: String, value: String)], body: Data,
+        read: (Data) throws(ProviderError) -> CompletionResponse
+    ) throws(ProviderError) -> CompletionResponse {
+        do {
+            let response = try post(url, headers: headers, body: body)
+            return try read(response.body).redacted(by: options.redactor)
+        } catch {
+            throw error.redacted(by: options.redactor)
+        }
+    }
 
     /// POSTs `body` to `url` until it gets a 2xx answer or the policy gives up.
     ///
@@ -33,7 +50,7 @@ struct ProviderTransport: Sendable {
                 let response = try options.httpClient.send(request, cancellation: options.cancellation)
                 log(path: path, outcome: "\(response.status)", attempt: attempt, since: started)
                 if (200..<300).contains(response.status) { return response }
-                let details = Self.errorDetails(in: response.body)
+                let details = Self.errorDetails(in: response.body, redactor: options.redactor)
                 failure = .http(status: response.status, message: details.message)
                 errorCode = details.code
                 retryAfter = response.header("retry-after")

@@ -16,6 +16,17 @@ public enum SimFault: String, CaseIterable, Sendable, Codable {
     case nonJSON = "nonjson"
     /// 400 `invalid_request_error`: this request is refused (the item's fault, not the provider's).
     case badRequest = "400"
+    /// The echo faults answer their status with a message that repeats the request's headers
+    /// (the API key included) and body, as some proxies and servers do:
+    /// `{"error":{"message":"echo: <headers> body=<body>"}}` in the endpoint's error shape.
+    case echoBadRequest = "echo400"
+    /// 429 echoing the request, with the `retry-after` of `--retry-after`.
+    case echoRateLimited = "echo429"
+    case echoServerError = "echo500"
+    /// 502 echoing the request, as a gateway in front of the API would.
+    case echoBadGateway = "echo502"
+    /// 529 echoing the request (503 on the OpenAI endpoint, as for `529`).
+    case echoOverloaded = "echo529"
 
     /// Parses a fault name as given in `x-sim-fault`, `--fault-rate` or `POST /sim/faults`.
     /// - Throws: `SimConfigError.unknownFault` naming the accepted names.
@@ -29,6 +40,18 @@ public enum SimFault: String, CaseIterable, Sendable, Codable {
             throw SimConfigError(.unknownFault, "unknown fault '\(name)'; expected one of \(Self.allNames)")
         }
         self = fault
+    }
+
+    /// The status an echo fault answers with; nil for the other faults.
+    var echoStatus: Int? {
+        switch self {
+        case .echoBadRequest: return 400
+        case .echoRateLimited: return 429
+        case .echoServerError: return 500
+        case .echoBadGateway: return 502
+        case .echoOverloaded: return 529
+        default: return nil
+        }
     }
 
     /// Every fault name, comma-separated, for error messages and `--help`.

@@ -30,6 +30,12 @@ struct CompletionPipeline: Sendable {
         }
         if let fault {
             state.stats.recordFault(fault)
+            if let status = fault.echoStatus {
+                return api.errorResponse(
+                    FaultResponses.echo(
+                        status: status, headers: request.headers, body: body,
+                        retryAfter: state.options.retryAfterSeconds))
+            }
             if let response = immediateResponse(to: fault, api: api) { return response }
             if fault == .timeout { await pause(milliseconds: state.options.timeoutDelaySeconds * 1000) }
         }
@@ -106,7 +112,8 @@ struct CompletionPipeline: Sendable {
         case .badRequest:
             return api.errorResponse(
                 SimAPIError(.invalidRequest, "offpeak-sim: simulated refusal of this request (fault 400)"))
-        case .timeout, .truncate:
+        case .timeout, .truncate, .echoBadRequest, .echoRateLimited, .echoServerError, .echoBadGateway,
+            .echoOverloaded:
             return nil
         }
     }

@@ -17,6 +17,21 @@ enum FaultResponses {
         return Response(status: .ok, headers: [.contentType: "application/json"], body: body)
     }
 
+    /// The error of an echo fault: `status` with a message that repeats every request header as
+    /// it arrived (`name: value`, one per line) and the body, the way some proxies and servers
+    /// put the request into their errors, API key and all.
+    static func echo(status: Int, headers: HTTPFields, body: ByteBuffer, retryAfter: Int) -> SimAPIError {
+        let lines = headers.map { "\($0.name.rawName): \($0.value)" }
+        let message = "echo: " + lines.joined(separator: "\n") + "\nbody=" + String(buffer: body)
+        switch status {
+        case 400: return SimAPIError(.invalidRequest, message)
+        case 429: return SimAPIError(.rateLimited, message, retryAfter: retryAfter)
+        case 502: return SimAPIError(.badGateway, message)
+        case 529: return SimAPIError(.overloaded, message)
+        default: return SimAPIError(.server, message)
+        }
+    }
+
     /// The page a misbehaving gateway returns instead of the API's JSON.
     static func badGatewayPage() -> Response {
         Response(

@@ -10,6 +10,7 @@ struct SimAPIError: Error, Sendable, Equatable {
         case tooLarge
         case rateLimited
         case server
+        case badGateway
         case overloaded
     }
 
@@ -33,6 +34,7 @@ struct SimAPIError: Error, Sendable, Equatable {
         case .tooLarge: return (413, "request_too_large")
         case .rateLimited: return (429, "rate_limit_error")
         case .server: return (500, "api_error")
+        case .badGateway: return (502, "api_error")
         case .overloaded: return (529, "overloaded_error")
         }
     }
@@ -46,6 +48,7 @@ struct SimAPIError: Error, Sendable, Equatable {
         case .tooLarge: return (413, "invalid_request_error", "request_too_large")
         case .rateLimited: return (429, "requests", "rate_limit_exceeded")
         case .server: return (500, "server_error", nil)
+        case .badGateway: return (502, "server_error", nil)
         case .overloaded: return (503, "server_error", "service_unavailable")
         }
     }

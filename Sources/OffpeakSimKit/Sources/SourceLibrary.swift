@@ -1,10 +1,13 @@
 import Foundation
 import Synchronization
 
-/// One research source the sim serves: its bytes, type and strong ETag.
+/// One research source the sim serves: its bytes, type and strong ETag, or an error page.
 struct SourceDocument: Sendable, Equatable {
     var body: [UInt8]
     var contentType: String
+    /// 200, or the error status (400-599) the document is served with, as a page a server
+    /// sends when it refuses.
+    var status = 200
 
     /// A strong validator derived from the body alone, so the same content always has the same
     /// ETag (across restarts too) and new content gets a new one.
@@ -30,8 +33,8 @@ final class SourceLibrary: Sendable {
     }
 
     /// Sets or replaces the document served as `name`.
-    func set(_ name: String, content: String, contentType: String) {
-        let document = SourceDocument(body: Array(content.utf8), contentType: contentType)
+    func set(_ name: String, content: String, contentType: String, status: Int = 200) {
+        let document = SourceDocument(body: Array(content.utf8), contentType: contentType, status: status)
         custom.withLock { $0[name] = document }
     }
 

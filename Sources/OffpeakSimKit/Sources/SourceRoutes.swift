@@ -10,7 +10,8 @@ import Hummingbird
 /// - `GET /sources/binary/{name}`: a PDF, for the fetcher to refuse.
 /// - `GET /sources/status/{code}`: that status (400–599) with a short text body.
 /// - `POST /sim/sources` with `{"name": ..., "content": ..., "content_type": "text/plain"}`: sets
-///   or replaces a document; new content means a new ETag.
+///   or replaces a document; new content means a new ETag. With `"status": 400-599` the document
+///   is an error page, served with that status (and no validators) on every fetch.
 ///
 /// Source requests are not API calls: they are counted only in `/sim/stats` `sources`, never
 /// faulted or billed.
@@ -21,9 +22,10 @@ struct SourceRoutes: Sendable {
         var name: String
         var content: String
         var contentType: String?
+        var status: Int?
 
         enum CodingKeys: String, CodingKey {
-            case name, content
+            case name, content, status
             case contentType = "content_type"
         }
     }
@@ -59,6 +61,12 @@ struct SourceRoutes: Sendable {
 
     /// The document, or `304` when the client's `If-None-Match` names its current ETag.
     private func serve(_ document: SourceDocument, to request: Request) -> Response {
+        if document.status != 200 {
+            state.stats.recordSourceFetch(notModified: false)
+            return Response(
+                status: SimAPIError.status(document.status), headers: [.contentType: document.contentType],
+                body: .init(byteBuffer: ByteBuffer(bytes: document.body)))
+        }
         var headers: HTTPFields = [.eTag: document.etag, .lastModified: SourceLibrary.lastModified]
         let matches = request.headers[.ifNoneMatch].map { Self.matches($0, etag: document.etag) } ?? false
         state.stats.recordSourceFetch(notModified: matches)
@@ -84,8 +92,12 @@ struct SourceRoutes: Sendable {
             guard !upload.name.isEmpty, !upload.name.contains("/") else {
                 throw SimAPIError(.invalidRequest, "name: expected a non-empty name without '/'")
             }
+            let status = upload.status ?? 200
+            guard status == 200 || (400...599).contains(status) else {
+                throw SimAPIError(.invalidRequest, "status: expected 200 or 400-599, got \(status)")
+            }
             let type = upload.contentType ?? "text/plain; charset=utf-8"
-            state.sources.set(upload.name, content: upload.content, contentType: type)
+            state.sources.set(upload.name, content: upload.content, contentType: type, status: status)
             let etag = state.sources.document(named: upload.name).etag
             return Response(
                 status: .ok, headers: [.contentType: "application/json"],
