@@ -1,4 +1,6 @@
 import Foundation
+import GRDB
+import OffpeakTestSupport
 import Testing
 
 @testable import Offpeak
@@ -150,6 +152,28 @@ struct RedactorTests {
     ])
     func leavesOrdinaryTextAlone(text: String) {
         #expect(Self.redactor.redact(text) == text)
+    }
+
+    @Test func aNULWouldCutTheStoredTextSoItIsReplaced() throws {
+        let answer = Self.redactor.redact("before\u{0}after")
+        #expect(answer == "before\u{FFFD}after")
+        let workspace = try TemporaryWorkspace()
+        let store = try StoreTests.store(workspace)
+        let run = StoreTests.run("j-1")
+        let request = StoreTests.request("a", run: "j-1", position: 0)
+        try store.insert(run: run, requests: [request])
+        for text in [answer, "before\u{0}after"] {
+            try store.write { db in
+                try db.execute(sql: "DELETE FROM results")
+                try ResultRecord(
+                    requestId: request.id, runId: "j-1", text: text, finishReason: "stop", model: "m",
+                    fromCache: false, ledgerId: nil, inputTokens: 1, outputTokens: 1, dollars: 0,
+                    createdAt: Date()
+                ).insert(db)
+            }
+            let stored = try #require(try store.results(runID: "j-1")[request.id]).text
+            #expect(stored == (text == answer ? answer : "before"), "SQLite keeps text up to a NUL only")
+        }
     }
 
     @Test func redactingTwiceChangesNothingMore() {

@@ -39,12 +39,19 @@ extension CacheKind: DatabaseValueConvertible {}
 
 extension CacheEntrySummary {
     /// A summary from a row holding `CacheEntryRecord.summaryColumns`.
-    init(row: Row, now: Date) {
-        let expiresAt: Date = row["expires_at"]
+    /// - Throws: when a column does not decode (a date past year 9999 written by an older
+    ///   offpeak): a listing fails with the store's message instead of trapping.
+    init(row: Row, now: Date) throws {
+        let expiresAt: Date = try row.decode(forColumn: "expires_at")
         self.init(
-            key: row["key"], kind: row["kind"], job: row["job"], provider: row["provider"],
-            model: row["model"], url: row["url"], createdAt: row["created_at"], expiresAt: expiresAt,
-            lastAccessAt: row["last_access_at"], hits: row["hits"], rawBytes: row["raw_bytes"],
-            storedBytes: row["stored_bytes"], expired: expiresAt <= now)
+            key: try row.decode(forColumn: "key"), kind: try row.decode(forColumn: "kind"),
+            job: try row.decode(forColumn: "job"), provider: try row.decode(forColumn: "provider"),
+            model: try row.decode(forColumn: "model"), url: try row.decode(forColumn: "url"),
+            createdAt: try row.decode(forColumn: "created_at"), expiresAt: expiresAt,
+            lastAccessAt: try row.decode(forColumn: "last_access_at"),
+            hits: try row.decode(forColumn: "hits"),
+            rawBytes: try row.decode(forColumn: "raw_bytes"),
+            storedBytes: try row.decode(forColumn: "stored_bytes"),
+            expired: expiresAt <= now)
     }
 }

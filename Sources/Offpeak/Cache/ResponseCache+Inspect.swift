@@ -69,7 +69,9 @@ extension ResponseCache {
             ORDER BY last_access_at DESC, key LIMIT ?
             """
         return try store.read { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { CacheEntrySummary(row: $0, now: now) }
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map {
+                try CacheEntrySummary(row: $0, now: now)
+            }
         }
     }
 
@@ -103,11 +105,12 @@ extension ResponseCache {
             }
             return nil
         }
-        let summary = CacheEntrySummary(row: row, now: now)
         do {
+            let summary = try CacheEntrySummary(row: row, now: now)
             return (summary, try CachePayload.text(row["payload"]))
         } catch {
-            throw OffpeakError(.dataError, "cache entry \(summary.key) is unreadable", cause: "\(error)")
+            throw OffpeakError(
+                .dataError, "cache entry \(found.keys.first ?? key) is unreadable", cause: "\(error)")
         }
     }
 

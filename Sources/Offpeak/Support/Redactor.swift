@@ -64,6 +64,9 @@ public struct Redactor: Sendable {
     }
 
     /// `text` with every credential replaced by `marker`; the same string when there is none.
+    ///
+    /// A NUL becomes U+FFFD too: the store binds text up to its first NUL, so an answer or an error
+    /// holding one would be cut short without a word.
     public func redact(_ text: String) -> String {
         guard !text.isEmpty else { return text }
         var text = text
@@ -72,7 +75,8 @@ public struct Redactor: Sendable {
                 bytes: bytes, secretsByFirstByte: secretsByFirstByte, startFlags: startFlags)
             return scan.run()
         }
-        return redacted ?? text
+        let clean = redacted ?? text
+        return clean.utf8.contains(0) ? clean.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : clean
     }
 
     /// Whether a variable's name says it holds a credential: a `_`-separated part that is
