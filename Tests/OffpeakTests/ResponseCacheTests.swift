@@ -125,6 +125,26 @@ struct ResponseCacheTests {
         #expect(try cache.entries(now: Self.t0 + 101).map(\.key) == [Self.key(2)])
     }
 
+    /// An entry an older offpeak wrote with an expiry past year 9999 (a `cache_ttl` with no bound)
+    /// made `cache ls` and `cache show` trap; now they say which entry cannot be read.
+    @Test func anEntryWithADateTheStoreCannotReadIsAnErrorNotATrap() throws {
+        let cache = cache()
+        try cache.save(
+            answers: [(Self.key(1), Self.answer(1))], job: "j", provider: "sim", ttl: 100, now: Self.t0)
+        try cache.flush()
+        try store.write { db in
+            try db.execute(sql: "UPDATE cache_entries SET expires_at = '10240-08-12 16:10:49.216'")
+        }
+        #expect(throws: OffpeakError.self) { _ = try cache.entries(now: Self.t0) }
+        do {
+            _ = try cache.entry(key: Self.key(1), now: Self.t0)
+            Issue.record("an unreadable entry was shown")
+        } catch {
+            #expect(error.status == .dataError)
+            #expect(error.message == "cache entry \(Self.key(1)) is unreadable")
+        }
+    }
+
     @Test func theSizeCapEvictsTheLeastRecentlyUsedFirst() throws {
         // Six answers of the same shape: their frames are all about one size.
         let probe = cache()
