@@ -8,7 +8,8 @@ struct OffpeakCommand: ParsableCommand {
         abstract: "Runs LLM work cheaply: cached, batched, budgeted, and only when conditions allow.",
         discussion: """
             Exit statuses: 0 done, 64 usage, 65 bad input data, 69 provider unavailable or items failed,
-            75 interrupted (run again or wait for the next tick to finish), 78 configuration.
+            74 the store or outputs cannot be read or written, 75 interrupted (run again or wait for the
+            next tick to finish), 78 configuration.
             """,
         subcommands: [
             Run.self, Summarize.self, Submit.self, Result.self, Jobs.self, Status.self, Costs.self,
