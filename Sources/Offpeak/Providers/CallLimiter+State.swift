@@ -66,7 +66,8 @@ extension CallLimiter {
             if headers != .none {
                 let later = inFlight.filter { $0.key > ticket.number }
                 reported.update(
-                    headers, from: ticket.number, sentSince: (later.count, later.values.reduce(0, +)), now: now)
+                    headers, from: ticket.number, sentSince: (later.count, later.values.reduce(0, +)),
+                    now: now)
             }
             if let retryAt = headers.retryAt, retryAt > now {
                 pausedUntil = max(pausedUntil ?? retryAt, retryAt)

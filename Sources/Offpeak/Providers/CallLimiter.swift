@@ -71,7 +71,8 @@ final class CallLimiter: Sendable {
     ) {
         state.withLock {
             $0.finish(
-                ticket, outcome: outcome, headers: headers, now: now, attempts: attempts, usedTokens: usedTokens)
+                ticket, outcome: outcome, headers: headers, now: now, attempts: attempts,
+                usedTokens: usedTokens)
         }
     }
 

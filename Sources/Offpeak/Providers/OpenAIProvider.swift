@@ -47,7 +47,10 @@ public struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
     private var endpoint: String { ProviderTransport.endpoint(baseURL, "/chat/completions") }
 
     private var headers: [(name: String, value: String)] {
-        [(name: "authorization", value: "Bearer \(apiKey)"), (name: "content-type", value: "application/json")]
+        [
+            (name: "authorization", value: "Bearer \(apiKey)"),
+            (name: "content-type", value: "application/json"),
+        ]
     }
 
     /// Reasoning models reject `max_tokens` and want `max_completion_tokens` instead.

@@ -36,7 +36,8 @@ struct ProviderTransport: Sendable {
 
     /// The answer read from a response, or the failure; either way redacted.
     private func answer(
-        _ response: Result<HTTPResponse, ProviderError>, read: (Data) throws(ProviderError) -> CompletionResponse
+        _ response: Result<HTTPResponse, ProviderError>,
+        read: (Data) throws(ProviderError) -> CompletionResponse
     ) -> Result<CompletionResponse, ProviderError> {
         do {
             return .success(try read(try response.get().body).redacted(by: options.redactor))
@@ -87,7 +88,9 @@ struct ProviderTransport: Sendable {
                 failure = .http(status: response.status, message: details.message)
                 errorCode = details.code
                 retryAfter = response.header("retry-after")
-                if CallOutcome.throttles(status: response.status, errorCode: errorCode, message: details.message) {
+                if CallOutcome.throttles(
+                    status: response.status, errorCode: errorCode, message: details.message)
+                {
                     delivery.throttledAttempts += 1
                 }
             } catch {

@@ -89,7 +89,8 @@ public struct RateLimitHeaders: Sendable, Equatable {
             requests: anthropic("requests") ?? openAI("requests"),
             tokens: anthropic("tokens") ?? openAI("tokens"),
             inputTokens: anthropic("input-tokens"), outputTokens: anthropic("output-tokens"),
-            retryAt: Self.retryAt(seconds: named["retry-after"], milliseconds: named["retry-after-ms"], now: now))
+            retryAt: Self.retryAt(
+                seconds: named["retry-after"], milliseconds: named["retry-after-ms"], now: now))
     }
 
     /// An allowance from its three header values, or nil when none of them could be read.
@@ -106,7 +107,9 @@ public struct RateLimitHeaders: Sendable, Equatable {
         {
             return now.addingTimeInterval(min(value / 1000, longestWait))
         }
-        guard let text = seconds, let wait = RetryPolicy.seconds(retryAfter: text, now: now) else { return nil }
+        guard let text = seconds, let wait = RetryPolicy.seconds(retryAfter: text, now: now) else {
+            return nil
+        }
         return now.addingTimeInterval(min(wait, longestWait))
     }
 }

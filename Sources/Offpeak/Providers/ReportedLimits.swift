@@ -65,7 +65,9 @@ struct ReportedLimits: Sendable {
     func wait(tokens needed: Int) -> (until: Date, because: CallLimiter.WaitReason)? {
         var latest: (until: Date, because: CallLimiter.WaitReason)?
         func hold(_ left: Left?, short: (Int) -> Bool, _ reason: CallLimiter.WaitReason) {
-            guard let left, short(left.remaining), latest.map({ left.resetsAt > $0.until }) ?? true else { return }
+            guard let left, short(left.remaining), latest.map({ left.resetsAt > $0.until }) ?? true else {
+                return
+            }
             latest = (left.resetsAt, reason)
         }
         hold(requests, short: { $0 < 1 }, .requestsPerMinute)

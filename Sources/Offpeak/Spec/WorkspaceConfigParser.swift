@@ -71,7 +71,8 @@ public enum WorkspaceConfigParser {
                 inFlight: try mapping.wholeNumber("in_flight", in: 1...ValueLimits.inFlight),
                 requestsPerMinute: try mapping.wholeNumber(
                     "requests_per_minute", in: 1...ValueLimits.requestsPerMinute),
-                tokensPerMinute: try mapping.wholeNumber("tokens_per_minute", in: 1...ValueLimits.tokensPerMinute))
+                tokensPerMinute: try mapping.wholeNumber(
+                    "tokens_per_minute", in: 1...ValueLimits.tokensPerMinute))
         }
         return limits
     }
