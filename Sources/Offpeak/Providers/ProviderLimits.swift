@@ -27,7 +27,7 @@ public struct ProviderLimits: Sendable, Equatable {
 
     /// Calls in flight toward `baseURL`: the configured number, else 8 for a remote API and for
     /// offpeak-sim (which answers concurrently), else 1 for any other server on loopback.
-    public func inFlight(for provider: ProviderKind, baseURL: String) -> Int {
+    func inFlight(for provider: ProviderKind, baseURL: String) -> Int {
         if let inFlight { return inFlight }
         if provider == .sim { return Self.remoteInFlight }
         return Self.isLoopback(baseURL) ? Self.loopbackInFlight : Self.remoteInFlight

@@ -69,7 +69,7 @@ public struct RateLimitHeaders: Sendable, Equatable {
     /// - Parameters:
     ///   - headers: the response's headers; names are matched without regard to case.
     ///   - now: when the response arrived; relative resets and `retry-after` count from it.
-    public init(headers: [String: String], receivedAt now: Date) {
+    init(headers: [String: String], receivedAt now: Date) {
         var named: [String: String] = [:]
         for (name, value) in headers { named[name.lowercased()] = value }
         func anthropic(_ dimension: String) -> Allowance? {

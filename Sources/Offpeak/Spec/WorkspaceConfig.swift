@@ -40,7 +40,7 @@ public struct WorkspaceConfig: Sendable, Equatable {
 
     /// The limits configured for `provider` (the configured one by default); unset fields take
     /// their defaults when the limiter is made (`CallLimiter`).
-    public func limits(for provider: ProviderKind? = nil) -> ProviderLimits {
+    func limits(for provider: ProviderKind? = nil) -> ProviderLimits {
         limits[provider ?? self.provider] ?? ProviderLimits()
     }
 
