@@ -6,10 +6,11 @@ import Testing
 /// A tiny Python HTTP/1.1 server on a free loopback port, serving files from a temp directory,
 /// echoing POST/PUT bodies, and misbehaving on purpose on `/slow` and `/truncated`.
 ///
-/// For concurrency tests it counts the requests it is holding: `/sleep/MS` holds one for MS
-/// milliseconds and answers with the client's port (so a test can tell connections apart),
-/// `/together/N` holds each until N were held at once (or 20 s passed) and answers with the most
-/// ever held at once, and `/inflight` answers with the number held now.
+/// For concurrency tests it counts the requests it is holding: `/gate` holds each until `/open` is
+/// asked for (or a minute passed) and answers with the client's port (so a test can tell
+/// connections apart), `/together/N` holds each until N were held at once (or 45 s passed) and
+/// answers with the most ever held at once, and `/inflight` answers with the number held now.
+/// Neither depends on timing: a test under a busy machine waits longer, it does not fail.
 ///
 /// The server exits when its stdin closes (so it dies with the test process, however that ends)
 /// and after two minutes in any case; SIGTERM alone is not enough, since the test runner's
@@ -22,9 +23,10 @@ final class LocalHTTPServer {
         threading.Timer(120, os._exit, [0]).start()
         held = threading.Condition()
         count = {"now": 0, "peak": 0}
+        opened = threading.Event()
         def together(n):
             with held:
-                held.wait_for(lambda: count["peak"] >= n, timeout=20)
+                held.wait_for(lambda: count["peak"] >= n, timeout=45)
                 return count["peak"]
         class Handler(http.server.SimpleHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
@@ -37,9 +39,12 @@ final class LocalHTTPServer {
                     self.wfile.write(b"only ten.."); self.wfile.flush(); self.close_connection = True
                 elif self.path == "/peer":
                     self.reply(200, str(self.client_address[1]).encode())
-                elif self.path.startswith("/sleep/"):
-                    self.hold(lambda: time.sleep(int(self.path[7:]) / 1000))
+                elif self.path == "/gate":
+                    self.hold(lambda: opened.wait(60))
                     self.reply(200, str(self.client_address[1]).encode())
+                elif self.path == "/open":
+                    opened.set()
+                    self.reply(200, b"open")
                 elif self.path.startswith("/together/"):
                     self.reply(200, str(self.hold(lambda: together(int(self.path[10:])))).encode())
                 elif self.path == "/inflight":

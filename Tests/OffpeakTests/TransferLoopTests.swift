@@ -44,23 +44,33 @@ struct TransferLoopTests {
         return String(decoding: response.body, as: UTF8.self)
     }
 
-    /// Waits (up to 20 s) until the server holds `count` requests, asking on a client of its own.
+    /// Waits until the server holds `count` requests, asking on a client of its own.
     static func waitUntilServerHolds(_ count: Int, _ server: LocalHTTPServer) async throws {
-        let probe = HTTPClient()
-        let deadline = Date() + 20
+        let deadline = Date() + 45
         while Date() < deadline {
-            let now = try await probe.send(HTTPRequest(url: server.url("/inflight")))
-            if Int(String(decoding: now.body, as: UTF8.self)) ?? 0 >= count { return }
+            if try await held(by: server) >= count { return }
             try await Task.sleep(for: .milliseconds(50))
         }
         Issue.record("the server never held \(count) requests at once")
     }
 
-    /// 16 calls to a sim that takes 300 ms an answer: with at most two in flight at a time (one
-    /// blocking call per thread of a two-core cooperative pool), the server holds every call for
+    /// How many requests the server is holding now.
+    static func held(by server: LocalHTTPServer) async throws -> Int {
+        let now = try await HTTPClient().send(HTTPRequest(url: server.url("/inflight")))
+        return Int(String(decoding: now.body, as: UTF8.self)) ?? -1
+    }
+
+    /// Lets every request held at the server's `/gate` go.
+    static func openGate(_ server: LocalHTTPServer) async throws {
+        _ = try await HTTPClient().send(HTTPRequest(url: server.url("/open")))
+    }
+
+    /// 16 calls to a sim that takes 300 ms an answer, timed where the answers arrive (on the
+    /// loop's thread, so a busy test runner cannot skew it). With at most two in flight at a time
+    /// (one blocking call per thread of a two-core cooperative pool) the sim holds every call for
     /// 300 ms, so the 16 take at least 8 × 300 ms from the first send and the answers spread over
     /// at least 7 × 300 ms. Spread less than that, more than two were in flight at once.
-    @Test(.timeLimit(.minutes(1))) func sixteenCallsToASlowSimAreInFlightTogether() async throws {
+    @Test(.timeLimit(.minutes(1))) func sixteenCallsToASlowSimAreInFlightTogether() throws {
         let sim = try SimProcess(arguments: ["--latency-ms", "300"])
         let client = HTTPClient()
         let body = #"{"model":"m","max_tokens":20,"messages":[{"role":"user","content":"Hello there."}]}"#
@@ -68,9 +78,18 @@ struct TransferLoopTests {
             method: "POST", url: sim.url + "/v1/messages",
             headers: [(name: "content-type", value: "application/json"), (name: "x-api-key", value: "k")],
             body: Array(body.utf8))
-        let results = await Self.sendAll(client, Array(repeating: call, count: 16))
-        #expect(results.map { (try? $0.0.get())?.status } == Array(repeating: 200, count: 16))
-        let instants = results.map(\.1)
+        let answers = Collected<(status: Int?, at: ContinuousClock.Instant)>()
+        let done = DispatchGroup()
+        for _ in 0..<16 {
+            done.enter()
+            client.loop.submit(call, maxBodyBytes: client.maxResponseBytes, cancellations: []) { result in
+                answers.add(((try? result.get())?.status, .now))
+                done.leave()
+            }
+        }
+        done.wait()
+        #expect(answers.all.map(\.status) == Array(repeating: 200, count: 16))
+        let instants = answers.all.map(\.at)
         let spread = try #require(instants.max()) - (try #require(instants.min()))
         #expect(spread < .milliseconds(7 * 300))
         #expect(try sim.stats()["ok_calls"] as? Int == 16)
@@ -89,7 +108,7 @@ struct TransferLoopTests {
     @Test(.timeLimit(.minutes(1))) func blockingSendsFromManyThreadsOverlap() throws {
         let server = try LocalHTTPServer()
         let client = HTTPClient()
-        let answers = Answers()
+        let answers = Collected<String?>()
         let url = server.url("/together/4")
         let done = DispatchGroup()
         // Threads of their own: `concurrentPerform` would run only one per core.
@@ -106,47 +125,47 @@ struct TransferLoopTests {
     }
 
     /// Raising one exchange's flag ends it at once; the others, held by the server with it, go
-    /// on and answer.
+    /// on, and answer once the server lets them.
     @Test(.timeLimit(.minutes(1))) func cancellingOneLeavesTheOthersRunning() async throws {
         let server = try LocalHTTPServer()
         let client = HTTPClient()
         let flag = CancellationFlag()
-        let long = HTTPRequest(url: server.url("/sleep/20000"), timeout: 30)
-        let short = Array(repeating: HTTPRequest(url: server.url("/sleep/3000")), count: 3)
-        async let cancelled = Self.outcome(client, long, cancellation: flag)
-        let others = Task { await Self.sendAll(client, short) }
+        let gate = HTTPRequest(url: server.url("/gate"), timeout: 90)
+        async let cancelled = Self.outcome(client, gate, cancellation: flag)
+        let others = Task { await Self.sendAll(client, Array(repeating: gate, count: 3)) }
         try await Self.waitUntilServerHolds(4, server)
         flag.cancel()
-        let ended = ContinuousClock.now
         #expect(await cancelled == .failure(.cancelled))
-        let results = await others.value
-        #expect(results.allSatisfy { Self.text($0.0) != nil })
-        #expect(results.allSatisfy { $0.1 > ended })
+        try await Self.openGate(server)
+        #expect(await others.value.allSatisfy { Self.text($0.0) != nil })
     }
 
     /// Cancelling the task that awaits an exchange ends that exchange, and only that one.
     @Test(.timeLimit(.minutes(1))) func cancellingATaskEndsItsExchange() async throws {
         let server = try LocalHTTPServer()
         let client = HTTPClient()
-        let long = HTTPRequest(url: server.url("/sleep/20000"), timeout: 30)
-        let short = HTTPRequest(url: server.url("/sleep/3000"))
-        let waiting = Task { await Self.outcome(client, long) }
-        let other = Task { await Self.outcome(client, short) }
+        let gate = HTTPRequest(url: server.url("/gate"), timeout: 90)
+        let waiting = Task { await Self.outcome(client, gate) }
+        let other = Task { await Self.outcome(client, gate) }
         try await Self.waitUntilServerHolds(2, server)
         waiting.cancel()
         #expect(await waiting.value == .failure(.cancelled))
+        try await Self.openGate(server)
         #expect(Self.text(await other.value) != nil)
     }
 
-    /// One exchange's total timeout ends it alone; the others answer after it.
+    /// One exchange's total timeout ends it alone, while three others are in flight; they answer
+    /// once the server lets them.
     @Test(.timeLimit(.minutes(1))) func oneTimingOutLeavesTheOthersRunning() async throws {
         let server = try LocalHTTPServer()
-        let requests =
-            [HTTPRequest(url: server.url("/sleep/20000"), connectTimeout: 2, timeout: 0.5)]
-            + Array(repeating: HTTPRequest(url: server.url("/sleep/3000"), timeout: 30), count: 3)
-        let results = await Self.sendAll(HTTPClient(), requests)
-        #expect(results[0].0 == .failure(.timedOut(0.5)))
-        #expect(results.dropFirst().allSatisfy { Self.text($0.0) != nil && $0.1 > results[0].1 })
+        let client = HTTPClient()
+        let gate = HTTPRequest(url: server.url("/gate"), timeout: 90)
+        let others = Task { await Self.sendAll(client, Array(repeating: gate, count: 3)) }
+        try await Self.waitUntilServerHolds(3, server)
+        let impatient = HTTPRequest(url: server.url("/gate"), connectTimeout: 2, timeout: 0.5)
+        #expect(await Self.outcome(client, impatient) == .failure(.timedOut(0.5)))
+        try await Self.openGate(server)
+        #expect(await others.value.allSatisfy { Self.text($0.0) != nil })
     }
 
     /// Four exchanges at once need four connections; the calls after them reuse those, whether
@@ -154,9 +173,11 @@ struct TransferLoopTests {
     @Test(.timeLimit(.minutes(1))) func laterCallsReuseTheConnectionsOfEarlierOnes() async throws {
         let server = try LocalHTTPServer()
         let client = HTTPClient()
-        let burst = await Self.sendAll(
-            client, Array(repeating: HTTPRequest(url: server.url("/sleep/1000")), count: 4))
-        let ports = Set(burst.compactMap { Self.text($0.0) })
+        let gate = HTTPRequest(url: server.url("/gate"), timeout: 90)
+        let burst = Task { await Self.sendAll(client, Array(repeating: gate, count: 4)) }
+        try await Self.waitUntilServerHolds(4, server)
+        try await Self.openGate(server)
+        let ports = Set(await burst.value.compactMap { Self.text($0.0) })
         #expect(ports.count == 4)
         for _ in 0..<4 {
             let port = Self.text(await Self.outcome(client, HTTPRequest(url: server.url("/peer"))))
@@ -171,7 +192,7 @@ struct TransferLoopTests {
         let server = try LocalHTTPServer()
         let small = HTTPClient(maxResponseBytes: 8)
         let results = await Self.sendAll(
-            small, [HTTPRequest(url: server.url("/hello.txt")), HTTPRequest(url: server.url("/sleep/300"))])
+            small, [HTTPRequest(url: server.url("/hello.txt")), HTTPRequest(url: server.url("/peer"))])
         #expect(results[0].0 == .failure(.responseTooLarge(limit: 8)))
         #expect(Self.text(results[1].0) != nil)
         let capped = await Self.outcome(
@@ -179,18 +200,16 @@ struct TransferLoopTests {
         #expect(capped == .failure(.responseTooLarge(limit: 4)))
     }
 
-    /// `shutdown` ends every exchange in flight with `.cancelled` (long before the server would
-    /// answer), and every later send, blocking or not, fails the same way.
+    /// `shutdown` ends every exchange in flight with `.cancelled` (the server would hold them for a
+    /// minute), and every later send, blocking or not, fails the same way.
     @Test(.timeLimit(.minutes(1))) func shutdownEndsEveryExchangeInFlight() async throws {
         let server = try LocalHTTPServer()
         let client = HTTPClient()
-        let long = Array(repeating: HTTPRequest(url: server.url("/sleep/20000"), timeout: 30), count: 4)
-        let inFlight = Task { await Self.sendAll(client, long) }
+        let gate = HTTPRequest(url: server.url("/gate"), timeout: 90)
+        let inFlight = Task { await Self.sendAll(client, Array(repeating: gate, count: 4)) }
         try await Self.waitUntilServerHolds(4, server)
-        let started = Date()
         client.shutdown()
         #expect(await inFlight.value.map(\.0) == Array(repeating: .failure(.cancelled), count: 4))
-        #expect(Date().timeIntervalSince(started) < 10)
         #expect(
             await Self.outcome(client, HTTPRequest(url: server.url("/hello.txt"))) == .failure(.cancelled))
         #expect(throws: TransportError.cancelled) {
@@ -200,14 +219,14 @@ struct TransferLoopTests {
 }
 
 /// What several threads hand back, collected under a lock.
-final class Answers: Sendable {
-    private let values = Mutex<[String?]>([])
+final class Collected<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
 
-    func add(_ value: String?) {
+    func add(_ value: Value) {
         values.withLock { $0.append(value) }
     }
 
-    var all: [String?] {
+    var all: [Value] {
         values.withLock { $0 }
     }
 }

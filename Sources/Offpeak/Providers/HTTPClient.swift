@@ -17,7 +17,8 @@ public final class HTTPClient: Sendable {
 
     /// Bodies larger than this fail with `.responseTooLarge`.
     public let maxResponseBytes: Int
-    private let loop: TransferLoop
+    /// Where every exchange runs; tests reach it to time answers where they arrive.
+    let loop: TransferLoop
 
     /// - Parameters:
     ///   - maxResponseBytes: the largest body accepted.
