@@ -169,10 +169,16 @@ struct SimRateLimitServerTests {
         #expect(stats["rate_limited"] as? Int == 0)
     }
 
-    @Test func badLatencyAndLimitFlagsAreUsageErrors() throws {
-        for arguments in [["--jitter", "1.5"], ["--rpm", "0"]] {
-            let result = try CommandResult.run(BuiltBinaries.sim, arguments, timeout: 30)
-            #expect(result.status == 64, "\(arguments): \(result.stderr)")
-        }
+    @Test(arguments: [
+        (["--jitter", "1.5"], "--jitter must be in 0...1"), (["--rpm", "0"], "--rpm must be at least 1"),
+        (["--tpm=-5"], "--tpm must be at least 1"),
+    ])
+    func badLatencyAndLimitFlagsAreUsageErrors(arguments: [String], message: String) throws {
+        let result = try CommandResult.run(BuiltBinaries.sim, arguments, timeout: 30)
+        #expect(result.status == 64)
+        #expect(
+            result.stderr
+                == "Error: \(message)\nUsage: offpeak-sim <options>\n  See 'offpeak-sim --help' for more information.\n"
+        )
     }
 }
