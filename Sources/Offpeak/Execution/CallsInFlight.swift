@@ -76,7 +76,8 @@ final class CallsInFlight: Sendable {
     func next(timeout: TimeInterval? = nil) -> Finished? {
         guard count > 0 else { return nil }
         let result =
-            timeout.map { arrivals.wait(timeout: .now() + max(0, $0)) } ?? {
+            timeout.map { arrivals.wait(timeout: .now() + max(0, $0)) }
+            ?? {
                 arrivals.wait()
                 return .success
             }()

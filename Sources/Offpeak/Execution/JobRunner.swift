@@ -161,15 +161,9 @@ public struct JobRunner: Sendable {
             cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor),
             ttl: spec.cacheTTL, job: spec.name,
             logger: logger, cancellation: cancellation)
-        var contexts: [String: Result<SourceContext, OffpeakError>] = [:]
-        for item in spec.items {
-            let urls = spec.sources + item.sources
-            guard !urls.isEmpty else { continue }
-            do { contexts[item.id] = .success(try research.context(for: urls)) } catch {
-                contexts[item.id] = .failure(error)
-            }
-        }
-        return contexts
+        let items = spec.items.filter { !(spec.sources + $0.sources).isEmpty }
+        let found = research.contexts(for: items.map { spec.sources + $0.sources })
+        return Dictionary(zip(items.map(\.id), found), uniquingKeysWith: { first, _ in first })
     }
 
     /// The job's unfinished run with any new items merged in, or a new run; and the items of the

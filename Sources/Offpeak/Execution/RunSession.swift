@@ -65,7 +65,8 @@ struct RunSession {
     /// Starts `call` once the provider's limits give it a slot and the gate lets it go, committing
     /// calls that come back meanwhile.
     /// - Returns: why the pass stops instead, if it does.
-    private mutating func start(_ call: PlannedCall, in calls: CallsInFlight) throws(OffpeakError) -> RunStop? {
+    private mutating func start(_ call: PlannedCall, in calls: CallsInFlight) throws(OffpeakError) -> RunStop?
+    {
         let request = call.request
         let inputTokens = TokenEstimator.inputTokens(request)
         var ticket: CallLimiter.CallTicket?
@@ -100,12 +101,14 @@ struct RunSession {
         }
         if price == nil, unpricedModels.insert(request.model).inserted {
             context.logger.warning(
-                "no price known for model \(request.model); its calls are marked unpriced in costs and status")
+                "no price known for model \(request.model); its calls are marked unpriced in costs and status"
+            )
         }
         callsMade += 1
         let worst = CallsInFlight.Worst(
             inputTokens: inputTokens, outputTokens: request.maxTokens,
-            dollars: price?.dollars(for: Usage(input: inputTokens, output: request.maxTokens), batch: false) ?? 0)
+            dollars: price?.dollars(for: Usage(input: inputTokens, output: request.maxTokens), batch: false)
+                ?? 0)
         calls.start(call, ticket: ticket, worst: worst) { [provider = context.provider] in provider.call($0) }
         return nil
     }
@@ -151,10 +154,12 @@ struct RunSession {
         case .success(let response):
             FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
             receipt = CallReceipt.answered(
-                call, response: response, price: price, line: ledgerLine, started: done.started, now: done.ended)
+                call, response: response, price: price, line: ledgerLine, started: done.started,
+                now: done.ended)
             if !receipt.retry.isEmpty {
                 context.logger.info(
-                    "batched answer kept \(receipt.results.count) of \(call.requests.count) items; asking again")
+                    "batched answer kept \(receipt.results.count) of \(call.requests.count) items; asking again"
+                )
             }
         case .failure(let error):
             let ledger = ledgerLine.entry(

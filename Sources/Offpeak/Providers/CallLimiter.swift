@@ -48,7 +48,9 @@ final class CallLimiter: Sendable {
     }
 
     /// The limiter for `limits` as configured for `provider`, calls going to `baseURL`.
-    convenience init(_ limits: ProviderLimits, provider: ProviderKind, baseURL: String, slowStart: Bool = false) {
+    convenience init(
+        _ limits: ProviderLimits, provider: ProviderKind, baseURL: String, slowStart: Bool = false
+    ) {
         self.init(
             inFlight: limits.inFlight(for: provider, baseURL: baseURL),
             requestsPerMinute: limits.requestsPerMinute, tokensPerMinute: limits.tokensPerMinute,
