@@ -29,6 +29,10 @@ struct HangUpTests {
     @Test func aClosedTerminalStopsTheRunLikeSIGTERM() throws {
         let sim = try SimProcess(arguments: ["--latency-ms", "1500"])
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: 4)
+        // One call at a time: the terminal closes (after the next progress write) while the run
+        // still has work; with calls in flight all four answers are in by then.
+        try workspace.write(
+            "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nlimits: {sim: {in_flight: 1}}\n")
         let hangUp = try CommandResult.run(
             URL(fileURLWithPath: "/usr/bin/env"),
             [

@@ -104,7 +104,10 @@ struct OffpeakBinaryTests {
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: 12)
         try workspace.write(
             "offpeak.yaml",
-            "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 1s, max_retries: 1}\n")
+            // One call at a time, so the run still lasts past the kill (with calls in flight it is
+            // done in under 0.9 s; ConcurrentRunTests kills the provider with calls in flight).
+            "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 1s, max_retries: 1}\n"
+                + "limits: {sim: {in_flight: 1}}\n")
         let killer = Thread {
             Thread.sleep(forTimeInterval: 0.9)
             sim.kill()

@@ -212,6 +212,10 @@ import Glibc
 
         let sim = try SimProcess(arguments: ["--latency-ms", "100"])
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: documents)
+        // One call at a time, so a kill loses at most one; with calls in flight the bound is kills
+        // times calls in flight (ConcurrentRunTests, scripts/chaos.py).
+        try workspace.write(
+            "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nlimits: {sim: {in_flight: 1}}\n")
         let kills = 3
         var delays: [Double] = []
         for _ in 1...kills {
@@ -257,6 +261,9 @@ import Glibc
         let sim = try SimProcess(arguments: ["--latency-ms", "1000"])
         let workspace = try TemporaryWorkspace.docs(
             on: sim, documents: documents, extra: "constraints: {power: ac}")
+        // A minute of calls one at a time (with eight in flight it is a few ticks' work).
+        try workspace.write(
+            "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nlimits: {sim: {in_flight: 1}}\n")
         let sysfs = try SwitchableSysfs("battery-wifi")
         let environment = ["OFFPEAK_SYSFS_ROOT": sysfs.root.path]
         let deferred = try workspace.offpeak(["run", "docs"], environment: environment)

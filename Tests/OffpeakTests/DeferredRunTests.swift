@@ -132,6 +132,12 @@ struct DeferredRunTests {
     @Test func conditionsFailingMidRunStopAtTheNextCallBoundary() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 5, extra: Self.heavy)
+        // One call at a time: the boundary is then exactly after the second answer (with calls in
+        // flight, those already sent are committed too: ConcurrentRunTests).
+        try workspace.write(
+            "offpeak.yaml",
+            "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 2s, timeout: 5s, max_retries: 3}\n"
+                + "limits: {sim: {in_flight: 1}}\n")
         let sysfs = try SwitchableSysfs("ac-wifi")
         let outcome = try Self.run(workspace, sysfs: sysfs) { progress in
             if progress.done == 2 { try? sysfs.switchTo("battery-wifi") }

@@ -15,6 +15,8 @@ struct SimRateLimitServerTests {
 
     static let messages = "/v1/messages"
     static let chat = "/v1/chat/completions"
+    /// The `max_tokens` of every call `call` sends.
+    static let maxTokens = 20
 
     /// The curl command line of one call; `Process` objects of it can run side by side.
     static func curlArguments(_ sim: SimProcess, _ path: String) -> [String] {
@@ -86,10 +88,15 @@ struct SimRateLimitServerTests {
         #expect(h["x-ratelimit-remaining-requests"] == "4")
         #expect(h["x-ratelimit-limit-tokens"] == "10000")
         let usage = try #require(reply.body["usage"] as? [String: Any])
-        let used = try #require(usage["total_tokens"] as? Int)
-        // The unused part of max_tokens is given back; a few tokens flow back in meanwhile.
+        let input = try #require(usage["prompt_tokens"] as? Int)
+        // The headers are the limits as they stood when the call was admitted, with its whole
+        // max_tokens reserved (as OpenAI counts a request against its TPM); a few tokens flow back
+        // in meanwhile.
         let remaining = try #require(h["x-ratelimit-remaining-tokens"].flatMap { Int($0) })
-        #expect((10000 - used)...(10000 - used + 100) ~= remaining, "\(remaining) for \(used) used")
+        let reserved = input + Self.maxTokens
+        #expect(
+            (10000 - reserved)...(10000 - reserved + 100) ~= remaining,
+            "\(remaining) for \(reserved) reserved")
         let reset = try #require(h["x-ratelimit-reset-requests"])
         #expect(reset.wholeMatch(of: /1[12](\.\d{1,3})?s/) != nil, "a Go duration near 12 s: \(reset)")
         #expect(

@@ -73,6 +73,35 @@ public struct ResearchSources: Sendable {
         return .ready(blocks.joined(separator: "\n\n"))
     }
 
+    /// Sources fetched at once, at most: a job's sources usually sit on different servers.
+    public static let fetchesAtOnce = 4
+
+    /// The context of each list of `urls` (one list per item), every distinct source fetched once,
+    /// `fetchesAtOnce` at a time; an item's context is what `context(for:)` would give it.
+    public func contexts(for lists: [[String]], now: Date = Date()) -> [Result<SourceContext, OffpeakError>] {
+        var distinct: [String] = []
+        var seen: Set<String> = []
+        for url in lists.joined() where seen.insert(url).inserted { distinct.append(url) }
+        let fetched = BoundedThreads.map(distinct.count, width: Self.fetchesAtOnce) { [self, distinct] index in
+            Result { () throws(OffpeakError) in try source(distinct[index], now: now) }
+        }
+        let byURL = Dictionary(uniqueKeysWithValues: zip(distinct, fetched))
+        return lists.map { urls in
+            Result { () throws(OffpeakError) -> SourceContext in
+                var blocks: [String] = []
+                var seen: Set<String> = []
+                for url in urls where seen.insert(url).inserted {
+                    switch try byURL[url]?.get() {
+                    case .success(let source): blocks.append(Self.render(source))
+                    case .failure(let reason): return .waiting(reason.description)
+                    case nil: throw OffpeakError(.software, "source \(url) was not fetched")
+                    }
+                }
+                return .ready(blocks.joined(separator: "\n\n"))
+            }
+        }
+    }
+
     /// One source's copy, or the unreachable error that makes the item wait.
     private func source(_ url: String, now: Date) throws(OffpeakError) -> Result<CachedSource, SourceError> {
         if let cached = try cache.source(url: url, now: now) {

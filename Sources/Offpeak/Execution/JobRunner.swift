@@ -42,6 +42,8 @@ public struct JobRunner: Sendable {
     let prices: PriceTable
     let logger: Logger
     let owner: String
+    /// Keeps calls within the provider's limits; `nil`: a new one per run, from `offpeak.yaml`.
+    var limiter: CallLimiter?
     /// A lease outlives a silent owner by this long before another process may take the run.
     let leaseTTL: TimeInterval = 300
     /// This process's claim on the run, renewed with every commit.
@@ -97,7 +99,11 @@ public struct JobRunner: Sendable {
         try store.releaseDeferred(job: spec.name, at: Date())
         let context = RunContext(
             store: store, cache: cache, provider: provider, prices: prices, logger: logger, lease: lease,
-            outputs: workspace.url(for: spec.output))
+            outputs: workspace.url(for: spec.output),
+            limiter: limiter
+                ?? CallLimiter(
+                    config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL,
+                    slowStart: true))
         var session = RunSession(context: context, spec: spec, run: run, options: options)
         if !failing.isEmpty { session.forcedPast = failing }
         if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {
@@ -155,15 +161,9 @@ public struct JobRunner: Sendable {
             cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor),
             ttl: spec.cacheTTL, job: spec.name,
             logger: logger, cancellation: cancellation)
-        var contexts: [String: Result<SourceContext, OffpeakError>] = [:]
-        for item in spec.items {
-            let urls = spec.sources + item.sources
-            guard !urls.isEmpty else { continue }
-            do { contexts[item.id] = .success(try research.context(for: urls)) } catch {
-                contexts[item.id] = .failure(error)
-            }
-        }
-        return contexts
+        let items = spec.items.filter { !(spec.sources + $0.sources).isEmpty }
+        let found = research.contexts(for: items.map { spec.sources + $0.sources })
+        return Dictionary(zip(items.map(\.id), found), uniquingKeysWith: { first, _ in first })
     }
 
     /// The job's unfinished run with any new items merged in, or a new run; and the items of the

@@ -13,6 +13,8 @@ struct RunContext: Sendable {
     let lease: (owner: String, ttl: TimeInterval)
     /// The folder the run's outputs are written to.
     let outputs: URL
+    /// Keeps the calls in flight within the provider's limits.
+    let limiter: CallLimiter
 }
 
 /// Why a pass ended before its run was done, and what that makes of the run.

@@ -38,41 +38,98 @@ struct RunSession {
 
     mutating func execute() throws(OffpeakError) -> RunOutcome {
         var stop: RunStop?
-        // Each round plans the due requests into calls; items a batched answer lost come back in the
-        // next round in smaller batches, so every round makes progress and the loop ends.
+        let calls = CallsInFlight()
+        // Each round plans the due requests into calls and keeps as many in flight as the provider
+        // allows; every call of a round comes back and is committed before the next round is
+        // planned, so items a batched answer lost, and a long document's next steps, are decided
+        // from what is committed. Every round makes progress, so the loop ends.
         rounds: while stop == nil {
-            let calls = try nextCalls()
-            if calls.isEmpty {
+            let planned = try nextCalls()
+            if planned.isEmpty {
                 if try advanceReductions() { continue }  // a long document's next steps
                 break
             }
-            for call in calls {
-                if let refused = try admit(call) {
-                    stop = refused
-                    break rounds
-                }
-                let receipt = try send(call)
-                try commit(receipt)
-                report()
-                if let ended = receipt.stop {
-                    stop = ended
-                    break rounds
-                }
+            for call in planned where stop == nil {
+                stop = try start(call, in: calls)
+                while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
+            }
+            try calls.waitForAll { done throws(OffpeakError) in
+                let ended = try settle(done)
+                stop = stop ?? ended
             }
         }
         try writeOutputs()
         return try finish(stop)
     }
 
-    /// The gate's decision for `call`; a budget that stops the run is recorded on it.
-    private mutating func admit(_ call: PlannedCall) throws(OffpeakError) -> RunStop? {
+    /// Starts `call` once the provider's limits give it a slot and the gate lets it go, committing
+    /// calls that come back meanwhile.
+    /// - Returns: why the pass stops instead, if it does.
+    private mutating func start(_ call: PlannedCall, in calls: CallsInFlight) throws(OffpeakError) -> RunStop?
+    {
+        let request = call.request
+        let inputTokens = TokenEstimator.inputTokens(request)
+        var ticket: CallLimiter.CallTicket?
+        while ticket == nil {
+            if let stop = options.stop, stop.isRequested { return .signal(stop.reason) }
+            switch context.limiter.admit(estimatedTokens: inputTokens + request.maxTokens, now: Date()) {
+            case .go(let granted):
+                ticket = granted
+            case .waitForCall:
+                if let done = calls.next(), let stop = try settle(done) { return stop }
+            case .wait(let until, let reason):
+                if let end = options.windowEnd, until > end {
+                    return RunStop(
+                        state: .interrupted,
+                        reason: "the provider's limit (\(reason.rawValue)) holds the next call until "
+                            + "\(Timestamp.text(until)), after the window",
+                        status: .temporaryFailure)
+                }
+                let slice = min(0.5, max(0, until.timeIntervalSinceNow))
+                if let done = calls.next(timeout: slice) {
+                    if let stop = try settle(done) { return stop }
+                } else if calls.count == 0 {
+                    Thread.sleep(forTimeInterval: slice)
+                }
+            }
+        }
+        guard let ticket else { return nil }
+        let price = context.prices.cost(of: request.model)
+        if let refused = try admit(call, price: price, inFlight: calls.worst) {
+            context.limiter.withdraw(ticket)
+            return refused
+        }
+        if price == nil, unpricedModels.insert(request.model).inserted {
+            context.logger.warning(
+                "no price known for model \(request.model); its calls are marked unpriced in costs and status"
+            )
+        }
+        callsMade += 1
+        let worst = CallsInFlight.Worst(
+            inputTokens: inputTokens, outputTokens: request.maxTokens,
+            dollars: price?.dollars(for: Usage(input: inputTokens, output: request.maxTokens), batch: false)
+                ?? 0)
+        calls.start(call, ticket: ticket, worst: worst) { [provider = context.provider] in provider.call($0) }
+        return nil
+    }
+
+    /// The gate's decision for `call`, its worst case counted with those of the calls in flight; a
+    /// budget that stops the run is recorded on it.
+    private mutating func admit(_ call: PlannedCall, price: ModelPrice?, inFlight: Spend) throws(OffpeakError)
+        -> RunStop?
+    {
         let request = call.request
         let store = context.store
+        var spent = try store.spend(runID: run.id)
+        spent.calls += inFlight.calls
+        spent.inputTokens += inFlight.inputTokens
+        spent.outputTokens += inFlight.outputTokens
+        spent.dollars += inFlight.dollars
         let decision = try gate.decide(
             CallGate.Call(
-                model: request.model, price: context.prices.cost(of: request.model),
-                inputTokens: TokenEstimator.inputTokens(request), maxOutputTokens: request.maxTokens),
-            spent: try store.spend(runID: run.id), callsMade: callsMade, now: Date(),
+                model: request.model, price: price, inputTokens: TokenEstimator.inputTokens(request),
+                maxOutputTokens: request.maxTokens),
+            spent: spent, callsMade: callsMade, now: Date(),
             conditions: { [options] in options.gate?.read() },
             expectedSeconds: { () throws(OffpeakError) -> Double? in
                 try store.latency(model: request.model)?.seconds(
@@ -86,33 +143,34 @@ struct RunSession {
         return stop
     }
 
-    /// Makes one call; what came of it, answered or not, as a receipt to commit.
-    private mutating func send(_ call: PlannedCall) throws(OffpeakError) -> CallReceipt {
-        callsMade += 1
-        let started = Date()
+    /// Commits a call that came back: its answer, or what its failure does to its items and run.
+    /// - Returns: why the pass stops, when the call says so.
+    private mutating func settle(_ done: CallsInFlight.Finished) throws(OffpeakError) -> RunStop? {
+        context.limiter.finished(done.ticket, reply: done.reply, now: done.ended)
+        let call = done.call
         let price = context.prices.cost(of: call.request.model)
-        if price == nil, unpricedModels.insert(call.request.model).inserted {
-            context.logger.warning(
-                "no price known for model \(call.request.model); its calls are marked unpriced in costs and status"
-            )
-        }
-        let response: CompletionResponse
-        do {
-            response = try context.provider.complete(call.request)
-        } catch {
-            let failed = ledgerLine.entry(
+        let receipt: CallReceipt
+        switch done.reply.answer {
+        case .success(let response):
+            FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
+            receipt = CallReceipt.answered(
+                call, response: response, price: price, line: ledgerLine, started: done.started,
+                now: done.ended)
+            if !receipt.retry.isEmpty {
+                context.logger.info(
+                    "batched answer kept \(receipt.results.count) of \(call.requests.count) items; asking again"
+                )
+            }
+        case .failure(let error):
+            let ledger = ledgerLine.entry(
                 model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
-                usageEstimated: false, price: price, at: Date(), latency: Date().timeIntervalSince(started))
-            return failure(error, call: call, ledger: failed)
+                usageEstimated: false, price: price, at: done.ended,
+                latency: done.ended.timeIntervalSince(done.started))
+            receipt = failure(error, call: call, ledger: ledger)
         }
-        FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
-        let receipt = CallReceipt.answered(
-            call, response: response, price: price, line: ledgerLine, started: started, now: Date())
-        if !receipt.retry.isEmpty {
-            context.logger.info(
-                "batched answer kept \(receipt.results.count) of \(call.requests.count) items; asking again")
-        }
-        return receipt
+        try commit(receipt)
+        report()
+        return receipt.stop
     }
 
     /// What a failed call leaves: a provider's error goes by the failure policy; anything else

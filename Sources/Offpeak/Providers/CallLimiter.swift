@@ -39,18 +39,22 @@ final class CallLimiter: Sendable {
     ///   - inFlight: calls in flight at most (at least 1).
     ///   - requestsPerMinute, tokensPerMinute: offpeak's own limits; `nil` for none beyond what the
     ///     provider reports.
-    init(inFlight: Int, requestsPerMinute: Int? = nil, tokensPerMinute: Int? = nil) {
+    ///   - slowStart: start at one call in flight and grow with each answer (`InFlightCap`).
+    init(inFlight: Int, requestsPerMinute: Int? = nil, tokensPerMinute: Int? = nil, slowStart: Bool = false) {
         state = Mutex(
             State(
-                cap: InFlightCap(most: inFlight), requestsPerMinute: requestsPerMinute,
+                cap: InFlightCap(most: inFlight, slowStart: slowStart), requestsPerMinute: requestsPerMinute,
                 tokensPerMinute: tokensPerMinute))
     }
 
     /// The limiter for `limits` as configured for `provider`, calls going to `baseURL`.
-    convenience init(_ limits: ProviderLimits, provider: ProviderKind, baseURL: String) {
+    convenience init(
+        _ limits: ProviderLimits, provider: ProviderKind, baseURL: String, slowStart: Bool = false
+    ) {
         self.init(
             inFlight: limits.inFlight(for: provider, baseURL: baseURL),
-            requestsPerMinute: limits.requestsPerMinute, tokensPerMinute: limits.tokensPerMinute)
+            requestsPerMinute: limits.requestsPerMinute, tokensPerMinute: limits.tokensPerMinute,
+            slowStart: slowStart)
     }
 
     /// Whether a call estimated at `estimatedTokens` (input and output) may start at `now`. On

@@ -17,22 +17,26 @@ struct CompletionPipeline: Sendable {
         let load = state.load
         load.enter()
         defer { load.leave() }
-        var response = await serve(request, api: api)
-        gate.addHeaders(to: &response, api: api)
+        var (response, admitted) = await serve(request, api: api)
+        gate.addHeaders(to: &response, api: api, report: admitted)
         return response
     }
 
-    private func serve(_ request: Request, api: some CompletionAPI) async -> Response {
+    /// The call's response, and the limits as they stood when it was admitted (nil if it was not).
+    private func serve(_ request: Request, api: some CompletionAPI) async -> (Response, RateLimitReport?) {
         var request = request
         let body: ByteBuffer
         do {
             body = try await request.collectBody(upTo: Self.maxBodyBytes)
         } catch {
-            return api.errorResponse(
-                SimAPIError(.tooLarge, "request body is larger than 32 MiB or was cut off"))
+            return (
+                api.errorResponse(
+                    SimAPIError(.tooLarge, "request body is larger than 32 MiB or was cut off")),
+                nil
+            )
         }
         if let key = state.options.requireKey, api.presentedKey(in: request.headers) != key {
-            return api.errorResponse(SimAPIError(.authentication, "invalid API key"))
+            return (api.errorResponse(SimAPIError(.authentication, "invalid API key")), nil)
         }
         let parsed: Result<ParsedCall, SimAPIError>
         do {
@@ -46,16 +50,19 @@ struct CompletionPipeline: Sendable {
         // injector (it takes no fault draw) nor the model. A call that cannot be parsed is not
         // counted against the limits.
         var ticket: RateTicket?
+        var report: RateLimitReport?
         if gate.isActive, case .success(let call) = parsed {
             switch gate.admit(call, api: api) {
-            case .success(let admitted): ticket = admitted
-            case .failure(let refusal): return api.errorResponse(refusal)
+            case .success(let admitted):
+                ticket = admitted
+                report = gate.report(api: api)
+            case .failure(let refusal): return (api.errorResponse(refusal), nil)
             }
         }
         let (response, outputTokens) = await faultOrAnswer(
             request: request, body: body, parsed: parsed, api: api)
         if let ticket { gate.settle(ticket, outputTokens: outputTokens) }
-        return response
+        return (response, report)
     }
 
     /// The call's fault or answer, and the output tokens it produced (0 without an answer).

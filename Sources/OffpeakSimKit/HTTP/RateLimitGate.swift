@@ -34,10 +34,18 @@ struct RateLimitGate: Sendable {
         state.limiter.settle(ticket, outputTokens: outputTokens)
     }
 
-    /// Adds the endpoint's limit headers, as they stand now, to `response`.
-    func addHeaders(to response: inout Response, api: some CompletionAPI) {
+    /// The endpoint's limits as they stand now: taken right after a call is admitted, it is what
+    /// that call's answer reports, as a rate-limiting front door reports it (the calls admitted
+    /// after it, while it is answered, are not in its headers).
+    func report(api: some CompletionAPI) -> RateLimitReport? {
+        isActive ? state.limiter.report(api.endpoint) : nil
+    }
+
+    /// Adds the endpoint's limit headers to `response`: `report` (taken when the call was admitted),
+    /// else as they stand now.
+    func addHeaders(to response: inout Response, api: some CompletionAPI, report: RateLimitReport? = nil) {
         guard isActive else { return }
-        let report = state.limiter.report(api.endpoint)
+        let report = report ?? state.limiter.report(api.endpoint)
         // Hummingbird re-exports HTTPFields but not HTTPField: reach it as the collection's element.
         typealias Field = HTTPFields.Element
         for (name, value) in api.limitHeaders(report, at: Date()) {

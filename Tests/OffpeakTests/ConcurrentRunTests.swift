@@ -1,0 +1,123 @@
+import Foundation
+import Logging
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// Many calls in flight (issue 11, items 1-3), against offpeak-sim over real HTTP: the answers are
+/// a sequential run's, the provider's limits and the run's budgets hold with every call in flight
+/// counted, and what was in flight when the run stopped is committed, not lost.
+struct ConcurrentRunTests {
+    static func workspace(sim: SimProcess, documents: Int, limits: String = "", extra: String = "") throws
+        -> TemporaryWorkspace
+    {
+        let workspace = try JobRunnerIntegrationTests.workspace(sim: sim, documents: documents)
+        try workspace.write(
+            "offpeak.yaml",
+            "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 2s, timeout: 10s, max_retries: 2}\n\(limits)"
+        )
+        if !extra.isEmpty {
+            try workspace.write(
+                "jobs/docs.yaml",
+                "kind: summarize\ntier: fast\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n\(extra)\n"
+            )
+        }
+        return workspace
+    }
+
+    static func stat(_ sim: SimProcess, _ key: String) throws -> Int { try sim.stats()[key] as? Int ?? -1 }
+
+    @Test func callsGoOutTogetherAndTheAnswersAreASequentialRunsAnswers() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "300"])
+        let workspace = try Self.workspace(sim: sim, documents: 16)
+        let outcome = try JobRunnerIntegrationTests.run(workspace)
+        #expect(outcome.status == .ok)
+        #expect(outcome.run.itemsDone == 16)
+        let most = try Self.stat(sim, "max_in_flight")
+        #expect(most > 1 && most <= 8, "eight at most in flight toward a remote-looking API; saw \(most)")
+        #expect(try Self.stat(sim, "calls") == 16, "each document asked once")
+
+        let sequentialSim = try SimProcess(arguments: ["--latency-ms", "10"])
+        let sequential = try Self.workspace(
+            sim: sequentialSim, documents: 16, limits: "limits: {sim: {in_flight: 1}}\n")
+        #expect(try JobRunnerIntegrationTests.run(sequential).status == .ok)
+        #expect(try Self.stat(sequentialSim, "max_in_flight") == 1)
+        var answers = workspace.snapshot("out/docs")
+        var expected = sequential.snapshot("out/docs")
+        answers["index.json"] = nil  // it names the run
+        expected["index.json"] = nil
+        #expect(answers.count == 16 && answers == expected)
+    }
+
+    @Test func theConfiguredNumberInFlightIsNeverPassed() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "200"])
+        let workspace = try Self.workspace(sim: sim, documents: 12, limits: "limits: {sim: {in_flight: 3}}\n")
+        #expect(try JobRunnerIntegrationTests.run(workspace).status == .ok)
+        #expect(try Self.stat(sim, "max_in_flight") == 3)
+    }
+
+    /// The first call goes alone: a wrong configuration costs one call, not eight.
+    @Test func aRefusedKeyCostsOneCall() throws {
+        let sim = try SimProcess(arguments: ["--require-key", "right-key"])
+        let workspace = try Self.workspace(sim: sim, documents: 10)
+        let outcome = try JobRunnerIntegrationTests.run(workspace)
+        #expect(outcome.status == .configuration)
+        #expect(try Self.stat(sim, "calls") == 1)
+    }
+
+    /// Budgets count the worst case of every call in flight: never one call over.
+    @Test func aCallBudgetIsNeverPassedWithCallsInFlight() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "200"])
+        let workspace = try Self.workspace(sim: sim, documents: 20, extra: "budget: {max_calls: 5}")
+        let outcome = try JobRunnerIntegrationTests.run(workspace)
+        #expect(outcome.status == .temporaryFailure)
+        #expect(try Self.stat(sim, "calls") == 5)
+        #expect(outcome.run.itemsDone == 5)
+    }
+
+    /// A call starts only if the budget holds its whole `max_tokens` on top of the worst case of
+    /// every call already in flight; answers shorter than that let more calls through, never too many.
+    @Test func aTokenBudgetIsNeverPassedWithCallsInFlight() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "200"])
+        let workspace = try Self.workspace(
+            sim: sim, documents: 20, extra: "budget: {max_output_tokens: 1000}")
+        let outcome = try JobRunnerIntegrationTests.run(workspace)
+        #expect(outcome.status == .temporaryFailure)
+        #expect(outcome.run.budgetStop == "max_output_tokens")
+        #expect((try sim.billed())["output_tokens"] ?? 0 <= 1000)
+        #expect(outcome.run.itemsDone >= 5 && outcome.run.itemsDone < 20)
+    }
+
+    /// Unplugged while calls are in flight: no new call starts, and those already sent are
+    /// committed, not lost.
+    @Test func conditionsFailingMidRunCommitWhatWasInFlight() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "200"])
+        let workspace = try Self.workspace(sim: sim, documents: 20, extra: "constraints: {power: ac}")
+        let sysfs = try SwitchableSysfs("ac-wifi")
+        let context = try JobRunnerIntegrationTests.context(workspace)
+        let options = JobRunner.Options(
+            progress: { progress in if progress.done == 4 { try? sysfs.switchTo("battery-wifi") } },
+            gate: context.gate(sysfsRoot: sysfs.root.path))
+        let outcome = try context.run(try context.loadJob("docs"), options: options)
+        #expect(outcome.status == .temporaryFailure)
+        #expect(outcome.deferred == [.externalPower])
+        #expect(outcome.run.itemsDone >= 4 && outcome.run.itemsDone < 20)
+        #expect(outcome.run.itemsDone == (try Self.stat(sim, "calls")), "every answered call was committed")
+    }
+
+    /// The provider reports it has no requests left until its reset: offpeak waits for it rather
+    /// than sending calls into 429s, and a tick whose window ends first stops cleanly.
+    @Test func aRateLimitIsWaitedForBeforeItIsHit() throws {
+        let sim = try SimProcess(arguments: ["--rpm", "4"])
+        let workspace = try Self.workspace(sim: sim, documents: 8)
+        let context = try JobRunnerIntegrationTests.context(workspace)
+        let outcome = try context.run(
+            try context.loadJob("docs"), options: JobRunner.Options(windowEnd: Date() + 3))
+        #expect(outcome.status == .temporaryFailure)
+        #expect(try Self.stat(sim, "rate_limited") == 0, "no call was sent into a 429")
+        #expect(outcome.run.itemsDone == 4)
+        #expect(
+            outcome.message.contains("the provider's limit (requests per minute) holds the next call until "))
+    }
+}
