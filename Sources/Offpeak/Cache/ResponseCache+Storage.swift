@@ -45,11 +45,11 @@ extension ResponseCache {
         if evicted > 0 { logger.debug("cache: evicted \(evicted) least recently used entries") }
     }
 
-    /// Deletes least recently used entries until the payloads fit in `maxBytes`.
+    /// Deletes least recently used entries until the payloads fit in `maxBytes`. The payloads' total
+    /// is the running one (`cache_totals`), so a save under the cap reads one row, not the cache.
     /// - Returns: how many were deleted.
     func evict(_ db: Database) throws -> Int {
-        let total = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(stored_bytes), 0) FROM cache_entries") ?? 0
-        var excess = total - maxBytes
+        var excess = try ResponseCache.totals(db).storedBytes - maxBytes
         guard excess > 0 else { return 0 }
         var victims: [Int64] = []
         let rows = try Row.fetchCursor(
@@ -61,6 +61,22 @@ extension ResponseCache {
         let delete = try db.cachedStatement(sql: "DELETE FROM cache_entries WHERE rowid = ?")
         for rowid in victims { try delete.execute(arguments: [rowid]) }
         return victims.count
+    }
+
+    /// The cache's entries and bytes, as the triggers on `cache_entries` keep them (see
+    /// `StoreMigrations.createCacheTotals`); summed over every entry if the row is missing.
+    static func totals(_ db: Database) throws -> (entries: Int, rawBytes: Int, storedBytes: Int) {
+        let row =
+            try Row.fetchOne(
+                db, sql: "SELECT entries, raw_bytes, stored_bytes FROM cache_totals WHERE id = 1")
+            ?? Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS entries, COALESCE(SUM(raw_bytes), 0) AS raw_bytes,
+                        COALESCE(SUM(stored_bytes), 0) AS stored_bytes
+                    FROM cache_entries
+                    """)
+        return (row?["entries"] ?? 0, row?["raw_bytes"] ?? 0, row?["stored_bytes"] ?? 0)
     }
 
     /// Counts an access, and writes the pending ones when due. A failed write loses counts, never
