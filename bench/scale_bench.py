@@ -48,6 +48,7 @@ sys.path.insert(0, str(HERE))
 import scale_store  # noqa: E402
 import textgen  # noqa: E402
 from sim import Sim, SimError  # noqa: E402
+from spawner import Spawner  # noqa: E402
 
 JOB = "inbox"
 QUICK = {"requests": 10_000, "entries": 100_000, "store_requests": 10_000, "ledger": 25_000,
@@ -109,12 +110,15 @@ def inbox_job(rng: random.Random) -> dict:
     }
 
 
-def submission_lines(count: int, seed: int = 5) -> tuple[dict, str]:
+def submission_lines(count: int, path: Path, seed: int = 5) -> tuple[dict, Path]:
+    """The job, and `count` submission lines for it written to `path`."""
     rng = random.Random(seed)
     job = inbox_job(rng)
-    lines = [json.dumps({"id": f"c-{n:06d}", "vars": {"item": textgen.ticket(rng, n, rng.randint(25, 120))}})
-             for n in range(count)]
-    return job, "\n".join(lines) + "\n"
+    with open(path, "w") as out:
+        for n in range(count):
+            item = textgen.ticket(rng, n, rng.randint(25, 120))
+            out.write(json.dumps({"id": f"c-{n:06d}", "vars": {"item": item}}) + "\n")
+    return job, path
 
 
 @dataclass
@@ -149,7 +153,8 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
-def run_backlog(build: Build, requests: int, scratch: Path, limits: dict, prepared: tuple[dict, str]) -> Backlog:
+def run_backlog(spawner: Spawner, build: Build, requests: int, scratch: Path, limits: dict,
+                prepared: tuple[dict, Path]) -> Backlog:
     result = Backlog(build=build.label, requests=requests)
     workspace = scratch / f"backlog-{build.label}-{requests}"
     job, lines = prepared
@@ -159,39 +164,35 @@ def run_backlog(build: Build, requests: int, scratch: Path, limits: dict, prepar
             (workspace / "jobs").mkdir(parents=True)
             (workspace / "offpeak.yaml").write_text(f"provider: sim\nbase_url: {sim.url}\n")
             (workspace / "jobs" / f"{JOB}.yaml").write_text(json.dumps(job, indent=1) + "\n")
-            start = time.perf_counter()
-            submitted = subprocess.run([str(build.offpeak), "submit", "--job", JOB, "--workspace", str(workspace)],
-                                       input=lines, capture_output=True, text=True)
-            result.submit_seconds = time.perf_counter() - start
-            if submitted.returncode != 0:
-                raise BenchError(f"offpeak submit exited {submitted.returncode}: {submitted.stderr[-500:]}")
+            errors = scratch / f"submit-{build.label}-{requests}.err"
+            submitted = spawner.run([build.offpeak, "submit", "--job", JOB, "--workspace", workspace],
+                                    stdin=lines, stderr=errors)
+            result.submit_seconds = submitted.wall
+            if submitted.status != 0:
+                raise BenchError(f"offpeak submit exited {submitted.status}: {errors.read_text()[-500:]}")
             log(f"  submitted in {result.submit_seconds:.1f} s; running until {limits['calls']:,} calls "
                 f"or {limits['seconds']:.0f} s past the first call ...")
-            watch(build, workspace, sim, limits, result, scratch)
+            watch(spawner, build, workspace, sim, limits, result, scratch)
     except (BenchError, SimError, OSError, subprocess.SubprocessError, ValueError, KeyError) as error:
         result.error = f"{type(error).__name__}: {error}"
         log(f"  failed: {result.error}")
     return result
 
 
-def watch(build: Build, workspace: Path, sim: Sim, limits: dict, result: Backlog, scratch: Path) -> None:
+def watch(spawner: Spawner, build: Build, workspace: Path, sim: Sim, limits: dict, result: Backlog,
+          scratch: Path) -> None:
     """Runs the job, sampling calls and CPU, and stops it at the limits."""
-    with open(scratch / f"run-{build.label}-{result.requests}.err", "w") as err:
-        process = subprocess.Popen([str(build.offpeak), "run", JOB, "--workspace", str(workspace)],
-                                   stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL)
+    pid = spawner.start([build.offpeak, "run", JOB, "--workspace", workspace],
+                        stderr=scratch / f"run-{build.label}-{result.requests}.err")
     start = time.perf_counter()
     outcome: dict = {}
-
-    def reap() -> None:
-        outcome["wait"] = os.wait4(process.pid, 0)
-
-    reaper = threading.Thread(target=reap, daemon=True)
+    reaper = threading.Thread(target=lambda: outcome.setdefault("done", spawner.wait()), daemon=True)
     reaper.start()
     try:
         while reaper.is_alive():
             time.sleep(0.1 if result.first_call is None else 0.5)
             try:
-                cpu = cpu_seconds(process.pid)
+                cpu = cpu_seconds(pid)
             except (OSError, IndexError):
                 break  # exited between the check and the read
             calls = int(sim.stats().get("calls", 0))
@@ -206,14 +207,20 @@ def watch(build: Build, workspace: Path, sim: Sim, limits: dict, result: Backlog
                 break
     finally:
         if reaper.is_alive():
-            process.send_signal(signal.SIGTERM)
+            stop(pid, signal.SIGTERM)
             reaper.join(120)
             if reaper.is_alive():
-                process.kill()
+                stop(pid, signal.SIGKILL)
                 reaper.join()
-    _, status, usage = outcome["wait"]
-    process.returncode = result.exit_status = os.waitstatus_to_exitcode(status)
-    result.peak_rss_mb = usage.ru_maxrss / 1024
+    done = outcome["done"]
+    result.exit_status, result.peak_rss_mb = done.status, done.rss_mb
+
+
+def stop(pid: int, signal_number: int) -> None:
+    try:
+        os.kill(pid, signal_number)
+    except ProcessLookupError:
+        pass  # it ended meanwhile
 
 
 def backlog_table(rows: list[Backlog]) -> list[str]:
@@ -244,17 +251,16 @@ def backlog_table(rows: list[Backlog]) -> list[str]:
 # --- the store ---------------------------------------------------------------------------------
 
 
-def store_section(builds: list[Build], scale: scale_store.Scale, scratch: Path, runs: int,
+def store_section(spawner: Spawner, builds: list[Build], scale: scale_store.Scale, scratch: Path, runs: int,
                   system_prompt: str) -> tuple[list[str], dict]:
     base = scratch / "store-base"
     scale_store.write_specs(base, "http://127.0.0.1:9")  # nothing is called: the sim is never started
     log(f"store: {scale.entries:,} cache entries, {scale.requests:,} requests, {scale.ledger:,} ledger rows "
         f"(made by the {builds[0].label} build's migrator) ...")
     start = time.perf_counter()
-    made = subprocess.run([str(builds[0].offpeak), "status", "--workspace", str(base)], capture_output=True,
-                          text=True)
-    if made.returncode != 0:
-        raise BenchError(f"offpeak status (creating the store) exited {made.returncode}: {made.stderr[-500:]}")
+    made = spawner.run([builds[0].offpeak, "status", "--workspace", base])
+    if made.status != 0:
+        raise BenchError(f"offpeak status (creating the store) exited {made.status}")
     database = base / "cache" / "offpeak.sqlite"
     scale_store.fill(database, scale, system_prompt)
     fill_seconds = time.perf_counter() - start
@@ -264,9 +270,9 @@ def store_section(builds: list[Build], scale: scale_store.Scale, scratch: Path, 
     for build in builds:
         workspace = scratch / f"store-{build.label}"
         shutil.copytree(base, workspace)
-        first_open[build.label], _, _ = scale_store.timed(build.offpeak, ["status"], workspace)
+        first_open[build.label] = spawner.run([build.offpeak, "status", "--workspace", workspace]).wall
         log(f"  {build.label}: first open {first_open[build.label]:.1f} s; timing commands ...")
-        timings[build.label] = scale_store.time_commands(build.offpeak, workspace, runs)
+        timings[build.label] = scale_store.time_commands(spawner, build.offpeak, workspace, runs)
         shutil.rmtree(workspace, ignore_errors=True)
     header = "| command | " + " | ".join(f"{b.label} s | {b.label} RSS MB" for b in builds)
     header += " | before/after |" if len(builds) == 2 else " |"
@@ -296,6 +302,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--full", action="store_true",
                         help="100,000 requests and a store of 1,000,000 cache entries (default: a tenth)")
     parser.add_argument("--requests", type=int, nargs="+", help="backlog sizes (default: 10,000; --full: 100,000)")
+    parser.add_argument("--entries", type=int, help="cache entries in the store (default: 100,000; --full: 1,000,000)")
+    parser.add_argument("--store-requests", type=int, help="requests in the store (default: 10,000; --full: 100,000)")
+    parser.add_argument("--ledger", type=int, help="ledger rows in the store (default: 25,000; --full: 250,000)")
     parser.add_argument("--calls", type=int, help="stop each run after this many calls")
     parser.add_argument("--seconds", type=float, help="...or this many seconds past its first call")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per store command (median shown)")
@@ -308,25 +317,27 @@ def parse_args() -> argparse.Namespace:
 
 def section(bin_dir: Path | None, args: argparse.Namespace | None = None) -> tuple[str, bool]:
     """The scale bench as Markdown, and whether it ran; never raises for a failed part."""
-    args = args or argparse.Namespace(before_bin=None, full=False, requests=None, calls=None, seconds=None,
-                                      runs=5, no_backlog=False, no_store=False, keep=False)
+    args = args or argparse.Namespace(before_bin=None, full=False, requests=None, entries=None, store_requests=None,
+                                      ledger=None, calls=None, seconds=None, runs=5, no_backlog=False,
+                                      no_store=False, keep=False)
     preset = FULL if args.full else QUICK
     limits = {"calls": args.calls or preset["calls"], "seconds": args.seconds or preset["seconds"]}
     started = time.perf_counter()
     scratch = Path(tempfile.mkdtemp(prefix="offpeak-scale-bench-"))
     parts, ok = [], True
+    spawner = Spawner()  # first, while this process is small: see spawner.py
     try:
         builds = [Build("after", release_folder(bin_dir))]
         if args.before_bin:
             builds.insert(0, Build("before", args.before_bin.resolve()))
-        job, _ = submission_lines(0)
+        job, _ = submission_lines(0, scratch / "none.jsonl")
         system_prompt = job["system"] + "\n\n" + job["instructions"]
         if not args.no_backlog:
             rows = []
             for requests in args.requests or [preset["requests"]]:
-                prepared = submission_lines(requests)
+                prepared = submission_lines(requests, scratch / f"lines-{requests}.jsonl")
                 for build in builds:
-                    rows.append(run_backlog(build, requests, scratch, limits, prepared))
+                    rows.append(run_backlog(spawner, build, requests, scratch, limits, prepared))
             ok = ok and not any(r.error for r in rows)
             parts += [
                 f"Backlog: requests submitted to one `queue: true` job (system prompt + instructions "
@@ -336,9 +347,10 @@ def section(bin_dir: Path | None, args: argparse.Namespace | None = None) -> tup
                 "between samples (every 0.5 s) divided by the calls the sim counted between them.", "",
                 *backlog_table(rows), ""]
         if not args.no_store:
-            scale = scale_store.Scale(entries=preset["entries"], requests=preset["store_requests"],
-                                      ledger=preset["ledger"])
-            lines, info = store_section(builds, scale, scratch, args.runs, system_prompt)
+            scale = scale_store.Scale(entries=args.entries or preset["entries"],
+                                      requests=args.store_requests or preset["store_requests"],
+                                      ledger=args.ledger or preset["ledger"])
+            lines, info = store_section(spawner, builds, scale, scratch, args.runs, system_prompt)
             opened = "; ".join(f"{k} {v:.1f} s" for k, v in info["first_open"].items())
             parts += [
                 f"Store: {scale.entries:,} cache entries (~2 KB answers), {scale.requests:,} requests (~5.7 KB "
@@ -352,6 +364,7 @@ def section(bin_dir: Path | None, args: argparse.Namespace | None = None) -> tup
         parts.append(f"CRASHED: {type(error).__name__}: {error}")
         ok = False
     finally:
+        spawner.close()
         if args.keep:
             log(f"scratch kept in {scratch}")
         else:

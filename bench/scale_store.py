@@ -14,10 +14,11 @@ import os
 import random
 import sqlite3
 import statistics
-import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from spawner import Spawner
 
 DAY = 86_400
 SPAN_DAYS = 90
@@ -228,28 +229,19 @@ class Timing:
         return statistics.median(self.seconds) if self.seconds else float("nan")
 
 
-def timed(binary: Path, args: list[str], workspace: Path) -> tuple[float, float, int]:
-    """Wall seconds, peak RSS (MB) and exit status of one offpeak command."""
-    start = time.perf_counter()
-    process = subprocess.Popen([str(binary), *args, "--workspace", str(workspace)],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - start, usage.ru_maxrss / 1024, process.returncode
-
-
-def time_commands(binary: Path, workspace: Path, runs: int, budget: float = 40.0) -> dict[str, Timing]:
+def time_commands(spawner: Spawner, binary: Path, workspace: Path, runs: int,
+                  budget: float = 40.0) -> dict[str, Timing]:
     """Each command once to warm up, then up to `runs` times (at least 3, fewer past `budget` s)."""
     timings = {}
     for name, args in COMMANDS:
         timing = Timing()
-        _, _, timing.status = timed(binary, args, workspace)
+        timing.status = spawner.run([binary, *args, "--workspace", workspace]).status
         spent = 0.0
         while len(timing.seconds) < runs and (len(timing.seconds) < 3 or spent < budget):
-            seconds, rss, status = timed(binary, args, workspace)
-            timing.seconds.append(seconds)
-            timing.rss_mb = max(timing.rss_mb, rss)
-            timing.status = timing.status or status
-            spent += seconds
+            outcome = spawner.run([binary, *args, "--workspace", workspace])
+            timing.seconds.append(outcome.wall)
+            timing.rss_mb = max(timing.rss_mb, outcome.rss_mb)
+            timing.status = timing.status or outcome.status
+            spent += outcome.wall
         timings[name] = timing
     return timings

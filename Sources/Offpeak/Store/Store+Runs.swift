@@ -34,9 +34,9 @@ extension Store {
     @discardableResult
     func merge(requests: [RequestRecord], into runID: String) throws(OffpeakError) -> [String] {
         try write { db in
-            let sources = ["spec"] + LongDocumentPlanner.stepSources.sorted()
-            let existing = try RequestRecord.filter(Column("run_id") == runID)
-                .filter(sources.contains(Column("source"))).fetchAll(db)
+            let existing = try RequestRecord.fetchAll(
+                db, sql: "SELECT * FROM requests WHERE run_id = ? AND \(Store.specOrStepSQL)",
+                arguments: [runID])
             let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             let planned = Set(requests.map(\.itemId))
             var dropped: [String] = []
@@ -71,6 +71,10 @@ extension Store {
             return dropped
         }
     }
+
+    /// Requests from the spec or steps of long items, as the partial index `requests_by_run_source`
+    /// spells it (a query must, to use it): `spec`, then `LongDocumentPlanner.stepSources`.
+    static let specOrStepSQL = "source IN ('spec', 'chunk', 'reduce')"
 
     /// The run's checkpoint: what it had finished when it last committed.
     public func checkpoint(runID: String) throws(OffpeakError) -> CheckpointRecord? {

@@ -11,8 +11,11 @@ import GRDB
 extension StoreMigrations {
     /// The columns a spend sums, after the key: `id` second keeps rows in the order they were
     /// written, so sums over the index add in the same order (and to the same double) as before.
-    /// The two partial indexes hold only cache hits and unpriced calls, and the columns their
-    /// conditions name, so SQLite reads them alone (an index without them is not "covering").
+    /// The two partial indexes on the ledger hold only cache hits and unpriced calls, and the
+    /// columns their conditions name, so SQLite reads them alone (an index without them is not
+    /// "covering"). The partial ones on requests leave submitted and pending rows out, so a
+    /// submission writes one index more, not three; a query uses a partial index only when it
+    /// spells the index's condition the same way, with literals (`Store.specOrStepSQL`).
     static let spendIndexColumns =
         "id, cache_hit, failed, unpriced, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
         + "dollars, naive_dollars"
@@ -21,8 +24,9 @@ extension StoreMigrations {
         try db.execute(
             sql: """
                 CREATE INDEX requests_by_run_position ON requests (run_id, position);
-                CREATE INDEX requests_by_run_source ON requests (run_id, source, state);
-                CREATE INDEX requests_retrying ON requests (state, next_attempt_at);
+                CREATE INDEX requests_by_run_source ON requests (run_id, source)
+                WHERE source IN ('spec', 'chunk', 'reduce');
+                CREATE INDEX requests_retrying ON requests (next_attempt_at) WHERE state = 'retrying';
                 CREATE INDEX runs_by_created ON runs (created_at);
                 CREATE INDEX runs_by_state ON runs (state, created_at);
                 DROP INDEX ledger_on_job;
