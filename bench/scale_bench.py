@@ -54,8 +54,8 @@ JOB = "inbox"
 QUICK = {"requests": 10_000, "entries": 100_000, "store_requests": 10_000, "ledger": 25_000,
          "calls": 300, "seconds": 60.0}
 FULL = {"requests": 100_000, "entries": 1_000_000, "store_requests": 100_000, "ledger": 250_000,
-        "calls": 1000, "seconds": 180.0}
-EARLY_CALLS = 100
+        "calls": 2000, "seconds": 180.0}
+EARLY_CALLS = 200
 LATE_CALLS = 200
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 

@@ -6,8 +6,10 @@ import GRDB
 /// Indexes give each query a range to read instead of a table to scan; the ledger's cover the
 /// columns a spend sums, so reports read no row. Counters that each commit needs (a run's items
 /// by state, a run's spend, the cache's bytes) are kept by triggers, so no write path can forget
-/// one and a commit no longer recounts the whole run or sums the whole cache. Text here is frozen
-/// with the migration: `chunk` and `reduce` are `LongDocumentPlanner.stepSources` as of v6.
+/// one and a commit no longer recounts the whole run or sums the whole cache (a row replaced by
+/// `INSERT OR REPLACE` would slip past the delete triggers; offpeak never replaces these rows so).
+/// Text here is frozen with the migration: `chunk` and `reduce` are `LongDocumentPlanner.stepSources`
+/// as of v6.
 extension StoreMigrations {
     /// The columns a spend sums, after the key: `id` second keeps rows in the order they were
     /// written, so sums over the index add in the same order (and to the same double) as before.
