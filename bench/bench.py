@@ -24,6 +24,7 @@ sys.dont_write_bytecode = True  # keep bench/ free of __pycache__
 sys.path.insert(0, str(HERE))
 
 import cache_bench  # noqa: E402
+import load_bench  # noqa: E402
 import report  # noqa: E402
 import scale_bench  # noqa: E402
 import sides  # noqa: E402
@@ -121,6 +122,8 @@ def parse_args() -> argparse.Namespace:
                         help="offpeak-sim --latency-ms for every sim (default: 0)")
     parser.add_argument("--no-damage", action="store_true", help="skip the damaged W-classify row")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (workspaces, sim logs)")
+    parser.add_argument("--no-load-bench", action="store_true",
+                        help="skip the latency and rate-limit table (bench/load_bench.py)")
     parser.add_argument("--no-cache-bench", action="store_true",
                         help="skip the second table: offpeak's cache against diskcache, and LZ4 (bench/cache_bench.py)")
     parser.add_argument("--no-scale", action="store_true",
@@ -178,6 +181,12 @@ def main() -> int:
         + (["", "Notes:", *notes] if notes else [])
     ) + "\n"
     print(text, end="")
+    load_ok = True
+    if not args.no_load_bench:
+        load_text, load_ok = load_bench.section(bin_dir, args.only, args.keep)
+        if load_text:
+            print("\n" + load_text, end="")
+            text += "\n" + load_text
     cache_ok = True
     if not args.no_cache_bench:
         cache_text, cache_ok = cache_bench.section(bin_dir)
@@ -188,7 +197,7 @@ def main() -> int:
         print("\n" + scale_text, end="")
         text, cache_ok = text + "\n" + scale_text, cache_ok and scale_ok
     args.out.write_text(text)
-    return 1 if any(r.error for r in rows) or not cache_ok else 0
+    return 1 if any(r.error for r in rows) or not cache_ok or not load_ok else 0
 
 
 if __name__ == "__main__":

@@ -1,9 +1,10 @@
-"""The two sides of every comparison: a naive SDK client, and offpeak.
+"""The sides of every comparison: a naive SDK client (sequential, or with requests in flight), and offpeak.
 
 Both talk to an offpeak-sim started for them alone; each returns the answers it got, keyed by
 item id, and how long it took. Billing is read from the sim afterwards (see bench.py).
 """
 
+import asyncio
 import json
 import subprocess
 import time
@@ -50,6 +51,50 @@ def run_naive(workload: Workload, sim_url: str) -> SideRun:
     except anthropic.APIError as error:
         raise SideCrashed(f"naive client failed after {len(answers)} items: {error}") from error
     return SideRun(answers=answers, wall_seconds=time.monotonic() - start)
+
+
+def run_naive_concurrent(workload: Workload, sim_url: str, in_flight: int = 8, max_retries: int = 2) -> SideRun:
+    """The naive client made concurrent: the official SDK's async client, one request per item,
+    at most `in_flight` at once (an asyncio semaphore), no prompt caching. The SDK retries 429s
+    and 5xx `max_retries` times, waiting what `retry-after` says. An item whose retries run out
+    is left unanswered (counted as not correct, named in the notes) instead of stopping the rest,
+    as a script with `asyncio.gather(..., return_exceptions=True)` would."""
+    import anthropic
+
+    async def run() -> tuple[dict[str, str], list[str]]:
+        client = anthropic.AsyncAnthropic(base_url=sim_url, api_key="sim", max_retries=max_retries)
+        gate = asyncio.Semaphore(in_flight)
+        answers: dict[str, str] = {}
+        failures: list[str] = []
+
+        async def one(item) -> None:
+            job = workload.job(item.job)
+            async with gate:
+                try:
+                    response = await client.messages.create(
+                        model=MODEL,
+                        max_tokens=job.max_tokens,
+                        system=job.system_prompt,
+                        messages=[{"role": "user", "content": item.message}],
+                    )
+                except anthropic.APIError as error:
+                    failures.append(f"{item.id}: {type(error).__name__}")
+                    return
+            answers[item.id] = "".join(b.text for b in response.content if b.type == "text")
+
+        try:
+            await asyncio.gather(*(one(item) for item in workload.items))
+        finally:
+            await client.close()
+        return answers, failures
+
+    start = time.monotonic()
+    answers, failures = asyncio.run(run())
+    wall = time.monotonic() - start
+    notes = []
+    if failures:
+        notes.append(f"{len(failures)} items failed after {max_retries} retries, e.g. {failures[0]}")
+    return SideRun(answers=answers, wall_seconds=wall, notes=notes)
 
 
 # --- offpeak -----------------------------------------------------------------------------------

@@ -88,9 +88,14 @@ class Sim:
         return answers
 
 
-def has_batch_mode(binary: Path) -> bool:
-    """Whether this offpeak-sim build has the flags the benchmark needs."""
+def has_flags(binary: Path, flags: list[str]) -> bool:
+    """Whether this offpeak-sim build has every flag in `flags`."""
     help_text = subprocess.run(
         [str(binary), "--help"], capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"}
     ).stdout
-    return all(flag in help_text for flag in ["--answer-tokens", "--damage-rate"])
+    return all(flag in help_text for flag in flags)
+
+
+def has_batch_mode(binary: Path) -> bool:
+    """Whether this offpeak-sim build has the flags the benchmark needs."""
+    return has_flags(binary, ["--answer-tokens", "--damage-rate"])

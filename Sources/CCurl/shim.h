@@ -25,21 +25,19 @@ static inline CURLcode offpeak_curl_setopt_off_t(CURL *handle, CURLoption option
 }
 
 typedef size_t (*offpeak_curl_write_callback)(char *data, size_t size, size_t count, void *userdata);
-typedef int (*offpeak_curl_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
-                                              curl_off_t ultotal, curl_off_t ulnow);
 
 static inline CURLcode offpeak_curl_setopt_write_callback(CURL *handle, CURLoption option,
                                                           offpeak_curl_write_callback callback) {
     return curl_easy_setopt(handle, option, callback);
 }
 
-static inline CURLcode offpeak_curl_setopt_progress_callback(CURL *handle,
-                                                             offpeak_curl_progress_callback callback) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
-}
-
 static inline CURLcode offpeak_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
+}
+
+// CURLMsg keeps a finished transfer's result in a union, which Swift reads awkwardly.
+static inline CURLcode offpeak_curl_msg_result(const CURLMsg *message) {
+    return message->data.result;
 }
 
 #endif

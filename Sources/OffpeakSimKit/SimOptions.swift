@@ -16,6 +16,11 @@ public struct SimOptions: Sendable, Equatable {
     public var latencyMs = 0.0
     /// Extra delay per output token, in milliseconds, as a model's generation speed.
     public var msPerOutputToken = 0.0
+    /// In 0...1: how far each delay may stray from `latencyMs + msPerOutputToken × tokens`, as a
+    /// fraction of it (see `LatencyModel`); repeatable under `seed`.
+    public var jitter = 0.0
+    /// Requests and tokens per minute each endpoint accepts before answering 429; none by default.
+    public var rateLimits = RateLimits.none
     /// The `retry-after` header of a 429 fault, in seconds.
     public var retryAfterSeconds = 1
     /// How long a `timeout` fault waits before answering, in seconds.
@@ -24,7 +29,8 @@ public struct SimOptions: Sendable, Equatable {
     public var faultRates = FaultRates.none
     /// How often and how batched answers are damaged; by default never.
     public var damage = DamagePolicy.none
-    /// Seed of the random fault and damage sequences; nil picks one at random (not repeatable).
+    /// Seed of the random fault, damage and latency sequences; nil picks one at random (not
+    /// repeatable).
     public var seed: UInt64?
     /// When set, every API call must present this key: `x-api-key` on the Anthropic endpoint,
     /// `Authorization: Bearer` on the OpenAI one.
@@ -33,6 +39,11 @@ public struct SimOptions: Sendable, Equatable {
     public var logLevel = "info"
 
     public init() {}
+
+    /// The latency options as one model.
+    public var latency: LatencyModel {
+        LatencyModel(fixedMs: latencyMs, msPerOutputToken: msPerOutputToken, jitter: jitter)
+    }
 
     /// - Throws: `SimConfigError.badOption` for values no server could run with.
     public func validate() throws {
@@ -45,6 +56,13 @@ public struct SimOptions: Sendable, Equatable {
         try check(cacheMinTokens >= 0, "--cache-min-tokens must not be negative")
         try check(cacheTTLSeconds > 0, "--cache-ttl must be positive")
         try check(latencyMs >= 0 && msPerOutputToken >= 0, "latencies must not be negative")
+        try check((0...1).contains(jitter), "--jitter must be in 0...1")
+        for (value, flag) in [
+            (rateLimits.requestsPerMinute, "--rpm"), (rateLimits.inputTokensPerMinute, "--input-tpm"),
+            (rateLimits.outputTokensPerMinute, "--output-tpm"), (rateLimits.tokensPerMinute, "--tpm"),
+        ] {
+            try check((value ?? 1) >= 1, "\(flag) must be at least 1")
+        }
         try check(retryAfterSeconds >= 0, "--retry-after must not be negative")
         try check(timeoutDelaySeconds >= 0, "--timeout-delay must not be negative")
         try check(

@@ -1,5 +1,5 @@
-/// The state every request shares: counters, the prompt cache, the fault queue and the damage
-/// generator.
+/// The state every request shares: counters, the prompt cache, the fault queue, the damage
+/// generator, the latency draws and the rate limiter.
 ///
 /// Each part guards itself with a `Mutex`, so concurrent requests never see a half update.
 struct SimState: Sendable {
@@ -9,6 +9,9 @@ struct SimState: Sendable {
     let damager: BatchDamager
     let cacheBook: PromptCacheBook
     let stats: SimStats
+    let load: LoadCounters
+    let latency: LatencySampler
+    let limiter: RateLimiter
     let sources: SourceLibrary
     let shutdown: ShutdownNotice
 
@@ -23,6 +26,9 @@ struct SimState: Sendable {
         self.cacheBook = PromptCacheBook(
             minTokens: options.cacheMinTokens, ttl: .milliseconds(Int64(options.cacheTTLSeconds * 1000)))
         self.stats = SimStats()
+        self.load = LoadCounters()
+        self.latency = LatencySampler(model: options.latency, seed: seed)
+        self.limiter = RateLimiter(limits: options.rateLimits)
         self.sources = SourceLibrary()
         self.shutdown = ShutdownNotice()
     }
@@ -30,6 +36,9 @@ struct SimState: Sendable {
     /// `POST /sim/reset`: a fresh sim without a restart.
     func reset() {
         stats.reset()
+        load.reset()
+        latency.reset()
+        limiter.reset()
         cacheBook.reset()
         faults.reset()
         damager.reset()

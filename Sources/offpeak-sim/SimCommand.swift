@@ -48,13 +48,35 @@ struct SimCommand: AsyncParsableCommand {
             comes back in the error. echo429 sends --retry-after; echo529 is 503 on the OpenAI \
             endpoint.
 
+            Latency: each answer waits (--latency-ms + --ms-per-output-token x its output tokens) \
+            x (1 + --jitter x u), u uniform in [-1, 1): the mean is the sum, every delay is within \
+            +/- jitter of it, its standard deviation jitter/sqrt(3) of it; repeatable under --seed. \
+            Errors (faults, 429s of the rate limiter) answer at once.
+
+            Rate limits (--rpm, --input-tpm, --output-tpm, --tpm; none by default): per minute, \
+            for each endpoint apart, as a token bucket that holds a minute's allowance, starts \
+            full and refills continuously. Requests cost 1; input tokens as each API counts them \
+            (Anthropic leaves cache reads out, OpenAI does not); output tokens are reserved from \
+            max_tokens and the unused part given back when the answer is done; --tpm counts \
+            input + output. A call over any limit gets 429 in the endpoint's error shape \
+            (rate_limit_error; OpenAI type requests or tokens) with retry-after in whole seconds, \
+            and takes nothing from the limits nor a fault draw. Every answer of an endpoint \
+            carries its API's headers for the limits set: Anthropic \
+            anthropic-ratelimit-{requests,input-tokens,output-tokens,tokens}-{limit,remaining,reset} \
+            (reset: RFC 3339 time when full again; token counts remaining rounded to the nearest \
+            thousand; tokens = --tpm, else input and output summed), OpenAI \
+            x-ratelimit-{limit,remaining,reset}-{requests,tokens} (reset: time until full, as \
+            1s, 6m0s, 20ms; tokens = --tpm, else the tighter of the input and output limits).
+
             Research sources: GET /sources/NAME serves a deterministic document (ETag, \
             Last-Modified, 304); POST /sim/sources {"name", "content", "content_type", "status"} \
             sets one, and a status of 400-599 makes it an error page served with that status.
 
             Control: GET /sim/stats (calls, faults, billed tokens, batched_calls, batched_items, \
             damage by kind; only fully sent 200 answers are billed and counted, a truncated answer \
-            never is), POST /sim/reset, GET /sim/health, POST /sim/expected {"texts": [...]} -> \
+            never is; rate_limited: calls the rate limiter answered 429, rate_limited_by: by limit, \
+            in_flight and max_in_flight: API calls being answered now and at most at once), \
+            POST /sim/reset (counters, prompt cache, fault queue, random sequences and limits), GET /sim/health, POST /sim/expected {"texts": [...]} -> \
             {"answers": [...]} (each text's answer sent alone: no damage, no max_tokens cut).
             """)
 
@@ -82,6 +104,21 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "Extra milliseconds to wait per output token.")
     var msPerOutputToken = SimOptions().msPerOutputToken
 
+    @Option(help: "How far, in 0...1, each delay may stray from its mean (e.g. 0.2 for +/-20 %).")
+    var jitter = SimOptions().jitter
+
+    @Option(help: "Requests per minute each endpoint accepts before answering 429.")
+    var rpm: Int?
+
+    @Option(help: "Input tokens per minute each endpoint accepts (Anthropic's ITPM).")
+    var inputTpm: Int?
+
+    @Option(help: "Output tokens per minute each endpoint accepts (Anthropic's OTPM).")
+    var outputTpm: Int?
+
+    @Option(help: "Input plus output tokens per minute each endpoint accepts (OpenAI's TPM).")
+    var tpm: Int?
+
     @Option(
         help: ArgumentHelp(
             "Random faults per API call, e.g. 429=0.1,500=0.05; echo400=1 for every call.",
@@ -94,10 +131,10 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Kinds of damage to draw from.", valueName: "kind,..."))
     var damage = DamagePolicy.Kind.allNames
 
-    @Option(help: "Seed of the random fault and damage sequences, to make them repeatable.")
+    @Option(help: "Seed of the random fault, damage and latency sequences, to make them repeatable.")
     var seed: UInt64?
 
-    @Option(help: "Seconds in the retry-after header of a 429 fault.")
+    @Option(help: "Seconds in the retry-after header of a 429 fault (the rate limiter computes its own).")
     var retryAfter = SimOptions().retryAfterSeconds
 
     @Option(help: "Seconds a timeout fault waits before answering.")
@@ -138,6 +175,10 @@ struct SimCommand: AsyncParsableCommand {
         options.cacheTTLSeconds = cacheTtl
         options.latencyMs = latencyMs
         options.msPerOutputToken = msPerOutputToken
+        options.jitter = jitter
+        options.rateLimits = RateLimits(
+            requestsPerMinute: rpm, inputTokensPerMinute: inputTpm, outputTokensPerMinute: outputTpm,
+            tokensPerMinute: tpm)
         options.faultRates = try FaultRates(parsing: faultRate)
         options.damage = try DamagePolicy(rate: damageRate, parsing: damage)
         options.seed = seed

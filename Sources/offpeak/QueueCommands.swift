@@ -18,54 +18,17 @@ extension OffpeakCommand {
 
         @OptionGroup var common: CommonOptions
 
-        /// Lines are committed in chunks: one transaction per chunk keeps 10,000 lines fast.
-        static let chunk = 500
-
         func run() throws {
             let context = try common.context()
-            let spec = try Terminal.attempt { try context.loadJob(job) }
-            guard spec.acceptsSubmissions else {
-                Terminal.printError(
-                    "job \(spec.name) does not take submissions; add 'queue: true' to its spec")
-                throw ExitCode(ExitStatus.dataError.rawValue)
-            }
-            let queue = SubmissionQueue(
-                store: try Terminal.attempt { try context.openStore() }, spec: spec, config: context.config)
-            // Each line's submission or why it was refused, reported in line order once committed.
-            var pending: [Swift.Result<Submission, OffpeakError>] = []
-            var bad = 0
-            func flush() throws {
-                let accepted = pending.compactMap { try? $0.get() }
-                var outcomes = try Terminal.attempt({ try queue.submit(accepted, source: "submit") })
-                    .makeIterator()
-                for line in pending {
-                    switch line.flatMap({ _ in outcomes.next() ?? .failure(OffpeakError(.software, "lost")) })
-                    {
+            let refused = try Terminal.attempt {
+                try context.submissionStream(job: job).submit(from: FileHandle.standardInput) {
+                    switch $0 {
                     case .success(let id): print(id)
-                    case .failure(let error):
-                        bad += 1
-                        Terminal.printError(error.description)
+                    case .failure(let error): Terminal.printError(error.description)
                     }
                 }
-                pending.removeAll(keepingCapacity: true)
             }
-            var number = 0
-            var lines = LineReader(FileHandle.standardInput)
-            while let line = lines.next() {
-                number += 1
-                do {
-                    guard
-                        let submission = try Submission.parse(
-                            line: line, location: "stdin:\(number)", spec: spec)
-                    else { continue }
-                    pending.append(.success(submission))
-                } catch {
-                    pending.append(.failure(error))
-                }
-                if pending.count >= Self.chunk { try flush() }
-            }
-            try flush()
-            if bad > 0 { throw ExitCode(ExitStatus.dataError.rawValue) }
+            if refused > 0 { throw ExitCode(ExitStatus.dataError.rawValue) }
         }
     }
 
@@ -87,48 +50,20 @@ extension OffpeakCommand {
         @OptionGroup var common: CommonOptions
         @OptionGroup var output: OutputOptions
 
-        struct Report: Encodable {
-            var id: String
-            var job: String
-            var run: String
-            var state: String
-            var answer: String?
-            var error: String?
-        }
-
         func run() throws {
             let context = try common.context()
-            let store = try Terminal.attempt { try context.openStoreForReading() }
-            let deadline = Date() + timeout
-            while true {
-                guard let (request, result) = try Terminal.attempt({ try store.request(id: id) }) else {
-                    Terminal.printError("no request with id \(id)")
-                    throw ExitCode(ExitStatus.dataError.rawValue)
-                }
-                let finished = result != nil || request.state == .failed
-                if finished || !wait || Date() >= deadline {
-                    try report(request, result)
-                    return
-                }
-                Thread.sleep(forTimeInterval: 0.25)
+            let answer = try Terminal.attempt {
+                try RequestAnswer.look(
+                    up: id, in: try context.openStoreForReading(), wait: wait, timeout: timeout)
             }
-        }
-
-        private func report(_ request: RequestRecord, _ result: ResultRecord?) throws {
-            let report = Report(
-                id: request.id, job: request.job, run: request.runId, state: request.state.rawValue,
-                answer: result?.text, error: request.error)
             if output.json {
-                try Terminal.printJSON(report)
-            } else if let answer = result?.text {
-                print(answer)
-            } else {
-                let why =
-                    request.error.map { ": \($0)" } ?? ": waiting for the next run of job \(request.job)"
-                Terminal.printError("\(request.id) is \(request.state.rawValue)\(why)")
+                try Terminal.printJSON(answer)
+            } else if let text = answer.answer {
+                print(text)
+            } else if let why = answer.explanation {
+                Terminal.printError(why)
             }
-            if result != nil { return }
-            throw ExitCode((request.state == .failed ? ExitStatus.unavailable : .temporaryFailure).rawValue)
+            if answer.status != .ok { throw ExitCode(answer.status.rawValue) }
         }
     }
 }

@@ -54,40 +54,11 @@ extension OffpeakCommand {
             @OptionGroup var common: CommonOptions
             @OptionGroup var output: OutputOptions
 
-            struct Line: Encodable {
-                var name: String
-                var file: String
-                var kind: String?
-                var items: Int?
-                var schedule: String?
-                var error: String?
-            }
-
             func run() throws {
                 let context = try common.context()
-                let lines = JobSpecParser.specFiles(in: context.workspace.root).map { url -> Line in
-                    let file = context.workspace.displayPath(url)
-                    do {
-                        let spec = try JobSpecParser.load(path: url, workspace: context.workspace.root)
-                        return Line(
-                            name: spec.name, file: file, kind: spec.kind.rawValue, items: spec.items.count,
-                            schedule: spec.schedule)
-                    } catch {
-                        return Line(
-                            name: url.deletingPathExtension().lastPathComponent, file: file, error: "\(error)"
-                        )
-                    }
-                }
-                if output.json { return try Terminal.printJSON(lines) }
-                let table = TextTable(columns: ["JOB", "KIND", "ITEMS", "SCHEDULE", "FILE"])
-                for line in lines {
-                    table.add([
-                        line.name, line.kind ?? "invalid", line.items.map(String.init) ?? "-",
-                        line.schedule ?? "-",
-                        line.file,
-                    ])
-                }
-                print(table.render(), terminator: "")
+                let report = JobListReport(
+                    try Terminal.attempt { try JobCatalog.load(workspace: context.workspace.root) })
+                if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
             }
         }
 
@@ -102,28 +73,16 @@ extension OffpeakCommand {
 
             func run() throws {
                 let context = try common.context()
-                let root = context.workspace.root
-                var failures = 0
-                var files: [URL] = []
-                if jobs.isEmpty {
-                    files = JobSpecParser.specFiles(in: root)
-                } else {
-                    for job in jobs {
-                        files.append(try Terminal.attempt { try JobSpecParser.resolve(job, workspace: root) })
+                let catalog = try Terminal.attempt {
+                    try JobCatalog.load(workspace: context.workspace.root, named: jobs)
+                }
+                for entry in catalog.entries {
+                    switch entry.spec {
+                    case .success: print(entry.validatedLine ?? "")
+                    case .failure(let error): Terminal.printError(error.description)
                     }
                 }
-                for url in files {
-                    do {
-                        let spec = try JobSpecParser.load(path: url, workspace: root)
-                        print(
-                            "ok  \(context.workspace.displayPath(url)) (\(spec.name): \(spec.items.count) items)"
-                        )
-                    } catch {
-                        failures += 1
-                        Terminal.printError(error.description)
-                    }
-                }
-                if failures > 0 { throw ExitCode(ExitStatus.dataError.rawValue) }
+                if !catalog.errors.isEmpty { throw ExitCode(ExitStatus.dataError.rawValue) }
             }
         }
     }

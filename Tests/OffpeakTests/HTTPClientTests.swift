@@ -6,6 +6,12 @@ import Testing
 /// A tiny Python HTTP/1.1 server on a free loopback port, serving files from a temp directory,
 /// echoing POST/PUT bodies, and misbehaving on purpose on `/slow` and `/truncated`.
 ///
+/// For concurrency tests it counts the requests it is holding: `/gate` holds each until `/open` is
+/// asked for (or a minute passed) and answers with the client's port (so a test can tell
+/// connections apart), `/together/N` holds each until N were held at once (or 45 s passed) and
+/// answers with the most ever held at once, and `/inflight` answers with the number held now.
+/// Neither depends on timing: a test under a busy machine waits longer, it does not fail.
+///
 /// The server exits when its stdin closes (so it dies with the test process, however that ends)
 /// and after two minutes in any case; SIGTERM alone is not enough, since the test runner's
 /// children can inherit it ignored.
@@ -15,6 +21,13 @@ final class LocalHTTPServer {
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
         threading.Timer(120, os._exit, [0]).start()
+        held = threading.Condition()
+        count = {"now": 0, "peak": 0}
+        opened = threading.Event()
+        def together(n):
+            with held:
+                held.wait_for(lambda: count["peak"] >= n, timeout=45)
+                return count["peak"]
         class Handler(http.server.SimpleHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
             def log_message(self, *args): pass
@@ -26,6 +39,17 @@ final class LocalHTTPServer {
                     self.wfile.write(b"only ten.."); self.wfile.flush(); self.close_connection = True
                 elif self.path == "/peer":
                     self.reply(200, str(self.client_address[1]).encode())
+                elif self.path == "/gate":
+                    self.hold(lambda: opened.wait(60))
+                    self.reply(200, str(self.client_address[1]).encode())
+                elif self.path == "/open":
+                    opened.set()
+                    self.reply(200, b"open")
+                elif self.path.startswith("/together/"):
+                    self.reply(200, str(self.hold(lambda: together(int(self.path[10:])))).encode())
+                elif self.path == "/inflight":
+                    with held: now = count["now"]
+                    self.reply(200, str(now).encode())
                 else:
                     super().do_GET()
             def do_POST(self):
@@ -35,12 +59,23 @@ final class LocalHTTPServer {
                         "body": body.decode()}
                 self.reply(201, json.dumps(echo).encode(), [("X-Echo", "a"), ("x-echo", "b")])
             do_PUT = do_POST
+            def hold(self, work):
+                with held:
+                    count["now"] += 1
+                    count["peak"] = max(count["peak"], count["now"])
+                    held.notify_all()
+                try:
+                    return work()
+                finally:
+                    with held: count["now"] -= 1
             def reply(self, status, body, headers=()):
                 self.send_response(status)
                 for name, value in headers: self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
         os.chdir(sys.argv[1])
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(http.server.ThreadingHTTPServer):
+            def handle_error(self, *args): pass  # a client that hung up on purpose is no news
+        server = Server(("127.0.0.1", 0), Handler)
         server.daemon_threads = True
         print(server.server_address[1], flush=True)
         server.serve_forever()

@@ -134,10 +134,10 @@ struct ModelLimitsTests {
 
     @Test func aCutOffAnswerSaysWhichLimitEndedIt() {
         #expect(
-            RunSession.cutOffReason(received: 300, limit: 300)
+            CallReceipt.cutOffReason(received: 300, limit: 300)
                 == "answer cut off at max_tokens (300); raise max_tokens in the spec")
         #expect(
-            RunSession.cutOffReason(received: 14, limit: 300)
+            CallReceipt.cutOffReason(received: 14, limit: 300)
                 == "answer cut off after 14 tokens, short of max_tokens (300): the server's own limit ended it "
                 + "(a local server's context size?)")
     }

@@ -31,10 +31,14 @@ struct ValueLimitsTests {
             let parts = path.split(separator: ".")
             let prefix = inConfig ? "" : Self.base
             let line = prefix.split(separator: "\n").count + parts.count
-            guard parts.count == 2 else {
-                return (prefix + "\(path): \(value)\n", "\(line):\(path.count + 3)")
+            switch parts.count {
+            case 1: return (prefix + "\(path): \(value)\n", "\(line):\(path.count + 3)")
+            case 2:
+                return (prefix + "\(parts[0]):\n  \(parts[1]): \(value)\n", "\(line):\(parts[1].count + 5)")
+            default:
+                let yaml = "\(parts[0]):\n  \(parts[1]):\n    \(parts[2]): \(value)\n"
+                return (prefix + yaml, "\(line):\(parts[2].count + 7)")
             }
-            return (prefix + "\(parts[0]):\n  \(parts[1]): \(value)\n", "\(line):\(parts[1].count + 5)")
         }
 
         /// Parses the file with `value`: the field's value as a number, or the error.
@@ -46,6 +50,11 @@ struct ValueLimitsTests {
                 case "http.connect_timeout": return config.connectTimeout
                 case "http.timeout": return config.requestTimeout
                 case "http.max_retries": return Double(config.maxRetries)
+                case "limits.anthropic.in_flight": return config.limits[.anthropic]?.inFlight.map(Double.init)
+                case "limits.openai.requests_per_minute":
+                    return config.limits[.openai]?.requestsPerMinute.map(Double.init)
+                case "limits.sim.tokens_per_minute":
+                    return config.limits[.sim]?.tokensPerMinute.map(Double.init)
                 default: return Double(config.cacheMaxBytes)
                 }
             }
@@ -124,6 +133,16 @@ struct ValueLimitsTests {
         Field(
             path: "http.timeout", inConfig: true, largest: "60m", largestValue: 3_600, tooLarge: "1h1s",
             expected: "a duration from 1s to 1h, \(duration)"),
+        Field(
+            path: "limits.anthropic.in_flight", inConfig: true, largest: "1000", largestValue: 1_000,
+            tooLarge: "1001", expected: "a whole number from 1 to 1000"),
+        Field(
+            path: "limits.openai.requests_per_minute", inConfig: true, largest: "1_000_000",
+            largestValue: 1e6, tooLarge: "1000001", expected: "a whole number from 1 to 1_000_000"),
+        Field(
+            path: "limits.sim.tokens_per_minute", inConfig: true, largest: "1000000000000",
+            largestValue: 1e12,
+            tooLarge: "1_000_000_000_001", expected: tokens),
         Field(
             path: "cache.max_bytes", inConfig: true, largest: "1TiB", largestValue: 1_099_511_627_776,
             tooLarge: "1099511627777", expected: "a size from 1 byte to 1TiB, like 268435456, 256MB or 1GiB"),

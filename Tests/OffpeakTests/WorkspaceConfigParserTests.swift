@@ -94,6 +94,56 @@ struct WorkspaceConfigParserTests {
         #expect(configError("provider: sim\nprovider: openai\n")?.location == "offpeak.yaml:2:1")
     }
 
+    /// `limits:` per provider; a provider or field left out keeps its default (nil: decided
+    /// where calls go, by `ProviderLimits.inFlight(for:baseURL:)`).
+    @Test func parsesLimitsPerProvider() throws {
+        let config = try WorkspaceConfigParser.parse(
+            yaml: """
+                provider: openai
+                limits:
+                  anthropic: {in_flight: 8, requests_per_minute: 50, tokens_per_minute: 40_000}
+                  openai: {in_flight: 2}
+                  sim:
+                """, path: "offpeak.yaml")
+        #expect(
+            config.limits == [
+                .anthropic: ProviderLimits(inFlight: 8, requestsPerMinute: 50, tokensPerMinute: 40_000),
+                .openai: ProviderLimits(inFlight: 2),
+            ])
+        #expect(config.limits() == ProviderLimits(inFlight: 2))
+        #expect(config.limits(for: .sim) == ProviderLimits())
+        #expect(WorkspaceConfig().limits(for: .anthropic) == ProviderLimits())
+    }
+
+    @Test(arguments: [
+        (
+            "limits:\n  antropic: {in_flight: 2}\n", "offpeak.yaml:2:3",
+            "limits.antropic: unknown field; did you mean 'anthropic'?"
+        ),
+        (
+            "limits:\n  openai: {inflight: 2}\n", "offpeak.yaml:2:12",
+            "limits.openai.inflight: unknown field; did you mean 'in_flight'?"
+        ),
+        (
+            "limits:\n  openai: {in_flight: 0}\n", "offpeak.yaml:2:23",
+            "limits.openai.in_flight: expected a whole number from 1 to 1000, got '0'"
+        ),
+        (
+            "limits:\n  sim: {requests_per_minute: 1.5}\n", "offpeak.yaml:2:30",
+            "limits.sim.requests_per_minute: expected a whole number from 1 to 1_000_000, got '1.5'"
+        ),
+        (
+            "limits:\n  sim: {tokens_per_minute: lots}\n", "offpeak.yaml:2:28",
+            "limits.sim.tokens_per_minute: expected a whole number from 1 to 1_000_000_000_000, got 'lots'"
+        ),
+        ("limits: 8\n", "offpeak.yaml:1:9", "limits: expected a mapping"),
+    ])
+    func limitMistakesAreLocated(yaml: String, location: String, message: String) {
+        let error = configError(yaml)
+        #expect(error?.location == location)
+        #expect(error?.message.hasPrefix(message) == true, "\(String(describing: error?.message))")
+    }
+
     @Test func loadReportsTheFileByItsWorkspaceName() throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent(
             "offpeak-\(UUID().uuidString)")

@@ -69,7 +69,7 @@ public struct JobRunner: Sendable {
         }
         let conditions = options.gate?.read()
         // The job's own constraints gate the whole run; being offline only stops calls (see
-        // `RunSession.boundary`), so cached answers and outputs still go on.
+        // `CallGate`), so cached answers and outputs still go on.
         let failing =
             conditions.map { ConditionGate.failing(spec.constraints, $0, needsNetwork: false) } ?? []
         if !failing.isEmpty && !options.force {
@@ -95,7 +95,10 @@ public struct JobRunner: Sendable {
         }
         try move(&run, to: .running, reason: nil)
         try store.releaseDeferred(job: spec.name, at: Date())
-        var session = RunSession(runner: self, spec: spec, run: run, options: options)
+        let context = RunContext(
+            store: store, cache: cache, provider: provider, prices: prices, logger: logger, lease: lease,
+            outputs: workspace.url(for: spec.output))
+        var session = RunSession(context: context, spec: spec, run: run, options: options)
         if !failing.isEmpty { session.forcedPast = failing }
         if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {
             logger.warning("\(notice)")
@@ -233,10 +236,6 @@ public struct JobRunner: Sendable {
     }
 
     func move(_ run: inout RunRecord, to state: RunState, reason: String?) throws(OffpeakError) {
-        do { try run.move(to: state, reason: reason, at: Date()) } catch {
-            throw OffpeakError(.software, error.description)
-        }
-        try store.update(run: run)
+        try store.move(&run, to: state, reason: reason)
     }
-
 }

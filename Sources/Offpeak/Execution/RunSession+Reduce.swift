@@ -14,7 +14,7 @@ extension RunSession {
     /// - Returns: whether there are new requests to send.
     func advanceReductions() throws(OffpeakError) -> Bool {
         let model = run.model
-        let provider = runner.provider.kind
+        let provider = context.provider.kind
         var long: [(item: JobSpec.Item, chunks: [String])] = []
         let planner = LongDocumentPlanner(
             spec: spec, planner: RequestPlanner(provider: provider, model: model))
@@ -24,7 +24,7 @@ extension RunSession {
         guard !long.isEmpty else { return false }
         let spec = spec
         let runID = run.id
-        let added = try runner.store.advanceSteps(runID: runID) { requests, results in
+        let added = try context.store.advanceSteps(runID: runID) { requests, results in
             let rows = Dictionary(requests.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             var changes = StepChanges()
             for (item, chunks) in long {
@@ -42,7 +42,7 @@ extension RunSession {
             }
             return changes
         }
-        if added { runner.logger.info("long documents: next steps planned") }
+        if added { context.logger.info("long documents: next steps planned") }
         return added
     }
 }

@@ -1,173 +1,194 @@
 import Foundation
 import Logging
 
-/// One process's pass over a run: sends its pending requests in order until they are done or
-/// something stops it (a budget, the provider going away), then writes the outputs.
+/// One process's pass over a run, in the order of DESIGN.md's data flow: the run's due requests,
+/// answered from the cache where it can, are packed into calls (the planner); each call passes the
+/// gate (budget, stop, window, conditions), goes to the provider, and what came of it is committed
+/// with the run's checkpoint (the store); then the outputs are written and the run is moved to
+/// where the pass left it (the verdict).
 struct RunSession {
-    let runner: JobRunner
+    let context: RunContext
     let spec: JobSpec
     var run: RunRecord
     let options: JobRunner.Options
+    let gate: CallGate
+    let failures: FailurePolicy
+    /// Items (not steps) answered by this pass.
     var answeredNow = 0
-    /// Calls this pass has sent (the first may start whatever the window says).
+    /// Calls this pass has started.
     var callsMade = 0
     /// Conditions that did not hold when `run --force` started the run.
     var forcedPast: [ConditionGate.Reason] = []
-    var unpricedModels: Set<String> = []
     /// What the user should read before the outcome (a changed spec's dropped items).
     var notices: [String] = []
+    /// Models already warned about as having no price.
+    var unpricedModels: Set<String> = []
 
-    /// Why the pass ended early.
-    struct Stop {
-        var state: RunState
-        var reason: String
-        var status: ExitStatus
-        /// The conditions that stopped it, for the deferred queue.
-        var deferred: [ConditionGate.Reason] = []
-    }
-
-    init(runner: JobRunner, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
-        self.runner = runner
+    init(context: RunContext, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
+        self.context = context
         self.spec = spec
         self.run = run
         self.options = options
+        gate = CallGate(
+            budget: spec.budget, constraints: spec.constraints, force: options.force,
+            needsNetwork: !ConditionGate.isLocal(context.provider.baseURL), stop: options.stop,
+            windowEnd: options.windowEnd, firstCallAlwaysStarts: options.firstCallAlwaysStarts)
+        failures = FailurePolicy(maxAttempts: spec.maxAttempts)
     }
 
     mutating func execute() throws(OffpeakError) -> RunOutcome {
-        let store = runner.store
-        var stop: Stop?
-        // Each round plans the pending requests into calls; items a batched answer lost come back in
-        // the next round in smaller batches, so every round makes progress and the loop ends.
+        var stop: RunStop?
+        // Each round plans the due requests into calls; items a batched answer lost come back in the
+        // next round in smaller batches, so every round makes progress and the loop ends.
         rounds: while stop == nil {
-            let calls = try plan()
+            let calls = try nextCalls()
             if calls.isEmpty {
                 if try advanceReductions() { continue }  // a long document's next steps
                 break
             }
             for call in calls {
-                stop = try send(call)
-                run = try store.run(id: run.id) ?? run
+                if let refused = try admit(call) {
+                    stop = refused
+                    break rounds
+                }
+                let receipt = try send(call)
+                try commit(receipt)
                 report()
-                if stop != nil { break rounds }
+                if let ended = receipt.stop {
+                    stop = ended
+                    break rounds
+                }
             }
         }
-        let writer = OutputWriter(directory: runner.workspace.url(for: spec.output))
-        try writer.write(
-            job: spec.name, runID: run.id, requests: try store.requests(runID: run.id),
-            results: try store.results(runID: run.id))
+        try writeOutputs()
         return try finish(stop)
     }
 
-    /// The run's pending requests packed into calls; an unreadable stored request fails alone.
-    private mutating func plan() throws(OffpeakError) -> [PlannedCall] {
-        var pending: [(record: RequestRecord, request: CompletionRequest)] = []
-        let now = Date()
-        let due = try runner.store.requests(runID: run.id, states: [.pending, .retrying]).filter {
-            $0.state == .pending || ($0.nextAttemptAt ?? now) <= now
+    /// The gate's decision for `call`; a budget that stops the run is recorded on it.
+    private mutating func admit(_ call: PlannedCall) throws(OffpeakError) -> RunStop? {
+        let request = call.request
+        let store = context.store
+        let decision = try gate.decide(
+            CallGate.Call(
+                model: request.model, price: context.prices.cost(of: request.model),
+                inputTokens: TokenEstimator.inputTokens(request), maxOutputTokens: request.maxTokens),
+            spent: try store.spend(runID: run.id), callsMade: callsMade, now: Date(),
+            conditions: { [options] in options.gate?.read() },
+            expectedSeconds: { () throws(OffpeakError) -> Double? in
+                try store.latency(model: request.model)?.seconds(
+                    input: TokenEstimator.inputTokens(request), maxOutput: request.maxTokens)
+            })
+        guard case .stop(let stop, let budget) = decision else { return nil }
+        if let budget {
+            run.budgetStop = budget.rawValue
+            try store.update(run: run)
         }
-        for record in due {
-            do {
-                pending.append((record, try record.completionRequest()))
-            } catch {
-                try runner.store.commitCall(
-                    run: run, ledger: nil, results: [],
-                    failed: [(record.id, "stored request unreadable: \(error)")])
-            }
-        }
-        pending = try answerFromCache(pending)
-        pending = try refuseOversized(pending)
-        let model = pending.first?.request.model ?? run.model
-        let price = runner.prices.price(for: model)
-        let planner = BatchPlanner(
-            batching: spec.batching, contextWindow: price?.maxInputTokens ?? 128_000,
-            maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)
-        return planner.plan(pending)
+        return stop
     }
 
-    /// Fails, unsent, the requests their model cannot take (`ModelLimits`), and returns the rest.
-    private func refuseOversized(_ pending: [(record: RequestRecord, request: CompletionRequest)])
-        throws(OffpeakError) -> [(record: RequestRecord, request: CompletionRequest)]
-    {
-        var refused: [(id: String, reason: String)] = []
-        var rest: [(record: RequestRecord, request: CompletionRequest)] = []
-        for entry in pending {
-            let limits = ModelLimits(
-                model: entry.request.model, price: runner.prices.price(for: entry.request.model))
-            if let why = limits.refusal(of: entry.request) {
-                refused.append((entry.record.id, why))
-            } else {
-                rest.append(entry)
-            }
+    /// Makes one call; what came of it, answered or not, as a receipt to commit.
+    private mutating func send(_ call: PlannedCall) throws(OffpeakError) -> CallReceipt {
+        callsMade += 1
+        let started = Date()
+        let price = context.prices.cost(of: call.request.model)
+        if price == nil, unpricedModels.insert(call.request.model).inserted {
+            context.logger.warning(
+                "no price known for model \(call.request.model); its calls are marked unpriced in costs and status"
+            )
         }
-        if !refused.isEmpty {
-            try runner.store.commitCall(
-                run: run, ledger: nil, results: [], failed: refused, lease: runner.lease)
+        let response: CompletionResponse
+        do {
+            response = try context.provider.complete(call.request)
+        } catch {
+            let failed = ledgerLine.entry(
+                model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
+                usageEstimated: false, price: price, at: Date(), latency: Date().timeIntervalSince(started))
+            return failure(error, call: call, ledger: failed)
         }
-        return rest
+        FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
+        let receipt = CallReceipt.answered(
+            call, response: response, price: price, line: ledgerLine, started: started, now: Date())
+        if !receipt.retry.isEmpty {
+            context.logger.info(
+                "batched answer kept \(receipt.results.count) of \(call.requests.count) items; asking again")
+        }
+        return receipt
+    }
+
+    /// What a failed call leaves: a provider's error goes by the failure policy; anything else
+    /// fails the call's items.
+    private mutating func failure(_ error: any Error, call: PlannedCall, ledger: LedgerEntry) -> CallReceipt {
+        var ledger = ledger
+        ledger.failed = true
+        guard let error = error as? ProviderError else {
+            return CallReceipt(ledger: ledger, failed: call.requests.map { ($0.id, "\(error)") })
+        }
+        var streak = FailureStreak(run: run)
+        let receipt = failures.receipt(
+            for: error, call: call, ledger: ledger, streak: &streak,
+            unanswered: max(0, run.itemsTotal - run.itemsDone - run.itemsFailed), stop: options.stop,
+            now: Date())
+        streak.store(in: &run)
+        return receipt
+    }
+
+    /// Commits what one call left, with the run's counters and checkpoint, in one transaction; then
+    /// keeps its new answers in the cache.
+    private mutating func commit(_ receipt: CallReceipt) throws(OffpeakError) {
+        try context.store.commitCall(
+            run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
+            failed: receipt.failed, later: receipt.later, lease: context.lease)
+        answeredNow += receipt.itemsAnswered
+        saveToCache(receipt.cacheEntries)
+        run = try context.store.run(id: run.id) ?? run
+    }
+
+    /// The ledger's names for this run.
+    var ledgerLine: LedgerLine {
+        LedgerLine(
+            job: spec.name, runID: run.id, provider: context.provider.kind, tier: run.tier,
+            downgraded: run.downgraded)
     }
 
     private func report() {
         guard let progress = options.progress else { return }
-        let dollars = (try? runner.store.spend(runID: run.id).dollars) ?? 0
+        let dollars = (try? context.store.spend(runID: run.id).dollars) ?? 0
         progress(
             RunProgress(
                 job: spec.name, done: run.itemsDone, failed: run.itemsFailed, total: run.itemsTotal,
                 dollars: dollars))
     }
 
+    /// Outputs are derived from the store, so they can always be written again.
+    private func writeOutputs() throws(OffpeakError) {
+        try OutputWriter(directory: context.outputs).write(
+            job: spec.name, runID: run.id, requests: try context.store.requests(runID: run.id),
+            results: try context.store.results(runID: run.id))
+    }
+
     /// Moves the run to where this pass left it and says so.
-    private mutating func finish(_ stop: Stop?) throws(OffpeakError) -> RunOutcome {
-        run = try runner.store.run(id: run.id) ?? run  // counters as committed, before the state moves
-        let spend = try runner.store.spend(runID: run.id)
-        let status: ExitStatus
-        let counts =
-            "\(run.itemsDone) of \(Plural.count(run.itemsTotal, "item")) answered (\(answeredNow) now)"
-        var message: String
-        let waiting = try runner.store.requests(runID: run.id, states: [.waiting])
-        let retrying = try runner.store.requests(runID: run.id, states: [.retrying])
-        if let stop {
-            try runner.move(&run, to: stop.state, reason: stop.reason)
-            status = stop.status
-            if stop.deferred.isEmpty {
-                message = "job \(spec.name): \(stop.reason); \(counts)"
-            } else {
-                try runner.store.deferJob(spec.name, run: run, reasons: stop.reason, at: Date())
-                message =
-                    "job \(spec.name) deferred part-way (\(stop.reason)); \(counts); `offpeak tick` goes on once they hold"
-            }
-            if stop.state == .interrupted { message += "; run it again to do the rest" }
-        } else if let next = retrying.min(by: {
-            ($0.nextAttemptAt ?? .distantPast) < ($1.nextAttemptAt ?? .distantPast)
-        }) {
-            let why = "\(Plural.count(retrying.count, "item")) retrying; next \(next.error ?? "soon")"
-            try runner.move(&run, to: .interrupted, reason: why)
-            status = .temporaryFailure
-            message = "job \(spec.name): \(counts); \(why)"
-        } else if let first = waiting.first {
-            // Items whose sources cannot be fetched yet wait for a later run; the rest is done.
-            let why =
-                "\(Plural.count(waiting.count, "item")) \(waiting.count == 1 ? "waits" : "wait"): "
-                + (first.error ?? "not ready")
-            try runner.move(&run, to: .waiting, reason: why)
-            status = .temporaryFailure
-            message = "job \(spec.name): \(counts); \(why); run it again once they can be fetched"
-        } else if run.itemsFailed > 0 {
-            let firstError =
-                try runner.store.requests(runID: run.id, states: [.failed]).first?.error ?? "unknown"
-            try runner.move(
-                &run, to: .failed,
-                reason: "\(Plural.count(run.itemsFailed, "item")) failed; first: \(firstError)")
-            status = .unavailable
-            message = "job \(spec.name): \(counts), \(run.itemsFailed) failed (first: \(firstError))"
-        } else {
-            try runner.move(&run, to: .completed, reason: nil)
-            status = .ok
-            message = "job \(spec.name): \(counts)"
+    private mutating func finish(_ stop: RunStop?) throws(OffpeakError) -> RunOutcome {
+        let store = context.store
+        run = try store.run(id: run.id) ?? run  // counters as committed, before the state moves
+        let retrying = try store.requests(runID: run.id, states: [.retrying])
+        let waiting = try store.requests(runID: run.id, states: [.waiting])
+        let next = retrying.min { ($0.nextAttemptAt ?? .distantPast) < ($1.nextAttemptAt ?? .distantPast) }
+        let facts = RunVerdict.Facts(
+            job: spec.name, itemsDone: run.itemsDone, itemsTotal: run.itemsTotal,
+            itemsFailed: run.itemsFailed,
+            answeredNow: answeredNow, nextRetry: next.map { ($0.error, retrying.count) },
+            firstWaiting: waiting.first.map { ($0.error, waiting.count) },
+            firstFailure: run.itemsFailed > 0
+                ? try store.requests(runID: run.id, states: [.failed]).first?.error : nil,
+            forcedPast: forcedPast, notices: notices)
+        let verdict = RunVerdict.decide(facts, stop: stop)
+        try store.move(&run, to: verdict.state, reason: verdict.reason)
+        if !verdict.deferred.isEmpty, let stop {
+            try store.deferJob(spec.name, run: run, reasons: stop.reason, at: Date())
         }
-        if !forcedPast.isEmpty { message = "forced past: \(forcedPast.sentence) (--force); " + message }
-        for notice in notices.reversed() { message = notice + "; " + message }
         return RunOutcome(
-            run: run, status: status, message: message, spend: spend, outputDirectory: spec.output,
-            answeredNow: answeredNow, callsMade: callsMade, deferred: stop?.deferred ?? [])
+            run: run, status: verdict.status, message: verdict.message, spend: try store.spend(runID: run.id),
+            outputDirectory: spec.output, answeredNow: answeredNow, callsMade: callsMade,
+            deferred: verdict.deferred)
     }
 }

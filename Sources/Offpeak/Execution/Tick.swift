@@ -127,15 +127,11 @@ public struct Tick: Sendable {
     private func work(store: Store, options: Options, report: inout Report) throws(OffpeakError) -> [(
         JobSpec, String
     )] {
-        var specs: [String: JobSpec] = [:]
-        for url in JobSpecParser.specFiles(in: context.workspace.root) {
-            do {
-                let spec = try JobSpecParser.load(path: url, workspace: context.workspace.root)
-                specs[spec.name] = spec
-            } catch {
-                report.errors.append(error.description)
-                report.status = max(report.status, error.status.rawValue)
-            }
+        let catalog = try JobCatalog.load(workspace: context.workspace.root)
+        let specs = catalog.specs
+        for error in catalog.errors {
+            report.errors.append(error.description)
+            report.status = max(report.status, error.status.rawValue)
         }
         var picked: [(JobSpec, String)] = []
         var seen: Set<String> = []

@@ -34,14 +34,28 @@ public struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
     public var redactor: Redactor { transport.options.redactor }
 
     public func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
-        let headers = [
+        try transport.exchange(endpoint, headers: headers, body: try Self.requestBody(for: request)) {
+            body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
+        }
+    }
+
+    public func call(_ request: CompletionRequest) -> CallReply {
+        let body: Data
+        do { body = try Self.requestBody(for: request) } catch {
+            return CallReply(answer: .failure(error), attempts: 0)
+        }
+        return transport.call(endpoint, headers: headers, body: body) { body throws(ProviderError) in
+            try Self.parseResponse(body, for: request, redactor: redactor)
+        }
+    }
+
+    private var endpoint: String { ProviderTransport.endpoint(baseURL, "/v1/messages") }
+
+    private var headers: [(name: String, value: String)] {
+        [
             (name: "x-api-key", value: apiKey), (name: "anthropic-version", value: Self.apiVersion),
             (name: "content-type", value: "application/json"),
         ]
-        let url = ProviderTransport.endpoint(baseURL, "/v1/messages")
-        return try transport.exchange(url, headers: headers, body: try Self.requestBody(for: request)) {
-            body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
-        }
     }
 
     /// The JSON body of a Messages call. Optional settings are left out when unset, so the API's

@@ -128,6 +128,9 @@ public protocol CompletionProvider: Sendable {
     /// Sends one request, retrying as `RetryPolicy` says.
     /// - Throws: `ProviderError` once retries are used up or the error is not retryable.
     func complete(_ request: CompletionRequest) throws -> CompletionResponse
+    /// Sends one request as `complete(_:)` does, and never throws: the answer or the failure
+    /// comes back with what the provider's headers said about its rate limits.
+    func call(_ request: CompletionRequest) -> CallReply
     /// What this provider's answers and errors are cleaned with; research sources fetched for its
     /// calls go through the same one, so the same keys are hidden everywhere.
     var redactor: Redactor { get }

@@ -1,79 +1,97 @@
-import CCurl
 import Foundation
 import Synchronization
 
-/// A thin, blocking HTTP client over libcurl, safe to share between threads.
+/// An HTTP client over libcurl, safe to share between threads and tasks, with any number of
+/// exchanges in flight at once.
 ///
-/// Blocking on purpose: the executor runs calls on its own threads, and a synchronous call keeps
-/// retries, timeouts and cancellation easy to reason about. Easy handles are pooled and reset
-/// between uses, so libcurl keeps their connections (and TLS sessions, DNS entries) alive across
-/// calls; that keep-alive is what makes many small calls cheap.
+/// Every exchange runs on the client's `TransferLoop`: one thread driving libcurl's multi
+/// interface, whatever the number in flight, so `async` callers never block a thread of Swift's
+/// cooperative pool. Connections (and TLS sessions, DNS entries) stay alive across exchanges;
+/// that keep-alive is what makes many small calls cheap. The blocking `send` waits for the same
+/// loop, so both kinds of caller get exactly the same timeouts, caps and errors.
 public final class HTTPClient: Sendable {
     /// The default cap on a response body: far above any completion, low enough to protect memory.
     public static let defaultMaxResponseBytes = 64 * 1024 * 1024
     /// Sent on every request so provider logs can tell offpeak apart.
     static let userAgent = "offpeak/0.1 (+libcurl)"
 
-    /// A libcurl easy handle; only ever used by one thread at a time (the pool hands it out).
-    struct EasyHandle: @unchecked Sendable {
-        let raw: UnsafeMutableRawPointer
-    }
-
-    /// `curl_global_init` must run once before any handle exists; a static runs exactly once.
-    private static let curlReady: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
-
     /// Bodies larger than this fail with `.responseTooLarge`.
     public let maxResponseBytes: Int
-    private let maxIdleHandles: Int
-    private let idle = Mutex<[EasyHandle]>([])
+    /// Where every exchange runs; tests reach it to time answers where they arrive.
+    let loop: TransferLoop
 
     /// - Parameters:
     ///   - maxResponseBytes: the largest body accepted.
-    ///   - maxIdleHandles: handles (and so open connections) kept for reuse; extra ones are closed.
+    ///   - maxIdleHandles: libcurl handles kept for reuse between exchanges; open connections are
+    ///     kept by the loop, up to four per exchange in flight.
     public init(maxResponseBytes: Int = HTTPClient.defaultMaxResponseBytes, maxIdleHandles: Int = 8) {
         self.maxResponseBytes = maxResponseBytes
-        self.maxIdleHandles = maxIdleHandles
+        self.loop = TransferLoop(maxIdleHandles: maxIdleHandles)
     }
 
-    deinit {
-        idle.withLock { handles in
-            for handle in handles { curl_easy_cleanup(handle.raw) }
-            handles.removeAll()
-        }
-    }
-
-    /// Sends one request and waits for the whole response.
+    /// Sends one request and waits, blocking this thread, for the whole response.
     ///
-    /// - Parameter cancellation: when raised, the exchange is aborted within about a second.
+    /// - Parameter cancellation: when raised, the exchange ends at once with `.cancelled`.
     /// - Returns: the response, whatever its status.
     /// - Throws: `TransportError` when no complete response arrived.
     public func send(_ request: HTTPRequest, cancellation: CancellationFlag? = nil) throws(TransportError)
         -> HTTPResponse
     {
         if cancellation?.isCancelled == true { throw .cancelled }
-        let handle = try checkOut()
-        defer { checkIn(handle) }
-        let transfer = HTTPTransfer(
-            handle: handle.raw, request: request, maxBodyBytes: maxResponseBytes, cancellation: cancellation)
-        return try transfer.perform().get()
-    }
-
-    /// An idle handle, or a new one.
-    private func checkOut() throws(TransportError) -> EasyHandle {
-        guard HTTPClient.curlReady else { throw .other(code: -1, message: "curl_global_init failed") }
-        if let handle = idle.withLock({ $0.popLast() }) { return handle }
-        guard let raw = curl_easy_init() else { throw .other(code: -1, message: "curl_easy_init failed") }
-        return EasyHandle(raw: raw)
-    }
-
-    /// Clears the handle's options (its connection cache survives) and keeps it for the next call.
-    private func checkIn(_ handle: EasyHandle) {
-        curl_easy_reset(handle.raw)
-        let kept = idle.withLock { handles in
-            guard handles.count < maxIdleHandles else { return false }
-            handles.append(handle)
-            return true
+        let outcome = PendingOutcome()
+        loop.submit(request, maxBodyBytes: maxResponseBytes, cancellations: cancellation.map { [$0] } ?? []) {
+            outcome.deliver($0)
         }
-        if !kept { curl_easy_cleanup(handle.raw) }
+        return try outcome.wait().get()
+    }
+
+    /// Sends one request and suspends, without holding a thread, until the whole response is in.
+    ///
+    /// - Parameter cancellation: when raised, or when the calling task is cancelled, the exchange
+    ///   ends at once with `.cancelled`.
+    /// - Returns: the response, whatever its status.
+    /// - Throws: `TransportError` when no complete response arrived.
+    public func send(_ request: HTTPRequest, cancellation: CancellationFlag? = nil)
+        async throws(TransportError)
+        -> HTTPResponse
+    {
+        if cancellation?.isCancelled == true || Task.isCancelled { throw .cancelled }
+        let taskCancelled = CancellationFlag()
+        let flags = [taskCancelled] + (cancellation.map { [$0] } ?? [])
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<Result<HTTPResponse, TransportError>, Never>) in
+                loop.submit(request, maxBodyBytes: maxResponseBytes, cancellations: flags) {
+                    continuation.resume(returning: $0)
+                }
+            }
+        } onCancel: {
+            taskCancelled.cancel()
+        }
+        return try result.get()
+    }
+
+    /// Ends every exchange in flight with `.cancelled` and refuses new ones (they fail with
+    /// `.cancelled` too). Returns at once; the client's thread ends soon after. Freeing the client
+    /// does the same.
+    public func shutdown() {
+        loop.shutdown()
+    }
+}
+
+/// The result of one blocking `send`, handed from the loop's thread to the waiting one.
+private final class PendingOutcome: Sendable {
+    private let result = Mutex<Result<HTTPResponse, TransportError>?>(nil)
+    private let ready = DispatchSemaphore(value: 0)
+
+    func deliver(_ outcome: Result<HTTPResponse, TransportError>) {
+        result.withLock { $0 = outcome }
+        ready.signal()
+    }
+
+    func wait() -> Result<HTTPResponse, TransportError> {
+        ready.wait()
+        // Set before the signal, and the loop reports each exchange exactly once.
+        return result.withLock { $0 } ?? .failure(.cancelled)
     }
 }

@@ -1,79 +1,101 @@
 import CCurl
 import Foundation
 
-/// One exchange on one easy handle: sets the options, runs `curl_easy_perform`, and collects what
-/// the C callbacks deliver. The callbacks reach this object through an unretained pointer, which
-/// is safe because it outlives the perform call they run inside.
+/// One exchange on one easy handle: sets the options, collects what the C callbacks deliver, and
+/// turns libcurl's result into a response or a `TransportError`.
+///
+/// Owned by the transfer loop's thread from `configure` to `finish`: libcurl runs the callbacks on
+/// that thread, inside `curl_multi_perform`, and reaches this object through an unretained pointer,
+/// which is safe because the loop keeps the transfer until its handle has left the multi handle.
 final class HTTPTransfer {
     private let handle: UnsafeMutableRawPointer
     private let request: HTTPRequest
     private let maxBodyBytes: Int
-    private let cancellation: CancellationFlag?
+    private let cancellations: [CancellationFlag]
 
     private var body = Data()
     private var headers: [String: String] = [:]
     private var sawStatusLine = false
     private var exceededLimit = false
+    private var started = ContinuousClock.now
+    /// The handle points at both until `finish` (or `curl_easy_reset`); they go with the transfer.
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
+    /// - Parameters:
+    ///   - maxBodyBytes: the client's cap; the request's own cap applies when it is smaller.
+    ///   - cancellations: any one raised aborts the exchange.
     init(
         handle: UnsafeMutableRawPointer, request: HTTPRequest, maxBodyBytes: Int,
-        cancellation: CancellationFlag?
+        cancellations: [CancellationFlag]
     ) {
         self.handle = handle
         self.request = request
         self.maxBodyBytes = min(maxBodyBytes, request.maxBodyBytes ?? maxBodyBytes)
-        self.cancellation = cancellation
+        self.cancellations = cancellations
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
 
-    func perform() -> Result<HTTPResponse, TransportError> {
-        var headerList: UnsafeMutablePointer<curl_slist>?
-        defer { curl_slist_free_all(headerList) }
+    deinit {
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+    }
+
+    var isCancelled: Bool {
+        cancellations.contains { $0.isCancelled }
+    }
+
+    /// Sets every option of the exchange on the handle, ready for `curl_multi_add_handle`.
+    ///
+    /// - Returns: nil when the handle is ready, else why it is not.
+    func configure() -> TransportError? {
         // "Name;" is libcurl's spelling of a header with an empty value. A bare "Expect:" removes
         // libcurl's 100-continue wait before bodies over 1 KiB, a round trip on every call.
         var lines = request.headers.map { $0.value.isEmpty ? "\($0.name);" : "\($0.name): \($0.value)" }
         if !request.headers.contains(where: { $0.name.lowercased() == "expect" }) { lines.append("Expect:") }
         for line in lines {
             guard let extended = curl_slist_append(headerList, line) else {
-                return .failure(.other(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "out of memory"))
+                return .other(code: Int(CURLE_OUT_OF_MEMORY.rawValue), message: "out of memory")
             }
             headerList = extended
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        let started = ContinuousClock.now
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE))
-        let code = errorBuffer.withUnsafeMutableBufferPointer { buffer -> CURLcode in
-            let setup =
-                [
-                    offpeak_curl_setopt_string(handle, CURLOPT_URL, request.url),
-                    offpeak_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
-                    offpeak_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
-                    offpeak_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1),
-                    offpeak_curl_setopt_string(handle, CURLOPT_USERAGENT, HTTPClient.userAgent),
-                    offpeak_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""),
-                    offpeak_curl_setopt_long(
-                        handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)),
-                    offpeak_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)),
-                    offpeak_curl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBodyBytes)),
-                    offpeak_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList),
-                    offpeak_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress),
-                    offpeak_curl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) {
-                        HTTPTransfer.receiveBody($0, $1, $2, $3)
-                    },
-                    offpeak_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, me),
-                    offpeak_curl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION) {
-                        HTTPTransfer.receiveHeader($0, $1, $2, $3)
-                    },
-                    offpeak_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me),
-                    offpeak_curl_setopt_long(handle, CURLOPT_NOPROGRESS, 0),
-                    offpeak_curl_setopt_progress_callback(handle) { data, _, _, _, _ in
-                        HTTPTransfer.progress(data)
-                    },
-                    offpeak_curl_setopt_pointer(handle, CURLOPT_XFERINFODATA, me),
-                ] + setMethodAndBody() + setRedirects()
-            if let failed = setup.first(where: { $0 != CURLE_OK }) { return failed }
-            let code = withExtendedLifetime(self) { curl_easy_perform(handle) }
+        let setup =
+            [
+                offpeak_curl_setopt_string(handle, CURLOPT_URL, request.url),
+                offpeak_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https"),
+                offpeak_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1),
+                offpeak_curl_setopt_long(handle, CURLOPT_TCP_KEEPALIVE, 1),
+                offpeak_curl_setopt_string(handle, CURLOPT_USERAGENT, HTTPClient.userAgent),
+                offpeak_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, ""),
+                offpeak_curl_setopt_long(
+                    handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)),
+                offpeak_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(request.timeout)),
+                offpeak_curl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(maxBodyBytes)),
+                offpeak_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList),
+                offpeak_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer),
+                offpeak_curl_setopt_write_callback(handle, CURLOPT_WRITEFUNCTION) {
+                    HTTPTransfer.receiveBody($0, $1, $2, $3)
+                },
+                offpeak_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, me),
+                offpeak_curl_setopt_write_callback(handle, CURLOPT_HEADERFUNCTION) {
+                    HTTPTransfer.receiveHeader($0, $1, $2, $3)
+                },
+                offpeak_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, me),
+            ] + setMethodAndBody() + setRedirects()
+        guard let failed = setup.first(where: { $0 != CURLE_OK }) else {
+            started = .now
+            return nil
+        }
+        return .other(code: Int(failed.rawValue), message: String(cString: curl_easy_strerror(failed)))
+    }
+
+    /// The outcome, once libcurl has reported the transfer done with `code` and the handle has
+    /// left the multi handle. Detaches the buffers the handle pointed at.
+    func finish(_ code: CURLcode) -> Result<HTTPResponse, TransportError> {
+        defer {
             _ = offpeak_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
-            return code
+            _ = offpeak_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, nil)
         }
         let elapsed = started.duration(to: .now)
         if code == CURLE_OK {
@@ -81,7 +103,7 @@ final class HTTPTransfer {
             _ = offpeak_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
             return .success(HTTPResponse(status: status, headers: headers, body: body))
         }
-        let detail = errorBuffer.withUnsafeBufferPointer { $0.baseAddress.map { String(cString: $0) } ?? "" }
+        let detail = String(cString: errorBuffer)
         let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         return .failure(classify(code, message: message, elapsed: elapsed))
     }
@@ -129,7 +151,7 @@ final class HTTPTransfer {
     private func classify(_ code: CURLcode, message: String, elapsed: Duration) -> TransportError {
         switch code {
         case CURLE_ABORTED_BY_CALLBACK: return .cancelled
-        case CURLE_WRITE_ERROR where cancellation?.isCancelled == true: return .cancelled
+        case CURLE_WRITE_ERROR where isCancelled: return .cancelled
         case CURLE_WRITE_ERROR where exceededLimit, CURLE_FILESIZE_EXCEEDED:
             return .responseTooLarge(limit: maxBodyBytes)
         case CURLE_OPERATION_TIMEDOUT:
@@ -161,7 +183,7 @@ final class HTTPTransfer {
     ) -> Int {
         guard let transfer = transfer(userdata), let data else { return 0 }
         let length = size * count
-        if transfer.cancellation?.isCancelled == true { return 0 }
+        if transfer.isCancelled { return 0 }
         guard transfer.body.count + length <= transfer.maxBodyBytes else {
             transfer.exceededLimit = true
             return 0
@@ -186,9 +208,5 @@ final class HTTPTransfer {
             transfer.headers[name] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         return length
-    }
-
-    private static func progress(_ userdata: UnsafeMutableRawPointer?) -> Int32 {
-        transfer(userdata)?.cancellation?.isCancelled == true ? 1 : 0
     }
 }

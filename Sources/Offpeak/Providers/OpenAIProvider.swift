@@ -29,14 +29,28 @@ public struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
     public var redactor: Redactor { transport.options.redactor }
 
     public func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
-        let headers = [
+        try transport.exchange(endpoint, headers: headers, body: try Self.requestBody(for: request)) {
+            body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
+        }
+    }
+
+    public func call(_ request: CompletionRequest) -> CallReply {
+        let body: Data
+        do { body = try Self.requestBody(for: request) } catch {
+            return CallReply(answer: .failure(error), attempts: 0)
+        }
+        return transport.call(endpoint, headers: headers, body: body) { body throws(ProviderError) in
+            try Self.parseResponse(body, for: request, redactor: redactor)
+        }
+    }
+
+    private var endpoint: String { ProviderTransport.endpoint(baseURL, "/chat/completions") }
+
+    private var headers: [(name: String, value: String)] {
+        [
             (name: "authorization", value: "Bearer \(apiKey)"),
             (name: "content-type", value: "application/json"),
         ]
-        let url = ProviderTransport.endpoint(baseURL, "/chat/completions")
-        return try transport.exchange(url, headers: headers, body: try Self.requestBody(for: request)) {
-            body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
-        }
     }
 
     /// Reasoning models reject `max_tokens` and want `max_completion_tokens` instead.

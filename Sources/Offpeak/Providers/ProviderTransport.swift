@@ -19,56 +19,96 @@ struct ProviderTransport: Sendable {
         _ url: String, headers: [(name: String, value: String)], body: Data,
         read: (Data) throws(ProviderError) -> CompletionResponse
     ) throws(ProviderError) -> CompletionResponse {
+        try answer(send(url, headers: headers, body: body).response, read: read).get()
+    }
+
+    /// `exchange`, with the failure returned rather than thrown, and what the provider's headers
+    /// said about its rate limits.
+    func call(
+        _ url: String, headers: [(name: String, value: String)], body: Data,
+        read: (Data) throws(ProviderError) -> CompletionResponse
+    ) -> CallReply {
+        let sent = send(url, headers: headers, body: body)
+        return CallReply(
+            answer: answer(sent.response, read: read).mapError { error -> any Error in error },
+            rateLimit: sent.rateLimit, attempts: sent.attempts, throttledAttempts: sent.throttledAttempts)
+    }
+
+    /// The answer read from a response, or the failure; either way redacted.
+    private func answer(
+        _ response: Result<HTTPResponse, ProviderError>,
+        read: (Data) throws(ProviderError) -> CompletionResponse
+    ) -> Result<CompletionResponse, ProviderError> {
         do {
-            let response = try post(url, headers: headers, body: body)
-            return try read(response.body).redacted(by: options.redactor)
+            return .success(try read(try response.get().body).redacted(by: options.redactor))
         } catch {
-            throw error.redacted(by: options.redactor)
+            return .failure(error.redacted(by: options.redactor))
         }
+    }
+
+    /// What came of one POST and its retries.
+    struct Delivery {
+        /// The first 2xx response, or the last attempt's failure.
+        var response: Result<HTTPResponse, ProviderError>
+        /// The rate-limit headers of the last HTTP response; `.none` until one arrives.
+        var rateLimit = RateLimitHeaders.none
+        var attempts = 0
+        /// Attempts answered 429, 529 or 503 (`CallOutcome.throttles`).
+        var throttledAttempts = 0
     }
 
     /// POSTs `body` to `url` until it gets a 2xx answer or the policy gives up.
     ///
-    /// - Returns: the first 2xx response; reading it is the caller's job (a 2xx that cannot be
-    ///   read is not retried: the same request would get the same answer).
-    /// - Throws: the last attempt's failure.
-    func post(_ url: String, headers: [(name: String, value: String)], body: Data) throws(ProviderError)
-        -> HTTPResponse
-    {
+    /// - Returns: the first 2xx response (reading it is the caller's job: a 2xx that cannot be
+    ///   read is not retried, the same request would get the same answer), or the last attempt's
+    ///   failure; with the attempts made and the last response's rate-limit headers.
+    func send(_ url: String, headers: [(name: String, value: String)], body: Data) -> Delivery {
         let request = HTTPRequest(
             method: "POST", url: url, headers: headers, body: [UInt8](body),
             connectTimeout: options.connectTimeout, timeout: options.requestTimeout)
         let path = URL(string: url)?.path ?? ""
         var random = SystemRandomNumberGenerator()
+        var delivery = Delivery(response: .failure(.unreachable("not sent")))
         var attempt = 0
         while true {
             let started = ContinuousClock.now
             let failure: ProviderError
             var errorCode: String?
             var retryAfter: String?
+            delivery.attempts += 1
             do {
                 let response = try options.httpClient.send(request, cancellation: options.cancellation)
                 log(path: path, outcome: "\(response.status)", attempt: attempt, since: started)
-                if (200..<300).contains(response.status) { return response }
+                delivery.rateLimit = RateLimitHeaders(headers: response.headers, receivedAt: Date())
+                if (200..<300).contains(response.status) {
+                    delivery.response = .success(response)
+                    return delivery
+                }
                 let details = Self.errorDetails(in: response.body, redactor: options.redactor)
                 failure = .http(status: response.status, message: details.message)
                 errorCode = details.code
                 retryAfter = response.header("retry-after")
+                if CallOutcome.throttles(
+                    status: response.status, errorCode: errorCode, message: details.message)
+                {
+                    delivery.throttledAttempts += 1
+                }
             } catch {
                 log(path: path, outcome: Self.kind(of: error), attempt: attempt, since: started)
                 failure = Self.providerError(for: error)
             }
+            delivery.response = .failure(failure)
             let decision = options.retryPolicy.decision(
                 for: failure, errorCode: errorCode, retryAfterHeader: retryAfter, attempt: attempt,
                 random: &random)
             guard case .retry(let wait) = decision, options.cancellation?.isCancelled != true else {
-                throw failure
+                return delivery
             }
             logger.debug(
                 "provider retry",
                 metadata: ["path": "\(path)", "attempt": "\(attempt + 1)", "wait_s": "\(wait)"])
             sleep(wait)
-            if options.cancellation?.isCancelled == true { throw failure }
+            if options.cancellation?.isCancelled == true { return delivery }
             attempt += 1
         }
     }

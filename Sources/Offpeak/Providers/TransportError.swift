@@ -7,7 +7,8 @@ public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible 
     case timedOut(Double)
     /// The status line arrived but the connection ended before the whole body did.
     case partial(String)
-    /// A `CancellationFlag` was raised while the exchange was running.
+    /// A `CancellationFlag` was raised, the awaiting task was cancelled, or the client was shut
+    /// down, while the exchange was running or before it started.
     case cancelled
     /// The body grew past `HTTPClient.maxResponseBytes`; kept out of memory on purpose.
     case responseTooLarge(limit: Int)

@@ -1,6 +1,7 @@
 import Foundation
 
-/// `offpeak.yaml`: which provider, which model per tier, prices, interfaces, cache bounds.
+/// `offpeak.yaml`: which provider, which model per tier, prices, interfaces, cache bounds, HTTP
+/// timeouts and each provider's limits.
 ///
 /// Every field has a default, so a workspace with no `offpeak.yaml` works (with the sim, or with a key).
 public struct WorkspaceConfig: Sendable, Equatable {
@@ -23,6 +24,9 @@ public struct WorkspaceConfig: Sendable, Equatable {
     public var requestTimeout: TimeInterval = 120
     /// How many times a retryable failure is tried again.
     public var maxRetries: Int = 4
+    /// Calls in flight, requests and tokens per minute, per provider; a provider not listed gets
+    /// the defaults (`ProviderLimits`).
+    public var limits: [ProviderKind: ProviderLimits] = [:]
 
     public init() {}
 
@@ -33,6 +37,12 @@ public struct WorkspaceConfig: Sendable, Equatable {
         .openai: [.fast: "gpt-4o-mini", .balanced: "gpt-4.1", .powerful: "o3"],
         .sim: [.fast: "claude-haiku-4-5", .balanced: "claude-sonnet-4-5", .powerful: "claude-opus-4-1"],
     ]
+
+    /// The limits configured for `provider` (the configured one by default); unset fields take
+    /// their defaults when the limiter is made (`CallLimiter`).
+    func limits(for provider: ProviderKind? = nil) -> ProviderLimits {
+        limits[provider ?? self.provider] ?? ProviderLimits()
+    }
 
     /// The model a tier maps to for the configured provider.
     public func model(for tier: JobSpec.Tier, provider: ProviderKind? = nil) -> String {

@@ -10,7 +10,7 @@ import Yams
 public enum WorkspaceConfigParser {
     /// The config file's name inside the workspace.
     public static let fileName = "offpeak.yaml"
-    static let fields = ["provider", "base_url", "models", "prices", "network", "cache", "http"]
+    static let fields = ["provider", "base_url", "models", "prices", "network", "cache", "http", "limits"]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
     /// - Throws: `.ioError` if it exists but cannot be read, `.configuration` for its contents.
@@ -55,7 +55,26 @@ public enum WorkspaceConfigParser {
             config.requestTimeout = try http.duration("timeout", atMost: most) ?? config.requestTimeout
             config.maxRetries = try http.wholeNumber("max_retries", in: 0...100) ?? config.maxRetries
         }
+        config.limits = try limits(root)
         return config
+    }
+
+    /// Calls in flight, requests and tokens per minute, per provider; each a whole number from 1.
+    private static func limits(_ root: YAMLMapping) throws(OffpeakError) -> [ProviderKind: ProviderLimits] {
+        let providers = ProviderKind.allCases.map(\.rawValue)
+        guard let byProvider = try root.mapping("limits", allowed: providers) else { return [:] }
+        var limits: [ProviderKind: ProviderLimits] = [:]
+        for provider in ProviderKind.allCases {
+            let fields = ["in_flight", "requests_per_minute", "tokens_per_minute"]
+            guard let mapping = try byProvider.mapping(provider.rawValue, allowed: fields) else { continue }
+            limits[provider] = ProviderLimits(
+                inFlight: try mapping.wholeNumber("in_flight", in: 1...ValueLimits.inFlight),
+                requestsPerMinute: try mapping.wholeNumber(
+                    "requests_per_minute", in: 1...ValueLimits.requestsPerMinute),
+                tokensPerMinute: try mapping.wholeNumber(
+                    "tokens_per_minute", in: 1...ValueLimits.tokensPerMinute))
+        }
+        return limits
     }
 
     /// An `http://` or `https://` URL with a host; a typo here would otherwise surface as a

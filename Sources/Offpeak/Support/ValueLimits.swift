@@ -22,4 +22,11 @@ public enum ValueLimits {
     static let calls = 1_000_000_000
     /// `budget.max_dollars`: a million dollars.
     static let dollars = 1_000_000.0
+    /// `limits.<provider>.in_flight`: a thousand calls at once, each a connection and a thread.
+    static let inFlight = 1_000
+    /// `limits.<provider>.requests_per_minute`: a million; each call of the last minute is
+    /// remembered to keep within it.
+    static let requestsPerMinute = 1_000_000
+    /// `limits.<provider>.tokens_per_minute`: a trillion tokens.
+    static let tokensPerMinute = 1_000_000_000_000
 }

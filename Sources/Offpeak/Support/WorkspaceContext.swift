@@ -45,6 +45,22 @@ public struct WorkspaceContext: Sendable {
         try Store.openForReading(workspace)
     }
 
+    /// The workspace's cache, capped as `offpeak.yaml` says, on a store opened read-only when this
+    /// process cannot write it (`forReading`), else the writable store.
+    public func openCache(forReading: Bool = true) throws(OffpeakError) -> ResponseCache {
+        let store = try forReading ? openStoreForReading() : openStore()
+        return ResponseCache(store: store, maxBytes: config.cacheMaxBytes, logger: logger)
+    }
+
+    /// `offpeak submit --job JOB`: the job's spec, checked to take submissions before the store is
+    /// opened (a job that does not leaves the workspace untouched).
+    public func submissionStream(job: String) throws(OffpeakError) -> SubmissionStream {
+        let spec = try loadJob(job)
+        try SubmissionStream.check(spec)
+        return try SubmissionStream(
+            queue: SubmissionQueue(store: try openStore(), spec: spec, config: config), spec: spec)
+    }
+
     /// The configured provider; a missing key is a configuration error (78) naming the variable.
     public func makeProvider(cancellation: CancellationFlag? = nil) throws(OffpeakError)
         -> any CompletionProvider

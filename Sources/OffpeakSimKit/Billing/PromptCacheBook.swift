@@ -52,6 +52,18 @@ public final class PromptCacheBook: Sendable {
         }
     }
 
+    /// The input tokens `bill` would report as cache reads, without using the cache (no entry is
+    /// written or refreshed), so the rate limiter can count a call before it is answered.
+    public func wouldRead(
+        api: API, model: String, inputTokens: Int, prefix: CacheablePrefix?,
+        now: ContinuousClock.Instant = .now
+    ) -> Int {
+        guard let prefix, prefix.tokens >= minTokens, prefix.tokens <= inputTokens else { return 0 }
+        let key = Key(api: api, model: model, prefix: prefix.text)
+        let hit = expiries.withLock { expiries in expiries[key].map { now < $0 } ?? false }
+        return hit ? prefix.tokens : 0
+    }
+
     /// Forgets every cached prefix.
     public func reset() {
         expiries.withLock { $0.removeAll() }

@@ -36,4 +36,14 @@ struct AnthropicRoutes: CompletionAPI {
     func errorResponse(_ error: SimAPIError) -> Response {
         error.anthropicResponse()
     }
+
+    /// Cache reads do not count toward Anthropic's input-token limit (current models); cache
+    /// writes and uncached input do.
+    func inputTokensForLimits(_ call: ParsedCall, cacheRead: Int) -> Int {
+        call.conversation.inputTokens - cacheRead
+    }
+
+    func limitHeaders(_ report: RateLimitReport, at wallNow: Date) -> [(name: String, value: String)] {
+        RateLimitHeaders.anthropic(report, at: wallNow)
+    }
 }

@@ -19,6 +19,11 @@ protocol CompletionAPI: Sendable {
     func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix?
     func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer
     func errorResponse(_ error: SimAPIError) -> Response
+    /// The input tokens this API counts against an input or token limit, given how many of the
+    /// call's input tokens the prompt cache would serve.
+    func inputTokensForLimits(_ call: ParsedCall, cacheRead: Int) -> Int
+    /// This API's rate-limit headers for the limits' state at `wallNow`.
+    func limitHeaders(_ report: RateLimitReport, at wallNow: Date) -> [(name: String, value: String)]
 }
 
 extension HTTPFields {

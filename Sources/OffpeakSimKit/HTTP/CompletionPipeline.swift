@@ -1,16 +1,28 @@
 import Foundation
 import Hummingbird
 
-/// One API call's way through the sim: count it, read the body, check the key, apply a fault,
-/// answer, bill, wait out the latency model, and send.
+/// One API call's way through the sim: count it, read the body, check the key, parse it, pass
+/// the rate limiter, apply a fault, answer, bill, wait out the latency model, and send with the
+/// endpoint's rate-limit headers.
 struct CompletionPipeline: Sendable {
     /// Large enough for any document a test sends; a real API's limit is similar (32 MB).
     static let maxBodyBytes = 32 * 1024 * 1024
 
     let state: SimState
 
+    private var gate: RateLimitGate { RateLimitGate(state: state) }
+
     func respond(to request: Request, api: some CompletionAPI) async -> Response {
         state.stats.recordCall(api.endpoint)
+        let load = state.load
+        load.enter()
+        defer { load.leave() }
+        var response = await serve(request, api: api)
+        gate.addHeaders(to: &response, api: api)
+        return response
+    }
+
+    private func serve(_ request: Request, api: some CompletionAPI) async -> Response {
         var request = request
         let body: ByteBuffer
         do {
@@ -22,32 +34,57 @@ struct CompletionPipeline: Sendable {
         if let key = state.options.requireKey, api.presentedKey(in: request.headers) != key {
             return api.errorResponse(SimAPIError(.authentication, "invalid API key"))
         }
+        let parsed: Result<ParsedCall, SimAPIError>
+        do {
+            parsed = .success(try api.parse(Data(body.readableBytesView)))
+        } catch let error as SimAPIError {
+            parsed = .failure(error)
+        } catch {
+            parsed = .failure(SimAPIError(.invalidRequest, "invalid request: \(error)"))
+        }
+        // The limiter stands at the front door: a refused call never reaches the fault
+        // injector (it takes no fault draw) nor the model. A call that cannot be parsed is not
+        // counted against the limits.
+        var ticket: RateTicket?
+        if gate.isActive, case .success(let call) = parsed {
+            switch gate.admit(call, api: api) {
+            case .success(let admitted): ticket = admitted
+            case .failure(let refusal): return api.errorResponse(refusal)
+            }
+        }
+        let (response, outputTokens) = await faultOrAnswer(
+            request: request, body: body, parsed: parsed, api: api)
+        if let ticket { gate.settle(ticket, outputTokens: outputTokens) }
+        return response
+    }
+
+    /// The call's fault or answer, and the output tokens it produced (0 without an answer).
+    private func faultOrAnswer(
+        request: Request, body: ByteBuffer, parsed: Result<ParsedCall, SimAPIError>, api: some CompletionAPI
+    ) async -> (Response, Int) {
         let fault: SimFault?
         do {
             fault = try state.faults.faultForNextCall(header: request.headers.value(named: "x-sim-fault"))
         } catch {
-            return api.errorResponse(SimAPIError(.invalidRequest, "x-sim-fault: \(error)"))
+            return (api.errorResponse(SimAPIError(.invalidRequest, "x-sim-fault: \(error)")), 0)
         }
         if let fault {
             state.stats.recordFault(fault)
             if let status = fault.echoStatus {
-                return api.errorResponse(
-                    FaultResponses.echo(
-                        status: status, headers: request.headers, body: body,
-                        retryAfter: state.options.retryAfterSeconds))
+                let echo = FaultResponses.echo(
+                    status: status, headers: request.headers, body: body,
+                    retryAfter: state.options.retryAfterSeconds)
+                return (api.errorResponse(echo), 0)
             }
-            if let response = immediateResponse(to: fault, api: api) { return response }
+            if let response = immediateResponse(to: fault, api: api) { return (response, 0) }
             if fault == .timeout { await pause(milliseconds: state.options.timeoutDelaySeconds * 1000) }
         }
-        let call: ParsedCall
-        do {
-            call = try api.parse(Data(body.readableBytesView))
-        } catch let error as SimAPIError {
-            return api.errorResponse(error)
-        } catch {
-            return api.errorResponse(SimAPIError(.invalidRequest, "invalid request: \(error)"))
+        switch parsed {
+        case .failure(let error):
+            return (api.errorResponse(error), 0)
+        case .success(let call):
+            return await answer(call, api: api, truncated: fault == .truncate)
         }
-        return await answer(call, api: api, truncated: fault == .truncate)
     }
 
     /// The call's answer, cut to its `max_tokens`; for a batched prompt, also what it adds to
@@ -65,15 +102,16 @@ struct CompletionPipeline: Sendable {
         return (answer, BatchTally(items: items.count, damage: damage))
     }
 
-    private func answer(_ call: ParsedCall, api: some CompletionAPI, truncated: Bool) async -> Response {
+    private func answer(
+        _ call: ParsedCall, api: some CompletionAPI, truncated: Bool
+    ) async -> (Response, Int) {
         let (answer, batch) = compose(call)
         let billing = state.cacheBook.bill(
             api: api.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
             prefix: api.cacheablePrefix(of: call.conversation))
-        let options = state.options
-        await pause(milliseconds: options.latencyMs + options.msPerOutputToken * Double(answer.outputTokens))
+        await pause(milliseconds: state.latency.nextMilliseconds(outputTokens: answer.outputTokens))
         let json = api.answerBody(for: call, answer: answer, billing: billing)
-        if truncated { return FaultResponses.truncated(json) }
+        if truncated { return (FaultResponses.truncated(json), answer.outputTokens) }
 
         let billed = BilledTokens(billing, outputTokens: answer.outputTokens)
         let stats = state.stats
@@ -90,7 +128,8 @@ struct CompletionPipeline: Sendable {
                 throw error
             }
         }
-        return Response(status: .ok, headers: [.contentType: "application/json"], body: body)
+        let response = Response(status: .ok, headers: [.contentType: "application/json"], body: body)
+        return (response, answer.outputTokens)
     }
 
     /// The answer of a fault that replaces the call's answer; nil for faults that delay or

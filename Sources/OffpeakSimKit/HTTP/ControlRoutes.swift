@@ -10,6 +10,17 @@ struct ControlRoutes: Sendable {
         var next: [String]
     }
 
+    /// `GET /sim/stats`: the billing counters and the load counters side by side, flat.
+    private struct StatsAnswer: Encodable {
+        var billing: StatsSnapshot
+        var load: LoadSnapshot
+
+        func encode(to encoder: any Encoder) throws {
+            try billing.encode(to: encoder)
+            try load.encode(to: encoder)
+        }
+    }
+
     private struct ResetAnswer: Encodable {
         var reset = true
     }
@@ -24,7 +35,9 @@ struct ControlRoutes: Sendable {
 
     func register(on router: Router<some RequestContext>) {
         router.get("/sim/health") { _, _ in "ok" }
-        router.get("/sim/stats") { _, _ in json(state.stats.snapshot()) }
+        router.get("/sim/stats") { _, _ in
+            json(StatsAnswer(billing: state.stats.snapshot(), load: state.load.snapshot()))
+        }
         router.post("/sim/reset") { _, _ in
             state.reset()
             return json(ResetAnswer())

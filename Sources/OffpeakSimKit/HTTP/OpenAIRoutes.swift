@@ -38,4 +38,13 @@ struct OpenAIRoutes: CompletionAPI {
     func errorResponse(_ error: SimAPIError) -> Response {
         error.openAIResponse()
     }
+
+    /// OpenAI counts every prompt token, cached or not, toward its token limit.
+    func inputTokensForLimits(_ call: ParsedCall, cacheRead: Int) -> Int {
+        call.conversation.inputTokens
+    }
+
+    func limitHeaders(_ report: RateLimitReport, at wallNow: Date) -> [(name: String, value: String)] {
+        RateLimitHeaders.openAI(report)
+    }
 }

@@ -18,11 +18,15 @@ struct SimAPIError: Error, Sendable, Equatable {
     var message: String
     /// Seconds for the `retry-after` header of a 429.
     var retryAfter: Int?
+    /// For a 429 of the rate limiter, the limit that refused the call; OpenAI's `error.type`
+    /// names it (`requests` or `tokens`).
+    var limit: RateLimitKind?
 
-    init(_ kind: Kind, _ message: String, retryAfter: Int? = nil) {
+    init(_ kind: Kind, _ message: String, retryAfter: Int? = nil, limit: RateLimitKind? = nil) {
         self.kind = kind
         self.message = message
         self.retryAfter = retryAfter
+        self.limit = limit
     }
 
     /// The Anthropic Messages API's status and `error.type` for this kind.
@@ -46,7 +50,9 @@ struct SimAPIError: Error, Sendable, Equatable {
         case .authentication: return (401, "invalid_request_error", "invalid_api_key")
         case .notFound: return (404, "invalid_request_error", "not_found")
         case .tooLarge: return (413, "invalid_request_error", "request_too_large")
-        case .rateLimited: return (429, "requests", "rate_limit_exceeded")
+        case .rateLimited:
+            let type = limit == nil || limit == .requests ? "requests" : "tokens"
+            return (429, type, "rate_limit_exceeded")
         case .server: return (500, "server_error", nil)
         case .badGateway: return (502, "server_error", nil)
         case .overloaded: return (503, "server_error", "service_unavailable")

@@ -1,0 +1,40 @@
+import Foundation
+import Logging
+
+/// What a pass over a run works with, handed to it whole: the pass never reaches back into what
+/// made it. `JobRunner` builds one per run.
+struct RunContext: Sendable {
+    let store: Store
+    let cache: ResponseCache
+    let provider: any CompletionProvider
+    let prices: PriceTable
+    let logger: Logger
+    /// This process's claim on the run, renewed with every commit.
+    let lease: (owner: String, ttl: TimeInterval)
+    /// The folder the run's outputs are written to.
+    let outputs: URL
+}
+
+/// Why a pass ended before its run was done, and what that makes of the run.
+struct RunStop: Equatable, Sendable {
+    var state: RunState
+    var reason: String
+    var status: ExitStatus
+    /// The conditions that stopped it, for the deferred queue.
+    var deferred: [ConditionGate.Reason] = []
+
+    /// A stop request (SIGTERM, SIGINT, SIGHUP): the run resumes from its checkpoint.
+    static func signal(_ name: String?) -> RunStop {
+        RunStop(state: .interrupted, reason: "stopped by \(name ?? "a signal")", status: .temporaryFailure)
+    }
+}
+
+extension Store {
+    /// Moves `run` to `state`, refusing transitions `RunState` does not allow, and saves it.
+    func move(_ run: inout RunRecord, to state: RunState, reason: String?) throws(OffpeakError) {
+        do { try run.move(to: state, reason: reason, at: Date()) } catch {
+            throw OffpeakError(.software, error.description)
+        }
+        try update(run: run)
+    }
+}

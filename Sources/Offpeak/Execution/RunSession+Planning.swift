@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+
+/// What the pass asks next (DESIGN.md: requests -> cache -> planner): the run's due requests; those
+/// the cache answers within their TTL are committed at no cost (lever 1); those the model cannot
+/// take fail unsent; the rest are packed into calls (lever 2).
+extension RunSession {
+    /// The run's due requests packed into calls; an unreadable stored request fails alone.
+    mutating func nextCalls() throws(OffpeakError) -> [PlannedCall] {
+        var pending: [(record: RequestRecord, request: CompletionRequest)] = []
+        let now = Date()
+        let due = try context.store.requests(runID: run.id, states: [.pending, .retrying]).filter {
+            $0.state == .pending || ($0.nextAttemptAt ?? now) <= now
+        }
+        for record in due {
+            do {
+                pending.append((record, try record.completionRequest()))
+            } catch {
+                try context.store.commitCall(
+                    run: run, ledger: nil, results: [],
+                    failed: [(record.id, "stored request unreadable: \(error)")], lease: context.lease)
+            }
+        }
+        pending = try answerFromCache(pending)
+        pending = try refuseOversized(pending)
+        let model = pending.first?.request.model ?? run.model
+        let price = context.prices.price(for: model)
+        let planner = BatchPlanner(
+            batching: spec.batching, contextWindow: price?.maxInputTokens ?? 128_000,
+            maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)
+        return planner.plan(pending)
+    }
+
+    /// Answers what the cache can, each hit committed with a ledger row of its own (see
+    /// `CallReceipt.cacheHits`), and returns the rest.
+    private mutating func answerFromCache(_ pending: [(record: RequestRecord, request: CompletionRequest)])
+        throws(OffpeakError) -> [(record: RequestRecord, request: CompletionRequest)]
+    {
+        var rest: [(record: RequestRecord, request: CompletionRequest)] = []
+        var hits: [(record: RequestRecord, answer: CachedAnswer)] = []
+        for entry in pending {
+            guard policy(of: entry.record) == .normal,
+                let answer = try context.cache.answer(for: entry.record.cacheKey)
+            else {
+                rest.append(entry)
+                continue
+            }
+            hits.append((entry.record, answer))
+        }
+        guard !hits.isEmpty else { return rest }
+        let answered = CallReceipt.cacheHits(hits, line: ledgerLine, now: Date())
+        try context.store.commitCacheHits(run: run, answered, lease: context.lease)
+        answeredNow += hits.filter { !$0.record.isStep }.count
+        context.logger.info("\(Plural.count(hits.count, "item")) answered from the cache")
+        return rest
+    }
+
+    /// Fails, unsent, the requests their model cannot take (`ModelLimits`), and returns the rest.
+    private func refuseOversized(_ pending: [(record: RequestRecord, request: CompletionRequest)])
+        throws(OffpeakError) -> [(record: RequestRecord, request: CompletionRequest)]
+    {
+        var refused: [(id: String, reason: String)] = []
+        var rest: [(record: RequestRecord, request: CompletionRequest)] = []
+        for entry in pending {
+            let limits = ModelLimits(
+                model: entry.request.model, price: context.prices.price(for: entry.request.model))
+            if let why = limits.refusal(of: entry.request) {
+                refused.append((entry.record.id, why))
+            } else {
+                rest.append(entry)
+            }
+        }
+        if !refused.isEmpty {
+            try context.store.commitCall(
+                run: run, ledger: nil, results: [], failed: refused, lease: context.lease)
+        }
+        return rest
+    }
+
+    /// The run's policy (`run --refresh`) wins over the request's own (a submitted line's `cache`).
+    func policy(of record: RequestRecord) -> RequestRecord.CachePolicy {
+        options.cachePolicy == .normal ? record.cachePolicy : options.cachePolicy
+    }
+
+    /// Keeps new answers for `spec.cacheTTL`; a cache that cannot be written is logged, never fatal.
+    func saveToCache(_ answers: [(key: String, answer: CachedAnswer)]) {
+        guard !answers.isEmpty, spec.cacheTTL > 0 else { return }
+        do {
+            try context.cache.save(
+                answers: answers, job: spec.name, provider: context.provider.kind.rawValue, ttl: spec.cacheTTL
+            )
+        } catch {
+            context.logger.warning("could not cache \(answers.count) answers: \(error)")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+/// Where a pass leaves its run, and what to tell the user: the stop that ended it if one did, else
+/// what its requests say — items retrying later, items waiting for their sources, items failed,
+/// or everything answered.
+struct RunVerdict: Equatable, Sendable {
+    var state: RunState
+    /// The run's reason (`nil` when it completed).
+    var reason: String?
+    var status: ExitStatus
+    var message: String
+    /// The stop's conditions, for the deferred queue.
+    var deferred: [ConditionGate.Reason] = []
+
+    /// What the pass saw of its run when it ended.
+    struct Facts: Sendable {
+        var job: String
+        var itemsDone: Int
+        var itemsTotal: Int
+        var itemsFailed: Int
+        var answeredNow: Int
+        /// The retrying request whose next attempt comes first, and how many retry.
+        var nextRetry: (error: String?, count: Int)?
+        /// The first waiting request's reason, and how many wait.
+        var firstWaiting: (error: String?, count: Int)?
+        /// The first failed request's reason.
+        var firstFailure: String?
+        /// Conditions `--force` ran past, and notices for the user (a changed spec's dropped items).
+        var forcedPast: [ConditionGate.Reason] = []
+        var notices: [String] = []
+    }
+
+    static func decide(_ facts: Facts, stop: RunStop?) -> RunVerdict {
+        let counts =
+            "\(facts.itemsDone) of \(Plural.count(facts.itemsTotal, "item")) answered (\(facts.answeredNow) now)"
+        let job = facts.job
+        var verdict: RunVerdict
+        if let stop {
+            let message =
+                stop.deferred.isEmpty
+                ? "job \(job): \(stop.reason); \(counts)"
+                : "job \(job) deferred part-way (\(stop.reason)); \(counts); `offpeak tick` goes on once they hold"
+            verdict = RunVerdict(
+                state: stop.state, reason: stop.reason, status: stop.status,
+                message: message + (stop.state == .interrupted ? "; run it again to do the rest" : ""),
+                deferred: stop.deferred)
+        } else if let retry = facts.nextRetry {
+            let why = "\(Plural.count(retry.count, "item")) retrying; next \(retry.error ?? "soon")"
+            verdict = RunVerdict(
+                state: .interrupted, reason: why, status: .temporaryFailure,
+                message: "job \(job): \(counts); \(why)")
+        } else if let waiting = facts.firstWaiting {
+            // Items whose sources cannot be fetched yet wait for a later run; the rest is done.
+            let why =
+                "\(Plural.count(waiting.count, "item")) \(waiting.count == 1 ? "waits" : "wait"): "
+                + (waiting.error ?? "not ready")
+            verdict = RunVerdict(
+                state: .waiting, reason: why, status: .temporaryFailure,
+                message: "job \(job): \(counts); \(why); run it again once they can be fetched")
+        } else if facts.itemsFailed > 0 {
+            let first = facts.firstFailure ?? "unknown"
+            verdict = RunVerdict(
+                state: .failed, reason: "\(Plural.count(facts.itemsFailed, "item")) failed; first: \(first)",
+                status: .unavailable,
+                message: "job \(job): \(counts), \(facts.itemsFailed) failed (first: \(first))")
+        } else {
+            verdict = RunVerdict(
+                state: .completed, reason: nil, status: .ok, message: "job \(job): \(counts)")
+        }
+        if !facts.forcedPast.isEmpty {
+            verdict.message = "forced past: \(facts.forcedPast.sentence) (--force); " + verdict.message
+        }
+        for notice in facts.notices.reversed() { verdict.message = notice + "; " + verdict.message }
+        return verdict
+    }
+}
