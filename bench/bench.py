@@ -26,6 +26,7 @@ sys.path.insert(0, str(HERE))
 import cache_bench  # noqa: E402
 import load_bench  # noqa: E402
 import report  # noqa: E402
+import scale_bench  # noqa: E402
 import sides  # noqa: E402
 import workloads  # noqa: E402
 from sim import Sim, SimError, has_batch_mode  # noqa: E402
@@ -125,6 +126,8 @@ def parse_args() -> argparse.Namespace:
                         help="skip the latency and rate-limit table (bench/load_bench.py)")
     parser.add_argument("--no-cache-bench", action="store_true",
                         help="skip the second table: offpeak's cache against diskcache, and LZ4 (bench/cache_bench.py)")
+    parser.add_argument("--no-scale", action="store_true",
+                        help="skip the scale table: a 10,000-request backlog and a big store (bench/scale_bench.py)")
     parser.add_argument("--out", type=Path, default=HERE / "last-run.md",
                         help="where to write the table too (default: bench/last-run.md)")
     return parser.parse_args()
@@ -189,6 +192,10 @@ def main() -> int:
         cache_text, cache_ok = cache_bench.section(bin_dir)
         print("\n" + cache_text, end="")
         text += "\n" + cache_text
+    if not args.no_scale:
+        scale_text, scale_ok = scale_bench.section(bin_dir)
+        print("\n" + scale_text, end="")
+        text, cache_ok = text + "\n" + scale_text, cache_ok and scale_ok
     args.out.write_text(text)
     return 1 if any(r.error for r in rows) or not cache_ok or not load_ok else 0
 

@@ -33,23 +33,46 @@ extension ResponseCache {
     }
 
     /// Upserts `records` and evicts, with what was pending, in one transaction.
+    ///
+    /// A run saves after every call, so this is one prepared statement per entry: an entry already
+    /// there is replaced but keeps its hit count (as `CacheEntryRecord.save` does, without encoding
+    /// the record through Codable and decoding it back).
     func save(_ records: [CacheEntryRecord]) throws(OffpeakError) {
         if records.isEmpty { return try flush() }
+        for record in records { try StoredDate.check(record) }
         let batch = pending.withLock { $0.take() }
         let evicted = try store.write { db in
             try PendingAccesses.write(batch, to: db)
-            for var record in records { try record.save(db) }
+            let upsert = try db.cachedStatement(sql: Self.upsertSQL)
+            for record in records {
+                try upsert.execute(arguments: [
+                    record.key, record.kind, record.job, record.provider, record.model, record.url,
+                    record.createdAt, record.expiresAt, record.lastAccessAt, record.hits, record.rawBytes,
+                    record.storedBytes, record.payload, record.etag, record.lastModified,
+                ])
+            }
             return try evict(db)
         }
         CacheLookups.noteWrite()
         if evicted > 0 { logger.debug("cache: evicted \(evicted) least recently used entries") }
     }
 
-    /// Deletes least recently used entries until the payloads fit in `maxBytes`.
+    static let upsertSQL = """
+        INSERT INTO cache_entries (key, kind, job, provider, model, url, created_at, expires_at, last_access_at,
+            hits, raw_bytes, stored_bytes, payload, etag, last_modified)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, job = excluded.job, provider = excluded.provider,
+            model = excluded.model, url = excluded.url, created_at = excluded.created_at,
+            expires_at = excluded.expires_at, last_access_at = excluded.last_access_at,
+            raw_bytes = excluded.raw_bytes, stored_bytes = excluded.stored_bytes, payload = excluded.payload,
+            etag = excluded.etag, last_modified = excluded.last_modified
+        """
+
+    /// Deletes least recently used entries until the payloads fit in `maxBytes`. The payloads' total
+    /// is the running one (`cache_totals`), so a save under the cap reads one row, not the cache.
     /// - Returns: how many were deleted.
     func evict(_ db: Database) throws -> Int {
-        let total = try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(stored_bytes), 0) FROM cache_entries") ?? 0
-        var excess = total - maxBytes
+        var excess = try ResponseCache.totals(db).storedBytes - maxBytes
         guard excess > 0 else { return 0 }
         var victims: [Int64] = []
         let rows = try Row.fetchCursor(
@@ -61,6 +84,22 @@ extension ResponseCache {
         let delete = try db.cachedStatement(sql: "DELETE FROM cache_entries WHERE rowid = ?")
         for rowid in victims { try delete.execute(arguments: [rowid]) }
         return victims.count
+    }
+
+    /// The cache's entries and bytes, as the triggers on `cache_entries` keep them (see
+    /// `StoreMigrations.createCacheTotals`); summed over every entry if the row is missing.
+    static func totals(_ db: Database) throws -> (entries: Int, rawBytes: Int, storedBytes: Int) {
+        let row =
+            try Row.fetchOne(
+                db, sql: "SELECT entries, raw_bytes, stored_bytes FROM cache_totals WHERE id = 1")
+            ?? Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COUNT(*) AS entries, COALESCE(SUM(raw_bytes), 0) AS raw_bytes,
+                        COALESCE(SUM(stored_bytes), 0) AS stored_bytes
+                    FROM cache_entries
+                    """)
+        return (row?["entries"] ?? 0, row?["raw_bytes"] ?? 0, row?["stored_bytes"] ?? 0)
     }
 
     /// Counts an access, and writes the pending ones when due. A failed write loses counts, never

@@ -22,22 +22,11 @@ public struct CostReport: Sendable, Codable {
         case .job, .model:
             lines = try store.costs(groupedBy: grouping.rawValue)
         case .day:
-            lines = byDay(try store.ledger(), calendar: calendar)
+            lines = try store.costsByDay(calendar: calendar)
         }
         let total = lines.reduce(into: Spend()) { sum, line in sum.add(line.spend) }
         let unpriced = total.unpricedCalls > 0 ? try store.unpricedModels() : []
         return CostReport(groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced)
-    }
-
-    /// Groups ledger rows by the local calendar day they were written on, newest day first.
-    static func byDay(_ entries: [LedgerEntry], calendar: Calendar) -> [CostLine] {
-        var days: [String: Spend] = [:]
-        for entry in entries {
-            let parts = calendar.dateComponents([.year, .month, .day], from: entry.at)
-            let key = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-            days[key, default: Spend()].add(entry)
-        }
-        return days.keys.sorted(by: >).map { CostLine(key: $0, spend: days[$0] ?? Spend()) }
     }
 
     public var text: String {
@@ -55,31 +44,5 @@ public struct CostReport: Sendable, Codable {
             ])
         }
         return table.render() + (Spend.unpricedNote(calls: total.unpricedCalls, models: unpricedModels) ?? "")
-    }
-}
-
-extension Spend {
-    mutating func add(_ other: Spend) {
-        calls += other.calls
-        inputTokens += other.inputTokens
-        outputTokens += other.outputTokens
-        cacheReadTokens += other.cacheReadTokens
-        cacheWriteTokens += other.cacheWriteTokens
-        dollars += other.dollars
-        naiveDollars += other.naiveDollars
-        failedCalls += other.failedCalls
-        unpricedCalls += other.unpricedCalls
-    }
-
-    mutating func add(_ entry: LedgerEntry) {
-        if !entry.cacheHit { calls += 1 }
-        inputTokens += entry.inputTokens
-        outputTokens += entry.outputTokens
-        cacheReadTokens += entry.cacheReadTokens
-        cacheWriteTokens += entry.cacheWriteTokens
-        dollars += entry.dollars
-        naiveDollars += entry.naiveDollars
-        if entry.failed { failedCalls += 1 }
-        if entry.unpriced && !entry.cacheHit { unpricedCalls += 1 }
     }
 }

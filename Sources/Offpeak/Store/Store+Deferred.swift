@@ -49,11 +49,12 @@ extension Store {
 }
 
 extension Store {
-    /// Requests waiting for their next attempt, soonest first.
+    /// Requests waiting for their next attempt, soonest first: read off the partial index
+    /// `requests_retrying`, which holds only them (the condition is spelled as the index's).
     public func retryingRequests() throws(OffpeakError) -> [RequestRecord] {
         try read { db in
-            try RequestRecord.filter(Column("state") == RequestRecord.State.retrying.rawValue)
-                .order(Column("next_attempt_at")).fetchAll(db)
+            try RequestRecord.fetchAll(
+                db, sql: "SELECT * FROM requests WHERE state = 'retrying' ORDER BY next_attempt_at")
         }
     }
 }

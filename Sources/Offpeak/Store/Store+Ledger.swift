@@ -22,6 +22,18 @@ public struct Spend: Sendable, Equatable, Codable {
     /// What the naive way would have cost more; negative when offpeak's way cost more (rejected
     /// batches against a weak model), and shown so.
     public var savedDollars: Double { naiveDollars - dollars }
+
+    mutating func add(_ other: Spend) {
+        calls += other.calls
+        inputTokens += other.inputTokens
+        outputTokens += other.outputTokens
+        cacheReadTokens += other.cacheReadTokens
+        cacheWriteTokens += other.cacheWriteTokens
+        dollars += other.dollars
+        naiveDollars += other.naiveDollars
+        failedCalls += other.failedCalls
+        unpricedCalls += other.unpricedCalls
+    }
 }
 
 /// One line of `offpeak costs`: spend grouped by job, model or day.
@@ -31,7 +43,7 @@ public struct CostLine: Sendable, Equatable, Codable {
 }
 
 extension Store {
-    private static let spendColumns = """
+    static let spendColumns = """
         COUNT(*) FILTER (WHERE NOT cache_hit) AS calls,
         COALESCE(SUM(input_tokens), 0) AS input_tokens,
         COALESCE(SUM(output_tokens), 0) AS output_tokens,
@@ -43,7 +55,7 @@ extension Store {
         COUNT(*) FILTER (WHERE unpriced AND NOT cache_hit) AS unpriced_calls
         """
 
-    private static func spend(_ row: Row) -> Spend {
+    static func spend(_ row: Row) -> Spend {
         var spend = Spend()
         spend.calls = row["calls"]
         spend.inputTokens = row["input_tokens"]
@@ -57,8 +69,24 @@ extension Store {
         return spend
     }
 
-    /// What one run has spent so far: what its budget is checked against.
+    /// What one run has spent so far: what its budget is checked against before every call. One
+    /// row of `run_spend`, which the ledger's triggers keep (see `StoreMigrations.createSpendCounters`),
+    /// however many calls the run has made.
     public func spend(runID: String) throws(OffpeakError) -> Spend {
+        try read { db in
+            let row = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars,
+                        naive_dollars, failed_calls, unpriced_calls
+                    FROM run_spend WHERE run_id = ?
+                    """, arguments: [runID])
+            return row.map(Store.spend) ?? Spend()
+        }
+    }
+
+    /// The same, summed over the run's ledger rows (what the counter must equal).
+    func recountSpend(runID: String) throws(OffpeakError) -> Spend {
         try read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT \(Store.spendColumns) FROM ledger WHERE run_id = ?", arguments: [runID])
@@ -72,15 +100,6 @@ extension Store {
             let row = try Row.fetchOne(
                 db, sql: "SELECT \(Store.spendColumns) FROM ledger WHERE at >= ?", arguments: [start])
             return row.map(Store.spend) ?? Spend()
-        }
-    }
-
-    /// Every ledger row, oldest first (for grouping by local day, which SQLite cannot do for us).
-    public func ledger(since start: Date? = nil) throws(OffpeakError) -> [LedgerEntry] {
-        try read { db in
-            var query = LedgerEntry.order(Column("at"), Column("id"))
-            if let start { query = query.filter(Column("at") >= start) }
-            return try query.fetchAll(db)
         }
     }
 

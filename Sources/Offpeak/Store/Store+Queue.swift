@@ -41,10 +41,10 @@ extension Store {
                 request.position = position
                 try request.insert(db)
             }
+            // Every request of the run, as the counters hold them (`run_items.requests`).
             try db.execute(
-                sql:
-                    "UPDATE runs SET items_total = (SELECT COUNT(*) FROM requests WHERE run_id = ?) WHERE id = ?",
-                arguments: [runID, runID])
+                sql: "UPDATE runs SET items_total = ? WHERE id = ?",
+                arguments: [try Store.itemCounts(db, runID: runID).requests, runID])
             return outcomes
         }
     }

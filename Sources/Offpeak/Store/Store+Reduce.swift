@@ -20,7 +20,9 @@ struct StepChanges: Sendable {
 extension Store {
     /// A run's items by state, leaving out the steps of long items (`LongDocumentPlanner.stepSources`):
     /// a 300-page document is one item however many calls it takes.
-    struct ItemCounts {
+    struct ItemCounts: Equatable {
+        /// Every request of the run, steps too.
+        var requests = 0
         var total = 0
         var done = 0
         var failed = 0
@@ -28,20 +30,39 @@ extension Store {
         var cached = 0
     }
 
+    /// The run's counts as the `run_items` counters hold them: triggers on `requests` and
+    /// `results` keep them in every transaction that changes a row (see
+    /// `StoreMigrations.createItemCounters`), so reading them costs the same for 10 items or 100,000.
     static func itemCounts(_ db: Database, runID: String) throws -> ItemCounts {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT requests, total, done, failed, cached FROM run_items WHERE run_id = ?",
+                arguments: [runID])
+        else { return ItemCounts() }
+        return ItemCounts(
+            requests: row["requests"], total: row["total"], done: row["done"], failed: row["failed"],
+            cached: row["cached"])
+    }
+
+    /// The same counts, recounted from every request of the run (what the counters must equal).
+    static func recountItems(_ db: Database, runID: String) throws -> ItemCounts {
         let rows = try Row.fetchAll(
             db,
             sql: """
-                SELECT requests.state AS state, COUNT(*) AS n, COUNT(results.from_cache OR NULL) AS cached
+                SELECT requests.state AS state, requests.source IN (?, ?) AS step, COUNT(*) AS n,
+                    COUNT(results.from_cache OR NULL) AS cached
                 FROM requests LEFT JOIN results ON results.request_id = requests.id
-                WHERE requests.run_id = ? AND requests.source NOT IN (?, ?)
-                GROUP BY requests.state
+                WHERE requests.run_id = ?
+                GROUP BY requests.state, step
                 """,
-            arguments: [runID, LongDocumentPlanner.chunkSource, LongDocumentPlanner.reduceSource])
+            arguments: [LongDocumentPlanner.chunkSource, LongDocumentPlanner.reduceSource, runID])
         var counts = ItemCounts()
         for row in rows {
-            let state: String = row["state"] ?? ""
             let count: Int = row["n"] ?? 0
+            counts.requests += count
+            let step: Bool = row["step"] ?? false
+            if step { continue }
+            let state: String = row["state"] ?? ""
             counts.total += count
             counts.cached += row["cached"] ?? 0
             if state == RequestRecord.State.done.rawValue { counts.done += count }

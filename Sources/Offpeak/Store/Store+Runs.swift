@@ -27,11 +27,16 @@ extension Store {
 
     /// Adds requests for items the run does not have yet, refreshes the payload of pending ones whose
     /// spec changed, and drops pending ones whose item left the spec; answered requests are never touched.
+    ///
+    /// Reads only the run's spec and step requests (and, by id, any other request a planned item
+    /// names), so resuming a queue job with 100,000 submitted requests reads none of them.
     /// - Returns: the ids of the items dropped (not their long documents' steps, which are planned again).
     @discardableResult
     func merge(requests: [RequestRecord], into runID: String) throws(OffpeakError) -> [String] {
         try write { db in
-            let existing = try RequestRecord.filter(Column("run_id") == runID).fetchAll(db)
+            let existing = try RequestRecord.fetchAll(
+                db, sql: "SELECT * FROM requests WHERE run_id = ? AND \(Store.specOrStepSQL)",
+                arguments: [runID])
             let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             let planned = Set(requests.map(\.itemId))
             var dropped: [String] = []
@@ -45,7 +50,11 @@ extension Store {
                 if old.source == "spec" && !planned.contains(old.itemId) { dropped.append(old.itemId) }
             }
             for var request in requests {
-                guard let old = byItem[request.itemId] else {
+                let found =
+                    try byItem[request.itemId]
+                    ?? RequestRecord.filter(Column("run_id") == runID && Column("item_id") == request.itemId)
+                    .fetchOne(db)
+                guard let old = found else {
                     try request.insert(db)
                     continue
                 }
@@ -62,6 +71,10 @@ extension Store {
             return dropped
         }
     }
+
+    /// Requests from the spec or steps of long items, as the partial index `requests_by_run_source`
+    /// spells it (a query must, to use it): `spec`, then `LongDocumentPlanner.stepSources`.
+    static let specOrStepSQL = "source IN ('spec', 'chunk', 'reduce')"
 
     /// The run's checkpoint: what it had finished when it last committed.
     public func checkpoint(runID: String) throws(OffpeakError) -> CheckpointRecord? {
@@ -173,7 +186,7 @@ extension Store {
             arguments: [now, now + lease.ttl, runID, lease.owner])
     }
 
-    /// Recounts the run's items (not the steps of long items) from its requests and writes the run
+    /// Writes the run, with its item counts as the counters hold them (not the steps of long items),
     /// and its checkpoint.
     private static func saveProgress(_ db: Database, run: RunRecord, segment: Int, lastRequestID: String?)
         throws

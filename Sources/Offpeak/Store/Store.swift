@@ -54,6 +54,15 @@ public final class Store: Sendable {
         pool = try Store.openPool(url, configuration: Store.configuration(readOnly: false))
     }
 
+    /// A store whose every connection runs `prepare` when it opens (tests trace statements with it).
+    init(url: URL, prepare: @escaping @Sendable (Database) throws -> Void) throws(OffpeakError) {
+        self.url = url
+        isReadOnly = false
+        var configuration = Store.configuration(readOnly: false)
+        configuration.prepareDatabase(prepare)
+        pool = try Store.openPool(url, configuration: configuration)
+    }
+
     private init(readOnlyAt url: URL, because readOnly: StoreAccess.ReadOnly) throws(OffpeakError) {
         self.url = url
         isReadOnly = true

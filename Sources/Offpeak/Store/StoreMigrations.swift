@@ -36,6 +36,15 @@ enum StoreMigrations {
                 t.primaryKey(["job", "entry"])
             }
         }
+        migrator.registerMigration(
+            "v6: indexes for every report and the run loop, item and spend counters kept by triggers, "
+                + "the cache's byte total"
+        ) { db in
+            try createScaleIndexes(db)
+            try createItemCounters(db)
+            try createSpendCounters(db)
+            try createCacheTotals(db)
+        }
         return migrator
     }
 

@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import Logging
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// v6 on a store that already holds work, and the cache's running byte total.
+struct StoreUpgradeTests {
+    static let v5 = "v5: spool entries not taken"
+
+    /// A store as offpeak 0.5 (schema v5) left it: two runs with answered, failed, cached and step
+    /// requests, their ledger rows (one with no run), and three cache entries.
+    static func makeV5Store(at url: URL) throws {
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let queue = try DatabaseQueue(path: url.path)
+        try StoreMigrations.migrator.migrate(queue, upTo: v5)
+        try queue.write { db in
+            for run in ["r1", "r2"] { try StoreTests.run(run).insert(db) }
+            let rows: [(id: String, run: String, source: String, state: String, cached: Bool?)] = [
+                ("a", "r1", "spec", "done", false), ("b", "r1", "spec", "done", true),
+                ("c", "r1", "spec", "failed", nil), ("d", "r1", "spec", "pending", nil),
+                ("e", "r1", "chunk", "done", true), ("f", "r1", "reduce", "failed", nil),
+                ("g", "r2", "submit", "pending", nil), ("h", "r2", "submit", "retrying", nil),
+            ]
+            for (index, row) in rows.enumerated() {
+                var request = StoreTests.request(row.id, run: row.run, position: index)
+                request.id = row.id
+                request.source = row.source
+                request.state = RequestRecord.State(rawValue: row.state) ?? .pending
+                try request.insert(db)
+                if let cached = row.cached {
+                    try StoreCountersTests.result(request, cached: cached).insert(db)
+                }
+            }
+            let dollars = [0.1, 0.2, 0.000_3, 1e-9, 7.25]
+            for (index, amount) in dollars.enumerated() {
+                var entry = StoreCountersTests.ledger(
+                    run: index == 4 ? "r2" : "r1", items: index + 1, hit: index == 1, failed: index == 3,
+                    dollars: amount)
+                if index == 2 { entry.runId = nil }
+                try entry.insert(db)
+            }
+            for (index, size) in [100, 250, 4000].enumerated() {
+                try db.execute(
+                    sql: """
+                        INSERT INTO cache_entries (key, kind, created_at, expires_at, last_access_at, raw_bytes,
+                            stored_bytes, payload) VALUES (?, 'answer', ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: ["k\(index)", Date(), Date() + 60, Date(), size * 2, size, Data(count: size)])
+            }
+        }
+        try queue.close()
+    }
+
+    @Test func upgradingAStoreMadeBeforeV6CountsWhatItAlreadyHolds() throws {
+        let workspace = try TemporaryWorkspace()
+        let url = Workspace(root: workspace.root).databaseURL
+        try Self.makeV5Store(at: url)
+        let store = try Store(url: url)
+        let (r1, r2) = try store.read { db in
+            (try Store.itemCounts(db, runID: "r1"), try Store.itemCounts(db, runID: "r2"))
+        }
+        #expect(r1 == Store.ItemCounts(requests: 6, total: 4, done: 2, failed: 1, cached: 1))
+        #expect(r2 == Store.ItemCounts(requests: 2, total: 2, done: 0, failed: 0, cached: 0))
+        for run in ["r1", "r2"] {
+            #expect(try store.spend(runID: run) == store.recountSpend(runID: run))
+        }
+        let spend = try store.spend(runID: "r1")
+        #expect(spend.calls == 2 && spend.failedCalls == 1 && spend.unpricedCalls == 0)
+        #expect(spend.dollars == 0.1 + 0.2 + 1e-9)
+        let totals = try store.read { db in try ResponseCache.totals(db) }
+        #expect(totals.entries == 3 && totals.rawBytes == 8700 && totals.storedBytes == 4350)
+    }
+
+    @Test func theCacheByteTotalFollowsEverySaveReplacementEvictionAndPurge() throws {
+        let workspace = try TemporaryWorkspace()
+        let store = try StoreTests.store(workspace)
+        let cache = ResponseCache(store: store, maxBytes: 6_000, logger: Logger(label: "test"))
+        func expectTotalsMatch(_ step: String) throws {
+            let (kept, summed) = try store.read { db in
+                let kept = try ResponseCache.totals(db)
+                let row = try #require(
+                    try Row.fetchOne(
+                        db,
+                        sql:
+                            "SELECT COUNT(*), COALESCE(SUM(raw_bytes), 0), COALESCE(SUM(stored_bytes), 0) FROM cache_entries"
+                    ))
+                return ([kept.entries, kept.rawBytes, kept.storedBytes], [row[0], row[1], row[2]] as [Int])
+            }
+            #expect(kept == summed, "after \(step)")
+        }
+        let t0 = ResponseCacheTests.t0
+        for round in 0..<12 {
+            let answers = (0..<3).map {
+                (
+                    key: ResponseCacheTests.key(round * 2 + $0),
+                    answer: ResponseCacheTests.answer($0, words: 20 + round * 9)
+                )
+            }
+            try cache.save(
+                answers: answers, job: round % 2 == 0 ? "even" : "odd", provider: "sim", ttl: 60, now: t0)
+            _ = try cache.answer(for: answers[0].key, now: t0 + 1)
+            try expectTotalsMatch("save \(round)")
+        }
+        #expect(try store.read { db in try ResponseCache.totals(db).storedBytes } <= 6_000)
+        try cache.save(
+            source: CachedSource(
+                url: "https://example.com/a", contentType: "text/plain", text: "a page", fetchedAt: t0),
+            job: nil, ttl: 1, now: t0)
+        try cache.refresh(sourceURL: "https://example.com/a", ttl: 5, now: t0)
+        try expectTotalsMatch("source")
+        for scope in [PurgeScope.job("odd"), .expired, .all] {
+            try cache.purge(scope, now: t0 + 30)
+            try expectTotalsMatch("purge \(scope)")
+        }
+        #expect(try store.read { db in try ResponseCache.totals(db).entries } == 0)
+    }
+}
