@@ -38,10 +38,13 @@ struct LongDocumentTests {
         return workspace
     }
 
-    static func pointAt(_ sim: SimProcess, _ workspace: TemporaryWorkspace) throws {
+    /// - Parameter limits: an offpeak.yaml `limits:` line (one call in flight, for a test whose
+    ///   premise counts calls up to a moment).
+    static func pointAt(_ sim: SimProcess, _ workspace: TemporaryWorkspace, limits: String = "") throws {
         try workspace.write(
             "offpeak.yaml",
             "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 1s, timeout: 10s, max_retries: 1}\n"
+                + limits
         )
     }
 
@@ -189,6 +192,8 @@ struct LongDocumentTests {
         let reference = try Self.reference(["big.md": long])
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: ["big.md": long])
+        // One call at a time: the sim dies right after the 12th answer, with no other call out.
+        try Self.pointAt(sim, workspace, limits: "limits: {sim: {in_flight: 1}}\n")
         let sent = CallCounter()
         let options = JobRunner.Options(progress: { _ in
             if sent.next() == 12 { sim.kill() }

@@ -82,7 +82,8 @@ public struct ResearchSources: Sendable {
         var distinct: [String] = []
         var seen: Set<String> = []
         for url in lists.joined() where seen.insert(url).inserted { distinct.append(url) }
-        let fetched = BoundedThreads.map(distinct.count, width: Self.fetchesAtOnce) { [self, distinct] index in
+        let fetched = BoundedThreads.map(distinct.count, width: Self.fetchesAtOnce) {
+            [self, distinct] index in
             Result { () throws(OffpeakError) in try source(distinct[index], now: now) }
         }
         let byURL = Dictionary(uniqueKeysWithValues: zip(distinct, fetched))

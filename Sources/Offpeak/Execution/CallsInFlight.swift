@@ -28,6 +28,7 @@ final class CallsInFlight: Sendable {
 
     private struct State {
         var finished: [Finished] = []
+        /// Every call sent and not yet handed back, finished or not.
         var inFlight: [Int: Worst] = [:]
     }
 
@@ -36,9 +37,11 @@ final class CallsInFlight: Sendable {
     private let arrivals = DispatchSemaphore(value: 0)
 
     /// Calls sent and not yet handed back.
-    var count: Int { state.withLock { $0.inFlight.count + $0.finished.count } }
+    var count: Int { state.withLock { $0.inFlight.count } }
 
-    /// The budgets' view of the calls in flight: each counts as a call at its worst case.
+    /// The budgets' view of the calls in flight: each counts as a call at its worst case until it is
+    /// handed back to be committed (a call that came back but waits in `finished` is not in the
+    /// store's spend yet, so it must still count here).
     var worst: Spend {
         state.withLock { state in
             var spend = Spend()
@@ -63,10 +66,7 @@ final class CallsInFlight: Sendable {
             let started = Date()
             let reply = send(call.request)
             let done = Finished(call: call, ticket: ticket, reply: reply, started: started, ended: Date())
-            state.withLock { state in
-                state.inFlight[ticket.number] = nil
-                state.finished.append(done)
-            }
+            state.withLock { $0.finished.append(done) }
             arrivals.signal()
         }
     }
@@ -82,7 +82,12 @@ final class CallsInFlight: Sendable {
                 return .success
             }()
         guard result == .success else { return nil }
-        return state.withLock { $0.finished.isEmpty ? nil : $0.finished.removeFirst() }
+        return state.withLock { state in
+            guard !state.finished.isEmpty else { return nil }
+            let done = state.finished.removeFirst()
+            state.inFlight[done.ticket.number] = nil
+            return done
+        }
     }
 
     /// Hands back every call still out, as each finishes.
