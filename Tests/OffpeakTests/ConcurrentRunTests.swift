@@ -57,13 +57,18 @@ struct ConcurrentRunTests {
         #expect(try Self.stat(sim, "max_in_flight") == 3)
     }
 
-    /// The first call goes alone: a wrong configuration costs one call, not eight.
-    @Test func aRefusedKeyCostsOneCall() throws {
+    /// A refused key stops the run at the calls already in flight: none is sent again, nothing is
+    /// billed, and no item is failed or dropped (the next run, with the key fixed, asks them all).
+    @Test func aRefusedKeyStopsAtTheCallsInFlightWithNothingBilled() throws {
         let sim = try SimProcess(arguments: ["--require-key", "right-key"])
-        let workspace = try Self.workspace(sim: sim, documents: 10)
+        let workspace = try Self.workspace(sim: sim, documents: 20)
         let outcome = try JobRunnerIntegrationTests.run(workspace)
         #expect(outcome.status == .configuration)
-        #expect(try Self.stat(sim, "calls") == 1)
+        let calls = try Self.stat(sim, "calls")
+        #expect(calls >= 1 && calls <= 8, "at most the eight in flight; saw \(calls)")
+        let billed = try sim.billed()
+        #expect(outcome.spend.dollars == 0 && billed["input_tokens", default: 0] == 0)
+        #expect(outcome.run.itemsDone == 0 && outcome.run.itemsFailed == 0 && outcome.run.itemsTotal == 20)
     }
 
     /// Budgets count the worst case of every call in flight: never one call over.
@@ -107,16 +112,19 @@ struct ConcurrentRunTests {
     }
 
     /// The provider reports it has no requests left until its reset: offpeak waits for it rather
-    /// than sending calls into 429s, and a tick whose window ends first stops cleanly.
+    /// than sending calls into 429s, and a tick whose window ends first stops cleanly. The first
+    /// eight go out together (the bucket holds twelve); what their answers report, less what was
+    /// sent since, lets exactly four more through.
     @Test func aRateLimitIsWaitedForBeforeItIsHit() throws {
-        let sim = try SimProcess(arguments: ["--rpm", "4"])
-        let workspace = try Self.workspace(sim: sim, documents: 8)
+        let sim = try SimProcess(arguments: ["--rpm", "12"])
+        let workspace = try Self.workspace(sim: sim, documents: 20)
         let context = try JobRunnerIntegrationTests.context(workspace)
         let outcome = try context.run(
             try context.loadJob("docs"), options: JobRunner.Options(windowEnd: Date() + 3))
         #expect(outcome.status == .temporaryFailure)
         #expect(try Self.stat(sim, "rate_limited") == 0, "no call was sent into a 429")
-        #expect(outcome.run.itemsDone == 4)
+        #expect(try Self.stat(sim, "max_in_flight") > 1)
+        #expect(outcome.run.itemsDone == 12)
         #expect(
             outcome.message.contains("the provider's limit (requests per minute) holds the next call until "))
     }

@@ -105,8 +105,7 @@ public struct JobRunner: Sendable {
             outputs: workspace.url(for: spec.output),
             limiter: limiter
                 ?? CallLimiter(
-                    config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL,
-                    slowStart: true))
+                    config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL))
         var session = RunSession(context: context, spec: spec, run: run, options: options)
         if !failing.isEmpty { session.forcedPast = failing }
         if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {

@@ -39,22 +39,18 @@ final class CallLimiter: Sendable {
     ///   - inFlight: calls in flight at most (at least 1).
     ///   - requestsPerMinute, tokensPerMinute: offpeak's own limits; `nil` for none beyond what the
     ///     provider reports.
-    ///   - slowStart: start at one call in flight and grow with each answer (`InFlightCap`).
-    init(inFlight: Int, requestsPerMinute: Int? = nil, tokensPerMinute: Int? = nil, slowStart: Bool = false) {
+    init(inFlight: Int, requestsPerMinute: Int? = nil, tokensPerMinute: Int? = nil) {
         state = Mutex(
             State(
-                cap: InFlightCap(most: inFlight, slowStart: slowStart), requestsPerMinute: requestsPerMinute,
+                cap: InFlightCap(most: inFlight), requestsPerMinute: requestsPerMinute,
                 tokensPerMinute: tokensPerMinute))
     }
 
     /// The limiter for `limits` as configured for `provider`, calls going to `baseURL`.
-    convenience init(
-        _ limits: ProviderLimits, provider: ProviderKind, baseURL: String, slowStart: Bool = false
-    ) {
+    convenience init(_ limits: ProviderLimits, provider: ProviderKind, baseURL: String) {
         self.init(
             inFlight: limits.inFlight(for: provider, baseURL: baseURL),
-            requestsPerMinute: limits.requestsPerMinute, tokensPerMinute: limits.tokensPerMinute,
-            slowStart: slowStart)
+            requestsPerMinute: limits.requestsPerMinute, tokensPerMinute: limits.tokensPerMinute)
     }
 
     /// Whether a call estimated at `estimatedTokens` (input and output) may start at `now`. On

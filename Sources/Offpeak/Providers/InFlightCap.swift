@@ -1,14 +1,13 @@
 import Foundation
 
-/// How many calls may be in flight right now: slow start, then additive increase and
-/// multiplicative decrease, as TCP finds the bandwidth of a path.
+/// How many calls may be in flight right now: additive increase and multiplicative decrease, as
+/// TCP finds the bandwidth of a path.
 ///
-/// With `slowStart` (the run loop's choice) the cap starts at one call and grows by one with each
-/// answer up to the configured most: a run whose key, model name or base URL is wrong fails one
-/// call, not eight, before anything is known about the provider; without, it starts at the most.
-/// When the provider pushes back (429, 529, 503) it halves,
-/// down to 1, and slow start ends; each run of `cap` answers in a row then adds one back, up to the
-/// most. So a provider that is briefly overloaded costs a few slow seconds, and one that stays
+/// The cap starts at the configured most. (It once started at one call and grew with each answer,
+/// so a wrong key or model failed one call rather than eight; but neither provider bills a call it
+/// refuses, and the ramp cost a whole round of the run's longest call: a batched summary takes
+/// seconds.) When the provider pushes back (429, 529, 503) it halves, down to 1; each run of `cap`
+/// answers in a row then adds one back, up to the most. So a provider that is briefly overloaded costs a few slow seconds, and one that stays
 /// overloaded gets one call at a time. Calls that were already in flight when the cap was cut were
 /// sent at the old rate: their push-backs are the same overload and do not cut it again.
 struct InFlightCap: Sendable, Equatable {
@@ -21,22 +20,14 @@ struct InFlightCap: Sendable, Equatable {
     /// Calls numbered up to this had started before the last cut.
     private var cutAfter = -1
 
-    /// Growing by one per answer until the first push-back or the most.
-    private var slowStart: Bool
-
-    init(most: Int, slowStart: Bool = false) {
+    init(most: Int) {
         self.most = max(1, most)
-        self.slowStart = slowStart
-        self.current = slowStart ? 1 : self.most
+        self.current = self.most
     }
 
-    /// An answer: in slow start one more slot at once, after it one more after `current` answers.
+    /// An answer: one more slot after `current` answers in a row.
     mutating func answered() {
         guard current < most else { return }
-        if slowStart {
-            current += 1
-            return
-        }
         answers += 1
         if answers >= current {
             current += 1
@@ -47,7 +38,6 @@ struct InFlightCap: Sendable, Equatable {
     /// The provider pushed back on call `ticket`; `lastStarted` is the newest call sent so far.
     mutating func throttled(ticket: Int, lastStarted: Int) {
         guard ticket > cutAfter else { return }
-        slowStart = false
         current = max(1, current / 2)
         answers = 0
         cutAfter = lastStarted
