@@ -172,7 +172,7 @@ public struct JobRunner: Sendable {
         throws(OffpeakError) -> (RunRecord, [String])
     {
         let now = Date()
-        let specHash = SHA256.hex(RequestPlanner.canonicalJSON(spec))
+        let specHash = SHA256.hex(CanonicalJSON.text(spec))
         if let stale = try store.latestResumableRun(job: spec.name), try isTooOld(stale, spec: spec, now: now)
         {
             // Not resumed blindly: a new run starts, and the cache answers what the old one had.
@@ -201,7 +201,7 @@ public struct JobRunner: Sendable {
         run.model = model
         run.forced = forced
         run.budgetStop = nil
-        run.spec = RequestPlanner.canonicalJSON(spec)
+        run.spec = CanonicalJSON.text(spec)
         logger.info("resuming run \(run.id) of \(spec.name): \(run.itemsDone) of \(run.itemsTotal) done")
         return (run, dropped)
     }
@@ -229,8 +229,8 @@ public struct JobRunner: Sendable {
             }
             return RequestRecord(
                 id: RequestRecord.newID(), runId: runID, job: spec.name, itemId: plan.itemId,
-                position: plan.position, source: "spec", clientId: nil, tier: spec.tier.rawValue,
-                payload: RequestPlanner.canonicalJSON(plan.request), cacheKey: plan.cacheKey, state: state,
+                position: plan.position, source: .spec, clientId: nil, tier: spec.tier.rawValue,
+                payload: CanonicalJSON.text(plan.request), cacheKey: plan.cacheKey, state: state,
                 attempts: 0, nextAttemptAt: nil, error: error, createdAt: now, updatedAt: now)
         }
     }

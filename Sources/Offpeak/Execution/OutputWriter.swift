@@ -36,7 +36,7 @@ public struct OutputWriter: Sendable {
         throws(OffpeakError) -> Int
     {
         // The steps of a long item (its chunks and reduce levels) are work, not outputs.
-        let requests = requests.filter { !LongDocumentPlanner.stepSources.contains($0.source) }
+        let requests = requests.filter { !$0.isStep }
         let names = OutputWriter.fileNames(for: requests.map(\.itemId))
         var written = 0
         var entries: [IndexEntry] = []

@@ -63,7 +63,7 @@ public struct BatchPlanner: Sendable {
             var shape = request
             shape.messages = []
             shape.maxTokens = 0
-            let key = RequestPlanner.canonicalJSON(shape)
+            let key = CanonicalJSON.text(shape)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append((record, request, TokenEstimator.inputTokens(userOnly(request))))
         }

@@ -20,13 +20,6 @@ public struct LongDocumentPlanner: Sendable {
         case reduce([Step])
     }
 
-    /// `requests.source` of a map step.
-    public static let chunkSource = "chunk"
-    /// `requests.source` of a reduce step below the final one.
-    public static let reduceSource = "reduce"
-    /// Step rows are work towards an item, not items: outputs and counts leave them out.
-    public static let stepSources: Set<String> = [chunkSource, reduceSource]
-
     public let spec: JobSpec
     public let planner: RequestPlanner
 
@@ -153,7 +146,7 @@ public struct LongDocumentPlanner: Sendable {
     private func step(_ id: String, prompt: String) -> Step {
         let request = planner.request(spec, userMessage: prompt)
         return Step(
-            itemId: id, request: request, payload: RequestPlanner.canonicalJSON(request),
+            itemId: id, request: request, payload: CanonicalJSON.text(request),
             cacheKey: RequestPlanner.cacheKey(provider: planner.provider, request: request))
     }
 }

@@ -75,13 +75,6 @@ public struct RequestPlanner: Sendable {
     public static func cacheKey(provider: ProviderKind, request: CompletionRequest) -> String {
         var request = request
         request.cacheSystemPrompt = false  // where the provider caches the prefix does not change the answer
-        return SHA256.hex(provider.rawValue + "\n" + canonicalJSON(request))
-    }
-
-    static func canonicalJSON<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "" }
-        return String(decoding: data, as: UTF8.self)
+        return SHA256.hex(provider.rawValue + "\n" + CanonicalJSON.text(request))
     }
 }

@@ -23,8 +23,8 @@ public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
     /// The item's id within the job (inline id or input path).
     public var itemId: String
     public var position: Int
-    /// Where it came from: `spec`, `submit` or `spool`.
-    public var source: String
+    /// Where it came from: the spec, `submit`, the spool, or a long item's step.
+    public var source: RequestSource
     public var clientId: String?
     public var tier: String
     /// The `CompletionRequest`, as JSON: exactly what is sent.
@@ -42,6 +42,9 @@ public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
     static func newID() -> String {
         "r" + String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
     }
+
+    /// A step of a long document (a chunk's summary, a reduce level): work, not an item.
+    var isStep: Bool { source.isStep }
 
     func completionRequest() throws -> CompletionRequest {
         try JSONDecoder().decode(CompletionRequest.self, from: Data(payload.utf8))

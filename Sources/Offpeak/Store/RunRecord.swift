@@ -45,14 +45,20 @@ extension RunRecord {
     {
         RunRecord(
             id: newID(job: job.name, at: now), job: job.name, kind: job.kind.rawValue,
-            specHash: SHA256.hex(RequestPlanner.canonicalJSON(job)), state: .idle, reason: nil,
+            specHash: SHA256.hex(CanonicalJSON.text(job)), state: .idle, reason: nil,
             budgetStop: nil,
             provider: provider.rawValue, model: model, tier: job.tier.rawValue, downgraded: false,
             forced: false,
             itemsTotal: itemsTotal, itemsDone: 0, itemsFailed: 0, itemsCached: 0, createdAt: now,
             startedAt: nil,
             updatedAt: now, finishedAt: nil, deadlineAt: job.deadline.map { now + $0 },
-            spec: RequestPlanner.canonicalJSON(job))
+            spec: CanonicalJSON.text(job))
+    }
+
+    /// The spec the run was made from, if it kept one that still decodes.
+    func storedSpec() -> JobSpec? {
+        guard let spec else { return nil }
+        return try? JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8))
     }
 
     /// `<job>-<UTC yyyymmddThhmmss>-<4 hex>`: sortable, readable, unique enough per job.

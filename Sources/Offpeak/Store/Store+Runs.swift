@@ -43,11 +43,11 @@ extension Store {
             // A long item's unanswered steps are dropped too: the run plans them again from the spec.
             for old in existing
             where old.state != .done
-                && (old.source == "spec" && !planned.contains(old.itemId)
-                    || LongDocumentPlanner.stepSources.contains(old.source))
+                && (old.source == .spec && !planned.contains(old.itemId)
+                    || old.source.isStep)
             {
                 try old.delete(db)
-                if old.source == "spec" && !planned.contains(old.itemId) { dropped.append(old.itemId) }
+                if old.source == .spec && !planned.contains(old.itemId) { dropped.append(old.itemId) }
             }
             for var request in requests {
                 let found =
@@ -73,7 +73,7 @@ extension Store {
     }
 
     /// Requests from the spec or steps of long items, as the partial index `requests_by_run_source`
-    /// spells it (a query must, to use it): `spec`, then `LongDocumentPlanner.stepSources`.
+    /// spells it (a query must, to use it): `RequestSource.spec`, then `RequestSource.steps`.
     static let specOrStepSQL = "source IN ('spec', 'chunk', 'reduce')"
 
     /// The run's checkpoint: what it had finished when it last committed.

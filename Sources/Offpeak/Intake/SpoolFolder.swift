@@ -105,7 +105,7 @@ public struct SpoolFolder: Sendable {
             }
             let (submissions, refused) = file.submissions(spec: spec)
             taken.refused += refused
-            for outcome in try queue.submit(submissions, source: "spool") {
+            for outcome in try queue.submit(submissions, source: .spool) {
                 switch outcome {
                 case .success(let id): taken.added.append(id)
                 case .failure(let error): taken.refused.append(error)

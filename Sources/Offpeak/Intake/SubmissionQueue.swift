@@ -17,7 +17,7 @@ public struct SubmissionQueue: Sendable {
     /// open run before) is refused at its own line; when nothing is added, no run is made.
     /// - Parameter source: `submit` or `spool`.
     /// - Returns: for each submission, its request id, or why it was refused.
-    public func submit(_ submissions: [Submission], source: String) throws(OffpeakError) -> [Result<
+    public func submit(_ submissions: [Submission], source: RequestSource) throws(OffpeakError) -> [Result<
         String, OffpeakError
     >] {
         let now = Date()
@@ -52,7 +52,7 @@ public struct SubmissionQueue: Sendable {
             location: submission.location)
     }
 
-    private func record(for submission: Submission, source: String, at now: Date) -> RequestRecord {
+    private func record(for submission: Submission, source: RequestSource, at now: Date) -> RequestRecord {
         let tier = submission.tier ?? spec.tier
         let planner = RequestPlanner(provider: config.provider, model: config.model(for: tier))
         let request = planner.request(spec, userMessage: submission.userMessage(for: spec))
@@ -60,7 +60,7 @@ public struct SubmissionQueue: Sendable {
         var record = RequestRecord(
             id: id, runId: "", job: spec.name, itemId: submission.clientId ?? id, position: 0,
             source: source, clientId: submission.clientId, tier: tier.rawValue,
-            payload: RequestPlanner.canonicalJSON(request),
+            payload: CanonicalJSON.text(request),
             cacheKey: RequestPlanner.cacheKey(provider: config.provider, request: request),
             state: .pending,
             attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)

@@ -188,11 +188,3 @@ extension Tick.Report {
         status = max(status, line.status)
     }
 }
-
-extension RunRecord {
-    /// The spec the run was made from, if it kept one that still decodes.
-    func storedSpec() -> JobSpec? {
-        guard let spec else { return nil }
-        return try? JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8))
-    }
-}

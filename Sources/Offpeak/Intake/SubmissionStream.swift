@@ -34,7 +34,7 @@ public struct SubmissionStream: Sendable {
         var refused = 0
         func flush() throws(OffpeakError) {
             let accepted = pending.compactMap { try? $0.get() }
-            var outcomes = try queue.submit(accepted, source: "submit").makeIterator()
+            var outcomes = try queue.submit(accepted, source: .submit).makeIterator()
             for line in pending {
                 let outcome = line.flatMap { _ in outcomes.next() ?? .failure(OffpeakError(.software, "lost"))
                 }
