@@ -5,21 +5,21 @@ import Logging
 /// inside the run's budget, commits every answer with its checkpoint, and writes the outputs.
 public struct JobRunner: Sendable {
     public struct Options: Sendable {
-        public var force = false
+        var force = false
         /// `no-cache` or `refresh` for every request of this run (`run --no-cache`, `--refresh`).
-        public var cachePolicy = RequestRecord.CachePolicy.normal
-        public var progress: (@Sendable (RunProgress) -> Void)?
+        var cachePolicy = RequestRecord.CachePolicy.normal
+        var progress: (@Sendable (RunProgress) -> Void)?
         /// Where the machine's conditions are read; `nil` runs without looking (library callers
         /// that have no constraints to check).
-        public var gate: ConditionGate?
+        var gate: ConditionGate?
         /// The end of the tick's window: a call starts only if it is expected to finish by then.
         /// A job's own `window` can end a pass sooner.
-        public var windowEnd: Date?
+        var windowEnd: Date?
         /// Whether the pass's first call starts whatever the window says, so every tick makes
         /// progress; a tick clears it once an earlier job of the tick has made a call.
-        public var firstCallAlwaysStarts = true
+        var firstCallAlwaysStarts = true
         /// Raised by SIGTERM/SIGINT: no new call starts.
-        public var stop: StopSignal?
+        var stop: StopSignal?
         public init(
             force: Bool = false, cachePolicy: RequestRecord.CachePolicy = .normal,
             progress: (@Sendable (RunProgress) -> Void)? = nil, gate: ConditionGate? = nil,
@@ -49,7 +49,7 @@ public struct JobRunner: Sendable {
     /// This process's claim on the run, renewed with every commit.
     var lease: (owner: String, ttl: TimeInterval) { (owner, leaseTTL) }
 
-    public init(
+    init(
         workspace: Workspace, config: WorkspaceConfig, store: Store, provider: any CompletionProvider,
         prices: PriceTable, logger: Logger
     ) {
@@ -63,7 +63,7 @@ public struct JobRunner: Sendable {
         self.owner = Store.processOwner
     }
 
-    public func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
+    func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
         var options = options
         if let window = spec.window {
             let end = Date() + window

@@ -5,7 +5,7 @@ import Synchronization
 /// The executor raises it when a SIGTERM grace period runs out; every exchange watching it ends
 /// at once with `TransportError.cancelled` (the transfer loop is woken by it, it does not poll),
 /// and the retry loop stops sleeping. Once raised it stays raised.
-public final class CancellationFlag: Sendable {
+final class CancellationFlag: Sendable {
     /// A registration made by `whenCancelled`, to pass back to `stopWatching`.
     struct Watch: Sendable {
         fileprivate let id: Int
@@ -21,10 +21,10 @@ public final class CancellationFlag: Sendable {
     private let raised = Atomic<Bool>(false)
     private let watchers = Mutex(Watchers())
 
-    public init() {}
+    init() {}
 
     /// Asks every exchange watching this flag to stop.
-    public func cancel() {
+    func cancel() {
         let actions = watchers.withLock { watchers -> [@Sendable () -> Void] in
             guard !raised.load(ordering: .acquiring) else { return [] }
             raised.store(true, ordering: .releasing)
@@ -35,7 +35,7 @@ public final class CancellationFlag: Sendable {
         for action in actions { action() }
     }
 
-    public var isCancelled: Bool {
+    var isCancelled: Bool {
         raised.load(ordering: .acquiring)
     }
 

@@ -9,14 +9,14 @@ import Synchronization
 /// cooperative pool. Connections (and TLS sessions, DNS entries) stay alive across exchanges;
 /// that keep-alive is what makes many small calls cheap. The blocking `send` waits for the same
 /// loop, so both kinds of caller get exactly the same timeouts, caps and errors.
-public final class HTTPClient: Sendable {
+final class HTTPClient: Sendable {
     /// The default cap on a response body: far above any completion, low enough to protect memory.
-    public static let defaultMaxResponseBytes = 64 * 1024 * 1024
+    static let defaultMaxResponseBytes = 64 * 1024 * 1024
     /// Sent on every request so provider logs can tell offpeak apart.
     static let userAgent = "offpeak/0.1 (+libcurl)"
 
     /// Bodies larger than this fail with `.responseTooLarge`.
-    public let maxResponseBytes: Int
+    let maxResponseBytes: Int
     /// Where every exchange runs; tests reach it to time answers where they arrive.
     let loop: TransferLoop
 
@@ -24,7 +24,7 @@ public final class HTTPClient: Sendable {
     ///   - maxResponseBytes: the largest body accepted.
     ///   - maxIdleHandles: libcurl handles kept for reuse between exchanges; open connections are
     ///     kept by the loop, up to four per exchange in flight.
-    public init(maxResponseBytes: Int = HTTPClient.defaultMaxResponseBytes, maxIdleHandles: Int = 8) {
+    init(maxResponseBytes: Int = HTTPClient.defaultMaxResponseBytes, maxIdleHandles: Int = 8) {
         self.maxResponseBytes = maxResponseBytes
         self.loop = TransferLoop(maxIdleHandles: maxIdleHandles)
     }
@@ -34,7 +34,7 @@ public final class HTTPClient: Sendable {
     /// - Parameter cancellation: when raised, the exchange ends at once with `.cancelled`.
     /// - Returns: the response, whatever its status.
     /// - Throws: `TransportError` when no complete response arrived.
-    public func send(_ request: HTTPRequest, cancellation: CancellationFlag? = nil) throws(TransportError)
+    func send(_ request: HTTPRequest, cancellation: CancellationFlag? = nil) throws(TransportError)
         -> HTTPResponse
     {
         if cancellation?.isCancelled == true { throw .cancelled }
@@ -51,7 +51,7 @@ public final class HTTPClient: Sendable {
     ///   ends at once with `.cancelled`.
     /// - Returns: the response, whatever its status.
     /// - Throws: `TransportError` when no complete response arrived.
-    public func send(_ request: HTTPRequest, cancellation: CancellationFlag? = nil)
+    func send(_ request: HTTPRequest, cancellation: CancellationFlag? = nil)
         async throws(TransportError)
         -> HTTPResponse
     {
@@ -74,7 +74,7 @@ public final class HTTPClient: Sendable {
     /// Ends every exchange in flight with `.cancelled` and refuses new ones (they fail with
     /// `.cancelled` too). Returns at once; the client's thread ends soon after. Freeing the client
     /// does the same.
-    public func shutdown() {
+    func shutdown() {
         loop.shutdown()
     }
 }

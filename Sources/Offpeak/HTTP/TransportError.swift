@@ -1,6 +1,6 @@
 /// Why an HTTP exchange produced no complete response. HTTP error statuses are not transport
 /// errors: they arrive as an `HTTPResponse`.
-public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible {
+enum TransportError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing came back: refused, DNS failure, reset or closed before the status line.
     case couldNotConnect(String)
     /// The connect timeout or the total timeout (the one that fired, in seconds) ran out.
@@ -15,7 +15,7 @@ public enum TransportError: Error, Equatable, Sendable, CustomStringConvertible 
     /// Any other libcurl failure: its `CURLcode` and message.
     case other(code: Int, message: String)
 
-    public var description: String {
+    var description: String {
         switch self {
         case .couldNotConnect(let why): return "could not connect: \(why)"
         case .timedOut(let seconds): return "timed out after \(seconds) s"

@@ -13,16 +13,16 @@ import Foundation
 /// offpeak keeps its own (`.taken/`), so no file name can collide with them. Anything else
 /// (a folder, a named pipe, a link, a file that cannot be read) stays where it is and is reported
 /// once, in `offpeak queue` (`NotTakenRecord`), not retried as work.
-public struct SpoolFolder: Sendable {
-    public let workspace: Workspace
-    public let job: String
+struct SpoolFolder: Sendable {
+    let workspace: Workspace
+    let job: String
 
     /// Where taken files go, inside the job's folder (so a move is one `rename`).
     static let takenFolder = ".taken"
     /// Where versions before `.taken/` moved them: a folder of that name is left alone.
     static let earlierTakenFolder = "taken"
 
-    public init(workspace: Workspace, job: String) {
+    init(workspace: Workspace, job: String) {
         self.workspace = workspace
         self.job = job
     }
@@ -32,9 +32,9 @@ public struct SpoolFolder: Sendable {
 
     /// What one pass took: requests added, and lines or files refused with why (with the entries
     /// not taken that this pass noticed first).
-    public struct Taken: Sendable {
-        public var added: [String] = []
-        public var refused: [OffpeakError] = []
+    struct Taken: Sendable {
+        var added: [String] = []
+        var refused: [OffpeakError] = []
     }
 
     /// An entry not taken, and why.
@@ -48,7 +48,7 @@ public struct SpoolFolder: Sendable {
     ///
     /// Under an exclusive `flock` on the folder: a `run` and a tick (or two runs) taking it at once
     /// take each file once; the second waits, then finds it moved.
-    public func take(into queue: SubmissionQueue, spec: JobSpec) throws(OffpeakError) -> Taken {
+    func take(into queue: SubmissionQueue, spec: JobSpec) throws(OffpeakError) -> Taken {
         var taken = Taken()
         var notTaken: [String: String] = [:]
         let opened = open()

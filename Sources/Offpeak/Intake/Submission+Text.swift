@@ -7,7 +7,7 @@ extension Submission {
     /// Parses one line of bytes (a line of stdin or of a spool `.jsonl` file, without its `\n`).
     /// - Returns: the submission, or `nil` for a blank line.
     /// - Throws: `OffpeakError` (65) naming `location` (and the column of a byte that is not UTF-8).
-    public static func parse(line bytes: some Collection<UInt8>, location: String, spec: JobSpec)
+    static func parse(line bytes: some Collection<UInt8>, location: String, spec: JobSpec)
         throws(OffpeakError) -> Submission?
     {
         var bytes = Array(bytes)

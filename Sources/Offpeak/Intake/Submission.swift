@@ -6,18 +6,18 @@ import Foundation
 /// `{"id": "client-7", "vars": {"item": "..."}, "tier": "fast"}` fills the job's template;
 /// `{"prompt": "..."}` is sent as the user message as it is. `id` is the caller's own id and must be
 /// unique within the job's open run; `tier` overrides the job's.
-public struct Submission: Sendable, Equatable {
-    public var clientId: String?
-    public var variables: [String: String]
-    public var prompt: String?
-    public var tier: JobSpec.Tier?
+struct Submission: Sendable, Equatable {
+    var clientId: String?
+    var variables: [String: String]
+    var prompt: String?
+    var tier: JobSpec.Tier?
     /// `"cache": "no-cache"` (don't read the cache) or `"refresh"` (read nothing, write anew).
-    public var cachePolicy: RequestRecord.CachePolicy = .normal
+    var cachePolicy: RequestRecord.CachePolicy = .normal
     /// Where it came from (`stdin:12`, `spool/inbox/a.jsonl:3`, `spool/inbox/note.txt`), so a
     /// refusal after parsing (a repeated id) names its line too.
-    public var location: String?
+    var location: String?
 
-    public init(
+    init(
         clientId: String? = nil, variables: [String: String] = [:], prompt: String? = nil,
         tier: JobSpec.Tier? = nil, location: String? = nil
     ) {
@@ -33,7 +33,7 @@ public struct Submission: Sendable, Equatable {
     /// Parses one JSON line for `spec`.
     /// - Parameter location: where the line is, for the message (`stdin:12`, `spool/j/a.json:3`).
     /// - Throws: `OffpeakError` (65) naming the location and field and what was expected.
-    public static func parse(_ line: String, location: String, spec: JobSpec) throws(OffpeakError)
+    static func parse(_ line: String, location: String, spec: JobSpec) throws(OffpeakError)
         -> Submission
     {
         func fail(_ field: String, _ problem: String) -> OffpeakError {

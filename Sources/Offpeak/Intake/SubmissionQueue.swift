@@ -2,12 +2,12 @@ import Foundation
 
 /// Puts submitted requests into a job's open run, where the next `run` or `tick` answers them
 /// with the job's other pending requests (and batches them together where they fit).
-public struct SubmissionQueue: Sendable {
+struct SubmissionQueue: Sendable {
     let store: Store
     let spec: JobSpec
     let config: WorkspaceConfig
 
-    public init(store: Store, spec: JobSpec, config: WorkspaceConfig) {
+    init(store: Store, spec: JobSpec, config: WorkspaceConfig) {
         self.store = store
         self.spec = spec
         self.config = config
@@ -17,7 +17,7 @@ public struct SubmissionQueue: Sendable {
     /// open run before) is refused at its own line; when nothing is added, no run is made.
     /// - Parameter source: `submit` or `spool`.
     /// - Returns: for each submission, its request id, or why it was refused.
-    public func submit(_ submissions: [Submission], source: RequestSource) throws(OffpeakError) -> [Result<
+    func submit(_ submissions: [Submission], source: RequestSource) throws(OffpeakError) -> [Result<
         String, OffpeakError
     >] {
         let now = Date()

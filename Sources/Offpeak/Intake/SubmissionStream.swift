@@ -9,7 +9,7 @@ public struct SubmissionStream: Sendable {
     let chunk: Int
 
     /// - Throws: a data error (65) when the job does not take submissions.
-    public init(queue: SubmissionQueue, spec: JobSpec, chunk: Int = 500) throws(OffpeakError) {
+    init(queue: SubmissionQueue, spec: JobSpec, chunk: Int = 500) throws(OffpeakError) {
         try Self.check(spec)
         self.queue = queue
         self.spec = spec

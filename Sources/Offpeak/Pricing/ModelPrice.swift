@@ -2,19 +2,19 @@
 ///
 /// Costs are dollars per token. Any field may be missing; a missing input or output cost counts
 /// as free, so a local model with no entry costs nothing.
-public struct ModelPrice: Sendable, Equatable, Codable {
-    public var inputCostPerToken: Double?
-    public var outputCostPerToken: Double?
-    public var cacheReadInputTokenCost: Double?
-    public var cacheCreationInputTokenCost: Double?
-    public var inputCostPerTokenBatches: Double?
-    public var outputCostPerTokenBatches: Double?
-    public var maxInputTokens: Int?
-    public var maxOutputTokens: Int?
+struct ModelPrice: Sendable, Equatable, Codable {
+    var inputCostPerToken: Double?
+    var outputCostPerToken: Double?
+    var cacheReadInputTokenCost: Double?
+    var cacheCreationInputTokenCost: Double?
+    var inputCostPerTokenBatches: Double?
+    var outputCostPerTokenBatches: Double?
+    var maxInputTokens: Int?
+    var maxOutputTokens: Int?
     /// LiteLLM's legacy limit, usually the output limit.
-    public var maxTokens: Int?
-    public var litellmProvider: String?
-    public var mode: String?
+    var maxTokens: Int?
+    var litellmProvider: String?
+    var mode: String?
 
     /// LiteLLM's field names, so entries decode and encode in its format.
     enum CodingKeys: String, CodingKey {
@@ -31,7 +31,7 @@ public struct ModelPrice: Sendable, Equatable, Codable {
         case mode
     }
 
-    public init(
+    init(
         inputCostPerToken: Double? = nil, outputCostPerToken: Double? = nil,
         cacheReadInputTokenCost: Double? = nil,
         cacheCreationInputTokenCost: Double? = nil, inputCostPerTokenBatches: Double? = nil,
@@ -52,7 +52,7 @@ public struct ModelPrice: Sendable, Equatable, Codable {
     }
 
     /// Anthropic models bill cache writes above the input price; other providers' don't.
-    public var isAnthropicLike: Bool {
+    var isAnthropicLike: Bool {
         litellmProvider?.lowercased().contains("anthropic") == true
     }
 
@@ -65,7 +65,7 @@ public struct ModelPrice: Sendable, Equatable, Codable {
     ///   cache reads and writes get the same discount as input, as both providers bill.
     ///
     /// - Parameter batch: the call went through a batch API.
-    public func dollars(for usage: Usage, batch: Bool) -> Double {
+    func dollars(for usage: Usage, batch: Bool) -> Double {
         let input = inputCostPerToken ?? 0
         let output = outputCostPerToken ?? 0
         let cacheWrite = cacheCreationInputTokenCost ?? (isAnthropicLike ? input * 1.25 : input)
@@ -84,7 +84,7 @@ public struct ModelPrice: Sendable, Equatable, Codable {
 
     /// What the same tokens would cost sent plainly: no prompt cache, no batch discount. The
     /// difference from `dollars(for:batch:)` is what offpeak saved.
-    public func naiveDollars(for usage: Usage) -> Double {
+    func naiveDollars(for usage: Usage) -> Double {
         Double(usage.totalInput) * (inputCostPerToken ?? 0) + Double(usage.output) * (outputCostPerToken ?? 0)
     }
 }
@@ -92,7 +92,7 @@ public struct ModelPrice: Sendable, Equatable, Codable {
 extension ModelPrice {
     /// What one output token costs in input tokens, for weighing output against input; nil when
     /// the table lacks either price.
-    public var outputWeight: Double? {
+    var outputWeight: Double? {
         guard let input = inputCostPerToken, let output = outputCostPerToken, input > 0 else { return nil }
         return output / input
     }

@@ -3,12 +3,12 @@
 /// one refuses to start (`JobRunner`). A local model priced at 0 in the table is free, not unpriced.
 extension ModelPrice {
     /// The entry says what input or output tokens cost.
-    public var hasCost: Bool { inputCostPerToken != nil || outputCostPerToken != nil }
+    var hasCost: Bool { inputCostPerToken != nil || outputCostPerToken != nil }
 }
 
 extension PriceTable {
     /// The model's price when the table says what its tokens cost; `nil` when it does not.
-    public func cost(of model: String) -> ModelPrice? {
+    func cost(of model: String) -> ModelPrice? {
         guard let price = price(for: model), price.hasCost else { return nil }
         return price
     }

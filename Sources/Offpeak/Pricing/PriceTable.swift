@@ -2,15 +2,15 @@ import Foundation
 
 /// Model prices, keyed by model name, in LiteLLM's `model_prices_and_context_window.json`
 /// format: the community's price map, so a newer copy of it can simply be pointed to.
-public struct PriceTable: Sendable, Equatable {
-    public var models: [String: ModelPrice]
+struct PriceTable: Sendable, Equatable {
+    var models: [String: ModelPrice]
 
-    public init(models: [String: ModelPrice] = [:]) {
+    init(models: [String: ModelPrice] = [:]) {
         self.models = models
     }
 
     /// The prices offpeak ships with (`BundledPrices`). Checked by a test to decode in full.
-    public static let bundled: PriceTable =
+    static let bundled: PriceTable =
         (try? decode(Data(BundledPrices.json.utf8), source: "bundled prices")) ?? PriceTable()
 
     /// Reads the workspace's price file (`prices:` in `offpeak.yaml`).
@@ -21,7 +21,7 @@ public struct PriceTable: Sendable, Equatable {
     ///     reported there, as `prices:` followed by the file, the line and column when known, and what
     ///     is wrong, since the fix may be in either file.
     /// - Throws: `OffpeakError` (`.configuration`) naming the file and, for a bad entry, its key.
-    public static func load(
+    static func load(
         file: URL, shownAs: String? = nil, configuredAt: String? = nil
     ) throws(OffpeakError) -> PriceTable {
         let name = shownAs ?? file.path
@@ -49,7 +49,7 @@ public struct PriceTable: Sendable, Equatable {
     /// Decodes a LiteLLM-format price map; `sample_spec` (LiteLLM's documentation entry) and
     /// unknown fields are skipped.
     /// - Parameter source: where the data came from, for error messages.
-    public static func decode(_ data: Data, source: String) throws(OffpeakError) -> PriceTable {
+    static func decode(_ data: Data, source: String) throws(OffpeakError) -> PriceTable {
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: data)
@@ -79,13 +79,13 @@ public struct PriceTable: Sendable, Equatable {
     }
 
     /// This table with `other`'s entries added; where both have a model, `other` wins.
-    public func merging(_ other: PriceTable) -> PriceTable {
+    func merging(_ other: PriceTable) -> PriceTable {
         PriceTable(models: models.merging(other.models) { _, newer in newer })
     }
 
     /// The prices of `model`: by exact name, then without a provider prefix (`anthropic/...`),
     /// then without a trailing date (`claude-sonnet-4-5-20250929`, `gpt-4o-mini-2024-07-18`).
-    public func price(for model: String) -> ModelPrice? {
+    func price(for model: String) -> ModelPrice? {
         let unprefixed =
             model.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? model
         for name in [model, unprefixed, Self.withoutDate(model), Self.withoutDate(unprefixed)] {

@@ -6,7 +6,7 @@
 /// `un<b>usual</b>` as one word; block tags break the line, and paragraph-like ones leave a blank
 /// line between them. Malformed markup degrades to more text, never to lost text, except inside
 /// an unclosed `<script>` or `<style>`, which (as in a browser) runs to the end of the page.
-public enum HTMLText {
+enum HTMLText {
     /// Elements whose content is never text a reader sees.
     static let dropped: Set<String> = ["script", "style", "head", "noscript", "template", "svg"]
     /// Elements that start a new paragraph (a blank line before and after).
@@ -22,7 +22,7 @@ public enum HTMLText {
     static let cells: Set<String> = ["td", "th"]
 
     /// The readable text of `html`.
-    public static func text(fromHTML html: String) -> String {
+    static func text(fromHTML html: String) -> String {
         let scalars = Array(html.unicodeScalars)
         var output = String.UnicodeScalarView()
         var text = String.UnicodeScalarView()
@@ -83,7 +83,7 @@ public enum HTMLText {
     ]
 
     /// Decodes `&name;`, `&#NNN;` and `&#xHH;`; anything unknown or malformed stays as written.
-    public static func decodeEntities(_ text: String) -> String {
+    static func decodeEntities(_ text: String) -> String {
         guard text.contains("&") else { return text }
         var result = ""
         var rest = Substring(text)

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// The research context for one item, or why the item has to wait for it.
-public enum SourceContext: Equatable, Sendable {
+enum SourceContext: Equatable, Sendable {
     /// The rendered sources, ready to go before the prompt (`""` for no sources).
     case ready(String)
     /// A source was never fetched and cannot be reached now: `source https://… unreachable: …`.
@@ -27,8 +27,8 @@ public enum SourceContext: Equatable, Sendable {
 /// line, in the order given (repeats dropped). A source's text is cut to its first 24,000
 /// characters (`maxCharacters`), with a note saying so: about 6,000 tokens, enough for a long
 /// article, while a few huge pages cannot crowd the question out of the prompt.
-public struct ResearchSources: Sendable {
-    public static let maxCharacters = 24_000
+struct ResearchSources: Sendable {
+    static let maxCharacters = 24_000
 
     let cache: any SourceCache
     let fetcher: SourceFetcher
@@ -42,7 +42,7 @@ public struct ResearchSources: Sendable {
     ///   - job: the job name recorded with saved sources.
     ///   - cancellation: aborts fetches in flight (a stop signal's grace ran out); a source that
     ///     was never fetched then waits, like an unreachable one.
-    public init(
+    init(
         cache: any SourceCache, fetcher: SourceFetcher, ttl: TimeInterval, job: String?, logger: Logger,
         cancellation: CancellationFlag? = nil
     ) {
@@ -61,7 +61,7 @@ public struct ResearchSources: Sendable {
     ///   `.unavailable` when its server fails (HTTP 5xx, or 429), since the spec may be right and
     ///   the server may recover; `.dataError` otherwise (HTTP 4xx, not text, too large), since the
     ///   spec names something that will never be usable research. Cache errors pass through.
-    public func context(for urls: [String], now: Date = Date()) throws(OffpeakError) -> SourceContext {
+    func context(for urls: [String], now: Date = Date()) throws(OffpeakError) -> SourceContext {
         var blocks: [String] = []
         var seen: Set<String> = []
         for url in urls where seen.insert(url).inserted {
@@ -74,11 +74,11 @@ public struct ResearchSources: Sendable {
     }
 
     /// Sources fetched at once, at most: a job's sources usually sit on different servers.
-    public static let fetchesAtOnce = 4
+    static let fetchesAtOnce = 4
 
     /// The context of each list of `urls` (one list per item), every distinct source fetched once,
     /// `fetchesAtOnce` at a time; an item's context is what `context(for:)` would give it.
-    public func contexts(for lists: [[String]], now: Date = Date()) -> [Result<SourceContext, OffpeakError>] {
+    func contexts(for lists: [[String]], now: Date = Date()) -> [Result<SourceContext, OffpeakError>] {
         var distinct: [String] = []
         var seen: Set<String> = []
         for url in lists.joined() where seen.insert(url).inserted { distinct.append(url) }

@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Entries past their TTL are not deleted: a stale copy is what research falls back to when the
 /// source cannot be reached, and its ETag / Last-Modified make the next check a cheap `304`.
-public protocol SourceCache: Sendable {
+protocol SourceCache: Sendable {
     /// The cached copy of `url`, and whether it is still inside its TTL at `now`; `nil` when the
     /// source was never fetched (or was evicted).
     func source(url: String, now: Date) throws(OffpeakError) -> (source: CachedSource, fresh: Bool)?

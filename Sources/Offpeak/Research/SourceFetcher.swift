@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a fetch brought back: a new copy, or word that the cached one is still current.
-public enum FetchOutcome: Sendable, Equatable {
+enum FetchOutcome: Sendable, Equatable {
     case fetched(CachedSource)
     /// A `304` to a conditional request: the copy with that ETag / Last-Modified is current.
     case notModified
@@ -11,7 +11,7 @@ public enum FetchOutcome: Sendable, Equatable {
 ///
 /// `SourceFetcher` builds these from redacted text only: the URL, libcurl's message and the
 /// server's reason have been through its `Redactor`.
-public enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
+enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No answer: refused, DNS failure, timeout, cut off, or a libcurl failure such as too many
     /// redirects. Often temporary (offline): the item waits, or works from a stale cached copy.
     case unreachable(String, String)
@@ -26,7 +26,7 @@ public enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
     case notText(String)
 
     /// The URL the error is about.
-    public var url: String {
+    var url: String {
         switch self {
         case .unreachable(let url, _), .http(let url, _, _), .unsupportedType(let url, _),
             .tooLarge(let url, _), .notText(let url):
@@ -34,7 +34,7 @@ public enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    var description: String {
         switch self {
         case .unreachable(let url, let why): return "source \(url) unreachable: \(why)"
         case .http(let url, let status, let reason) where reason.isEmpty:
@@ -55,23 +55,23 @@ public enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
 /// HTML is reduced to its readable text (`HTMLText`); plain text, JSON and XML are kept as sent.
 /// Whatever the server sent that offpeak keeps (the text, its type and validators, the error and
 /// its reason) goes through `redactor` first: a page can carry a key as well as an error can.
-public struct SourceFetcher: Sendable {
+struct SourceFetcher: Sendable {
     /// Names offpeak and where to learn about it, so a site owner can tell who is reading.
-    public static let userAgent = "offpeak/0.1 (research-source fetcher; +https://github.com/offpeak)"
-    public static let accept = "text/*, application/json, application/xml;q=0.9"
+    static let userAgent = "offpeak/0.1 (research-source fetcher; +https://github.com/offpeak)"
+    static let accept = "text/*, application/json, application/xml;q=0.9"
     /// 2 MiB: far more text than a prompt can use, and a bound on what one page can cost us.
-    public static let defaultMaxBytes = 2 * 1024 * 1024
+    static let defaultMaxBytes = 2 * 1024 * 1024
 
-    public let client: HTTPClient
-    public var connectTimeout: TimeInterval
-    public var timeout: TimeInterval
-    public var maxBytes: Int
-    public var maxRedirects: Int
+    let client: HTTPClient
+    var connectTimeout: TimeInterval
+    var timeout: TimeInterval
+    var maxBytes: Int
+    var maxRedirects: Int
     /// Cleans fetched text and fetch errors of credentials; by default, of this process's keys
     /// and every key shape.
-    public var redactor: Redactor
+    var redactor: Redactor
 
-    public init(
+    init(
         client: HTTPClient, connectTimeout: TimeInterval = 10, timeout: TimeInterval = 30,
         maxBytes: Int = SourceFetcher.defaultMaxBytes, maxRedirects: Int = 5,
         redactor: Redactor = Redactor(environment: ProcessInfo.processInfo.environment)
@@ -87,7 +87,7 @@ public struct SourceFetcher: Sendable {
     /// Fetches `url`; with `etag` or `lastModified` from a cached copy the request is conditional
     /// and a `304` comes back as `.notModified`.
     /// - Parameter now: stamped on the copy as `fetchedAt`.
-    public func fetch(
+    func fetch(
         _ url: String, etag: String? = nil, lastModified: String? = nil, now: Date = Date(),
         cancellation: CancellationFlag? = nil
     ) throws(SourceError) -> FetchOutcome {

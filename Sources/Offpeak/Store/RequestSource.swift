@@ -2,7 +2,7 @@
 ///
 /// The raw values are what the store holds, and the v6 triggers and partial indexes spell them in
 /// SQL (`StoreMigrations+Scale.swift`, `Store.specOrStepSQL`): a case is never renamed.
-public enum RequestSource: String, Codable, Sendable, CaseIterable {
+enum RequestSource: String, Codable, Sendable, CaseIterable {
     /// An item of the job's spec.
     case spec
     /// A line given to `offpeak submit`.

@@ -7,35 +7,35 @@ public struct RunRecord: StoredRecord, PersistableRecord, Equatable {
 
     public var id: String
     public var job: String
-    public var kind: String
-    public var specHash: String
+    var kind: String
+    var specHash: String
     public var state: RunState
     /// Why the run is in its state, in words a user reads ("provider unreachable: ...").
     public var reason: String?
     /// The budget that stopped it (`max_calls`, `max_dollars`, ...), if one did.
-    public var budgetStop: String?
-    public var provider: String
-    public var model: String
-    public var tier: String
-    public var downgraded: Bool
+    var budgetStop: String?
+    var provider: String
+    var model: String
+    var tier: String
+    var downgraded: Bool
     public var forced: Bool
     public var itemsTotal: Int
     public var itemsDone: Int
     public var itemsFailed: Int
-    public var itemsCached: Int
-    public var createdAt: Date
-    public var startedAt: Date?
-    public var updatedAt: Date
-    public var finishedAt: Date?
-    public var deadlineAt: Date?
+    var itemsCached: Int
+    var createdAt: Date
+    var startedAt: Date?
+    var updatedAt: Date
+    var finishedAt: Date?
+    var deadlineAt: Date?
     /// The job spec the run was made from (canonical JSON), so `tick` can resume a run whose job
     /// has no spec file (`offpeak summarize`).
-    public var spec: String?
+    var spec: String?
     /// How many calls in a row failed with `failureText`, and which requests they carried (at
     /// most a few ids, space-separated): see `FailureStreak`.
-    public var failureStreak = 0
-    public var failureText: String?
-    public var failureItems: String?
+    var failureStreak = 0
+    var failureText: String?
+    var failureItems: String?
 }
 
 extension RunRecord {

@@ -14,7 +14,7 @@ public enum RunState: String, Sendable, Codable, CaseIterable {
     case failed
 
     /// The states a run may move to from this one. Finished runs stay finished.
-    public var successors: Set<RunState> {
+    var successors: Set<RunState> {
         switch self {
         case .idle: return [.running, .waiting, .failed]
         case .running: return [.completed, .failed, .interrupted, .waiting]
@@ -24,18 +24,18 @@ public enum RunState: String, Sendable, Codable, CaseIterable {
         }
     }
 
-    public func canMove(to next: RunState) -> Bool { successors.contains(next) }
+    func canMove(to next: RunState) -> Bool { successors.contains(next) }
 
     /// A run in this state can be picked up again by `run` or `tick`.
-    public var isResumable: Bool {
+    var isResumable: Bool {
         self == .idle || self == .waiting || self == .interrupted || self == .running
     }
 }
 
 /// A run asked to move where its state does not allow.
-public struct InvalidTransition: Error, CustomStringConvertible, Sendable {
-    public let runID: String
-    public let from: RunState
-    public let to: RunState
-    public var description: String { "run \(runID) cannot move from \(from.rawValue) to \(to.rawValue)" }
+struct InvalidTransition: Error, CustomStringConvertible, Sendable {
+    let runID: String
+    let from: RunState
+    let to: RunState
+    var description: String { "run \(runID) cannot move from \(from.rawValue) to \(to.rawValue)" }
 }

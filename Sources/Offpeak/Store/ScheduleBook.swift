@@ -1,15 +1,15 @@
 import Foundation
 
 /// One scheduled job, for reports.
-public struct ScheduleEntry: Sendable, Equatable, Codable {
-    public var job: String
+struct ScheduleEntry: Sendable, Equatable, Codable {
+    var job: String
     /// The cron expression as the spec gives it.
-    public var expression: String
+    var expression: String
     /// The zone it is read in (the spec's `timezone`, else the local zone when last seen).
-    public var timezone: String?
-    public var lastFiredAt: Date?
+    var timezone: String?
+    var lastFiredAt: Date?
     /// `nil` when the expression never fires.
-    public var nextDueAt: Date?
+    var nextDueAt: Date?
 }
 
 /// Which scheduled jobs are due: what `offpeak tick` asks on every tick.
@@ -17,10 +17,10 @@ public struct ScheduleEntry: Sendable, Equatable, Codable {
 /// The store keeps, per job, the expression it was last seen with and when it is next due. A job
 /// missed while the machine was off is due once at the next tick, never once per missed slot
 /// (like systemd's `Persistent=true`), because firing moves `next_due_at` past the firing time.
-public struct ScheduleBook: Sendable {
+struct ScheduleBook: Sendable {
     let store: Store
 
-    public init(store: Store) {
+    init(store: Store) {
         self.store = store
     }
 
@@ -29,7 +29,7 @@ public struct ScheduleBook: Sendable {
     /// now >= next_due_at; missed slots (machine off) make it due ONCE, never once per slot. If the
     /// expression or timezone changed since recorded, recompute next_due_at from now.
     /// - Throws: `OffpeakError` when the store fails or a spec's schedule or timezone is invalid.
-    public func due(_ specs: [JobSpec], now: Date) throws(OffpeakError) -> [JobSpec] {
+    func due(_ specs: [JobSpec], now: Date) throws(OffpeakError) -> [JobSpec] {
         let known = Dictionary(
             try store.scheduleRecords().map { ($0.job, $0) }, uniquingKeysWith: { first, _ in first })
         var due: [JobSpec] = []
@@ -52,7 +52,7 @@ public struct ScheduleBook: Sendable {
 
     /// Records that the job fired at `at`: last_fired_at = at, next_due_at = next fire strictly
     /// after `at`.
-    public func fired(_ spec: JobSpec, at: Date) throws(OffpeakError) {
+    func fired(_ spec: JobSpec, at: Date) throws(OffpeakError) {
         guard let (expression, timeZone) = try Self.schedule(of: spec) else {
             throw OffpeakError(.software, "job '\(spec.name)' has no schedule to record a firing of")
         }
@@ -64,7 +64,7 @@ public struct ScheduleBook: Sendable {
     }
 
     /// For reports: (job, expression, lastFiredAt, nextDueAt) rows, by job name.
-    public func entries() throws(OffpeakError) -> [ScheduleEntry] {
+    func entries() throws(OffpeakError) -> [ScheduleEntry] {
         try store.scheduleRecords().map { record in
             ScheduleEntry(
                 job: record.job, expression: record.cron, timezone: record.timeZone,

@@ -77,7 +77,7 @@ extension Store {
     static let specOrStepSQL = "source IN ('spec', 'chunk', 'reduce')"
 
     /// The run's checkpoint: what it had finished when it last committed.
-    public func checkpoint(runID: String) throws(OffpeakError) -> CheckpointRecord? {
+    func checkpoint(runID: String) throws(OffpeakError) -> CheckpointRecord? {
         try read { db in try CheckpointRecord.fetchOne(db, key: runID) }
     }
 
@@ -86,7 +86,7 @@ extension Store {
     }
 
     /// Requests of a run in item order, optionally only those in `states`.
-    public func requests(runID: String, states: [RequestRecord.State]? = nil) throws(OffpeakError)
+    func requests(runID: String, states: [RequestRecord.State]? = nil) throws(OffpeakError)
         -> [RequestRecord]
     {
         try read { db in
@@ -97,7 +97,7 @@ extension Store {
     }
 
     /// Answers of a run, keyed by request id.
-    public func results(runID: String) throws(OffpeakError) -> [String: ResultRecord] {
+    func results(runID: String) throws(OffpeakError) -> [String: ResultRecord] {
         try read { db in
             let rows = try ResultRecord.filter(Column("run_id") == runID).fetchAll(db)
             return Dictionary(rows.map { ($0.requestId, $0) }, uniquingKeysWith: { first, _ in first })

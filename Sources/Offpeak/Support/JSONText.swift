@@ -1,20 +1,20 @@
 import Foundation
 
 /// A payload's JSON, embedded as JSON (not as a string) in `--json` output.
-public struct JSONText: Sendable, Encodable {
-    public var text: String
+struct JSONText: Sendable, Encodable {
+    var text: String
 
     private var value: JSONValue? { try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)) }
 
     /// Indented, for people; the text as it is when it does not parse.
-    public var pretty: String {
+    var pretty: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let value, let data = try? encoder.encode(value) else { return text }
         return String(decoding: data, as: UTF8.self)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let value { try container.encode(value) } else { try container.encode(text) }
     }

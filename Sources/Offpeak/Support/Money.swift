@@ -11,7 +11,7 @@ public enum Money {
     }
 
     /// `$0.0123`, or `-$0.0123` for a negative amount (a saving that was a loss).
-    public static func dollars(_ amount: Double) -> String {
+    static func dollars(_ amount: Double) -> String {
         amount < 0 ? "-$" + format(-amount) : "$" + format(amount)
     }
 }

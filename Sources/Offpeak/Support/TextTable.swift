@@ -1,23 +1,23 @@
 import Foundation
 
 /// Left-aligned columns separated by two spaces; the last column is never padded.
-public final class TextTable {
+final class TextTable {
     private let columns: [String]
     private var rows: [[String]] = []
 
-    public init(columns: [String]) {
+    init(columns: [String]) {
         self.columns = columns
     }
 
     /// Adds a row; each cell is put on one line (`oneLine`).
-    public func add(_ row: [String]) {
+    func add(_ row: [String]) {
         rows.append(row.map(TextTable.oneLine))
     }
 
     /// `text` on one line: a provider's multi-line error, a tab or a control character (an escape
     /// sequence from a server) would break the table, or the terminal, so each run of them and of
     /// spaces becomes one space. `--json` keeps the text as it was.
-    public static func oneLine(_ text: String) -> String {
+    static func oneLine(_ text: String) -> String {
         var out = String.UnicodeScalarView()
         var gap = false
         for scalar in text.unicodeScalars {
@@ -37,11 +37,11 @@ public final class TextTable {
     }
 
     /// `text` cut to `limit` characters, with an ellipsis when it was longer.
-    public static func shortened(_ text: String, to limit: Int) -> String {
+    static func shortened(_ text: String, to limit: Int) -> String {
         text.count <= limit ? text : String(text.prefix(max(0, limit - 1))) + "…"
     }
 
-    public func render() -> String {
+    func render() -> String {
         let all = [columns] + rows
         let widths = columns.indices.map { column in
             all.map { $0.indices.contains(column) ? $0[column].count : 0 }.max() ?? 0

@@ -3,9 +3,9 @@ import Logging
 
 /// Builds the provider a workspace is configured for, reading keys and base URLs from the
 /// environment the way the official SDKs do, so existing shell setups just work.
-public enum ProviderFactory {
+enum ProviderFactory {
     /// Where `offpeak-sim` listens unless told otherwise.
-    public static let defaultSimURL = "http://127.0.0.1:8089"
+    static let defaultSimURL = "http://127.0.0.1:8089"
 
     /// - Parameters:
     ///   - config: provider, base URL override, timeouts and retries.
@@ -13,7 +13,7 @@ public enum ProviderFactory {
     ///     credential in it) are redacted from whatever the provider sends back.
     ///   - cancellation: raised to abort calls in flight (the SIGTERM grace period).
     /// - Throws: `.missingKey` when the provider needs a key that is not set.
-    public static func make(
+    static func make(
         config: WorkspaceConfig, environment: [String: String], logger: Logger,
         cancellation: CancellationFlag? = nil
     ) throws(ProviderError) -> any CompletionProvider {

@@ -8,10 +8,10 @@ import Logging
 public struct Tick: Sendable {
     public struct Options: Sendable {
         /// Seconds of work this tick may do; `nil`: no limit.
-        public var window: TimeInterval?
-        public var gate: ConditionGate?
-        public var stop: StopSignal?
-        public var now: Date
+        var window: TimeInterval?
+        var gate: ConditionGate?
+        var stop: StopSignal?
+        var now: Date
 
         public init(
             window: TimeInterval? = nil, gate: ConditionGate? = nil, stop: StopSignal? = nil,
@@ -25,26 +25,26 @@ public struct Tick: Sendable {
     }
 
     /// What became of one job this tick.
-    public struct JobLine: Sendable, Encodable {
-        public var job: String
+    struct JobLine: Sendable, Encodable {
+        var job: String
         /// Why the tick picked it: `resume`, `schedule` or `spool`.
-        public var why: String
-        public var run: String?
-        public var state: String?
-        public var message: String
-        public var status: Int32
+        var why: String
+        var run: String?
+        var state: String?
+        var message: String
+        var status: Int32
     }
 
     public struct Report: Sendable, Encodable {
         /// Set when another tick holds the workspace: this one did nothing.
-        public var skipped: String?
-        public var purgedCacheEntries = 0
-        public var jobs: [JobLine] = []
+        var skipped: String?
+        var purgedCacheEntries = 0
+        var jobs: [JobLine] = []
         /// Job specs that could not be read (the other jobs still ran).
-        public var errors: [String] = []
+        var errors: [String] = []
         /// What spool folders refused this tick: lines and files, and entries not taken that this
         /// tick noticed first (`offpeak queue` lists those until they are gone).
-        public var warnings: [String] = []
+        var warnings: [String] = []
         /// 0 when everything picked is done; 75 when work remains for a later tick (window, signal,
         /// conditions, retries); 65/78/69 when a spec, the configuration or the provider is wrong.
         public var status: Int32 = 0

@@ -4,12 +4,12 @@ import Foundation
 /// and timer. `offpeak cron` prints them for the user to install.
 public struct TickInstallation: Sendable {
     /// The absolute path of the `offpeak` binary.
-    public var binary: String
-    public var workspace: Workspace
+    var binary: String
+    var workspace: Workspace
     /// Minutes between ticks, 1–60.
-    public var everyMinutes: Int
+    var everyMinutes: Int
     /// The `--window` passed to `tick`, e.g. `240s`.
-    public var window: String
+    var window: String
 
     /// - Throws: `OffpeakError` (usage) when `everyMinutes` is not 1–60 or `window` is not a duration.
     public init(binary: String, workspace: Workspace, everyMinutes: Int, window: String) throws(OffpeakError)
@@ -28,7 +28,7 @@ public struct TickInstallation: Sendable {
     }
 
     /// `offpeak-<folder name>`, with characters systemd does not allow in unit names replaced.
-    public var unitName: String {
+    var unitName: String {
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.")
         let name = String(workspace.root.lastPathComponent.map { allowed.contains($0) ? $0 : "-" })
         return "offpeak-" + (name.isEmpty || name == "/" ? "workspace" : name)
@@ -39,7 +39,7 @@ public struct TickInstallation: Sendable {
 
     /// One crontab line: `cd` into the workspace, load the key file if there is one, tick, and append
     /// what it prints to `cache/tick.log`.
-    public var crontabLine: String {
+    var crontabLine: String {
         let schedule = everyMinutes == 60 ? "0 * * * *" : "*/\(everyMinutes) * * * *"
         let quote = { (text: String) in Self.shellQuoted(text).replacingOccurrences(of: "%", with: "\\%") }
         let env = "\"$HOME/.config/offpeak/env\""
@@ -50,7 +50,7 @@ public struct TickInstallation: Sendable {
     }
 
     /// The systemd user service: one tick, where 75 ("come back later") counts as success.
-    public var serviceUnit: String {
+    var serviceUnit: String {
         let quote = Self.systemdQuoted
         return """
             [Unit]
@@ -72,7 +72,7 @@ public struct TickInstallation: Sendable {
     }
 
     /// The systemd user timer; `Persistent=true` runs one missed tick after the machine was off.
-    public var timerUnit: String {
+    var timerUnit: String {
         let calendar = everyMinutes == 60 ? "hourly" : "*:0/\(everyMinutes)"
         return """
             [Unit]

@@ -5,10 +5,10 @@ import Logging
 /// prices, and (on demand) the store and the provider.
 public struct WorkspaceContext: Sendable {
     public let workspace: Workspace
-    public let config: WorkspaceConfig
-    public let prices: PriceTable
-    public let environment: [String: String]
-    public let logger: Logger
+    let config: WorkspaceConfig
+    let prices: PriceTable
+    let environment: [String: String]
+    let logger: Logger
 
     /// Reads `offpeak.yaml` and the price table; opens nothing else.
     /// - Parameter provider: `--provider`, overriding `offpeak.yaml`.
@@ -36,7 +36,7 @@ public struct WorkspaceContext: Sendable {
         self.logger = logger
     }
 
-    public func openStore() throws(OffpeakError) -> Store {
+    func openStore() throws(OffpeakError) -> Store {
         try Store.open(workspace)
     }
 
@@ -62,7 +62,7 @@ public struct WorkspaceContext: Sendable {
     }
 
     /// The configured provider; a missing key is a configuration error (78) naming the variable.
-    public func makeProvider(cancellation: CancellationFlag? = nil) throws(OffpeakError)
+    func makeProvider(cancellation: CancellationFlag? = nil) throws(OffpeakError)
         -> any CompletionProvider
     {
         do {

@@ -14,13 +14,13 @@ public final class WorkspaceLock {
         self.lock = lock
     }
 
-    public enum Outcome {
+    enum Outcome {
         case acquired(WorkspaceLock)
         /// Another process holds it; its pid when the file says.
         case held(by: Int32?)
     }
 
-    public static func acquire(_ workspace: Workspace) throws(OffpeakError) -> Outcome {
+    static func acquire(_ workspace: Workspace) throws(OffpeakError) -> Outcome {
         let directory = workspace.root.appendingPathComponent("cache", isDirectory: true)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
