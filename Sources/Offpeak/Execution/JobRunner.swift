@@ -20,6 +20,9 @@ public struct JobRunner: Sendable {
         var firstCallAlwaysStarts = true
         /// Raised by SIGTERM/SIGINT: no new call starts.
         var stop: StopSignal?
+        /// The most stored requests one round of the pass reads and plans (see
+        /// `RunSession.nextCalls`); smaller only in tests.
+        var roundRequests = 1024
         public init(
             force: Bool = false, cachePolicy: RequestRecord.CachePolicy = .normal,
             progress: (@Sendable (RunProgress) -> Void)? = nil, gate: ConditionGate? = nil,

@@ -35,41 +35,59 @@ struct OutputWriter: Sendable {
     func write(job: String, runID: String, requests: [RequestRecord], results: [String: ResultRecord])
         throws(OffpeakError) -> Int
     {
+        try write(job: job, runID: runID, items: requests.map(RequestOutline.init)) {
+            (visit: (ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) in
+            for result in results.values { try visit(result) }
+        }
+    }
+
+    /// The same, from the run's requests outlined and its answers handed over one at a time
+    /// (`Store.forEachResult`): a run of any size is written holding one answer at a time.
+    /// - Parameter answers: calls its argument with each answer of the run, in any order.
+    @discardableResult
+    func write(
+        job: String, runID: String, items: [RequestOutline],
+        answers: ((ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) -> Void
+    ) throws(OffpeakError) -> Int {
         // The steps of a long item (its chunks and reduce levels) are work, not outputs.
-        let requests = requests.filter { !$0.isStep }
-        let names = OutputWriter.fileNames(for: requests.map(\.itemId))
+        let items = items.filter { !$0.source.isStep }
+        let names = OutputWriter.fileNames(for: items.map(\.itemId))
+        let slots = Dictionary(
+            items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var entries = items.map {
+            IndexEntry(id: $0.itemId, file: nil, state: $0.state.rawValue, error: $0.error)
+        }
         var written = 0
-        var entries: [IndexEntry] = []
-        do {
+        try attempt {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            AtomicFile.removeLeftovers(in: directory)
-            for (request, name) in zip(requests, names) {
-                guard let result = results[request.id] else {
-                    entries.append(
-                        IndexEntry(
-                            id: request.itemId, file: nil, state: request.state.rawValue, error: request.error
-                        ))
-                    continue
-                }
-                let content = Data((result.text.hasSuffix("\n") ? result.text : result.text + "\n").utf8)
-                let url = directory.appendingPathComponent(name)
-                if (try? Data(contentsOf: url)) != content {
-                    try AtomicFile.write(content, to: url)
-                    written += 1
-                }
-                entries.append(
-                    IndexEntry(
-                        id: request.itemId, file: name, state: "done", error: nil, model: result.model,
-                        fromCache: result.fromCache))
+        }
+        AtomicFile.removeLeftovers(in: directory)
+        try answers { result throws(OffpeakError) in
+            guard let slot = slots[result.requestId] else { return }  // a step's answer
+            let content = Data((result.text.hasSuffix("\n") ? result.text : result.text + "\n").utf8)
+            let url = directory.appendingPathComponent(names[slot])
+            if (try? Data(contentsOf: url)) != content {
+                try attempt { try AtomicFile.write(content, to: url) }
+                written += 1
             }
+            entries[slot] = IndexEntry(
+                id: items[slot].itemId, file: names[slot], state: "done", error: nil, model: result.model,
+                fromCache: result.fromCache)
+        }
+        try attempt {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let index = try encoder.encode(Index(job: job, run: runID, items: entries))
             try AtomicFile.write(index, to: directory.appendingPathComponent("index.json"))
-        } catch {
-            throw OffpeakError(.ioError, "cannot write outputs to \(directory.path)", cause: "\(error)")
         }
         return written
+    }
+
+    /// Runs `body`, its failure said as outputs that cannot be written.
+    private func attempt(_ body: () throws -> Void) throws(OffpeakError) {
+        do { try body() } catch {
+            throw OffpeakError(.ioError, "cannot write outputs to \(directory.path)", cause: "\(error)")
+        }
     }
 
     /// The longest file name given to an item, in bytes: every name that fit before names were

@@ -5,13 +5,20 @@ import Logging
 /// the cache answers within their TTL are committed at no cost (lever 1); those the model cannot
 /// take fail unsent; the rest are packed into calls (lever 2).
 extension RunSession {
-    /// The run's due requests packed into calls; an unreadable stored request fails alone.
+    /// The run's next due requests packed into calls; an unreadable stored request fails alone.
+    ///
+    /// A round reads at most `options.roundRequests` (1,024: 128 batches of 8) from the front of the
+    /// run's pending and due requests, in item order, so its time and memory do not grow with the
+    /// backlog; what the last round planned has left the front (answered, retrying or failed). A
+    /// run that size or smaller is planned whole, in one round.
     mutating func nextCalls() throws(OffpeakError) -> [PlannedCall] {
         var pending: [(record: RequestRecord, request: CompletionRequest)] = []
-        let now = Date()
-        let due = try context.store.requests(runID: run.id, states: [.pending, .retrying]).filter {
-            $0.state == .pending || ($0.nextAttemptAt ?? now) <= now
-        }
+        let store = context.store
+        let limit = max(1, options.roundRequests)
+        let due = Array(
+            (try store.pendingRequests(runID: run.id, limit: limit)
+                + store.dueRetries(runID: run.id, by: Date(), limit: limit))
+                .sorted { $0.position < $1.position }.prefix(limit))
         for record in due {
             do {
                 pending.append((record, try record.completionRequest()))

@@ -217,27 +217,30 @@ struct RunSession {
                 dollars: dollars))
     }
 
-    /// Outputs are derived from the store, so they can always be written again.
+    /// Outputs are derived from the store, so they can always be written again; they are read a
+    /// request outline and an answer at a time, so a run of any size fits in memory.
     private func writeOutputs() throws(OffpeakError) {
+        let store = context.store
         try OutputWriter(directory: context.outputs).write(
-            job: spec.name, runID: run.id, requests: try context.store.requests(runID: run.id),
-            results: try context.store.results(runID: run.id))
+            job: spec.name, runID: run.id, items: try store.outlines(runID: run.id)
+        ) { visit throws(OffpeakError) in
+            try store.forEachResult(runID: run.id) { try visit($0) }
+        }
     }
 
     /// Moves the run to where this pass left it and says so.
     private mutating func finish(_ stop: RunStop?) throws(OffpeakError) -> RunOutcome {
         let store = context.store
         run = try store.run(id: run.id) ?? run  // counters as committed, before the state moves
-        let retrying = try store.requests(runID: run.id, states: [.retrying])
-        let waiting = try store.requests(runID: run.id, states: [.waiting])
-        let next = retrying.min { ($0.nextAttemptAt ?? .distantPast) < ($1.nextAttemptAt ?? .distantPast) }
+        let retrying = try store.summary(runID: run.id, state: .retrying)
+        let waiting = try store.summary(runID: run.id, state: .waiting)
         let facts = RunVerdict.Facts(
             job: spec.name, itemsDone: run.itemsDone, itemsTotal: run.itemsTotal,
             itemsFailed: run.itemsFailed,
-            answeredNow: answeredNow, nextRetry: next.map { ($0.error, retrying.count) },
+            answeredNow: answeredNow, nextRetry: retrying.first.map { ($0.error, retrying.count) },
             firstWaiting: waiting.first.map { ($0.error, waiting.count) },
             firstFailure: run.itemsFailed > 0
-                ? try store.requests(runID: run.id, states: [.failed]).first?.error : nil,
+                ? try store.summary(runID: run.id, state: .failed).first?.error : nil,
             forcedPast: forcedPast, notices: notices)
         let verdict = RunVerdict.decide(facts, stop: stop)
         try store.move(&run, to: verdict.state, reason: verdict.reason)

@@ -2,8 +2,8 @@ import Foundation
 import GRDB
 
 /// Reads for planning a run a slice at a time: each is a range of an index, so its cost depends on
-/// how much it returns, not on how big the run is. (Today's planner reads every pending request of
-/// the run each round with `requests(runID:states:)`; these are for one that does not.)
+/// how much it returns, not on how big the run is. (The run loop plans a round at a time from these:
+/// `RunSession.nextCalls`.)
 extension Store {
     /// The run's next `limit` pending requests in item order, after the one at `position` (from the
     /// start when nil): page through a backlog of any size by passing the last position seen.
@@ -20,13 +20,15 @@ extension Store {
 
     /// The run's requests waiting to be retried whose time has come by `now` (or that have no time), in
     /// item order.
-    func dueRetries(runID: String, by now: Date) throws(OffpeakError) -> [RequestRecord] {
+    func dueRetries(runID: String, by now: Date, limit: Int? = nil) throws(OffpeakError) -> [RequestRecord] {
         try read { db in
-            try RequestRecord.filter(
+            var query = RequestRecord.filter(
                 Column("run_id") == runID && Column("state") == RequestRecord.State.retrying.rawValue
                     && (Column("next_attempt_at") == nil || Column("next_attempt_at") <= now)
             )
-            .order(Column("position")).fetchAll(db)
+            .order(Column("position"))
+            if let limit { query = query.limit(max(0, limit)) }
+            return try query.fetchAll(db)
         }
     }
 
