@@ -60,7 +60,7 @@ struct BatchPlannerTests {
             let record = RequestRecord(
                 id: "r\(String(format: "%016d", index))", runId: "run", job: "j", itemId: "\(index)",
                 position: index,
-                source: "spec", clientId: nil, tier: "fast", payload: "", cacheKey: "", state: .pending,
+                source: .spec, clientId: nil, tier: "fast", payload: "", cacheKey: "", state: .pending,
                 attempts: attempts, nextAttemptAt: nil, error: nil, createdAt: Date(), updatedAt: Date())
             return (record, request)
         }

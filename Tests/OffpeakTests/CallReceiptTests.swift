@@ -56,7 +56,7 @@ struct CallReceiptTests {
     }
 
     @Test func stepsOfALongDocumentAreNotCountedAsItems() {
-        let step = LoopFixtures.record("r1", source: LongDocumentPlanner.stepSources.first ?? "chunk")
+        let step = LoopFixtures.record("r1", source: .chunk)
         let receipt = CallReceipt.answered(
             LoopFixtures.single(step), response: LoopFixtures.response("part"), price: nil,
             line: LoopFixtures.line,

@@ -104,9 +104,9 @@ struct LongDocumentTests {
 
         let rows = try Self.requests(workspace, run: outcome.run.id)
         #expect(
-            rows.filter { $0.source == "chunk" }.map(\.itemId)
+            rows.filter { $0.source == .chunk }.map(\.itemId)
                 == (1...chunks).map { "docs/big.md#chunk-000\($0)" })
-        #expect(rows.filter { $0.source == "spec" }.count == 3)
+        #expect(rows.filter { $0.source == .spec }.count == 3)
         #expect(rows.allSatisfy { $0.state == .done })
         let mapRow = try #require(rows.first { $0.itemId == "docs/big.md#chunk-0002" })
         let map = try mapRow.completionRequest()
@@ -131,10 +131,10 @@ struct LongDocumentTests {
         let outcome = try Self.run(workspace)
         #expect(outcome.status == .ok, "\(outcome.message)")
         let rows = try Self.requests(workspace, run: outcome.run.id)
-        let reduces = rows.filter { $0.source == "reduce" }
+        let reduces = rows.filter { $0.source == .reduce }
         let levelTwo = reduces.filter { $0.itemId.hasPrefix("docs/big.md#reduce-2-") }
         let levelThree = reduces.filter { $0.itemId.hasPrefix("docs/big.md#reduce-3-") }
-        #expect(rows.filter { $0.source == "chunk" }.count == chunks)
+        #expect(rows.filter { $0.source == .chunk }.count == chunks)
         #expect(levelTwo.count > 2 && levelTwo.count <= chunks / 2)
         #expect(!levelThree.isEmpty && levelThree.count <= levelTwo.count / 2)
         #expect(try Self.calls(sim) == chunks + reduces.count + 1)
@@ -173,7 +173,7 @@ struct LongDocumentTests {
             #expect(first.run.itemsDone == 0 && first.run.itemsTotal == 1)
             #expect(try Self.calls(sim) == stop)
             let done = try Self.requests(workspace, run: first.run.id).filter { $0.state == .done }
-            #expect(done.count == stop && done.allSatisfy { $0.source == "chunk" })
+            #expect(done.count == stop && done.allSatisfy { $0.source == .chunk })
 
             try Self.writeJob(workspace)
             let second = try Self.run(workspace)
@@ -236,7 +236,7 @@ struct LongDocumentTests {
         #expect(try Self.calls(sim) == chunks + 2, "the first chunk again, and the final call")
         #expect(workspace.read("out/docs/docs-big.md") == reference.output)
         let rows = try Self.requests(workspace, run: second.run.id)
-        #expect(rows.filter { $0.source == "chunk" }.count == chunks)
+        #expect(rows.filter { $0.source == .chunk }.count == chunks)
         let firstChunk = try #require(rows.first { $0.itemId == "docs/big.md#chunk-0001" })
         let answer = try Store.open(Workspace(root: workspace.root)).results(runID: second.run.id)[
             firstChunk.id]

@@ -10,7 +10,7 @@ enum LoopFixtures {
     static let line = LedgerLine(job: "j", runID: "j-1", provider: .sim, tier: "fast", downgraded: false)
     static let t0 = Date(timeIntervalSince1970: 1_760_000_000)
 
-    static func record(_ id: String, attempts: Int = 0, source: String = "spec") -> RequestRecord {
+    static func record(_ id: String, attempts: Int = 0, source: RequestSource = .spec) -> RequestRecord {
         RequestRecord(
             id: id, runId: "j-1", job: "j", itemId: "item-\(id)", position: 0, source: source, clientId: nil,
             tier: "fast", payload: "{}", cacheKey: "key-\(id)", state: .pending, attempts: attempts,

@@ -1,7 +1,7 @@
 import Foundation
-import Offpeak
 import Testing
 
+@testable import Offpeak
 @testable import OffpeakSimKit
 
 /// A benchmark compares offpeak's batched answers with one-request-per-item answers, so every

@@ -1,6 +1,6 @@
-import Offpeak
 import Testing
 
+@testable import Offpeak
 @testable import OffpeakSimKit
 
 /// The sim must find every item of offpeak's batched prompt and recover each item's text byte

@@ -1,7 +1,8 @@
 import Foundation
-import Offpeak
 import OffpeakTestSupport
 import Testing
+
+@testable import Offpeak
 
 /// The built `offpeak-sim` answers batched prompts, damages them on request, counts them in
 /// `/sim/stats` and tells a benchmark the expected answers, all over HTTP as clients see it.

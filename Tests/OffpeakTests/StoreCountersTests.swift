@@ -56,7 +56,7 @@ struct StoreCountersTests {
 
     @Test func itemAndSpendCountersEqualARecountAfterAnyMixOfWrites() throws {
         // v6's triggers and partial index spell the step sources out: they must stay these.
-        #expect(LongDocumentPlanner.stepSources == ["chunk", "reduce"])
+        #expect(Set(RequestSource.steps.map(\.rawValue)) == ["chunk", "reduce"])
         #expect(Store.specOrStepSQL == "source IN ('spec', 'chunk', 'reduce')")
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
@@ -107,7 +107,7 @@ struct StoreCountersTests {
                     }, lease: ("test", 60))
             case 3:  // the spec changed: some items kept (a payload changed), some dropped, some new
                 guard run == "r1" else { break }
-                let kept = requests.filter { $0.source == "spec" && Bool.random(using: &random) }
+                let kept = requests.filter { $0.source == .spec && Bool.random(using: &random) }
                 next += 2
                 let planned =
                     kept.map {
@@ -124,11 +124,11 @@ struct StoreCountersTests {
                     for n in 0..<3 {
                         var stepRow = StoreTests.request("s\(step)-\(n)", run: run, position: 1000 + step)
                         stepRow.source =
-                            n == 2 ? LongDocumentPlanner.reduceSource : LongDocumentPlanner.chunkSource
+                            n == 2 ? .reduce : .chunk
                         stepRow.state = n == 1 ? .done : .pending
                         changes.insert.append(stepRow)
                     }
-                    let steps = rows.filter { LongDocumentPlanner.stepSources.contains($0.source) }
+                    let steps = rows.filter { $0.source.isStep }
                     if let gone = steps.randomElement(using: &random) { changes.delete.append(gone.id) }
                     if let promoted = rows.randomElement(using: &random) {
                         changes.promote.append((promoted.id, "final", "k2"))
@@ -141,7 +141,7 @@ struct StoreCountersTests {
             case 5:  // submitted requests, one of them an id given before
                 next += 3
                 var batch = (0..<3).map { StoreTests.request("q\(next + $0)", run: "", position: 0) }
-                for index in batch.indices { batch[index].source = "submit" }
+                for index in batch.indices { batch[index].source = .submit }
                 if let old = requests.first {
                     batch.append(StoreTests.request(old.itemId, run: "", position: 0))
                 }
@@ -165,7 +165,7 @@ struct StoreCountersTests {
                     if let row = requests.randomElement(using: &random) {
                         try db.execute(
                             sql: "UPDATE requests SET source = ? WHERE id = ?",
-                            arguments: [row.source == "chunk" ? "spec" : "chunk", row.id])
+                            arguments: [row.source == .chunk ? "spec" : "chunk", row.id])
                     }
                     try db.execute(
                         sql:

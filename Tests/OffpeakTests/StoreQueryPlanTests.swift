@@ -133,7 +133,7 @@ struct StoreQueryPlanTests {
                 answers: [(key: "k2", answer: ResponseCacheTests.answer(2))], job: "j", provider: "sim",
                 ttl: 60)
             var submitted = StoreTests.request("q1", run: "", position: 0)
-            submitted.source = "submit"
+            submitted.source = .submit
             _ = try store.enqueue([submitted], job: "q", newRun: StoreTests.run("r2", job: "q"))
             try store.merge(requests: [StoreTests.request("i0", run: "r1", position: 0)], into: "r1")
             _ = try store.resumableRunRows()

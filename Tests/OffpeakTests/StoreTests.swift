@@ -22,7 +22,7 @@ struct StoreTests {
 
     static func request(_ item: String, run: String, position: Int, payload: String = "p") -> RequestRecord {
         RequestRecord(
-            id: RequestRecord.newID(), runId: run, job: "j", itemId: item, position: position, source: "spec",
+            id: RequestRecord.newID(), runId: run, job: "j", itemId: item, position: position, source: .spec,
             clientId: nil, tier: "fast", payload: payload, cacheKey: "k", state: .pending, attempts: 0,
             nextAttemptAt: nil, error: nil, createdAt: Date(), updatedAt: Date())
     }

@@ -28,7 +28,7 @@ struct StoreUpgradeTests {
             for (index, row) in rows.enumerated() {
                 var request = StoreTests.request(row.id, run: row.run, position: index)
                 request.id = row.id
-                request.source = row.source
+                request.source = RequestSource(rawValue: row.source) ?? .spec
                 request.state = RequestRecord.State(rawValue: row.state) ?? .pending
                 try request.insert(db)
                 if let cached = row.cached {

@@ -85,7 +85,7 @@ struct SubmittedIDTests {
         let submissions = try lines.enumerated().map { index, line in
             try Submission.parse(line, location: "stdin:\(index + 1)", spec: spec)
         }
-        let first = try queue.submit(submissions, source: "submit")
+        let first = try queue.submit(submissions, source: .submit)
         #expect(first.map(\.description).count == 3)
         guard case .failure(let repeated) = first[1] else {
             Issue.record("a repeated id was taken")
@@ -94,7 +94,7 @@ struct SubmittedIDTests {
         #expect(repeated.description == #"stdin:2: id: "a" was already given at stdin:1"#)
         let run = try #require(try store.runs().first)
         let again = try queue.submit(
-            [try Submission.parse(lines[0], location: "stdin:7", spec: spec)], source: "submit")
+            [try Submission.parse(lines[0], location: "stdin:7", spec: spec)], source: .submit)
         guard case .failure(let refused) = again[0] else {
             Issue.record("an id the run has was taken again")
             return
@@ -112,7 +112,7 @@ struct SubmittedIDTests {
         let queue = SubmissionQueue(
             store: store, spec: try Self.spec(),
             config: try WorkspaceConfigParser.load(workspace: workspace.root))
-        #expect(try queue.submit([], source: "spool").isEmpty)
+        #expect(try queue.submit([], source: .spool).isEmpty)
         #expect(try store.runs().isEmpty)
     }
 }

@@ -1,21 +1,21 @@
 import Foundation
 
 /// What a cache entry holds: a model's answer, or a research source fetched over HTTP.
-public enum CacheKind: String, Sendable, Codable, CaseIterable {
+enum CacheKind: String, Sendable, Codable, CaseIterable {
     case answer, source
 }
 
 /// One cached answer, stored as JSON then LZ4.
 public struct CachedAnswer: Codable, Sendable, Equatable {
-    public var text: String
-    public var model: String
-    public var finishReason: String
-    public var inputTokens: Int
-    public var outputTokens: Int
+    var text: String
+    var model: String
+    var finishReason: String
+    var inputTokens: Int
+    var outputTokens: Int
     /// What it cost when first answered (its share of a batched call).
-    public var dollars: Double
+    var dollars: Double
     /// What asking for it alone, uncached, costs: what a hit saves.
-    public var naiveDollars: Double
+    var naiveDollars: Double
 
     public init(
         text: String, model: String, finishReason: String, inputTokens: Int, outputTokens: Int,
@@ -32,16 +32,16 @@ public struct CachedAnswer: Codable, Sendable, Equatable {
 }
 
 /// One fetched research source, with what revalidating it needs.
-public struct CachedSource: Codable, Sendable, Equatable {
-    public var url: String
-    public var contentType: String
-    public var text: String
-    public var etag: String?
-    public var lastModified: String?
+struct CachedSource: Codable, Sendable, Equatable {
+    var url: String
+    var contentType: String
+    var text: String
+    var etag: String?
+    var lastModified: String?
     /// Kept to the millisecond (the payload's ISO 8601 dates carry no finer part).
-    public var fetchedAt: Date
+    var fetchedAt: Date
 
-    public init(
+    init(
         url: String, contentType: String, text: String, etag: String? = nil, lastModified: String? = nil,
         fetchedAt: Date
     ) {

@@ -88,7 +88,7 @@ extension ResponseCache {
     /// cache ls` shows them).
     /// - Throws: a usage error when the prefix matches several keys; a data error when the payload
     ///   is unreadable.
-    public func entry(key: String, now: Date = Date()) throws(OffpeakError)
+    func entry(key: String, now: Date = Date()) throws(OffpeakError)
         -> (summary: CacheEntrySummary, payload: String)?
     {
         try flush()

@@ -13,7 +13,7 @@ import Synchronization
 public final class ResponseCache: Sendable {
     let store: Store
     /// The most the payloads may take, compressed; saving beyond it evicts the least recently used.
-    public let maxBytes: Int
+    let maxBytes: Int
     let logger: Logger
     let pending = Mutex(PendingAccesses())
     /// The connection lookups read through; nil (and the store's pool used) if it could not be
@@ -41,7 +41,7 @@ public final class ResponseCache: Sendable {
         }
     }
 
-    public static func sourceKey(_ url: String) -> String { "source:" + SHA256.hex(url) }
+    static func sourceKey(_ url: String) -> String { "source:" + SHA256.hex(url) }
 
     /// A fresh answer (expiring after `now`), or nil.
     ///
@@ -88,7 +88,7 @@ public final class ResponseCache: Sendable {
     /// A source by URL at any age, and whether it is still fresh: a stale one is revalidated with its
     /// ETag or Last-Modified, or used as it is while offline. Counts a hit when fresh, else a miss.
     /// A corrupt payload is nil, logged, the entry deleted.
-    public func source(url: String, now: Date = Date()) throws(OffpeakError) -> (
+    func source(url: String, now: Date = Date()) throws(OffpeakError) -> (
         source: CachedSource, fresh: Bool
     )? {
         let key = Self.sourceKey(url)
@@ -111,7 +111,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// Stores a fetched source expiring at `now + ttl`, then evicts as `save(answers:)` does.
-    public func save(source: CachedSource, job: String?, ttl: TimeInterval, now: Date = Date())
+    func save(source: CachedSource, job: String?, ttl: TimeInterval, now: Date = Date())
         throws(OffpeakError)
     {
         let (frame, rawBytes) = try CachePayload.encode(source)
@@ -125,7 +125,7 @@ public final class ResponseCache: Sendable {
     }
 
     /// After a 304 Not Modified: keeps the payload, fresh again until `now + ttl`.
-    public func refresh(sourceURL: String, ttl: TimeInterval, now: Date = Date()) throws(OffpeakError) {
+    func refresh(sourceURL: String, ttl: TimeInterval, now: Date = Date()) throws(OffpeakError) {
         let batch = pending.withLock { $0.take() }
         try store.write { db in
             try PendingAccesses.write(batch, to: db)

@@ -12,11 +12,11 @@ public struct ConditionGate: Sendable {
     }
 
     /// Where the conditions are read from: a sysfs root and the workspace's interface overrides.
-    public let sysfsRoot: URL
-    public let metered: [String]
-    public let unmetered: [String]
+    let sysfsRoot: URL
+    let metered: [String]
+    let unmetered: [String]
 
-    public init(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = []) {
+    init(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = []) {
         self.sysfsRoot = sysfsRoot
         self.metered = metered
         self.unmetered = unmetered
@@ -29,7 +29,7 @@ public struct ConditionGate: Sendable {
 
     /// The job's failing constraints, in a fixed order. With `needsNetwork` (the provider is not on
     /// this machine), a machine with no usable interface is `offline` whatever the job asks.
-    public static func failing(
+    static func failing(
         _ constraints: JobSpec.Constraints, _ conditions: MachineConditions, needsNetwork: Bool
     ) -> [Reason] {
         var reasons: [Reason] = []
@@ -44,14 +44,14 @@ public struct ConditionGate: Sendable {
     }
 
     /// Whether the job runs one tier lower: asked for, and on battery or in a low-power profile.
-    public static func downgrades(_ spec: JobSpec, _ conditions: MachineConditions) -> Bool {
+    static func downgrades(_ spec: JobSpec, _ conditions: MachineConditions) -> Bool {
         spec.downgradeOnBattery && spec.tier.lower != spec.tier
             && (!conditions.power.onAC || conditions.power.lowPower)
     }
 
     /// True when `baseURL` names this machine (a local model server or offpeak-sim), so calls need
     /// no network interface.
-    public static func isLocal(_ baseURL: String) -> Bool {
+    static func isLocal(_ baseURL: String) -> Bool {
         guard let host = URLComponents(string: baseURL)?.host?.lowercased() else { return false }
         return host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
     }
@@ -59,5 +59,5 @@ public struct ConditionGate: Sendable {
 
 extension Array where Element == ConditionGate.Reason {
     /// "waiting for external power; waiting for an unmetered network".
-    public var sentence: String { map(\.rawValue).joined(separator: "; ") }
+    var sentence: String { map(\.rawValue).joined(separator: "; ") }
 }

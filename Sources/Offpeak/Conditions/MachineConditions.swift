@@ -2,28 +2,28 @@ import Foundation
 
 /// Power and network together, as `offpeak conditions` shows them and job constraints test them.
 public struct MachineConditions: Sendable, Equatable, Encodable {
-    public var power: PowerState
-    public var network: NetworkState
+    var power: PowerState
+    var network: NetworkState
     /// The sysfs root that was read.
-    public var sysfsRoot: String
+    var sysfsRoot: String
 
     /// Every file read, power first.
-    public var readings: [Reading] { power.readings + network.readings }
+    var readings: [Reading] { power.readings + network.readings }
 
     /// `$OFFPEAK_SYSFS_ROOT`, else `/sys`.
-    public static func defaultRoot(environment: [String: String]) -> URL {
+    static func defaultRoot(environment: [String: String]) -> URL {
         let path = environment["OFFPEAK_SYSFS_ROOT"].flatMap { $0.isEmpty ? nil : $0 } ?? "/sys"
         return URL(fileURLWithPath: path, isDirectory: true)
     }
 
-    public init(power: PowerState, network: NetworkState, sysfsRoot: String) {
+    init(power: PowerState, network: NetworkState, sysfsRoot: String) {
         self.power = power
         self.network = network
         self.sysfsRoot = sysfsRoot
     }
 
     /// Reads both; never fails (see `PowerState.read` and `NetworkState.read` for the fallbacks).
-    public static func read(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = [])
+    static func read(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = [])
         -> MachineConditions
     {
         MachineConditions(

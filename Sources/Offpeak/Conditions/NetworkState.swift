@@ -2,23 +2,23 @@ import Foundation
 
 /// The machine's network, decided from `class/net` (the kernel's sysfs-class-net ABI) and the
 /// workspace's metered/unmetered interface lists.
-public struct NetworkState: Sendable, Equatable {
+struct NetworkState: Sendable, Equatable {
     /// One interface under `class/net` and what was decided about it.
-    public struct Interface: Sendable, Equatable, Codable {
-        public enum Kind: String, Sendable, Codable {
+    struct Interface: Sendable, Equatable, Codable {
+        enum Kind: String, Sendable, Codable {
             case ethernet, wifi, wwan, other
         }
 
-        public var name: String
-        public var kind: Kind
+        var name: String
+        var kind: Kind
         /// Usable: not loopback or virtual, up, with carrier.
-        public var counts: Bool
+        var counts: Bool
         /// Metered: cellular by default, or as the workspace's lists say.
-        public var metered: Bool
+        var metered: Bool
         /// One sentence: why it counts or not, and why it is metered or not.
-        public var why: String
+        var why: String
 
-        public init(name: String, kind: Kind, counts: Bool, metered: Bool, why: String) {
+        init(name: String, kind: Kind, counts: Bool, metered: Bool, why: String) {
             self.name = name
             self.kind = kind
             self.counts = counts
@@ -28,16 +28,16 @@ public struct NetworkState: Sendable, Equatable {
     }
 
     /// Some usable interface exists.
-    public var online: Bool
+    var online: Bool
     /// Some usable interface is not metered.
-    public var unmetered: Bool
-    public var interfaces: [Interface]
+    var unmetered: Bool
+    var interfaces: [Interface]
     /// One sentence: why `online` and `unmetered` are what they are.
-    public var why: String
+    var why: String
     /// Every file read, with what it meant.
-    public var readings: [Reading]
+    var readings: [Reading]
 
-    public init(
+    init(
         online: Bool, unmetered: Bool, interfaces: [Interface] = [], why: String = "",
         readings: [Reading] = []
     ) {
@@ -66,8 +66,7 @@ public struct NetworkState: Sendable, Equatable {
     ///   else, missing or garbage is other); `DEVTYPE=wlan` is WiFi, `DEVTYPE=wwan` is cellular;
     /// - metered: a name in `metered` is metered, else a name in `unmetered` is not, else cellular
     ///   is metered and everything else is not. A list entry ending in `*` matches by prefix.
-    public static func read(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = []) -> NetworkState
-    {
+    static func read(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = []) -> NetworkState {
         let tree = SysfsTree(root: sysfsRoot)
         var readings: [Reading] = []
         var interfaces: [Interface] = []
@@ -212,7 +211,7 @@ extension NetworkState: Encodable {
     }
 
     /// The decisions only; the readings are listed once, by `MachineConditions`.
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(online, forKey: .online)
         try container.encode(unmetered, forKey: .unmetered)

@@ -2,26 +2,26 @@ import Foundation
 
 /// The machine's power, decided from `class/power_supply` and `firmware/acpi/platform_profile`
 /// (the kernel's sysfs-class-power ABI) with systemd's `ConditionACPower` rule.
-public struct PowerState: Sendable, Equatable {
+struct PowerState: Sendable, Equatable {
     /// On external power: a non-Battery supply is online, or no system battery is discharging.
-    public var onAC: Bool
+    var onAC: Bool
     /// The system battery's charge (0-100), nil when there is none or it is unknown.
-    public var batteryPercent: Int?
+    var batteryPercent: Int?
     /// The charge is known and at most `lowBatteryPercent` (unknown counts as not low).
-    public var batteryLow: Bool
+    var batteryLow: Bool
     /// The firmware's platform profile asks for low power (`low-power`, `quiet` or `cool`).
-    public var lowPower: Bool
+    var lowPower: Bool
     /// One sentence: why `onAC` is what it is.
-    public var why: String
+    var why: String
     /// Every file read, with what it meant.
-    public var readings: [Reading]
+    var readings: [Reading]
 
     /// WorkManager's "battery not low" threshold: at or below this the battery is low.
-    public static let lowBatteryPercent = 15
+    static let lowBatteryPercent = 15
     /// Platform profiles that mean the user asked for low power.
-    public static let lowPowerProfiles: Set<String> = ["low-power", "quiet", "cool"]
+    static let lowPowerProfiles: Set<String> = ["low-power", "quiet", "cool"]
 
-    public init(
+    init(
         onAC: Bool, batteryPercent: Int? = nil, batteryLow: Bool = false, lowPower: Bool = false,
         why: String = "", readings: [Reading] = []
     ) {
@@ -43,7 +43,7 @@ public struct PowerState: Sendable, Equatable {
     /// - `capacity` missing, not a number or outside 0-100: percent unknown, battery not low; with
     ///   several system batteries the first (by name) with a valid capacity gives the percent;
     /// - `platform_profile` missing, unreadable or any other value: not low power.
-    public static func read(sysfsRoot: URL) -> PowerState {
+    static func read(sysfsRoot: URL) -> PowerState {
         let tree = SysfsTree(root: sysfsRoot)
         var readings: [Reading] = []
         var onlineSupply: String?
@@ -170,7 +170,7 @@ extension PowerState: Encodable {
 
     /// The decisions only (`battery_percent` is null when unknown); the readings are listed once, by
     /// `MachineConditions`.
-    public func encode(to encoder: any Encoder) throws {
+    func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(onAC, forKey: .onAC)
         try container.encode(batteryPercent, forKey: .batteryPercent)

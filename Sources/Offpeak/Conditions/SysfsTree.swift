@@ -1,15 +1,15 @@
 import Foundation
 
 /// One file that a conditions decision read, what it held and what that meant.
-public struct Reading: Sendable, Equatable, Codable {
+struct Reading: Sendable, Equatable, Codable {
     /// The path relative to the sysfs root, e.g. `class/power_supply/BAT0/status`.
-    public var file: String
+    var file: String
     /// The trimmed contents (newlines shown as spaces, long values cut), or `missing` / `unreadable`.
-    public var value: String
+    var value: String
     /// One sentence: what the value meant for the decision.
-    public var rule: String
+    var rule: String
 
-    public init(file: String, value: String, rule: String) {
+    init(file: String, value: String, rule: String) {
         self.file = file
         self.value = value
         self.rule = rule

@@ -168,8 +168,3 @@ extension CachedAnswer {
             naiveDollars: naiveDollars)
     }
 }
-
-extension RequestRecord {
-    /// A step of a long document (a chunk's summary, a reduce level): work, not an item.
-    var isStep: Bool { LongDocumentPlanner.stepSources.contains(source) }
-}

@@ -5,21 +5,21 @@ import Logging
 /// inside the run's budget, commits every answer with its checkpoint, and writes the outputs.
 public struct JobRunner: Sendable {
     public struct Options: Sendable {
-        public var force = false
+        var force = false
         /// `no-cache` or `refresh` for every request of this run (`run --no-cache`, `--refresh`).
-        public var cachePolicy = RequestRecord.CachePolicy.normal
-        public var progress: (@Sendable (RunProgress) -> Void)?
+        var cachePolicy = RequestRecord.CachePolicy.normal
+        var progress: (@Sendable (RunProgress) -> Void)?
         /// Where the machine's conditions are read; `nil` runs without looking (library callers
         /// that have no constraints to check).
-        public var gate: ConditionGate?
+        var gate: ConditionGate?
         /// The end of the tick's window: a call starts only if it is expected to finish by then.
         /// A job's own `window` can end a pass sooner.
-        public var windowEnd: Date?
+        var windowEnd: Date?
         /// Whether the pass's first call starts whatever the window says, so every tick makes
         /// progress; a tick clears it once an earlier job of the tick has made a call.
-        public var firstCallAlwaysStarts = true
+        var firstCallAlwaysStarts = true
         /// Raised by SIGTERM/SIGINT: no new call starts.
-        public var stop: StopSignal?
+        var stop: StopSignal?
         /// The most stored requests one round of the pass reads and plans (see
         /// `RunSession.nextCalls`); smaller only in tests.
         var roundRequests = 1024
@@ -52,7 +52,7 @@ public struct JobRunner: Sendable {
     /// This process's claim on the run, renewed with every commit.
     var lease: (owner: String, ttl: TimeInterval) { (owner, leaseTTL) }
 
-    public init(
+    init(
         workspace: Workspace, config: WorkspaceConfig, store: Store, provider: any CompletionProvider,
         prices: PriceTable, logger: Logger
     ) {
@@ -66,7 +66,7 @@ public struct JobRunner: Sendable {
         self.owner = Store.processOwner
     }
 
-    public func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
+    func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
         var options = options
         if let window = spec.window {
             let end = Date() + window
@@ -174,7 +174,7 @@ public struct JobRunner: Sendable {
         throws(OffpeakError) -> (RunRecord, [String])
     {
         let now = Date()
-        let specHash = SHA256.hex(RequestPlanner.canonicalJSON(spec))
+        let specHash = SHA256.hex(CanonicalJSON.text(spec))
         if let stale = try store.latestResumableRun(job: spec.name), try isTooOld(stale, spec: spec, now: now)
         {
             // Not resumed blindly: a new run starts, and the cache answers what the old one had.
@@ -203,7 +203,7 @@ public struct JobRunner: Sendable {
         run.model = model
         run.forced = forced
         run.budgetStop = nil
-        run.spec = RequestPlanner.canonicalJSON(spec)
+        run.spec = CanonicalJSON.text(spec)
         logger.info("resuming run \(run.id) of \(spec.name): \(run.itemsDone) of \(run.itemsTotal) done")
         return (run, dropped)
     }
@@ -231,8 +231,8 @@ public struct JobRunner: Sendable {
             }
             return RequestRecord(
                 id: RequestRecord.newID(), runId: runID, job: spec.name, itemId: plan.itemId,
-                position: plan.position, source: "spec", clientId: nil, tier: spec.tier.rawValue,
-                payload: RequestPlanner.canonicalJSON(plan.request), cacheKey: plan.cacheKey, state: state,
+                position: plan.position, source: .spec, clientId: nil, tier: spec.tier.rawValue,
+                payload: CanonicalJSON.text(plan.request), cacheKey: plan.cacheKey, state: state,
                 attempts: 0, nextAttemptAt: nil, error: error, createdAt: now, updatedAt: now)
         }
     }

@@ -6,25 +6,25 @@ import Foundation
 /// network: after a crash, the next run rewrites whatever is missing. Each file is written to a
 /// temporary name and renamed, so a reader never sees half a file, and the temporary files a
 /// killed writer left are removed by the next write.
-public struct OutputWriter: Sendable {
-    public struct IndexEntry: Codable, Sendable, Equatable {
-        public var id: String
-        public var file: String?
-        public var state: String
-        public var error: String?
-        public var model: String?
-        public var fromCache: Bool?
+struct OutputWriter: Sendable {
+    struct IndexEntry: Codable, Sendable, Equatable {
+        var id: String
+        var file: String?
+        var state: String
+        var error: String?
+        var model: String?
+        var fromCache: Bool?
     }
 
-    public struct Index: Codable, Sendable, Equatable {
-        public var job: String
-        public var run: String
-        public var items: [IndexEntry]
+    struct Index: Codable, Sendable, Equatable {
+        var job: String
+        var run: String
+        var items: [IndexEntry]
     }
 
-    public let directory: URL
+    let directory: URL
 
-    public init(directory: URL) {
+    init(directory: URL) {
         self.directory = directory
     }
 
@@ -32,7 +32,7 @@ public struct OutputWriter: Sendable {
     /// the steps of long items are left out of both.
     /// - Returns: how many item files were written anew.
     @discardableResult
-    public func write(job: String, runID: String, requests: [RequestRecord], results: [String: ResultRecord])
+    func write(job: String, runID: String, requests: [RequestRecord], results: [String: ResultRecord])
         throws(OffpeakError) -> Int
     {
         try write(job: job, runID: runID, items: requests.map(RequestOutline.init)) {
@@ -50,7 +50,7 @@ public struct OutputWriter: Sendable {
         answers: ((ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) -> Void
     ) throws(OffpeakError) -> Int {
         // The steps of a long item (its chunks and reduce levels) are work, not outputs.
-        let items = items.filter { !LongDocumentPlanner.stepSources.contains($0.source) }
+        let items = items.filter { !$0.source.isStep }
         let names = OutputWriter.fileNames(for: items.map(\.itemId))
         let slots = Dictionary(
             items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })

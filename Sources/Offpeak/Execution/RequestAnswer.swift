@@ -2,12 +2,12 @@ import Foundation
 
 /// What `offpeak result ID` reports: a request's answer, or its state and why it has none yet.
 public struct RequestAnswer: Sendable, Encodable {
-    public var id: String
-    public var job: String
-    public var run: String
-    public var state: String
+    var id: String
+    var job: String
+    var run: String
+    var state: String
     public var answer: String?
-    public var error: String?
+    var error: String?
 
     /// Exit 0 with an answer, 69 once it failed, 75 while it is pending.
     public var status: ExitStatus {

@@ -17,7 +17,7 @@ public struct RunOutcome: Sendable {
     /// Items answered by this invocation (not by an earlier, interrupted one).
     public var answeredNow: Int
     /// Provider calls this invocation sent.
-    public var callsMade = 0
+    var callsMade = 0
     /// Why the run waits, when its conditions held it back (before it started or part-way).
     public var deferred: [ConditionGate.Reason] = []
 }

@@ -95,7 +95,7 @@ private struct StepWalk {
                 complete = false
                 continue
             }
-            guard LongDocumentPlanner.stepSources.contains(row.source) else {
+            guard row.source.isStep else {
                 changes.fail.append((final.id, "step id \(step.itemId) is taken by another request"))
                 return nil
             }
@@ -123,7 +123,7 @@ private struct StepWalk {
     /// Deletes this item's step rows up to `level` that no step wants any more.
     private func dropStale(upTo level: Int, kept: Set<String>, into changes: inout StepChanges) {
         for row in steps where !kept.contains(row.itemId) {
-            guard LongDocumentPlanner.stepSources.contains(row.source),
+            guard row.source.isStep,
                 let rowLevel = LongDocumentPlanner.level(ofStep: row.itemId, item: item.id), rowLevel <= level
             else { continue }
             changes.delete.append(row.id)
@@ -135,7 +135,7 @@ private struct StepWalk {
         var record = RequestRecord(
             id: RequestRecord.newID(), runId: final.runId, job: final.job, itemId: step.itemId,
             position: final.position,
-            source: level == 1 ? LongDocumentPlanner.chunkSource : LongDocumentPlanner.reduceSource,
+            source: level == 1 ? .chunk : .reduce,
             clientId: nil, tier: final.tier, payload: step.payload, cacheKey: step.cacheKey, state: .pending,
             attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
         record.cachePolicy = final.cachePolicy

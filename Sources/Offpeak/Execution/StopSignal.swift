@@ -7,7 +7,7 @@ public final class StopSignal: Sendable {
     private let requested = Atomic<Bool>(false)
     private let why = Mutex<String?>(nil)
     /// Aborts calls in flight; hand it to the provider (`ProviderFactory.make(cancellation:)`).
-    public let calls = CancellationFlag()
+    let calls = CancellationFlag()
 
     public init() {}
 
@@ -30,5 +30,5 @@ public final class StopSignal: Sendable {
     public var isRequested: Bool { requested.load(ordering: .acquiring) }
 
     /// What asked to stop ("SIGTERM").
-    public var reason: String? { why.withLock { $0 } }
+    var reason: String? { why.withLock { $0 } }
 }

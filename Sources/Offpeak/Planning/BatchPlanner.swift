@@ -1,13 +1,13 @@
 /// One provider call the executor will make: one request sent as it is, or several packed into
 /// one batched prompt.
-public struct PlannedCall: Sendable {
-    public var requests: [RequestRecord]
+struct PlannedCall: Sendable {
+    var requests: [RequestRecord]
     /// The id each request carries inside the batched prompt (empty when not batched).
-    public var itemIDs: [String]
+    var itemIDs: [String]
     /// The user message of each request, in `requests` order.
-    public var itemTexts: [String]
-    public var request: CompletionRequest
-    public var isBatched: Bool { !itemIDs.isEmpty }
+    var itemTexts: [String]
+    var request: CompletionRequest
+    var isBatched: Bool { !itemIDs.isEmpty }
 }
 
 /// Packs pending requests into calls (DESIGN.md, lever 2).
@@ -21,13 +21,13 @@ public struct PlannedCall: Sendable {
 /// Batching has a price too: each item adds its tags to the prompt and its id and quotes to the
 /// answer, and the format instructions are paid once per call. A group whose shared prefix is too
 /// short to repay that is not batched (`worthBatching`), so batching never costs more than it saves.
-public struct BatchPlanner: Sendable {
-    public let batching: JobSpec.Batching
+struct BatchPlanner: Sendable {
+    let batching: JobSpec.Batching
     /// The model's context window and longest answer, in tokens.
-    public let contextWindow: Int
-    public let maxOutputTokens: Int
+    let contextWindow: Int
+    let maxOutputTokens: Int
     /// What an output token costs in input tokens (output price / input price).
-    public let outputWeight: Double
+    let outputWeight: Double
     /// Output tokens allowed per item beyond its answer, for its id, quotes and separators.
     static let perItemOverhead = 16
     /// Tokens a batch adds: per item, its tags in the prompt and its key and quotes in the answer;
@@ -36,7 +36,7 @@ public struct BatchPlanner: Sendable {
     static let itemOutputOverhead = 6.0
     static let callInputOverhead = 64.0
 
-    public init(
+    init(
         batching: JobSpec.Batching, contextWindow: Int, maxOutputTokens: Int, outputWeight: Double = 5
     ) {
         self.batching = batching
@@ -56,14 +56,14 @@ public struct BatchPlanner: Sendable {
         return saved > added
     }
 
-    public func plan(_ pending: [(record: RequestRecord, request: CompletionRequest)]) -> [PlannedCall] {
+    func plan(_ pending: [(record: RequestRecord, request: CompletionRequest)]) -> [PlannedCall] {
         var groups: [String: [(record: RequestRecord, request: CompletionRequest, tokens: Int)]] = [:]
         var order: [String] = []
         for (record, request) in pending {
             var shape = request
             shape.messages = []
             shape.maxTokens = 0
-            let key = RequestPlanner.canonicalJSON(shape)
+            let key = CanonicalJSON.text(shape)
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append((record, request, TokenEstimator.inputTokens(userOnly(request))))
         }

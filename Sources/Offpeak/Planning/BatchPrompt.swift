@@ -2,9 +2,9 @@
 ///
 /// offpeak-sim reads the same shape (`<item id="...">` blocks); real models follow it well when
 /// the ids are short and the format is stated once, before the items.
-public enum BatchPrompt {
+enum BatchPrompt {
     /// The user message for `items` (id, text), in order.
-    public static func render(_ items: [(id: String, text: String)]) -> String {
+    static func render(_ items: [(id: String, text: String)]) -> String {
         let ids = items.map { "\"\($0.id)\"" }.joined(separator: ", ")
         var text =
             "Answer each of the \(items.count) items below on its own, following the instructions above. "

@@ -4,8 +4,8 @@
 /// "At its worst" is the estimated input (`TokenEstimator`) and the full `max_tokens` of output,
 /// priced at the model's rates. Real usage is usually lower, so a run may stop a call early; it never
 /// stops a call late.
-public struct BudgetGuard: Sendable {
-    public enum Limit: String, Sendable, Codable {
+struct BudgetGuard: Sendable {
+    enum Limit: String, Sendable, Codable {
         case maxInputTokens = "max_input_tokens"
         case maxOutputTokens = "max_output_tokens"
         case maxCalls = "max_calls"
@@ -13,14 +13,14 @@ public struct BudgetGuard: Sendable {
     }
 
     /// Which budget would be passed, and by how much, in words.
-    public struct Stop: Sendable, Equatable {
-        public let limit: Limit
-        public let message: String
+    struct Stop: Sendable, Equatable {
+        let limit: Limit
+        let message: String
     }
 
-    public let budget: JobSpec.Budget
+    let budget: JobSpec.Budget
 
-    public init(budget: JobSpec.Budget) {
+    init(budget: JobSpec.Budget) {
         self.budget = budget
     }
 
@@ -30,7 +30,7 @@ public struct BudgetGuard: Sendable {
     ///   - maxOutputTokens: the call's `max_tokens`.
     ///   - worstDollars: the next call's price at `inputTokens` and `maxOutputTokens`, when known.
     /// - Returns: `nil` if the call fits every budget.
-    public func check(spent: Spend, inputTokens: Int, maxOutputTokens: Int, worstDollars: Double?) -> Stop? {
+    func check(spent: Spend, inputTokens: Int, maxOutputTokens: Int, worstDollars: Double?) -> Stop? {
         if let limit = budget.maxCalls, spent.calls + 1 > limit {
             return Stop(limit: .maxCalls, message: "max_calls: \(spent.calls) of \(limit) calls made")
         }

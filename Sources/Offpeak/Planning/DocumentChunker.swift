@@ -7,20 +7,20 @@
 /// one ended, at a word boundary when there is one. Chunks are contiguous slices of the text, each
 /// starting no later than the previous one ended, so every character is in at least one chunk.
 /// The same text always gives the same chunks.
-public struct DocumentChunker: Sendable {
-    public let maxTokens: Int
-    public let overlap: Int
+struct DocumentChunker: Sendable {
+    let maxTokens: Int
+    let overlap: Int
 
     /// - Parameters:
     ///   - maxTokens: the most tokens a chunk may have (at least 1).
     ///   - overlap: tokens repeated from the previous chunk; kept under half a chunk.
-    public init(maxTokens: Int, overlap: Int) {
+    init(maxTokens: Int, overlap: Int) {
         self.maxTokens = max(1, maxTokens)
         self.overlap = max(0, min(overlap, (self.maxTokens - 1) / 2))
     }
 
     /// The chunks of `text`, in order; a text that fits is one chunk (an empty text too).
-    public func chunks(of text: String) -> [String] {
+    func chunks(of text: String) -> [String] {
         let bytes = Array(text.utf8)
         // A chunk of at most 4 * maxTokens bytes is at most maxTokens tokens: (bytes + 3) / 4.
         let limit = maxTokens * 4

@@ -5,32 +5,25 @@
 /// Step ids extend the item's id: `<item>#chunk-0001` for the map step, `<item>#reduce-2-0001`
 /// for reduce level 2 (level 1 being the chunks). An item is only chunked when no other item's id
 /// starts with its id and `#`, so a step id never names another item.
-public struct LongDocumentPlanner: Sendable {
+struct LongDocumentPlanner: Sendable {
     /// One step's request, ready to be stored.
-    public struct Step: Sendable, Equatable {
-        public var itemId: String
-        public var request: CompletionRequest
-        public var payload: String
-        public var cacheKey: String
+    struct Step: Sendable, Equatable {
+        var itemId: String
+        var request: CompletionRequest
+        var payload: String
+        var cacheKey: String
     }
 
     /// What comes after a level of summaries: the item's final request, or another reduce level.
-    public enum Reduction: Sendable, Equatable {
+    enum Reduction: Sendable, Equatable {
         case final(Step)
         case reduce([Step])
     }
 
-    /// `requests.source` of a map step.
-    public static let chunkSource = "chunk"
-    /// `requests.source` of a reduce step below the final one.
-    public static let reduceSource = "reduce"
-    /// Step rows are work towards an item, not items: outputs and counts leave them out.
-    public static let stepSources: Set<String> = [chunkSource, reduceSource]
+    let spec: JobSpec
+    let planner: RequestPlanner
 
-    public let spec: JobSpec
-    public let planner: RequestPlanner
-
-    public init(spec: JobSpec, planner: RequestPlanner) {
+    init(spec: JobSpec, planner: RequestPlanner) {
         self.spec = spec
         self.planner = planner
     }
@@ -42,7 +35,7 @@ public struct LongDocumentPlanner: Sendable {
     /// The chunks of a long item, or nil when it is sent whole: chunking is off, the template does
     /// not use `{{item}}`, the item has research sources, its text fits one chunk, or another item's
     /// id starts with this one's and `#`.
-    public func chunks(of item: JobSpec.Item) -> [String]? {
+    func chunks(of item: JobSpec.Item) -> [String]? {
         guard spec.chunking.enabled, spec.template.variables.contains("item"),
             spec.sources.isEmpty, item.sources.isEmpty,
             let text = item.variables["item"], TokenEstimator.tokens(text) > spec.chunking.maxTokens
@@ -54,7 +47,7 @@ public struct LongDocumentPlanner: Sendable {
     }
 
     /// The map step: one request per chunk.
-    public func mapSteps(_ item: JobSpec.Item, chunks: [String]) -> [Step] {
+    func mapSteps(_ item: JobSpec.Item, chunks: [String]) -> [Step] {
         let name = Self.name(of: item)
         return chunks.enumerated().map { index, chunk in
             let prompt = """
@@ -72,7 +65,7 @@ public struct LongDocumentPlanner: Sendable {
 
     /// What to ask after a level of `summaries` (in document order): the final request when they
     /// fit one prompt (or would make a single group), else reduce requests of `level` over groups of them.
-    public func reduction(_ item: JobSpec.Item, summaries: [String], level: Int) -> Reduction {
+    func reduction(_ item: JobSpec.Item, summaries: [String], level: Int) -> Reduction {
         let joined = summaries.joined(separator: "\n\n")
         let groups = Self.groups(summaries, maxTokens: spec.chunking.maxTokens)
         // One group would only restate the same summaries once more: the final request takes them.
@@ -121,18 +114,18 @@ public struct LongDocumentPlanner: Sendable {
     }
 
     /// `<item>#chunk-0001`: part `part` (1-based) of the item.
-    public static func chunkID(_ item: String, _ part: Int) -> String {
+    static func chunkID(_ item: String, _ part: Int) -> String {
         "\(item)#chunk-\(padded(part))"
     }
 
     /// `<item>#reduce-2-0001`: group `group` (1-based) of reduce level `level`.
-    public static func reduceID(_ item: String, level: Int, _ group: Int) -> String {
+    static func reduceID(_ item: String, level: Int, _ group: Int) -> String {
         "\(item)#reduce-\(level)-\(padded(group))"
     }
 
     /// The level of one of `item`'s step ids: 1 for a chunk, 2 or more for a reduce step; nil for
     /// an id that is not one of the item's steps.
-    public static func level(ofStep id: String, item: String) -> Int? {
+    static func level(ofStep id: String, item: String) -> Int? {
         let prefix = item + "#"
         guard id.hasPrefix(prefix) else { return nil }
         let rest = id.dropFirst(prefix.count)
@@ -153,7 +146,7 @@ public struct LongDocumentPlanner: Sendable {
     private func step(_ id: String, prompt: String) -> Step {
         let request = planner.request(spec, userMessage: prompt)
         return Step(
-            itemId: id, request: request, payload: RequestPlanner.canonicalJSON(request),
+            itemId: id, request: request, payload: CanonicalJSON.text(request),
             cacheKey: RequestPlanner.cacheKey(provider: planner.provider, request: request))
     }
 }

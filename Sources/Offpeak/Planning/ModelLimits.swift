@@ -2,13 +2,13 @@
 /// `max_output_tokens`): a request past either is never sent, since the provider could only refuse
 /// it, or cut its answer, after a round trip that may be billed.
 public struct ModelLimits: Sendable, Equatable {
-    public let model: String
+    let model: String
     /// The context window for input, in tokens; `nil` when the table does not say.
-    public let maxInputTokens: Int?
+    let maxInputTokens: Int?
     /// The longest answer, in tokens; `nil` when the table does not say.
-    public let maxOutputTokens: Int?
+    let maxOutputTokens: Int?
 
-    public init(model: String, price: ModelPrice?) {
+    init(model: String, price: ModelPrice?) {
         self.model = model
         maxInputTokens = price?.maxInputTokens
         // LiteLLM's older `max_tokens` is the output limit where `max_output_tokens` is missing.

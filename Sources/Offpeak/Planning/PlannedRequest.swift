@@ -1,16 +1,16 @@
 import Foundation
 
 /// One item's request, ready to send: what the planner hands the executor.
-public struct PlannedRequest: Sendable, Equatable {
-    public var itemId: String
-    public var position: Int
-    public var request: CompletionRequest
+struct PlannedRequest: Sendable, Equatable {
+    var itemId: String
+    var position: Int
+    var request: CompletionRequest
     /// Identifies the answer: a hash of the provider and every field that changes it.
-    public var cacheKey: String
+    var cacheKey: String
     /// Why the item cannot be asked yet (a source not fetched yet) or at all (a source refused).
-    public var blocked: Blocked?
+    var blocked: Blocked?
 
-    public enum Blocked: Sendable, Equatable {
+    enum Blocked: Sendable, Equatable {
         case waiting(String)
         case failed(String)
     }
@@ -18,10 +18,10 @@ public struct PlannedRequest: Sendable, Equatable {
 
 /// Turns a job's items into requests: one per item, with the tier's model and the job's parameters.
 public struct RequestPlanner: Sendable {
-    public let provider: ProviderKind
-    public let model: String
+    let provider: ProviderKind
+    let model: String
 
-    public init(provider: ProviderKind, model: String) {
+    init(provider: ProviderKind, model: String) {
         self.provider = provider
         self.model = model
     }
@@ -30,7 +30,7 @@ public struct RequestPlanner: Sendable {
     /// whole document, replaced by the final reduce request once its parts are summarized.
     /// `sources` holds the fetched research context of the items that have
     /// sources: it fills `{{sources}}`, or goes before the user message when the template has none.
-    public func plan(_ spec: JobSpec, sources: [String: Result<SourceContext, OffpeakError>] = [:])
+    func plan(_ spec: JobSpec, sources: [String: Result<SourceContext, OffpeakError>] = [:])
         -> [PlannedRequest]
     {
         let longDocuments = LongDocumentPlanner(spec: spec, planner: self)
@@ -61,7 +61,7 @@ public struct RequestPlanner: Sendable {
 
     /// The request for one user message of `spec`: the system prompt and the shared instructions
     /// form the prefix every item of the job has in common, marked cacheable.
-    public func request(_ spec: JobSpec, userMessage: String) -> CompletionRequest {
+    func request(_ spec: JobSpec, userMessage: String) -> CompletionRequest {
         let prefix = [spec.system, spec.instructions].compactMap { $0 }.filter { !$0.isEmpty }
         return CompletionRequest(
             model: model, system: prefix.isEmpty ? nil : prefix.joined(separator: "\n\n"),
@@ -75,13 +75,6 @@ public struct RequestPlanner: Sendable {
     public static func cacheKey(provider: ProviderKind, request: CompletionRequest) -> String {
         var request = request
         request.cacheSystemPrompt = false  // where the provider caches the prefix does not change the answer
-        return SHA256.hex(provider.rawValue + "\n" + canonicalJSON(request))
-    }
-
-    static func canonicalJSON<T: Encodable>(_ value: T) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        guard let data = try? encoder.encode(value) else { return "" }
-        return String(decoding: data, as: UTF8.self)
+        return SHA256.hex(provider.rawValue + "\n" + CanonicalJSON.text(request))
     }
 }

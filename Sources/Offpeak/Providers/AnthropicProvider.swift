@@ -3,13 +3,13 @@ import Logging
 
 /// Completions through the Anthropic Messages API (`POST {base}/v1/messages`); also the shape
 /// `offpeak-sim` speaks.
-public struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
-    public static let defaultBaseURL = "https://api.anthropic.com"
+struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
+    static let defaultBaseURL = "https://api.anthropic.com"
     /// The API version the request and answer shapes below follow.
     static let apiVersion = "2023-06-01"
 
-    public let kind: ProviderKind
-    public let baseURL: String
+    let kind: ProviderKind
+    let baseURL: String
     private let apiKey: String
     private let transport: ProviderTransport
 
@@ -17,7 +17,7 @@ public struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
     ///   - apiKey: sent as `x-api-key`; never logged or printed.
     ///   - baseURL: without `/v1`, as `ANTHROPIC_BASE_URL` is; `nil` means the public API.
     ///   - kind: `.sim` when this speaks to `offpeak-sim`.
-    public init(
+    init(
         apiKey: String, baseURL: String? = nil, kind: ProviderKind = .anthropic,
         options: ProviderOptions = ProviderOptions(),
         logger: Logger
@@ -29,17 +29,17 @@ public struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
     }
 
     /// Names the endpoint, never the key.
-    public var description: String { "AnthropicProvider(\(kind.rawValue), \(baseURL))" }
+    var description: String { "AnthropicProvider(\(kind.rawValue), \(baseURL))" }
 
-    public var redactor: Redactor { transport.options.redactor }
+    var redactor: Redactor { transport.options.redactor }
 
-    public func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
+    func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
         try transport.exchange(endpoint, headers: headers, body: try Self.requestBody(for: request)) {
             body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
         }
     }
 
-    public func call(_ request: CompletionRequest) -> CallReply {
+    func call(_ request: CompletionRequest) -> CallReply {
         let body: Data
         do { body = try Self.requestBody(for: request) } catch {
             return CallReply(answer: .failure(error), attempts: 0)

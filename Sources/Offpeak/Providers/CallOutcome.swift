@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a call ended, as far as the provider's limits are concerned.
-public enum CallOutcome: Sendable, Equatable {
+enum CallOutcome: Sendable, Equatable {
     /// Answered, and the provider never pushed back on the way.
     case answered
     /// The provider said it is too busy or we are too fast (429, 529, 503), on any attempt: the
@@ -11,7 +11,7 @@ public enum CallOutcome: Sendable, Equatable {
     case failed
 
     /// The outcome of a reply: throttled if any attempt was, else answered or failed.
-    public init(_ reply: CallReply) {
+    init(_ reply: CallReply) {
         if reply.throttledAttempts > 0 {
             self = .throttled
         } else if case .success = reply.answer {

@@ -4,15 +4,15 @@ import Foundation
 ///
 /// `complete(_:)` throws away the response headers; the run loop needs them from answers and
 /// failures alike, to keep calls in flight within the provider's limits (`CallLimiter`).
-public struct CallReply: Sendable {
+struct CallReply: Sendable {
     /// The answer, or why there is none (a `ProviderError` from the providers offpeak ships).
-    public var answer: Result<CompletionResponse, any Error>
+    var answer: Result<CompletionResponse, any Error>
     /// The rate-limit headers of the last HTTP response, answer or error; `.none` when none came.
-    public var rateLimit: RateLimitHeaders
+    var rateLimit: RateLimitHeaders
     /// HTTP attempts made, retries included; 0 when the request never left (no key, no body).
-    public var attempts: Int
+    var attempts: Int
     /// Attempts the provider answered as too busy (`CallOutcome.throttles`), retried ones included.
-    public var throttledAttempts: Int
+    var throttledAttempts: Int
 
     init(
         answer: Result<CompletionResponse, any Error>, rateLimit: RateLimitHeaders = .none, attempts: Int = 1,
@@ -27,7 +27,7 @@ public struct CallReply: Sendable {
 
 extension CompletionProvider {
     /// `complete(_:)` with nothing learned about limits: for providers that see no headers.
-    public func call(_ request: CompletionRequest) -> CallReply {
+    func call(_ request: CompletionRequest) -> CallReply {
         do {
             return CallReply(answer: .success(try complete(request)))
         } catch {

@@ -13,7 +13,7 @@ public enum ProviderKind: String, Sendable, Codable, CaseIterable {
 /// One chat message.
 public struct ChatMessage: Sendable, Equatable, Codable {
     public enum Role: String, Sendable, Codable { case user, assistant }
-    public var role: Role
+    var role: Role
     public var content: String
     public init(role: Role, content: String) {
         self.role = role
@@ -23,15 +23,15 @@ public struct ChatMessage: Sendable, Equatable, Codable {
 
 /// A provider-neutral request: everything that changes the answer is here, and nothing else.
 public struct CompletionRequest: Sendable, Equatable, Codable {
-    public var model: String
-    public var system: String?
+    var model: String
+    var system: String?
     public var messages: [ChatMessage]
-    public var maxTokens: Int
-    public var temperature: Double?
-    public var topP: Double?
-    public var stop: [String]
+    var maxTokens: Int
+    var temperature: Double?
+    var topP: Double?
+    var stop: [String]
     /// Mark the system prompt as a cacheable prefix (Anthropic `cache_control`).
-    public var cacheSystemPrompt: Bool
+    var cacheSystemPrompt: Bool
 
     public init(
         model: String, system: String? = nil, messages: [ChatMessage], maxTokens: Int,
@@ -53,13 +53,13 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
 /// Anthropic reports cache reads and writes *beside* `input_tokens`; OpenAI reports `cached_tokens`
 /// *inside* `prompt_tokens`. Both are mapped here to: `input` = uncached input billed at the base
 /// rate, `cacheRead`, `cacheWrite`, `output`.
-public struct Usage: Sendable, Equatable, Codable {
-    public var input: Int
-    public var output: Int
-    public var cacheRead: Int
-    public var cacheWrite: Int
+struct Usage: Sendable, Equatable, Codable {
+    var input: Int
+    var output: Int
+    var cacheRead: Int
+    var cacheWrite: Int
 
-    public init(input: Int = 0, output: Int = 0, cacheRead: Int = 0, cacheWrite: Int = 0) {
+    init(input: Int = 0, output: Int = 0, cacheRead: Int = 0, cacheWrite: Int = 0) {
         self.input = input
         self.output = output
         self.cacheRead = cacheRead
@@ -67,9 +67,9 @@ public struct Usage: Sendable, Equatable, Codable {
     }
 
     /// Every input token, cached or not.
-    public var totalInput: Int { input + cacheRead + cacheWrite }
+    var totalInput: Int { input + cacheRead + cacheWrite }
 
-    public static func + (lhs: Usage, rhs: Usage) -> Usage {
+    static func + (lhs: Usage, rhs: Usage) -> Usage {
         Usage(
             input: lhs.input + rhs.input, output: lhs.output + rhs.output,
             cacheRead: lhs.cacheRead + rhs.cacheRead, cacheWrite: lhs.cacheWrite + rhs.cacheWrite)
@@ -77,7 +77,7 @@ public struct Usage: Sendable, Equatable, Codable {
 }
 
 /// Why the model stopped.
-public enum FinishReason: String, Sendable, Codable {
+enum FinishReason: String, Sendable, Codable {
     /// A natural end or a stop sequence.
     case stop
     /// `max_tokens` cut the answer (`stop_reason: max_tokens`, `finish_reason: length`).
@@ -87,18 +87,18 @@ public enum FinishReason: String, Sendable, Codable {
 }
 
 /// A provider's answer to one `CompletionRequest`.
-public struct CompletionResponse: Sendable, Equatable, Codable {
-    public var text: String
-    public var finishReason: FinishReason
-    public var usage: Usage
+struct CompletionResponse: Sendable, Equatable, Codable {
+    var text: String
+    var finishReason: FinishReason
+    var usage: Usage
     /// The model that answered, as the provider names it.
-    public var model: String
+    var model: String
     /// The provider's id for the call (`msg_...`, `chatcmpl-...`).
-    public var id: String?
+    var id: String?
     /// The provider sent no usage (some local servers don't): `usage` is our estimate.
-    public var usageEstimated: Bool
+    var usageEstimated: Bool
 
-    public init(
+    init(
         text: String, finishReason: FinishReason, usage: Usage, model: String, id: String? = nil,
         usageEstimated: Bool = false
     ) {
@@ -121,7 +121,7 @@ public struct CompletionResponse: Sendable, Equatable, Codable {
 }
 
 /// Something that answers completion requests. Implementations are blocking and thread-safe.
-public protocol CompletionProvider: Sendable {
+protocol CompletionProvider: Sendable {
     var kind: ProviderKind { get }
     /// Where calls go; a loopback address needs no network interface.
     var baseURL: String { get }
@@ -138,5 +138,5 @@ public protocol CompletionProvider: Sendable {
 
 extension CompletionProvider {
     /// The keys of this process's environment and every credential shape.
-    public var redactor: Redactor { Redactor(environment: ProcessInfo.processInfo.environment) }
+    var redactor: Redactor { Redactor(environment: ProcessInfo.processInfo.environment) }
 }

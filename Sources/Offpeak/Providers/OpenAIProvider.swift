@@ -3,19 +3,19 @@ import Logging
 
 /// Completions through the OpenAI chat completions API (`POST {base}/chat/completions`), which
 /// local servers (llama.cpp, vLLM, Ollama, LiteLLM) speak too.
-public struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
+struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
     /// Includes `/v1`, as `OPENAI_BASE_URL` does in the official SDKs.
-    public static let defaultBaseURL = "https://api.openai.com/v1"
+    static let defaultBaseURL = "https://api.openai.com/v1"
 
-    public var kind: ProviderKind { .openai }
-    public let baseURL: String
+    var kind: ProviderKind { .openai }
+    let baseURL: String
     private let apiKey: String
     private let transport: ProviderTransport
 
     /// - Parameters:
     ///   - apiKey: sent as a bearer token; never logged or printed.
     ///   - baseURL: including `/v1`; `nil` means the public API.
-    public init(
+    init(
         apiKey: String, baseURL: String? = nil, options: ProviderOptions = ProviderOptions(), logger: Logger
     ) {
         self.apiKey = apiKey
@@ -24,17 +24,17 @@ public struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
     }
 
     /// Names the endpoint, never the key.
-    public var description: String { "OpenAIProvider(\(baseURL))" }
+    var description: String { "OpenAIProvider(\(baseURL))" }
 
-    public var redactor: Redactor { transport.options.redactor }
+    var redactor: Redactor { transport.options.redactor }
 
-    public func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
+    func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
         try transport.exchange(endpoint, headers: headers, body: try Self.requestBody(for: request)) {
             body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
         }
     }
 
-    public func call(_ request: CompletionRequest) -> CallReply {
+    func call(_ request: CompletionRequest) -> CallReply {
         let body: Data
         do { body = try Self.requestBody(for: request) } catch {
             return CallReply(answer: .failure(error), attempts: 0)

@@ -1,5 +1,5 @@
 /// Why a provider call failed, after any retries.
-public enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
+enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No connection could be made (refused, DNS, reset before an answer): the provider or the
     /// network is down. Work waits and resumes; it is not failed.
     case unreachable(String)
@@ -14,7 +14,7 @@ public enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A required key is not set.
     case missingKey(variable: String)
 
-    public var description: String {
+    var description: String {
         switch self {
         case .unreachable(let why): return "provider unreachable: \(why)"
         case .timeout(let seconds): return "provider did not answer within \(Int(seconds)) s"
@@ -27,7 +27,7 @@ public enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The provider or the way to it is down for now; the work should wait, not fail.
-    public var isTransient: Bool {
+    var isTransient: Bool {
         switch self {
         case .unreachable, .timeout, .truncated: return true
         case .http(let status, _): return status == 429 || status == 529 || (500...599).contains(status)
@@ -47,7 +47,7 @@ public enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The request itself, or the account, is wrong: every later call would fail the same way.
-    public var stopsTheRun: Bool {
+    var stopsTheRun: Bool {
         switch self {
         case .http(let status, _): return status == 401 || status == 403 || status == 404
         case .missingKey: return true

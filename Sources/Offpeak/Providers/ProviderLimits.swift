@@ -6,14 +6,14 @@ import Foundation
 /// Unset means "the default": as many calls in flight as suits where calls go, and no request or
 /// token limit of offpeak's own; the provider's rate-limit headers still tighten both as they
 /// arrive (`CallLimiter`).
-public struct ProviderLimits: Sendable, Equatable {
+struct ProviderLimits: Sendable, Equatable {
     /// Calls sent and not yet answered, at most; `nil` means the default for where calls go.
-    public var inFlight: Int?
-    public var requestsPerMinute: Int?
+    var inFlight: Int?
+    var requestsPerMinute: Int?
     /// Input and output tokens together, as the caller estimates them before a call.
-    public var tokensPerMinute: Int?
+    var tokensPerMinute: Int?
 
-    public init(inFlight: Int? = nil, requestsPerMinute: Int? = nil, tokensPerMinute: Int? = nil) {
+    init(inFlight: Int? = nil, requestsPerMinute: Int? = nil, tokensPerMinute: Int? = nil) {
         self.inFlight = inFlight
         self.requestsPerMinute = requestsPerMinute
         self.tokensPerMinute = tokensPerMinute

@@ -4,24 +4,24 @@ import Foundation
 ///
 /// Kept apart from the providers so the factory, the executor and tests set these once, the
 /// same way for every API shape.
-public struct ProviderOptions: Sendable {
+struct ProviderOptions: Sendable {
     /// Seconds to wait for a connection.
-    public var connectTimeout: TimeInterval
+    var connectTimeout: TimeInterval
     /// Seconds one attempt may take in all.
-    public var requestTimeout: TimeInterval
-    public var retryPolicy: RetryPolicy
+    var requestTimeout: TimeInterval
+    var retryPolicy: RetryPolicy
     /// When raised, the call in flight is aborted and no retry follows.
-    public var cancellation: CancellationFlag?
+    var cancellation: CancellationFlag?
     /// Shared between providers to share its pooled connections.
-    public var httpClient: HTTPClient
+    var httpClient: HTTPClient
     /// Waits between retries; `nil` sleeps for real, waking early when `cancellation` is raised.
     /// Tests pass a closure that only records the wait.
-    public var sleep: (@Sendable (TimeInterval) -> Void)?
+    var sleep: (@Sendable (TimeInterval) -> Void)?
     /// Cleans what the server sends back (answers, ids, error messages) of credentials before
     /// offpeak keeps or shows any of it; by default, of this process's keys and every key shape.
-    public var redactor: Redactor
+    var redactor: Redactor
 
-    public init(
+    init(
         connectTimeout: TimeInterval = 10, requestTimeout: TimeInterval = 120,
         retryPolicy: RetryPolicy = RetryPolicy(),
         cancellation: CancellationFlag? = nil, httpClient: HTTPClient = HTTPClient(),

@@ -21,15 +21,15 @@ import Foundation
 /// - `retry-after` (RFC 9110 §10.2.3) is delay-seconds or an HTTP-date; `retry-after-ms`, in
 ///   milliseconds, is read first when present, as the official SDKs do (openai-python
 ///   `_base_client.py`, `_parse_retry_after_header`).
-public struct RateLimitHeaders: Sendable, Equatable {
+struct RateLimitHeaders: Sendable, Equatable {
     /// One limit as the provider reported it; any part may be missing.
-    public struct Allowance: Sendable, Equatable {
+    struct Allowance: Sendable, Equatable {
         /// The most the limit allows per period (per minute, for both APIs' documented limits).
-        public var limit: Int?
+        var limit: Int?
         /// What is left before the provider answers 429.
-        public var remaining: Int?
+        var remaining: Int?
         /// When the limit is back to `limit`.
-        public var resetsAt: Date?
+        var resetsAt: Date?
 
         init(limit: Int? = nil, remaining: Int? = nil, resetsAt: Date? = nil) {
             self.limit = limit
@@ -38,14 +38,14 @@ public struct RateLimitHeaders: Sendable, Equatable {
         }
     }
 
-    public var requests: Allowance?
+    var requests: Allowance?
     /// Tokens of every kind: Anthropic's most restrictive token limit, OpenAI's tokens per minute.
-    public var tokens: Allowance?
+    var tokens: Allowance?
     /// Anthropic's input and output token limits, reported beside `tokens`.
-    public var inputTokens: Allowance?
-    public var outputTokens: Allowance?
+    var inputTokens: Allowance?
+    var outputTokens: Allowance?
     /// The provider asked not to be called before this time.
-    public var retryAt: Date?
+    var retryAt: Date?
 
     init(
         requests: Allowance? = nil, tokens: Allowance? = nil, inputTokens: Allowance? = nil,
@@ -59,7 +59,7 @@ public struct RateLimitHeaders: Sendable, Equatable {
     }
 
     /// No rate-limit headers at all (a local server, offpeak-sim, a transport failure).
-    public static let none = RateLimitHeaders()
+    static let none = RateLimitHeaders()
 
     /// A reset or `retry-after` further away than this is read as this far: offpeak asks again
     /// then, rather than trusting a garbled header to park it for years.

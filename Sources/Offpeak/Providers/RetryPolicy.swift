@@ -1,7 +1,7 @@
 import Foundation
 
 /// What to do after a failed attempt.
-public enum RetryDecision: Equatable, Sendable {
+enum RetryDecision: Equatable, Sendable {
     /// Try again after waiting this many seconds.
     case retry(after: TimeInterval)
     /// Stop and report the failure.
@@ -16,17 +16,17 @@ public enum RetryDecision: Equatable, Sendable {
 /// spreads many clients' retries apart. A server's `retry-after` is obeyed when it is short enough
 /// to be worth waiting for. Everything else, including a 429 that means the account hit a spend
 /// limit, would fail the same way again and is never retried.
-public struct RetryPolicy: Sendable, Equatable {
+struct RetryPolicy: Sendable, Equatable {
     /// Retries after the first attempt; 0 means one attempt only.
-    public var maxRetries: Int
+    var maxRetries: Int
     /// The ceiling of the first backoff; each retry doubles it.
-    public var baseDelay: TimeInterval
+    var baseDelay: TimeInterval
     /// The largest backoff ceiling.
-    public var maxDelay: TimeInterval
+    var maxDelay: TimeInterval
     /// A `retry-after` longer than this gives up instead: the work waits for a later run.
-    public var maxRetryAfter: TimeInterval
+    var maxRetryAfter: TimeInterval
 
-    public init(
+    init(
         maxRetries: Int = 4, baseDelay: TimeInterval = 0.5, maxDelay: TimeInterval = 30,
         maxRetryAfter: TimeInterval = 60
     ) {
@@ -48,7 +48,7 @@ public struct RetryPolicy: Sendable, Equatable {
     ///   - attempt: retries already made for this call (0 after the first failure).
     ///   - now: the clock an HTTP-date is measured against.
     ///   - random: the jitter source.
-    public func decision(
+    func decision(
         for error: ProviderError, errorCode: String? = nil, retryAfterHeader: String? = nil, attempt: Int,
         now: Date = Date(), random: inout some RandomNumberGenerator
     ) -> RetryDecision {
@@ -62,7 +62,7 @@ public struct RetryPolicy: Sendable, Equatable {
     }
 
     /// Full jitter: a uniform wait between 0 and the capped exponential ceiling.
-    public func backoff(attempt: Int, random: inout some RandomNumberGenerator) -> TimeInterval {
+    func backoff(attempt: Int, random: inout some RandomNumberGenerator) -> TimeInterval {
         let ceiling = min(maxDelay, baseDelay * pow(2, Double(max(0, attempt))))
         guard ceiling > 0 else { return 0 }
         return Double.random(in: 0...ceiling, using: &random)

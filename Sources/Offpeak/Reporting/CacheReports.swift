@@ -2,11 +2,11 @@ import Foundation
 
 /// What `offpeak cache stats` shows: entries, size, hits and misses, and the dollars saved.
 public struct CacheStatsReport: Sendable, Encodable {
-    public var entries, expiredEntries, rawBytes, storedBytes: Int
-    public var compressionRatio: Double?
-    public var hitsToday, missesToday, hitsTotal, missesTotal: Int
-    public var savedDollarsToday, savedDollarsTotal: Double
-    public var oldest, newest: Date?
+    var entries, expiredEntries, rawBytes, storedBytes: Int
+    var compressionRatio: Double?
+    var hitsToday, missesToday, hitsTotal, missesTotal: Int
+    var savedDollarsToday, savedDollarsTotal: Double
+    var oldest, newest: Date?
 
     public init(_ stats: CacheStats) {
         entries = stats.entries
@@ -41,9 +41,9 @@ public struct CacheStatsReport: Sendable, Encodable {
 
 /// What `offpeak cache ls` shows: entries, most recently used first.
 public struct CacheListReport: Sendable, Encodable {
-    public var entries: [CacheEntrySummary]
+    var entries: [CacheEntrySummary]
     /// When the list was read: expiry is shown relative to it.
-    public var now: Date
+    var now: Date
 
     public init(entries: [CacheEntrySummary], now: Date) {
         self.entries = entries
@@ -72,11 +72,11 @@ public struct CacheListReport: Sendable, Encodable {
 
 /// What `offpeak cache show KEY` shows: one entry's facts and its payload.
 public struct CacheEntryReport: Sendable, Encodable {
-    public var entry: CacheEntrySummary
-    public var payload: JSONText
+    var entry: CacheEntrySummary
+    var payload: JSONText
     let now: Date
 
-    public init(entry: CacheEntrySummary, payload: String, now: Date) {
+    init(entry: CacheEntrySummary, payload: String, now: Date) {
         self.entry = entry
         self.payload = JSONText(text: payload)
         self.now = now

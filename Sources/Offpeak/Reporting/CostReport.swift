@@ -7,11 +7,11 @@ public struct CostReport: Sendable, Codable {
         case job, model, day
     }
 
-    public var groupedBy: Grouping
-    public var lines: [CostLine]
-    public var total: Spend
+    var groupedBy: Grouping
+    var lines: [CostLine]
+    var total: Spend
     /// Models with calls in the ledger and no price: their calls count at $0, unknown, not free.
-    public var unpricedModels: [String]
+    var unpricedModels: [String]
 
     public static func make(store: Store, by grouping: Grouping, calendar: Calendar = .current)
         throws(OffpeakError)

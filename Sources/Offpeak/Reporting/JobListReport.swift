@@ -1,15 +1,15 @@
 /// What `offpeak jobs ls` shows: each spec's job, kind, items and schedule, or that it is invalid.
 public struct JobListReport: Sendable, Encodable {
-    public struct Line: Sendable, Encodable, Equatable {
-        public var name: String
-        public var file: String
-        public var kind: String?
-        public var items: Int?
-        public var schedule: String?
-        public var error: String?
+    struct Line: Sendable, Encodable, Equatable {
+        var name: String
+        var file: String
+        var kind: String?
+        var items: Int?
+        var schedule: String?
+        var error: String?
     }
 
-    public var lines: [Line]
+    var lines: [Line]
 
     public init(_ catalog: JobCatalog) {
         lines = catalog.entries.map { entry in

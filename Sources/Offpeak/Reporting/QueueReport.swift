@@ -4,41 +4,41 @@ import Foundation
 /// reason and since when), items waiting to be retried, entries of spool folders that are not
 /// taken (and why), and the conditions as read now.
 public struct QueueReport: Sendable, Encodable {
-    public struct Entry: Sendable, Encodable, Equatable {
-        public var job: String
-        public var run: String?
-        public var reasons: [String]
-        public var deferredAt: Date
-        public var checkedAt: Date
+    struct Entry: Sendable, Encodable, Equatable {
+        var job: String
+        var run: String?
+        var reasons: [String]
+        var deferredAt: Date
+        var checkedAt: Date
         /// Items of the run not answered yet (0 when the run has not planned its items yet).
-        public var itemsWaiting: Int
+        var itemsWaiting: Int
     }
 
-    public struct Retry: Sendable, Encodable, Equatable {
-        public var job: String
-        public var run: String
-        public var item: String
-        public var attempts: Int
-        public var nextAttemptAt: Date?
-        public var error: String?
+    struct Retry: Sendable, Encodable, Equatable {
+        var job: String
+        var run: String
+        var item: String
+        var attempts: Int
+        var nextAttemptAt: Date?
+        var error: String?
     }
 
     /// An entry of a spool folder that intake leaves where it is (a folder, a link, a named pipe,
     /// a file it cannot read), until it is removed or becomes a regular file.
-    public struct NotTaken: Sendable, Encodable, Equatable {
-        public var job: String
+    struct NotTaken: Sendable, Encodable, Equatable {
+        var job: String
         /// Its path in the workspace: `spool/inbox/notes`.
-        public var entry: String
-        public var why: String
+        var entry: String
+        var why: String
         /// When a tick (or run) first found it.
-        public var since: Date
+        var since: Date
     }
 
-    public var deferred: [Entry]
-    public var retrying: [Retry]
-    public var notTaken: [NotTaken]
+    var deferred: [Entry]
+    var retrying: [Retry]
+    var notTaken: [NotTaken]
     /// The conditions now, in one line ("on battery (42 %); online, metered (wwan0)").
-    public var now: String?
+    var now: String?
 
     public static func make(store: Store, conditions: MachineConditions?) throws(OffpeakError) -> QueueReport
     {

@@ -2,26 +2,26 @@ import Foundation
 
 /// What `offpeak status` shows: recent runs, what each has done and spent, and today's spend.
 public struct StatusReport: Sendable, Codable {
-    public struct RunLine: Sendable, Codable, Equatable {
-        public var id: String
-        public var job: String
-        public var state: RunState
-        public var reason: String?
-        public var budgetStop: String?
-        public var model: String
-        public var itemsTotal: Int
-        public var itemsDone: Int
-        public var itemsFailed: Int
-        public var itemsCached: Int
-        public var spend: Spend
-        public var createdAt: Date
-        public var updatedAt: Date
+    struct RunLine: Sendable, Codable, Equatable {
+        var id: String
+        var job: String
+        var state: RunState
+        var reason: String?
+        var budgetStop: String?
+        var model: String
+        var itemsTotal: Int
+        var itemsDone: Int
+        var itemsFailed: Int
+        var itemsCached: Int
+        var spend: Spend
+        var createdAt: Date
+        var updatedAt: Date
     }
 
-    public var runs: [RunLine]
-    public var spendToday: Spend
+    var runs: [RunLine]
+    var spendToday: Spend
     /// Runs among the newest whose rows cannot be read: listed, not a reason to show nothing.
-    public var unreadable: [UnreadableRun] = []
+    var unreadable: [UnreadableRun] = []
     /// The longest WHY shown in the table; `--json` and `result` have the whole text.
     static let whyWidth = 160
 

@@ -4,11 +4,11 @@
 /// into an `OffpeakError` with their own location and exit status.
 public struct CronError: Error, CustomStringConvertible, Sendable, Equatable {
     /// `minute`, `hour`, `day-of-month`, `month` or `day-of-week`; `nil` for the expression as a whole.
-    public var field: String?
+    var field: String?
     /// What was expected and what was found.
-    public var message: String
+    var message: String
 
-    public init(field: String?, _ message: String) {
+    init(field: String?, _ message: String) {
         self.field = field
         self.message = message
     }

@@ -21,7 +21,7 @@ public struct CronExpression: Sendable, Equatable, CustomStringConvertible {
     let daysOfWeek: CronField
 
     /// The macros and the 5 fields each stands for.
-    public static let macros: [(name: String, fields: String)] = [
+    static let macros: [(name: String, fields: String)] = [
         ("@hourly", "0 * * * *"), ("@daily", "0 0 * * *"), ("@midnight", "0 0 * * *"),
         ("@weekly", "0 0 * * 0"), ("@monthly", "0 0 1 * *"), ("@yearly", "0 0 1 1 *"),
         ("@annually", "0 0 1 1 *"),
@@ -66,7 +66,7 @@ public struct CronExpression: Sendable, Equatable, CustomStringConvertible {
 
     /// The first fire time strictly after `after`, in wall-clock time of `timeZone`; `nil` when
     /// there is none within 8 years (`0 0 30 2 *`) or `after` is outside years 1–9999.
-    public func next(after: Date, in timeZone: TimeZone) -> Date? {
+    func next(after: Date, in timeZone: TimeZone) -> Date? {
         let seconds = after.timeIntervalSince1970
         guard seconds.isFinite, seconds > -62_000_000_000, seconds < 253_000_000_000 else { return nil }
         var wall = WallClock(after, in: timeZone)

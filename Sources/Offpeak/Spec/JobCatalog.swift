@@ -5,13 +5,13 @@ import Foundation
 public struct JobCatalog: Sendable {
     /// One spec file and what came of reading it.
     public struct Entry: Sendable {
-        public let url: URL
+        let url: URL
         /// The file as the user should see it, e.g. `jobs/digest.yaml`.
-        public let file: String
+        let file: String
         public let spec: Result<JobSpec, OffpeakError>
 
         /// The job's name: the spec's, else the file's base name.
-        public var name: String {
+        var name: String {
             (try? spec.get().name) ?? url.deletingPathExtension().lastPathComponent
         }
     }
@@ -19,7 +19,7 @@ public struct JobCatalog: Sendable {
     public let entries: [Entry]
 
     /// The specs that loaded, by job name (the last file by name wins where two name the same job).
-    public var specs: [String: JobSpec] {
+    var specs: [String: JobSpec] {
         var specs: [String: JobSpec] = [:]
         for entry in entries {
             if let spec = try? entry.spec.get() { specs[spec.name] = spec }

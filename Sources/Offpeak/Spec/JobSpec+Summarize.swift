@@ -2,7 +2,7 @@ import Foundation
 
 extension JobSpec {
     /// The template a summarize job uses when its spec gives none.
-    public static let defaultSummarizeTemplate =
+    static let defaultSummarizeTemplate =
         "Summarize the following document in two or three sentences.\n\n<document>\n{{item}}\n</document>"
 
     /// The job behind `offpeak summarize FILES...`: one item per file, in the order given.

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Every field here has been checked: a `JobSpec` value is always runnable.
 public struct JobSpec: Sendable, Equatable, Codable {
-    public enum Kind: String, Sendable, Codable, CaseIterable {
+    enum Kind: String, Sendable, Codable, CaseIterable {
         case summarize, research, prompt
     }
 
@@ -13,7 +13,7 @@ public struct JobSpec: Sendable, Equatable, Codable {
         case fast, balanced, powerful
 
         /// One tier down, for battery-aware execution; `fast` stays `fast`.
-        public var lower: Tier {
+        var lower: Tier {
             switch self {
             case .powerful: return .balanced
             case .balanced, .fast: return .fast
@@ -27,17 +27,17 @@ public struct JobSpec: Sendable, Equatable, Codable {
     }
 
     /// One unit of work: the variables its template is filled with.
-    public struct Item: Sendable, Equatable, Codable {
+    struct Item: Sendable, Equatable, Codable {
         /// Stable within the job: an inline item's `id` (or its 1-based position), an input file's path.
-        public var id: String
+        var id: String
         /// Template variables: always `id`; `item` for string items and input files (a mapping item
         /// may leave it out); `path` and `name` for input files.
-        public var variables: [String: String]
+        var variables: [String: String]
         /// Research sources (http/https URLs) for this item only, from an inline item's `sources`
         /// list; they come after the job's own `sources` in the item's context.
-        public var sources: [String] = []
+        var sources: [String] = []
 
-        public init(id: String, variables: [String: String], sources: [String] = []) {
+        init(id: String, variables: [String: String], sources: [String] = []) {
             self.id = id
             self.variables = variables
             self.sources = sources
@@ -45,13 +45,13 @@ public struct JobSpec: Sendable, Equatable, Codable {
     }
 
     /// When a job may run (DESIGN.md, "When work runs").
-    public struct Constraints: Sendable, Equatable, Codable {
-        public enum Network: String, Sendable, Codable, CaseIterable { case any, online, unmetered }
-        public enum Power: String, Sendable, Codable, CaseIterable { case any, ac }
-        public var network: Network = .any
-        public var power: Power = .any
-        public var batteryNotLow: Bool = false
-        public init(network: Network = .any, power: Power = .any, batteryNotLow: Bool = false) {
+    struct Constraints: Sendable, Equatable, Codable {
+        enum Network: String, Sendable, Codable, CaseIterable { case any, online, unmetered }
+        enum Power: String, Sendable, Codable, CaseIterable { case any, ac }
+        var network: Network = .any
+        var power: Power = .any
+        var batteryNotLow: Bool = false
+        init(network: Network = .any, power: Power = .any, batteryNotLow: Bool = false) {
             self.network = network
             self.power = power
             self.batteryNotLow = batteryNotLow
@@ -59,12 +59,12 @@ public struct JobSpec: Sendable, Equatable, Codable {
     }
 
     /// Limits a run may not pass; each is checked before a call, not after.
-    public struct Budget: Sendable, Equatable, Codable {
-        public var maxInputTokens: Int?
-        public var maxOutputTokens: Int?
-        public var maxCalls: Int?
-        public var maxDollars: Double?
-        public init(
+    struct Budget: Sendable, Equatable, Codable {
+        var maxInputTokens: Int?
+        var maxOutputTokens: Int?
+        var maxCalls: Int?
+        var maxDollars: Double?
+        init(
             maxInputTokens: Int? = nil, maxOutputTokens: Int? = nil, maxCalls: Int? = nil,
             maxDollars: Double? = nil
         ) {
@@ -76,14 +76,14 @@ public struct JobSpec: Sendable, Equatable, Codable {
     }
 
     /// How a job's small requests share calls (DESIGN.md, lever 2).
-    public struct Batching: Sendable, Equatable, Codable {
+    struct Batching: Sendable, Equatable, Codable {
         /// `batching: off` sends one request per call.
-        public var enabled = true
+        var enabled = true
         /// Most items packed into one prompt.
-        public var maxItems = 8
+        var maxItems = 8
         /// An item with more input tokens than this is too large to share a prompt and goes alone.
-        public var maxItemTokens = 1500
-        public init(enabled: Bool = true, maxItems: Int = 8, maxItemTokens: Int = 1500) {
+        var maxItemTokens = 1500
+        init(enabled: Bool = true, maxItems: Int = 8, maxItemTokens: Int = 1500) {
             self.enabled = enabled
             self.maxItems = maxItems
             self.maxItemTokens = maxItemTokens
@@ -92,78 +92,78 @@ public struct JobSpec: Sendable, Equatable, Codable {
 
     /// How a long item is split for summarizing (DESIGN.md, "Long documents"): an item whose `item`
     /// text is longer than `maxTokens` is summarized chunk by chunk, then the summaries are combined.
-    public struct Chunking: Sendable, Equatable, Codable {
+    struct Chunking: Sendable, Equatable, Codable {
         /// `chunking: off` sends every item whole, however long.
-        public var enabled = true
+        var enabled = true
         /// Most tokens (`TokenEstimator` units) of document text per chunk, and of summaries per
         /// reduce prompt.
-        public var maxTokens = 6000
+        var maxTokens = 6000
         /// Tokens each chunk repeats from the end of the one before, so no sentence loses its context.
-        public var overlap = 200
-        public init(enabled: Bool = true, maxTokens: Int = 6000, overlap: Int = 200) {
+        var overlap = 200
+        init(enabled: Bool = true, maxTokens: Int = 6000, overlap: Int = 200) {
             self.enabled = enabled
             self.maxTokens = maxTokens
             self.overlap = overlap
         }
 
         /// Chunking turned off.
-        public static let off = Chunking(enabled: false)
+        static let off = Chunking(enabled: false)
     }
 
     /// The template variable that holds an item's fetched sources; without it in the template, the
     /// sources are put before the user message.
-    public static let sourcesVariable = "sources"
+    static let sourcesVariable = "sources"
 
-    public var name: String
-    public var kind: Kind
-    public var tier: Tier = .balanced
-    public var system: String?
+    var name: String
+    var kind: Kind
+    var tier: Tier = .balanced
+    var system: String?
     /// Shared instructions (few-shot examples): sent after the system prompt as part of the cached
     /// prefix, once per call however many items the call carries.
-    public var instructions: String?
-    public var batching = Batching()
+    var instructions: String?
+    var batching = Batching()
     /// On by default for `summarize` jobs only: other kinds' prompts rarely mean "summarize".
-    public var chunking: Chunking
+    var chunking: Chunking
     /// `queue: true`: the job takes requests from `offpeak submit` and its spool folder, so it may
     /// have no items of its own.
-    public var acceptsSubmissions = false
+    var acceptsSubmissions = false
     /// Mark the shared prefix (system and instructions) cacheable with the provider.
-    public var promptCache = true
+    var promptCache = true
     /// The user message, with `{{variable}}` placeholders.
-    public var template: Template
+    var template: Template
     /// Inline items and items read from `inputs`, in spec order.
-    public var items: [Item] = []
+    var items: [Item] = []
     /// Glob patterns (relative to the workspace) of input files; each file is an item.
-    public var inputs: [String] = []
+    var inputs: [String] = []
     /// Research sources (http/https URLs) every item of the job reads: fetched, cached like
     /// answers, and put before the item's prompt (see `ResearchSources`).
-    public var sources: [String] = []
+    var sources: [String] = []
     /// Output folder, relative to the workspace; default `out/<name>`.
-    public var output: String
-    public var constraints = Constraints()
-    public var budget = Budget()
+    var output: String
+    var constraints = Constraints()
+    var budget = Budget()
     /// Max tokens per answer.
-    public var maxTokens: Int = 512
-    public var temperature: Double?
+    var maxTokens: Int = 512
+    var temperature: Double?
     /// Seconds a cached answer stays fresh.
-    public var cacheTTL: TimeInterval = 24 * 3600
+    var cacheTTL: TimeInterval = 24 * 3600
     /// Seconds after the run is created by which it must be done (kept as the run's `deadline_at`;
     /// provider batch APIs, for deadlines of 24 h or more, are not used yet).
-    public var deadline: TimeInterval?
+    var deadline: TimeInterval?
     /// Seconds each pass of the job (a `run`, a tick's turn) may send calls for; a tick's own
     /// `--window` can end the pass sooner.
-    public var window: TimeInterval?
+    var window: TimeInterval?
     /// 5-field cron expression or `@daily`-style macro.
-    public var schedule: String?
-    public var timezone: String?
-    public var checkpointMaxAge: TimeInterval = 3600
-    public var downgradeOnBattery: Bool = false
+    var schedule: String?
+    var timezone: String?
+    var checkpointMaxAge: TimeInterval = 3600
+    var downgradeOnBattery: Bool = false
     /// Attempts an item gets before it fails for good; retries wait `RetryBackoff`.
-    public var maxAttempts: Int = 5
+    var maxAttempts: Int = 5
     /// Path of the spec file, for messages.
-    public var sourcePath: String?
+    var sourcePath: String?
 
-    public init(name: String, kind: Kind, template: Template, output: String) {
+    init(name: String, kind: Kind, template: Template, output: String) {
         self.name = name
         self.kind = kind
         self.template = template

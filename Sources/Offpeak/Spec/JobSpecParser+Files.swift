@@ -4,7 +4,7 @@ import Foundation
 extension JobSpecParser {
     /// Reads and parses one spec file; messages name it relative to the workspace when inside it.
     /// - Throws: `.ioError` when the file cannot be read, `.dataError` for anything in it.
-    public static func load(path: URL, workspace: URL) throws(OffpeakError) -> JobSpec {
+    static func load(path: URL, workspace: URL) throws(OffpeakError) -> JobSpec {
         let display = displayPath(of: path, workspace: workspace)
         let data: Data
         do {
@@ -18,7 +18,7 @@ extension JobSpecParser {
     }
 
     /// `jobs/*.yaml` and `jobs/*.yml` in the workspace, sorted by file name; `[]` without `jobs/`.
-    public static func specFiles(in workspace: URL) -> [URL] {
+    static func specFiles(in workspace: URL) -> [URL] {
         let jobs = workspace.appendingPathComponent("jobs", isDirectory: true)
         let names = (try? FileManager.default.contentsOfDirectory(atPath: jobs.path)) ?? []
         return names.filter { $0.hasSuffix(".yaml") || $0.hasSuffix(".yml") }
@@ -33,7 +33,7 @@ extension JobSpecParser {
     /// `offpeak run jobs/x.yaml` works from anywhere in the usual layout; otherwise the argument is
     /// a job name looked up as `jobs/NAME.yaml`, then `jobs/NAME.yml`.
     /// - Throws: `.usage` naming the places looked in and the jobs that do exist.
-    public static func resolve(_ argument: String, workspace: URL) throws(OffpeakError) -> URL {
+    static func resolve(_ argument: String, workspace: URL) throws(OffpeakError) -> URL {
         let direct =
             argument.hasPrefix("/")
             ? [URL(fileURLWithPath: argument)]

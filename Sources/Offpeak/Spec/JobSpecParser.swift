@@ -7,7 +7,7 @@ import Yams
 ///
 /// Every error names the file, line and column and the field (`jobs/x.yaml:12:5: max_attempts:
 /// expected a whole number from 1 to 100, got 'abc'`), so a spec can be fixed without guessing.
-public enum JobSpecParser {
+enum JobSpecParser {
     /// The top-level fields a spec may have.
     static let fields = [
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
@@ -23,7 +23,7 @@ public enum JobSpecParser {
     ///     it prefixes every message and its base name is the default job name.
     ///   - workspace: The folder `inputs` globs and `output` are relative to.
     /// - Throws: `OffpeakError` with `.dataError` and a `path:line:column` location.
-    public static func parse(yaml: String, path: String, workspace: URL) throws(OffpeakError) -> JobSpec {
+    static func parse(yaml: String, path: String, workspace: URL) throws(OffpeakError) -> JobSpec {
         let reader = YAMLNodeReader(path: path, status: .dataError)
         guard let document = try reader.compose(yaml) else {
             let start = YAMLNodeReader.Position(line: 1, column: 1)

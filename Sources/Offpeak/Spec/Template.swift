@@ -2,23 +2,23 @@
 ///
 /// Parsing finds every placeholder up front, so a spec that names a variable no item supplies is
 /// rejected before any work starts. `{{ name }}` (with spaces) is the same as `{{name}}`.
-public struct Template: Sendable, Equatable, Codable {
-    public enum Part: Sendable, Equatable, Codable {
+struct Template: Sendable, Equatable, Codable {
+    enum Part: Sendable, Equatable, Codable {
         case text(String)
         case variable(String)
     }
 
-    public enum ParseError: Error, Equatable {
+    enum ParseError: Error, Equatable {
         /// `{{` with no closing `}}`, at this character offset.
         case unclosed(offset: Int)
         /// `{{}}` or a name that is not letters, digits, `_` or `.`.
         case badName(String)
     }
 
-    public let source: String
-    public let parts: [Part]
+    let source: String
+    let parts: [Part]
 
-    public init(_ source: String) throws(ParseError) {
+    init(_ source: String) throws(ParseError) {
         self.source = source
         var parts: [Part] = []
         var rest = Substring(source)
@@ -41,12 +41,12 @@ public struct Template: Sendable, Equatable, Codable {
     }
 
     /// Every variable the template names.
-    public var variables: Set<String> {
+    var variables: Set<String> {
         Set(parts.compactMap { if case .variable(let name) = $0 { name } else { nil } })
     }
 
     /// Fills the placeholders; a variable missing from `values` renders empty (validation prevents it).
-    public func render(_ values: [String: String]) -> String {
+    func render(_ values: [String: String]) -> String {
         parts.map { part in
             switch part {
             case .text(let text): text

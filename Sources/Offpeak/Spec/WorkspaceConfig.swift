@@ -4,33 +4,33 @@ import Foundation
 /// timeouts and each provider's limits.
 ///
 /// Every field has a default, so a workspace with no `offpeak.yaml` works (with the sim, or with a key).
-public struct WorkspaceConfig: Sendable, Equatable {
-    public var provider: ProviderKind = .anthropic
+struct WorkspaceConfig: Sendable, Equatable {
+    var provider: ProviderKind = .anthropic
     /// Overrides the provider's base URL (and the `*_BASE_URL` variable).
-    public var baseURL: String?
+    var baseURL: String?
     /// Tier -> model, per provider.
-    public var models: [ProviderKind: [JobSpec.Tier: String]] = WorkspaceConfig.defaultModels
+    var models: [ProviderKind: [JobSpec.Tier: String]] = WorkspaceConfig.defaultModels
     /// A LiteLLM-format price file, relative to the workspace, merged over the bundled prices.
-    public var pricesPath: String?
+    var pricesPath: String?
     /// Where `prices` is written (`offpeak.yaml:4:9`), so a problem in the price file points there too.
-    public var pricesLocation: String?
+    var pricesLocation: String?
     /// Interfaces the user says are metered, or unmetered, overriding the guess from sysfs.
-    public var meteredInterfaces: [String] = []
-    public var unmeteredInterfaces: [String] = []
+    var meteredInterfaces: [String] = []
+    var unmeteredInterfaces: [String] = []
     /// Upper bound of the cache's compressed payload bytes.
-    public var cacheMaxBytes: Int = 256 * 1024 * 1024
+    var cacheMaxBytes: Int = 256 * 1024 * 1024
     /// Seconds to wait for a connection, and for a whole call.
-    public var connectTimeout: TimeInterval = 10
-    public var requestTimeout: TimeInterval = 120
+    var connectTimeout: TimeInterval = 10
+    var requestTimeout: TimeInterval = 120
     /// How many times a retryable failure is tried again.
-    public var maxRetries: Int = 4
+    var maxRetries: Int = 4
     /// Calls in flight, requests and tokens per minute, per provider; a provider not listed gets
     /// the defaults (`ProviderLimits`).
-    public var limits: [ProviderKind: ProviderLimits] = [:]
+    var limits: [ProviderKind: ProviderLimits] = [:]
 
-    public init() {}
+    init() {}
 
-    public static let defaultModels: [ProviderKind: [JobSpec.Tier: String]] = [
+    static let defaultModels: [ProviderKind: [JobSpec.Tier: String]] = [
         .anthropic: [
             .fast: "claude-haiku-4-5", .balanced: "claude-sonnet-4-5", .powerful: "claude-opus-4-1",
         ],
@@ -45,7 +45,7 @@ public struct WorkspaceConfig: Sendable, Equatable {
     }
 
     /// The model a tier maps to for the configured provider.
-    public func model(for tier: JobSpec.Tier, provider: ProviderKind? = nil) -> String {
+    func model(for tier: JobSpec.Tier, provider: ProviderKind? = nil) -> String {
         let provider = provider ?? self.provider
         return models[provider]?[tier] ?? WorkspaceConfig.defaultModels[provider]?[tier] ?? tier.rawValue
     }

@@ -7,14 +7,14 @@ import Yams
 /// (a `models` entry for one tier keeps the other tiers' defaults). Mistakes are reported like a job
 /// spec's (`offpeak.yaml:4:3: models.anthropic.fats: unknown field; did you mean 'fast'?`) but exit
 /// with `ExitStatus.configuration`, since nothing in the workspace can run until they are fixed.
-public enum WorkspaceConfigParser {
+enum WorkspaceConfigParser {
     /// The config file's name inside the workspace.
-    public static let fileName = "offpeak.yaml"
+    static let fileName = "offpeak.yaml"
     static let fields = ["provider", "base_url", "models", "prices", "network", "cache", "http", "limits"]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
     /// - Throws: `.ioError` if it exists but cannot be read, `.configuration` for its contents.
-    public static func load(workspace: URL) throws(OffpeakError) -> WorkspaceConfig {
+    static func load(workspace: URL) throws(OffpeakError) -> WorkspaceConfig {
         let url = workspace.appendingPathComponent(fileName)
         guard FileManager.default.fileExists(atPath: url.path) else { return WorkspaceConfig() }
         let data: Data
@@ -26,7 +26,7 @@ public enum WorkspaceConfigParser {
     }
 
     /// Parses the text of an `offpeak.yaml`; `path` prefixes every message.
-    public static func parse(yaml: String, path: String) throws(OffpeakError) -> WorkspaceConfig {
+    static func parse(yaml: String, path: String) throws(OffpeakError) -> WorkspaceConfig {
         let reader = YAMLNodeReader(path: path, status: .configuration)
         var config = WorkspaceConfig()
         guard let document = try reader.compose(yaml) else { return config }

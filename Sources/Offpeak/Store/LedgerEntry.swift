@@ -2,37 +2,37 @@ import Foundation
 import GRDB
 
 /// What one provider call (or one cache hit) cost, and what the naive way would have cost.
-public struct LedgerEntry: StoredRecord, Equatable {
-    public static let databaseTableName = "ledger"
+struct LedgerEntry: StoredRecord, Equatable {
+    static let databaseTableName = "ledger"
 
-    public var id: Int64?
-    public var at: Date
-    public var job: String
-    public var runId: String?
-    public var provider: String
-    public var model: String
-    public var tier: String
-    public var downgraded: Bool
+    var id: Int64?
+    var at: Date
+    var job: String
+    var runId: String?
+    var provider: String
+    var model: String
+    var tier: String
+    var downgraded: Bool
     /// How many items the call answered.
-    public var items: Int
+    var items: Int
     /// Uncached input tokens, billed at the base rate.
-    public var inputTokens: Int
-    public var outputTokens: Int
-    public var cacheReadTokens: Int
-    public var cacheWriteTokens: Int
-    public var dollars: Double
+    var inputTokens: Int
+    var outputTokens: Int
+    var cacheReadTokens: Int
+    var cacheWriteTokens: Int
+    var dollars: Double
     /// The same items, one request each, with no prompt cache and no batch discount.
-    public var naiveDollars: Double
-    public var batchApi: Bool
-    public var cacheHit: Bool
-    public var usageEstimated: Bool
-    public var latencyMs: Int
+    var naiveDollars: Double
+    var batchApi: Bool
+    var cacheHit: Bool
+    var usageEstimated: Bool
+    var latencyMs: Int
     /// The call brought back no answer (an HTTP error, a timeout): a call made, with no tokens.
-    public var failed = false
+    var failed = false
     /// The model has no price in the table: `dollars` is unknown, not zero.
-    public var unpriced = false
+    var unpriced = false
 
-    public mutating func didInsert(_ inserted: InsertionSuccess) {
+    mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID
     }
 }

@@ -5,7 +5,7 @@ import GRDB
 public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
     public static let databaseTableName = "requests"
 
-    public enum State: String, Codable, Sendable {
+    enum State: String, Codable, Sendable {
         case pending, done, failed, waiting, retrying
     }
 
@@ -17,31 +17,34 @@ public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
         case refresh
     }
 
-    public var id: String
-    public var runId: String
-    public var job: String
+    var id: String
+    var runId: String
+    var job: String
     /// The item's id within the job (inline id or input path).
-    public var itemId: String
-    public var position: Int
-    /// Where it came from: `spec`, `submit` or `spool`.
-    public var source: String
-    public var clientId: String?
-    public var tier: String
+    var itemId: String
+    var position: Int
+    /// Where it came from: the spec, `submit`, the spool, or a long item's step.
+    var source: RequestSource
+    var clientId: String?
+    var tier: String
     /// The `CompletionRequest`, as JSON: exactly what is sent.
-    public var payload: String
-    public var cacheKey: String
-    public var state: State
-    public var attempts: Int
-    public var nextAttemptAt: Date?
-    public var error: String?
-    public var createdAt: Date
-    public var updatedAt: Date
-    public var cachePolicy: CachePolicy = .normal
+    var payload: String
+    var cacheKey: String
+    var state: State
+    var attempts: Int
+    var nextAttemptAt: Date?
+    var error: String?
+    var createdAt: Date
+    var updatedAt: Date
+    var cachePolicy: CachePolicy = .normal
 
     /// A new request id: `r` and 16 random hex digits, short enough to type into `offpeak result`.
     static func newID() -> String {
         "r" + String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
     }
+
+    /// A step of a long document (a chunk's summary, a reduce level): work, not an item.
+    var isStep: Bool { source.isStep }
 
     func completionRequest() throws -> CompletionRequest {
         try JSONDecoder().decode(CompletionRequest.self, from: Data(payload.utf8))
@@ -49,20 +52,20 @@ public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
 }
 
 /// One item's answer: a row of `results`.
-public struct ResultRecord: StoredRecord, PersistableRecord, Equatable {
-    public static let databaseTableName = "results"
+struct ResultRecord: StoredRecord, PersistableRecord, Equatable {
+    static let databaseTableName = "results"
 
-    public var requestId: String
-    public var runId: String
-    public var text: String
-    public var finishReason: String
-    public var model: String
-    public var fromCache: Bool
-    public var ledgerId: Int64?
-    public var inputTokens: Int
-    public var outputTokens: Int
-    public var dollars: Double
-    public var createdAt: Date
+    var requestId: String
+    var runId: String
+    var text: String
+    var finishReason: String
+    var model: String
+    var fromCache: Bool
+    var ledgerId: Int64?
+    var inputTokens: Int
+    var outputTokens: Int
+    var dollars: Double
+    var createdAt: Date
 }
 
 extension String {

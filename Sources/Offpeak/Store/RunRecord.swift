@@ -7,35 +7,35 @@ public struct RunRecord: StoredRecord, PersistableRecord, Equatable {
 
     public var id: String
     public var job: String
-    public var kind: String
-    public var specHash: String
+    var kind: String
+    var specHash: String
     public var state: RunState
     /// Why the run is in its state, in words a user reads ("provider unreachable: ...").
     public var reason: String?
     /// The budget that stopped it (`max_calls`, `max_dollars`, ...), if one did.
-    public var budgetStop: String?
-    public var provider: String
-    public var model: String
-    public var tier: String
-    public var downgraded: Bool
+    var budgetStop: String?
+    var provider: String
+    var model: String
+    var tier: String
+    var downgraded: Bool
     public var forced: Bool
     public var itemsTotal: Int
     public var itemsDone: Int
     public var itemsFailed: Int
-    public var itemsCached: Int
-    public var createdAt: Date
-    public var startedAt: Date?
-    public var updatedAt: Date
-    public var finishedAt: Date?
-    public var deadlineAt: Date?
+    var itemsCached: Int
+    var createdAt: Date
+    var startedAt: Date?
+    var updatedAt: Date
+    var finishedAt: Date?
+    var deadlineAt: Date?
     /// The job spec the run was made from (canonical JSON), so `tick` can resume a run whose job
     /// has no spec file (`offpeak summarize`).
-    public var spec: String?
+    var spec: String?
     /// How many calls in a row failed with `failureText`, and which requests they carried (at
     /// most a few ids, space-separated): see `FailureStreak`.
-    public var failureStreak = 0
-    public var failureText: String?
-    public var failureItems: String?
+    var failureStreak = 0
+    var failureText: String?
+    var failureItems: String?
 }
 
 extension RunRecord {
@@ -45,14 +45,20 @@ extension RunRecord {
     {
         RunRecord(
             id: newID(job: job.name, at: now), job: job.name, kind: job.kind.rawValue,
-            specHash: SHA256.hex(RequestPlanner.canonicalJSON(job)), state: .idle, reason: nil,
+            specHash: SHA256.hex(CanonicalJSON.text(job)), state: .idle, reason: nil,
             budgetStop: nil,
             provider: provider.rawValue, model: model, tier: job.tier.rawValue, downgraded: false,
             forced: false,
             itemsTotal: itemsTotal, itemsDone: 0, itemsFailed: 0, itemsCached: 0, createdAt: now,
             startedAt: nil,
             updatedAt: now, finishedAt: nil, deadlineAt: job.deadline.map { now + $0 },
-            spec: RequestPlanner.canonicalJSON(job))
+            spec: CanonicalJSON.text(job))
+    }
+
+    /// The spec the run was made from, if it kept one that still decodes.
+    func storedSpec() -> JobSpec? {
+        guard let spec else { return nil }
+        return try? JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8))
     }
 
     /// `<job>-<UTC yyyymmddThhmmss>-<4 hex>`: sortable, readable, unique enough per job.

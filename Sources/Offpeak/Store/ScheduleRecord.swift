@@ -2,16 +2,16 @@ import Foundation
 import GRDB
 
 /// When a scheduled job last fired and is next due: a row of `schedules`.
-public struct ScheduleRecord: StoredRecord, PersistableRecord, Equatable {
-    public static let databaseTableName = "schedules"
+struct ScheduleRecord: StoredRecord, PersistableRecord, Equatable {
+    static let databaseTableName = "schedules"
 
-    public var job: String
+    var job: String
     /// The cron expression and the zone it is read in, as `0 6 * * 1 TZ=Europe/Berlin`, so that a
     /// change to either is noticed (the table has no column of its own for the zone).
-    public var expression: String
-    public var lastFiredAt: Date?
+    var expression: String
+    var lastFiredAt: Date?
     /// `nil` when the expression never fires (`0 0 30 2 *`).
-    public var nextDueAt: Date?
+    var nextDueAt: Date?
 
     private static let zoneMarker = " TZ="
 
@@ -21,7 +21,7 @@ public struct ScheduleRecord: StoredRecord, PersistableRecord, Equatable {
     }
 
     /// The cron expression without the zone.
-    public var cron: String {
+    var cron: String {
         guard let marker = expression.range(of: Self.zoneMarker, options: .backwards) else {
             return expression
         }
@@ -29,7 +29,7 @@ public struct ScheduleRecord: StoredRecord, PersistableRecord, Equatable {
     }
 
     /// The zone's identifier, if one was stored.
-    public var timeZone: String? {
+    var timeZone: String? {
         guard let marker = expression.range(of: Self.zoneMarker, options: .backwards) else { return nil }
         return String(expression[marker.upperBound...])
     }

@@ -40,7 +40,7 @@ extension Store {
     }
 
     /// Open deferrals, oldest first.
-    public func deferred() throws(OffpeakError) -> [DeferredRecord] {
+    func deferred() throws(OffpeakError) -> [DeferredRecord] {
         try read { db in
             try DeferredRecord.filter(Column("released_at") == nil).order(Column("deferred_at"), Column("id"))
                 .fetchAll(db)
@@ -51,7 +51,7 @@ extension Store {
 extension Store {
     /// Requests waiting for their next attempt, soonest first: read off the partial index
     /// `requests_retrying`, which holds only them (the condition is spelled as the index's).
-    public func retryingRequests() throws(OffpeakError) -> [RequestRecord] {
+    func retryingRequests() throws(OffpeakError) -> [RequestRecord] {
         try read { db in
             try RequestRecord.fetchAll(
                 db, sql: "SELECT * FROM requests WHERE state = 'retrying' ORDER BY next_attempt_at")

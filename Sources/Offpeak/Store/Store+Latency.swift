@@ -24,32 +24,32 @@ struct LatencySample: Sendable {
 /// How long calls to a model take, smoothed: `model_latency` keeps, per model, an exponentially
 /// weighted mean of the whole call (`ms_per_call`) and of the time per weighted token
 /// (`ms_per_output_token`, see `LatencySample.weightedTokens`) and of the answer's length.
-public struct LatencyEstimate: Sendable, Equatable {
-    public var msPerCall: Double
-    public var msPerWeightedToken: Double
+struct LatencyEstimate: Sendable, Equatable {
+    var msPerCall: Double
+    var msPerWeightedToken: Double
     /// The model's typical answer, in tokens.
-    public var outputTokens: Double
-    public var samples: Int
+    var outputTokens: Double
+    var samples: Int
 
     /// Weight of the newest sample in the means.
     static let smoothing = 0.3
 
     /// Weighted tokens of a call that sends `inputTokens` and may answer up to `outputTokens`.
-    public static func weightedTokens(input: Int, output: Int) -> Double {
+    static func weightedTokens(input: Int, output: Int) -> Double {
         Double(output) + Double(input) / 8
     }
 
     /// The expected duration of a call sending `input` tokens and allowed `maxOutput`, in seconds:
     /// its answer is taken to be half again as long as the model's typical one, never more than
     /// allowed.
-    public func seconds(input: Int, maxOutput: Int) -> Double {
+    func seconds(input: Int, maxOutput: Int) -> Double {
         let output = min(Double(maxOutput), (outputTokens * 1.5).rounded(.up))
         return msPerWeightedToken * (output + Double(input) / 8) / 1000
     }
 }
 
 extension Store {
-    public func latency(model: String) throws(OffpeakError) -> LatencyEstimate? {
+    func latency(model: String) throws(OffpeakError) -> LatencyEstimate? {
         try read { db in
             guard
                 let row = try Row.fetchOne(

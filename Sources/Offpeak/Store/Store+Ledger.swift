@@ -4,24 +4,24 @@ import GRDB
 /// Sums over ledger rows.
 public struct Spend: Sendable, Equatable, Codable {
     public var calls: Int = 0
-    public var inputTokens: Int = 0
-    public var outputTokens: Int = 0
-    public var cacheReadTokens: Int = 0
-    public var cacheWriteTokens: Int = 0
-    public var dollars: Double = 0
-    public var naiveDollars: Double = 0
+    var inputTokens: Int = 0
+    var outputTokens: Int = 0
+    var cacheReadTokens: Int = 0
+    var cacheWriteTokens: Int = 0
+    var dollars: Double = 0
+    var naiveDollars: Double = 0
     /// Of `calls`, those that brought back no answer.
-    public var failedCalls: Int = 0
+    var failedCalls: Int = 0
     /// Of `calls`, those to a model with no price: `dollars` leaves them out.
-    public var unpricedCalls: Int = 0
+    var unpricedCalls: Int = 0
 
-    public init() {}
+    init() {}
 
     /// Every input token, cached or not: what an input-token budget counts.
-    public var totalInputTokens: Int { inputTokens + cacheReadTokens + cacheWriteTokens }
+    var totalInputTokens: Int { inputTokens + cacheReadTokens + cacheWriteTokens }
     /// What the naive way would have cost more; negative when offpeak's way cost more (rejected
     /// batches against a weak model), and shown so.
-    public var savedDollars: Double { naiveDollars - dollars }
+    var savedDollars: Double { naiveDollars - dollars }
 
     mutating func add(_ other: Spend) {
         calls += other.calls
@@ -37,9 +37,9 @@ public struct Spend: Sendable, Equatable, Codable {
 }
 
 /// One line of `offpeak costs`: spend grouped by job, model or day.
-public struct CostLine: Sendable, Equatable, Codable {
-    public var key: String
-    public var spend: Spend
+struct CostLine: Sendable, Equatable, Codable {
+    var key: String
+    var spend: Spend
 }
 
 extension Store {
@@ -72,7 +72,7 @@ extension Store {
     /// What one run has spent so far: what its budget is checked against before every call. One
     /// row of `run_spend`, which the ledger's triggers keep (see `StoreMigrations.createSpendCounters`),
     /// however many calls the run has made.
-    public func spend(runID: String) throws(OffpeakError) -> Spend {
+    func spend(runID: String) throws(OffpeakError) -> Spend {
         try read { db in
             let row = try Row.fetchOne(
                 db,
@@ -95,7 +95,7 @@ extension Store {
     }
 
     /// Spend since `start` (e.g. local midnight), over every job.
-    public func spend(since start: Date) throws(OffpeakError) -> Spend {
+    func spend(since start: Date) throws(OffpeakError) -> Spend {
         try read { db in
             let row = try Row.fetchOne(
                 db, sql: "SELECT \(Store.spendColumns) FROM ledger WHERE at >= ?", arguments: [start])
@@ -104,7 +104,7 @@ extension Store {
     }
 
     /// Models whose calls are in the ledger unpriced (no price known when they were made), by name.
-    public func unpricedModels() throws(OffpeakError) -> [String] {
+    func unpricedModels() throws(OffpeakError) -> [String] {
         try read { db in
             try String.fetchAll(
                 db, sql: "SELECT DISTINCT model FROM ledger WHERE unpriced AND NOT cache_hit ORDER BY model")
@@ -112,7 +112,7 @@ extension Store {
     }
 
     /// Spend grouped by a ledger column (`job` or `model`), most expensive first.
-    public func costs(groupedBy column: String) throws(OffpeakError) -> [CostLine] {
+    func costs(groupedBy column: String) throws(OffpeakError) -> [CostLine] {
         guard column == "job" || column == "model" else { return [] }
         return try read { db in
             try Row.fetchAll(

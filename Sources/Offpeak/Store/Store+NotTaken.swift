@@ -5,20 +5,20 @@ import GRDB
 /// it cannot read), remembered so it is reported once — by the tick that first finds it, then by
 /// `offpeak queue` — rather than warned about or retried on every tick. The row goes when the
 /// entry does (or becomes something intake takes).
-public struct NotTakenRecord: StoredRecord, Equatable {
-    public static let databaseTableName = "spool_not_taken"
+struct NotTakenRecord: StoredRecord, Equatable {
+    static let databaseTableName = "spool_not_taken"
 
-    public var job: String
+    var job: String
     /// The entry's path in the workspace, as messages show it: `spool/inbox/notes`.
-    public var entry: String
+    var entry: String
     /// Why it is not taken: "a folder; offpeak takes only regular files".
-    public var reason: String
+    var reason: String
     /// When a tick (or run) first found it so.
-    public var noticedAt: Date
+    var noticedAt: Date
 
-    public enum Columns {
-        public static let job = Column(CodingKeys.job)
-        public static let entry = Column(CodingKeys.entry)
+    enum Columns {
+        static let job = Column(CodingKeys.job)
+        static let entry = Column(CodingKeys.entry)
     }
 }
 
@@ -55,7 +55,7 @@ extension Store {
     }
 
     /// Every spool entry not taken, by job and entry.
-    public func notTaken() throws(OffpeakError) -> [NotTakenRecord] {
+    func notTaken() throws(OffpeakError) -> [NotTakenRecord] {
         try read { db in
             try NotTakenRecord.order(NotTakenRecord.Columns.job, NotTakenRecord.Columns.entry).fetchAll(db)
         }

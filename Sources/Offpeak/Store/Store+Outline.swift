@@ -8,9 +8,9 @@ struct RequestOutline: Sendable, Equatable {
     var itemId: String
     var state: RequestRecord.State
     var error: String?
-    var source: String
+    var source: RequestSource
 
-    init(id: String, itemId: String, state: RequestRecord.State, error: String?, source: String) {
+    init(id: String, itemId: String, state: RequestRecord.State, error: String?, source: RequestSource) {
         self.id = id
         self.itemId = itemId
         self.state = state
@@ -87,9 +87,13 @@ extension Store {
         guard let known = RequestRecord.State(rawValue: state) else {
             throw OffpeakError(.dataError, "stored request \(id) has an unknown state \"\(state)\"")
         }
+        let source = try row.decode(String.self, forColumn: "source")
+        guard let from = RequestSource(rawValue: source) else {
+            throw OffpeakError(.dataError, "stored request \(id) has an unknown source \"\(source)\"")
+        }
         return RequestOutline(
             id: id, itemId: try row.decode(String.self, forColumn: "item_id"), state: known,
             error: try row.decode(String?.self, forColumn: "error"),
-            source: try row.decode(String.self, forColumn: "source"))
+            source: from)
     }
 }

@@ -54,7 +54,7 @@ extension Store {
     }
 
     /// One request by id, with its result when it has one.
-    public func request(id: String) throws(OffpeakError) -> (RequestRecord, ResultRecord?)? {
+    func request(id: String) throws(OffpeakError) -> (RequestRecord, ResultRecord?)? {
         try read { db in
             guard let request = try RequestRecord.fetchOne(db, key: id) else { return nil }
             return (request, try ResultRecord.fetchOne(db, key: id))

@@ -18,7 +18,7 @@ struct StepChanges: Sendable {
 }
 
 extension Store {
-    /// A run's items by state, leaving out the steps of long items (`LongDocumentPlanner.stepSources`):
+    /// A run's items by state, leaving out the steps of long items (`RequestSource.steps`):
     /// a 300-page document is one item however many calls it takes.
     struct ItemCounts: Equatable {
         /// Every request of the run, steps too.
@@ -55,7 +55,7 @@ extension Store {
                 WHERE requests.run_id = ?
                 GROUP BY requests.state, step
                 """,
-            arguments: [LongDocumentPlanner.chunkSource, LongDocumentPlanner.reduceSource, runID])
+            arguments: [RequestSource.chunk.rawValue, RequestSource.reduce.rawValue, runID])
         var counts = ItemCounts()
         for row in rows {
             let count: Int = row["n"] ?? 0

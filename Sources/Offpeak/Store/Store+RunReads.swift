@@ -11,7 +11,7 @@ extension Store {
     /// The newest run of `job` that has not finished, if any. When that run's row cannot be read,
     /// an error (74) says which and how to repair it: the job is neither resumed nor started anew
     /// beside it.
-    public func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord? {
+    func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord? {
         try read { db in try Store.resumableRun(in: db, job: job) }
     }
 
@@ -26,7 +26,7 @@ extension Store {
     }
 
     /// The run, or nil when there is none; an error (74) when its row cannot be read.
-    public func run(id: String) throws(OffpeakError) -> RunRecord? {
+    func run(id: String) throws(OffpeakError) -> RunRecord? {
         let rows = try read { db in try Store.fetchRuns(RunRecord.filter(key: id), db) }
         if let unreadable = rows.unreadable.first { throw unreadable.error }
         return rows.runs.first
@@ -38,7 +38,7 @@ extension Store {
     }
 
     /// Runs, newest first; rows that cannot be read are left out.
-    public func runs(limit: Int = 50) throws(OffpeakError) -> [RunRecord] {
+    func runs(limit: Int = 50) throws(OffpeakError) -> [RunRecord] {
         try runRows(limit: limit).runs
     }
 
@@ -60,7 +60,7 @@ extension Store {
     }
 
     /// Runs that have not finished, oldest first; rows that cannot be read are left out.
-    public func resumableRuns() throws(OffpeakError) -> [RunRecord] {
+    func resumableRuns() throws(OffpeakError) -> [RunRecord] {
         try resumableRunRows().runs
     }
 

@@ -43,11 +43,11 @@ extension Store {
             // A long item's unanswered steps are dropped too: the run plans them again from the spec.
             for old in existing
             where old.state != .done
-                && (old.source == "spec" && !planned.contains(old.itemId)
-                    || LongDocumentPlanner.stepSources.contains(old.source))
+                && (old.source == .spec && !planned.contains(old.itemId)
+                    || old.source.isStep)
             {
                 try old.delete(db)
-                if old.source == "spec" && !planned.contains(old.itemId) { dropped.append(old.itemId) }
+                if old.source == .spec && !planned.contains(old.itemId) { dropped.append(old.itemId) }
             }
             for var request in requests {
                 let found =
@@ -73,11 +73,11 @@ extension Store {
     }
 
     /// Requests from the spec or steps of long items, as the partial index `requests_by_run_source`
-    /// spells it (a query must, to use it): `spec`, then `LongDocumentPlanner.stepSources`.
+    /// spells it (a query must, to use it): `RequestSource.spec`, then `RequestSource.steps`.
     static let specOrStepSQL = "source IN ('spec', 'chunk', 'reduce')"
 
     /// The run's checkpoint: what it had finished when it last committed.
-    public func checkpoint(runID: String) throws(OffpeakError) -> CheckpointRecord? {
+    func checkpoint(runID: String) throws(OffpeakError) -> CheckpointRecord? {
         try read { db in try CheckpointRecord.fetchOne(db, key: runID) }
     }
 
@@ -86,7 +86,7 @@ extension Store {
     }
 
     /// Requests of a run in item order, optionally only those in `states`.
-    public func requests(runID: String, states: [RequestRecord.State]? = nil) throws(OffpeakError)
+    func requests(runID: String, states: [RequestRecord.State]? = nil) throws(OffpeakError)
         -> [RequestRecord]
     {
         try read { db in
@@ -97,7 +97,7 @@ extension Store {
     }
 
     /// Answers of a run, keyed by request id.
-    public func results(runID: String) throws(OffpeakError) -> [String: ResultRecord] {
+    func results(runID: String) throws(OffpeakError) -> [String: ResultRecord] {
         try read { db in
             let rows = try ResultRecord.filter(Column("run_id") == runID).fetchAll(db)
             return Dictionary(rows.map { ($0.requestId, $0) }, uniquingKeysWith: { first, _ in first })

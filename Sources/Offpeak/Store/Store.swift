@@ -11,7 +11,7 @@ import Glibc
 /// deferred queue and the cache. One `DatabasePool` serves concurrent readers and one writer.
 public final class Store: Sendable {
     let pool: DatabasePool
-    public let url: URL
+    let url: URL
     /// Opened by `openForReading` on a store this process cannot write: every write fails.
     let isReadOnly: Bool
 
@@ -48,7 +48,7 @@ public final class Store: Sendable {
         return try Store(readOnlyAt: workspace.databaseURL, because: readOnly)
     }
 
-    public init(url: URL) throws(OffpeakError) {
+    init(url: URL) throws(OffpeakError) {
         self.url = url
         isReadOnly = false
         pool = try Store.openPool(url, configuration: Store.configuration(readOnly: false))

@@ -8,7 +8,7 @@ import GRDB
 /// by state, a run's spend, the cache's bytes) are kept by triggers, so no write path can forget
 /// one and a commit no longer recounts the whole run or sums the whole cache (a row replaced by
 /// `INSERT OR REPLACE` would slip past the delete triggers; offpeak never replaces these rows so).
-/// Text here is frozen with the migration: `chunk` and `reduce` are `LongDocumentPlanner.stepSources`
+/// Text here is frozen with the migration: `chunk` and `reduce` are `RequestSource.steps`
 /// as of v6.
 extension StoreMigrations {
     /// The columns a spend sums, after the key: `id` second keeps rows in the order they were

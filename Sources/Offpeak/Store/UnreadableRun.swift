@@ -5,13 +5,13 @@ import GRDB
 /// `StoredDate` refused such values), a hand edit. Reads that list runs leave it out and name it
 /// here, so one bad row never stops commands about other runs: `status` lists it, `tick` reports it
 /// once and goes on, `run` of its job explains (exit 74) and says how to repair it when that is safe.
-public struct UnreadableRun: Sendable, Codable, Equatable {
-    public var id: String
-    public var job: String
+struct UnreadableRun: Sendable, Codable, Equatable {
+    var id: String
+    var job: String
     /// What in the row cannot be read.
-    public var why: String
+    var why: String
     /// The statement that repairs the row without changing what it means, when one exists.
-    public var repair: String?
+    var repair: String?
 
     /// Columns where NULL means what a date past year 9999 means: a deadline that never comes.
     static let neverWhenNull: Set<String> = ["deadline_at"]
@@ -40,7 +40,7 @@ public struct UnreadableRun: Sendable, Codable, Equatable {
     }
 
     /// One line for `tick` and the error of `run`.
-    public var description: String {
+    var description: String {
         var text = "run \(id) of job \(job) cannot be read: \(why)"
         if let repair {
             text +=

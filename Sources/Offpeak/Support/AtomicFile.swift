@@ -16,11 +16,11 @@ enum AtomicFile {
 
     static func write(_ data: Data, to url: URL) throws(OffpeakError) {
         let directory = url.deletingLastPathComponent()
-        var temporaryName = "\(temporaryPrefix)\(Store.processOwner)-\(url.lastPathComponent)"
+        var temporaryName = "\(temporaryPrefix)\(ProcessOwner.current)-\(url.lastPathComponent)"
         if temporaryName.utf8.count > 255 {
             // A long name (up to 255 bytes is allowed) must not make its temporary file's too long.
             temporaryName =
-                "\(temporaryPrefix)\(Store.processOwner)-\(SHA256.hex(Array(url.lastPathComponent.utf8)).prefix(16))"
+                "\(temporaryPrefix)\(ProcessOwner.current)-\(SHA256.hex(Array(url.lastPathComponent.utf8)).prefix(16))"
         }
         let temporary = directory.appendingPathComponent(temporaryName)
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -61,7 +61,7 @@ enum AtomicFile {
             guard let colon = rest.firstIndex(of: ":"), let dash = rest[colon...].firstIndex(of: "-") else {
                 continue
             }
-            if !Store.ownerIsAlive(String(rest[..<dash])) {
+            if !ProcessOwner.isAlive(String(rest[..<dash])) {
                 unlink(directory.appendingPathComponent(name).path)
             }
         }

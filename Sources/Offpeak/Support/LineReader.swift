@@ -5,18 +5,18 @@ import Foundation
 ///
 /// `readLine` would turn bytes that are not UTF-8 into U+FFFD without a word; a caller of this
 /// sees the bytes and can refuse the line, naming it.
-public struct LineReader {
+struct LineReader {
     private let handle: FileHandle
     private var buffer: [UInt8] = []
     private var start = 0
     private var ended = false
 
-    public init(_ handle: FileHandle) {
+    init(_ handle: FileHandle) {
         self.handle = handle
     }
 
     /// The next line without its `\n`; `nil` at the end of the stream.
-    public mutating func next() -> ArraySlice<UInt8>? {
+    mutating func next() -> ArraySlice<UInt8>? {
         while true {
             if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
                 let line = buffer[start..<newline]

@@ -12,11 +12,11 @@ public struct OffpeakError: Error, CustomStringConvertible, Sendable {
     /// The exit status the CLI uses for this error.
     public var status: ExitStatus
     /// One line saying what went wrong and what was expected.
-    public var message: String
+    var message: String
     /// Where: `file:line` or `file:line:column`, when the error is about a file.
-    public var location: String?
+    var location: String?
     /// What caused it, when that helps the user.
-    public var cause: String?
+    var cause: String?
 
     public init(_ status: ExitStatus, _ message: String, location: String? = nil, cause: String? = nil) {
         self.status = status

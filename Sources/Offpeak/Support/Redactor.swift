@@ -16,9 +16,9 @@ import Foundation
 ///
 /// One pass over the UTF-8 bytes with bounded look-ahead: linear in the text, with no regular
 /// expressions to go quadratic on a hostile page, and no copy at all when nothing matches.
-public struct Redactor: Sendable {
+struct Redactor: Sendable {
     /// What a credential is replaced with.
-    public static let marker = "[redacted]"
+    static let marker = "[redacted]"
     /// Values shorter than this are not treated as secrets: they would be ordinary words.
     static let minimumSecretLength = 8
     /// The keys offpeak itself sends; a shorter value (from 6 characters) still counts for these.
@@ -30,10 +30,10 @@ public struct Redactor: Sendable {
     let startFlags: [UInt8]
 
     /// Only the credential shapes, with no known values: for text when no environment is at hand.
-    public static let shapes = Redactor(secrets: [])
+    static let shapes = Redactor(secrets: [])
 
     /// Redacts the credential variables of `environment` and every credential shape.
-    public init(environment: [String: String]) {
+    init(environment: [String: String]) {
         var secrets: [String] = []
         for (name, value) in environment {
             let value = value.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -49,7 +49,7 @@ public struct Redactor: Sendable {
 
     /// Redacts these values (each in its literal, JSON-escaped and percent-encoded forms) and every
     /// credential shape.
-    public init(secrets: [String]) {
+    init(secrets: [String]) {
         var buckets = [[[UInt8]]](repeating: [], count: 256)
         var seen: Set<[UInt8]> = []
         for secret in secrets where !secret.isEmpty {
@@ -67,7 +67,7 @@ public struct Redactor: Sendable {
     ///
     /// A NUL becomes U+FFFD too: the store binds text up to its first NUL, so an answer or an error
     /// holding one would be cut short without a word.
-    public func redact(_ text: String) -> String {
+    func redact(_ text: String) -> String {
         guard !text.isEmpty else { return text }
         var text = text
         let redacted = text.withUTF8 { bytes in

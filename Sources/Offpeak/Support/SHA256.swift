@@ -7,7 +7,7 @@ import Crypto
 /// A digest is the same as the hand-written one it replaces gave, so existing caches stay valid.
 public enum SHA256 {
     /// The digest of `bytes`.
-    public static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
+    static func hex<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         hex(digest: Crypto.SHA256.hash(data: Array(bytes)))
     }
 

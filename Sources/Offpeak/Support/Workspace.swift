@@ -16,18 +16,18 @@ public struct Workspace: Sendable, Equatable {
         return Workspace(root: URL(fileURLWithPath: path, isDirectory: true))
     }
 
-    public var jobsDirectory: URL { root.appendingPathComponent("jobs", isDirectory: true) }
+    var jobsDirectory: URL { root.appendingPathComponent("jobs", isDirectory: true) }
     public var cacheDirectory: URL { root.appendingPathComponent("cache", isDirectory: true) }
-    public var databaseURL: URL { cacheDirectory.appendingPathComponent("offpeak.sqlite") }
-    public var configURL: URL { root.appendingPathComponent("offpeak.yaml") }
+    var databaseURL: URL { cacheDirectory.appendingPathComponent("offpeak.sqlite") }
+    var configURL: URL { root.appendingPathComponent("offpeak.yaml") }
 
     /// Resolves a path from a spec (relative to the workspace) or the command line.
-    public func url(for path: String) -> URL {
+    func url(for path: String) -> URL {
         path.hasPrefix("/") ? URL(fileURLWithPath: path) : root.appendingPathComponent(path)
     }
 
     /// `path` relative to the workspace when it lies inside it, else as given; for messages.
-    public func displayPath(_ url: URL) -> String {
+    func displayPath(_ url: URL) -> String {
         let full = url.standardizedFileURL.path
         let base = root.path.hasSuffix("/") ? root.path : root.path + "/"
         return full.hasPrefix(base) ? String(full.dropFirst(base.count)) : full

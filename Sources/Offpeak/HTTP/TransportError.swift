@@ -1,0 +1,28 @@
+/// Why an HTTP exchange produced no complete response. HTTP error statuses are not transport
+/// errors: they arrive as an `HTTPResponse`.
+enum TransportError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Nothing came back: refused, DNS failure, reset or closed before the status line.
+    case couldNotConnect(String)
+    /// The connect timeout or the total timeout (the one that fired, in seconds) ran out.
+    case timedOut(Double)
+    /// The status line arrived but the connection ended before the whole body did.
+    case partial(String)
+    /// A `CancellationFlag` was raised, the awaiting task was cancelled, or the client was shut
+    /// down, while the exchange was running or before it started.
+    case cancelled
+    /// The body grew past `HTTPClient.maxResponseBytes`; kept out of memory on purpose.
+    case responseTooLarge(limit: Int)
+    /// Any other libcurl failure: its `CURLcode` and message.
+    case other(code: Int, message: String)
+
+    var description: String {
+        switch self {
+        case .couldNotConnect(let why): return "could not connect: \(why)"
+        case .timedOut(let seconds): return "timed out after \(seconds) s"
+        case .partial(let why): return "response cut off: \(why)"
+        case .cancelled: return "cancelled"
+        case .responseTooLarge(let limit): return "response larger than \(limit) bytes"
+        case .other(let code, let message): return "curl error \(code): \(message)"
+        }
+    }
+}

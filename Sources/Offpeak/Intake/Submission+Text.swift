@@ -1,0 +1,76 @@
+import Foundation
+
+/// The text rules of intake: a line is taken as exactly the bytes it has, and an id is printable
+/// text. Nothing is repaired or cut quietly: a line that is not UTF-8 or an id with a control
+/// character is refused, naming where.
+extension Submission {
+    /// Parses one line of bytes (a line of stdin or of a spool `.jsonl` file, without its `\n`).
+    /// - Returns: the submission, or `nil` for a blank line.
+    /// - Throws: `OffpeakError` (65) naming `location` (and the column of a byte that is not UTF-8).
+    static func parse(line bytes: some Collection<UInt8>, location: String, spec: JobSpec)
+        throws(OffpeakError) -> Submission?
+    {
+        var bytes = Array(bytes)
+        if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
+        if let bad = UTF8Text.firstInvalidByte(in: bytes) {
+            let byte = String(bytes[bad], radix: 16, uppercase: true)
+            throw OffpeakError(
+                .dataError, "not valid UTF-8 (byte 0x\(byte.count == 1 ? "0" + byte : byte))",
+                location: "\(location):\(bad + 1)")
+        }
+        let line = String(decoding: bytes, as: UTF8.self)
+        if line.allSatisfy(\.isWhitespace) { return nil }
+        return try parse(line, location: location, spec: spec)
+    }
+
+    /// Why `id` cannot be an id, or `nil`. An id is matched exactly, stored, printed in tables and
+    /// named in file names, so it is printable text: a NUL would cut it short in SQLite (GRDB binds
+    /// text up to the first NUL), and line breaks or escapes would garble what prints it.
+    static func problem(withID id: String) -> String? {
+        guard !id.isEmpty else { return "expected a non-empty string" }
+        for (index, scalar) in id.unicodeScalars.enumerated() where isControl(scalar) {
+            return "control character \(codePoint(scalar)) at position \(index + 1); an id is printable text"
+        }
+        return nil
+    }
+
+    /// `id` in quotes for a message, shortened when long.
+    static func quoted(_ id: String) -> String {
+        let limit = 60
+        return "\"" + (id.count > limit ? String(id.prefix(limit)) + "…" : id) + "\""
+    }
+
+    /// `bytes` as text for a message, control characters written as `\u{…}` and bytes that are not
+    /// UTF-8 as `\x{…}`: a name that is refused is still shown, and its escapes reach no terminal.
+    static func printable(_ bytes: [UInt8]) -> String {
+        var parser = Unicode.UTF8.ForwardParser()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        var text = ""
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                let scalar = Unicode.UTF8.decode(encoded)
+                text += isControl(scalar) ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
+                offset += encoded.count
+            case .error(let length):
+                for byte in bytes[offset..<offset + length] { text += "\\x{\(String(byte, radix: 16))}" }
+                offset += length
+            case .emptyInput: return text
+            }
+        }
+    }
+
+    /// C0 and C1 controls, DEL, and the line and paragraph separators.
+    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator: true
+        default: false
+        }
+    }
+
+    static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}

@@ -1,0 +1,99 @@
+/// One model's prices and limits, as an entry of LiteLLM's `model_prices_and_context_window.json`.
+///
+/// Costs are dollars per token. Any field may be missing; a missing input or output cost counts
+/// as free, so a local model with no entry costs nothing.
+struct ModelPrice: Sendable, Equatable, Codable {
+    var inputCostPerToken: Double?
+    var outputCostPerToken: Double?
+    var cacheReadInputTokenCost: Double?
+    var cacheCreationInputTokenCost: Double?
+    var inputCostPerTokenBatches: Double?
+    var outputCostPerTokenBatches: Double?
+    var maxInputTokens: Int?
+    var maxOutputTokens: Int?
+    /// LiteLLM's legacy limit, usually the output limit.
+    var maxTokens: Int?
+    var litellmProvider: String?
+    var mode: String?
+
+    /// LiteLLM's field names, so entries decode and encode in its format.
+    enum CodingKeys: String, CodingKey {
+        case inputCostPerToken = "input_cost_per_token"
+        case outputCostPerToken = "output_cost_per_token"
+        case cacheReadInputTokenCost = "cache_read_input_token_cost"
+        case cacheCreationInputTokenCost = "cache_creation_input_token_cost"
+        case inputCostPerTokenBatches = "input_cost_per_token_batches"
+        case outputCostPerTokenBatches = "output_cost_per_token_batches"
+        case maxInputTokens = "max_input_tokens"
+        case maxOutputTokens = "max_output_tokens"
+        case maxTokens = "max_tokens"
+        case litellmProvider = "litellm_provider"
+        case mode
+    }
+
+    init(
+        inputCostPerToken: Double? = nil, outputCostPerToken: Double? = nil,
+        cacheReadInputTokenCost: Double? = nil,
+        cacheCreationInputTokenCost: Double? = nil, inputCostPerTokenBatches: Double? = nil,
+        outputCostPerTokenBatches: Double? = nil, maxInputTokens: Int? = nil, maxOutputTokens: Int? = nil,
+        maxTokens: Int? = nil, litellmProvider: String? = nil, mode: String? = nil
+    ) {
+        self.inputCostPerToken = inputCostPerToken
+        self.outputCostPerToken = outputCostPerToken
+        self.cacheReadInputTokenCost = cacheReadInputTokenCost
+        self.cacheCreationInputTokenCost = cacheCreationInputTokenCost
+        self.inputCostPerTokenBatches = inputCostPerTokenBatches
+        self.outputCostPerTokenBatches = outputCostPerTokenBatches
+        self.maxInputTokens = maxInputTokens
+        self.maxOutputTokens = maxOutputTokens
+        self.maxTokens = maxTokens
+        self.litellmProvider = litellmProvider
+        self.mode = mode
+    }
+
+    /// Anthropic models bill cache writes above the input price; other providers' don't.
+    var isAnthropicLike: Bool {
+        litellmProvider?.lowercased().contains("anthropic") == true
+    }
+
+    /// What the tokens of one call cost.
+    ///
+    /// When the table lacks a price, it is derived rather than guessed low:
+    /// - cache writes: 1.25x input for Anthropic-like models (their 5-minute cache rate), else the
+    ///   input price; cache reads: 0.1x input for Anthropic-like models, else the input price;
+    /// - batch: without batch prices the normal ones apply (no discount is assumed). With them,
+    ///   cache reads and writes get the same discount as input, as both providers bill.
+    ///
+    /// - Parameter batch: the call went through a batch API.
+    func dollars(for usage: Usage, batch: Bool) -> Double {
+        let input = inputCostPerToken ?? 0
+        let output = outputCostPerToken ?? 0
+        let cacheWrite = cacheCreationInputTokenCost ?? (isAnthropicLike ? input * 1.25 : input)
+        let cacheRead = cacheReadInputTokenCost ?? (isAnthropicLike ? input * 0.1 : input)
+        var inputFactor = 1.0
+        var outputPrice = output
+        if batch {
+            if let batchInput = inputCostPerTokenBatches, input > 0 { inputFactor = batchInput / input }
+            outputPrice = outputCostPerTokenBatches ?? output
+        }
+        let inputDollars =
+            Double(usage.input) * input + Double(usage.cacheWrite) * cacheWrite + Double(usage.cacheRead)
+            * cacheRead
+        return inputDollars * inputFactor + Double(usage.output) * outputPrice
+    }
+
+    /// What the same tokens would cost sent plainly: no prompt cache, no batch discount. The
+    /// difference from `dollars(for:batch:)` is what offpeak saved.
+    func naiveDollars(for usage: Usage) -> Double {
+        Double(usage.totalInput) * (inputCostPerToken ?? 0) + Double(usage.output) * (outputCostPerToken ?? 0)
+    }
+}
+
+extension ModelPrice {
+    /// What one output token costs in input tokens, for weighing output against input; nil when
+    /// the table lacks either price.
+    var outputWeight: Double? {
+        guard let input = inputCostPerToken, let output = outputCostPerToken, input > 0 else { return nil }
+        return output / input
+    }
+}

@@ -1,0 +1,22 @@
+/// Whether a price is known. A model with no entry, or an entry with limits only, is *unpriced*:
+/// its calls are recorded at $0 and marked so, and a dollar budget cannot stop it, so a job with
+/// one refuses to start (`JobRunner`). A local model priced at 0 in the table is free, not unpriced.
+extension ModelPrice {
+    /// The entry says what input or output tokens cost.
+    var hasCost: Bool { inputCostPerToken != nil || outputCostPerToken != nil }
+}
+
+extension PriceTable {
+    /// The model's price when the table says what its tokens cost; `nil` when it does not.
+    func cost(of model: String) -> ModelPrice? {
+        guard let price = price(for: model), price.hasCost else { return nil }
+        return price
+    }
+
+    /// What to tell a user whose model has no price.
+    static func howToPrice(_ model: String) -> String {
+        "add \"\(model)\" with input_cost_per_token and output_cost_per_token to a prices file in "
+            + "LiteLLM's model_prices_and_context_window.json format and name it in offpeak.yaml "
+            + "(prices: prices.json)"
+    }
+}

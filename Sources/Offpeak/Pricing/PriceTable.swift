@@ -1,0 +1,134 @@
+import Foundation
+
+/// Model prices, keyed by model name, in LiteLLM's `model_prices_and_context_window.json`
+/// format: the community's price map, so a newer copy of it can simply be pointed to.
+struct PriceTable: Sendable, Equatable {
+    var models: [String: ModelPrice]
+
+    init(models: [String: ModelPrice] = [:]) {
+        self.models = models
+    }
+
+    /// The prices offpeak ships with (`BundledPrices`). Checked by a test to decode in full.
+    static let bundled: PriceTable =
+        (try? decode(Data(BundledPrices.json.utf8), source: "bundled prices")) ?? PriceTable()
+
+    /// Reads the workspace's price file (`prices:` in `offpeak.yaml`).
+    /// - Parameters:
+    ///   - file: the file to read.
+    ///   - shownAs: the file as the user wrote it (`prices.json`), for messages; else its path.
+    ///   - configuredAt: where `offpeak.yaml` names the file (`offpeak.yaml:4:9`). A problem is then
+    ///     reported there, as `prices:` followed by the file, the line and column when known, and what
+    ///     is wrong, since the fix may be in either file.
+    /// - Throws: `OffpeakError` (`.configuration`) naming the file and, for a bad entry, its key.
+    static func load(
+        file: URL, shownAs: String? = nil, configuredAt: String? = nil
+    ) throws(OffpeakError) -> PriceTable {
+        let name = shownAs ?? file.path
+        do {
+            return try read(file, name: name)
+        } catch {
+            guard let configuredAt else { throw error }
+            throw OffpeakError(.configuration, "prices: \(error.description)", location: configuredAt)
+        }
+    }
+
+    private static func read(_ file: URL, name: String) throws(OffpeakError) -> PriceTable {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw OffpeakError(
+                .configuration, "cannot read the price file", location: name,
+                cause: error.localizedDescription)
+        }
+        _ = try UTF8Text.decode(data, file: name, status: .configuration)
+        return try decode(data, source: name)
+    }
+
+    /// Decodes a LiteLLM-format price map; `sample_spec` (LiteLLM's documentation entry) and
+    /// unknown fields are skipped.
+    /// - Parameter source: where the data came from, for error messages.
+    static func decode(_ data: Data, source: String) throws(OffpeakError) -> PriceTable {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw syntaxError(error, in: data, source: source)
+        }
+        guard let entries = object as? [String: Any] else {
+            let got = object is [Any] ? "a list" : "a single value"
+            throw OffpeakError(
+                .configuration, "expected a JSON object of models (LiteLLM's format), got \(got)",
+                location: source)
+        }
+        let decoder = JSONDecoder()
+        var models: [String: ModelPrice] = [:]
+        for (name, entry) in entries where name != "sample_spec" {
+            do {
+                let entryData = try JSONSerialization.data(
+                    withJSONObject: entry, options: [.fragmentsAllowed])
+                models[name] = try decoder.decode(ModelPrice.self, from: entryData)
+            } catch {
+                throw OffpeakError(
+                    .configuration, "price entry \"\(name)\" is not valid", location: source,
+                    cause: reason(error))
+            }
+        }
+        return PriceTable(models: models)
+    }
+
+    /// This table with `other`'s entries added; where both have a model, `other` wins.
+    func merging(_ other: PriceTable) -> PriceTable {
+        PriceTable(models: models.merging(other.models) { _, newer in newer })
+    }
+
+    /// The prices of `model`: by exact name, then without a provider prefix (`anthropic/...`),
+    /// then without a trailing date (`claude-sonnet-4-5-20250929`, `gpt-4o-mini-2024-07-18`).
+    func price(for model: String) -> ModelPrice? {
+        let unprefixed =
+            model.split(separator: "/", omittingEmptySubsequences: false).last.map(String.init) ?? model
+        for name in [model, unprefixed, Self.withoutDate(model), Self.withoutDate(unprefixed)] {
+            if let price = models[name] { return price }
+        }
+        return nil
+    }
+
+    /// `name` without a `-YYYYMMDD` or `-YYYY-MM-DD` suffix.
+    static func withoutDate(_ name: String) -> String {
+        for pattern in [#"-\d{8}$"#, #"-\d{4}-\d{2}-\d{2}$"#] {
+            if let range = name.range(of: pattern, options: .regularExpression) {
+                return String(name[..<range.lowerBound])
+            }
+        }
+        return name
+    }
+
+    /// "not valid JSON", at the line and column Foundation's message points to when it names one
+    /// ("... around character 45." on Linux, "... around line 3, column 8." on macOS); the message
+    /// itself is the cause.
+    private static func syntaxError(_ error: any Error, in data: Data, source: String) -> OffpeakError {
+        let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+        var location = source
+        if let detail, let match = detail.firstMatch(of: /around line (\d+), column (\d+)/) {
+            location += ":\(match.1):\(match.2)"
+        } else if let detail, let match = detail.firstMatch(of: /around character (\d+)/),
+            let offset = Int(match.1)
+        {
+            let position = UTF8Text.position(ofByte: offset, in: data)
+            location += ":\(position.line):\(position.column)"
+        }
+        return OffpeakError(.configuration, "not valid JSON", location: location, cause: detail)
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        switch error {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context),
+            .keyNotFound(_, let context):
+            let field = context.codingPath.last?.stringValue ?? "entry"
+            return "\(field): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Logging
+
+/// The research context for one item, or why the item has to wait for it.
+enum SourceContext: Equatable, Sendable {
+    /// The rendered sources, ready to go before the prompt (`""` for no sources).
+    case ready(String)
+    /// A source was never fetched and cannot be reached now: `source https://… unreachable: …`.
+    /// The item waits (like work deferred for a condition) and is tried again on a later tick; it
+    /// has not failed.
+    case waiting(String)
+}
+
+/// Gathers an item's research sources, from the cache where it can and from the network where it
+/// must, so repeated runs cost no downloads and research keeps working offline.
+///
+/// Per URL, in order:
+/// - a fresh cached copy is used as it is, with no request;
+/// - a stale copy is revalidated with its ETag / Last-Modified: a `304` marks it fresh again
+///   (`refresh`), a `200` replaces it (`save`); if the check fails in any way (unreachable, an
+///   HTTP error, a changed type) the stale copy is used and a warning logged, since an old copy
+///   of a page is more use to research than none, and the next run checks again;
+/// - a source never fetched is fetched and saved; if it is unreachable the context is
+///   `.waiting`, and any other failure throws (see `context(for:now:)`).
+///
+/// Each source is rendered as `<source url="URL">\nTEXT\n</source>`, sources joined by a blank
+/// line, in the order given (repeats dropped). A source's text is cut to its first 24,000
+/// characters (`maxCharacters`), with a note saying so: about 6,000 tokens, enough for a long
+/// article, while a few huge pages cannot crowd the question out of the prompt.
+struct ResearchSources: Sendable {
+    static let maxCharacters = 24_000
+
+    let cache: any SourceCache
+    let fetcher: SourceFetcher
+    let ttl: TimeInterval
+    let job: String?
+    let logger: Logger
+    let cancellation: CancellationFlag?
+
+    /// - Parameters:
+    ///   - ttl: seconds a fetched or revalidated source stays fresh (the job's `cache_ttl`).
+    ///   - job: the job name recorded with saved sources.
+    ///   - cancellation: aborts fetches in flight (a stop signal's grace ran out); a source that
+    ///     was never fetched then waits, like an unreachable one.
+    init(
+        cache: any SourceCache, fetcher: SourceFetcher, ttl: TimeInterval, job: String?, logger: Logger,
+        cancellation: CancellationFlag? = nil
+    ) {
+        self.cache = cache
+        self.fetcher = fetcher
+        self.ttl = ttl
+        self.job = job
+        self.logger = logger
+        self.cancellation = cancellation
+    }
+
+    /// The rendered context for `urls`, or `.waiting` at the first source that was never fetched
+    /// and cannot be reached (the rest are not tried: offline, each would only time out too).
+    ///
+    /// - Throws: `OffpeakError` when a source never fetched cannot be used, naming the URL:
+    ///   `.unavailable` when its server fails (HTTP 5xx, or 429), since the spec may be right and
+    ///   the server may recover; `.dataError` otherwise (HTTP 4xx, not text, too large), since the
+    ///   spec names something that will never be usable research. Cache errors pass through.
+    func context(for urls: [String], now: Date = Date()) throws(OffpeakError) -> SourceContext {
+        var blocks: [String] = []
+        var seen: Set<String> = []
+        for url in urls where seen.insert(url).inserted {
+            switch try source(url, now: now) {
+            case .success(let source): blocks.append(Self.render(source))
+            case .failure(let reason): return .waiting(reason.description)
+            }
+        }
+        return .ready(blocks.joined(separator: "\n\n"))
+    }
+
+    /// Sources fetched at once, at most: a job's sources usually sit on different servers.
+    static let fetchesAtOnce = 4
+
+    /// The context of each list of `urls` (one list per item), every distinct source fetched once,
+    /// `fetchesAtOnce` at a time; an item's context is what `context(for:)` would give it.
+    func contexts(for lists: [[String]], now: Date = Date()) -> [Result<SourceContext, OffpeakError>] {
+        var distinct: [String] = []
+        var seen: Set<String> = []
+        for url in lists.joined() where seen.insert(url).inserted { distinct.append(url) }
+        let fetched = BoundedThreads.map(distinct.count, width: Self.fetchesAtOnce) {
+            [self, distinct] index in
+            Result { () throws(OffpeakError) in try source(distinct[index], now: now) }
+        }
+        let byURL = Dictionary(uniqueKeysWithValues: zip(distinct, fetched))
+        return lists.map { urls in
+            Result { () throws(OffpeakError) -> SourceContext in
+                var blocks: [String] = []
+                var seen: Set<String> = []
+                for url in urls where seen.insert(url).inserted {
+                    switch try byURL[url]?.get() {
+                    case .success(let source): blocks.append(Self.render(source))
+                    case .failure(let reason): return .waiting(reason.description)
+                    case nil: throw OffpeakError(.software, "source \(url) was not fetched")
+                    }
+                }
+                return .ready(blocks.joined(separator: "\n\n"))
+            }
+        }
+    }
+
+    /// One source's copy, or the unreachable error that makes the item wait.
+    private func source(_ url: String, now: Date) throws(OffpeakError) -> Result<CachedSource, SourceError> {
+        if let cached = try cache.source(url: url, now: now) {
+            if cached.fresh { return .success(cached.source) }
+            return .success(try revalidate(cached.source, now: now))
+        }
+        let outcome: FetchOutcome
+        do { outcome = try fetcher.fetch(url, now: now, cancellation: cancellation) } catch {
+            if case .unreachable = error { return .failure(error) }
+            throw OffpeakError(Self.status(of: error), error.description)
+        }
+        // The fetcher reports `.notModified` only to a conditional request, which this is not.
+        guard case .fetched(let source) = outcome else {
+            throw OffpeakError(.software, "source \(url): 304 Not Modified to an unconditional request")
+        }
+        try save(source, now: now)
+        return .success(source)
+    }
+
+    /// A stale copy checked against the server; any failure falls back to the copy itself.
+    private func revalidate(_ stale: CachedSource, now: Date) throws(OffpeakError) -> CachedSource {
+        let outcome: FetchOutcome
+        do {
+            outcome = try fetcher.fetch(
+                stale.url, etag: stale.etag, lastModified: stale.lastModified, now: now,
+                cancellation: cancellation)
+        } catch {
+            let age = Int(now.timeIntervalSince(stale.fetchedAt) / 3600)
+            logger.warning("\(error); using the cached copy from \(age) h ago")
+            return stale
+        }
+        switch outcome {
+        case .notModified:
+            try cache.refresh(sourceURL: stale.url, ttl: ttl, now: now)
+            return stale
+        case .fetched(let source):
+            try save(source, now: now)
+            return source
+        }
+    }
+
+    private func save(_ source: CachedSource, now: Date) throws(OffpeakError) {
+        try cache.save(source: source, job: job, ttl: ttl, now: now)
+        logger.debug(
+            "fetched source \(fetcher.redactor.redact(source.url)) (\(source.contentType), \(source.text.count) characters)"
+        )
+    }
+
+    static func status(of error: SourceError) -> ExitStatus {
+        if case .http(_, let status, _) = error, status >= 500 || status == 429 { return .unavailable }
+        return .dataError
+    }
+
+    /// `<source url="URL">` block; the URL's `&`, `"`, `<` are escaped so the tag stays well formed.
+    static func render(_ source: CachedSource) -> String {
+        let url = source.url.replacingOccurrences(of: "&", with: "&amp;")
+            .replacingOccurrences(of: "\"", with: "&quot;").replacingOccurrences(of: "<", with: "&lt;")
+        var text = source.text
+        if text.count > maxCharacters {
+            text =
+                String(text.prefix(maxCharacters))
+                + "\n[truncated: the source continues past \(maxCharacters) characters]"
+        }
+        return "<source url=\"\(url)\">\n\(text)\n</source>"
+    }
+}

@@ -1,0 +1,41 @@
+/// Where a run is in its life (DESIGN.md, "How long work survives being stopped").
+public enum RunState: String, Sendable, Codable, CaseIterable {
+    /// Created, nothing sent yet.
+    case idle
+    /// A process holds its lease and is making calls.
+    case running
+    /// Deferred: its conditions do not hold; the queue says why.
+    case waiting
+    /// Stopped part-way (signal, window, budget, provider down); resumes on the next run or tick.
+    case interrupted
+    /// Every item answered.
+    case completed
+    /// Cannot go on without the user: items failed for good, or the provider refused the account.
+    case failed
+
+    /// The states a run may move to from this one. Finished runs stay finished.
+    var successors: Set<RunState> {
+        switch self {
+        case .idle: return [.running, .waiting, .failed]
+        case .running: return [.completed, .failed, .interrupted, .waiting]
+        case .waiting: return [.running, .interrupted, .failed]
+        case .interrupted: return [.running, .waiting, .failed]
+        case .completed, .failed: return []
+        }
+    }
+
+    func canMove(to next: RunState) -> Bool { successors.contains(next) }
+
+    /// A run in this state can be picked up again by `run` or `tick`.
+    var isResumable: Bool {
+        self == .idle || self == .waiting || self == .interrupted || self == .running
+    }
+}
+
+/// A run asked to move where its state does not allow.
+struct InvalidTransition: Error, CustomStringConvertible, Sendable {
+    let runID: String
+    let from: RunState
+    let to: RunState
+    var description: String { "run \(runID) cannot move from \(from.rawValue) to \(to.rawValue)" }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import Logging
+
+/// One `offpeak tick`: what cron or a systemd timer runs every few minutes. Under the workspace
+/// lock it purges expired cache entries, then resumes unfinished runs (interrupted, waiting for
+/// their conditions or for retries), runs scheduled jobs that are due and queue jobs whose spool
+/// folder had requests to take, each inside what is left of the window.
+public struct Tick: Sendable {
+    public struct Options: Sendable {
+        /// Seconds of work this tick may do; `nil`: no limit.
+        var window: TimeInterval?
+        var gate: ConditionGate?
+        var stop: StopSignal?
+        var now: Date
+
+        public init(
+            window: TimeInterval? = nil, gate: ConditionGate? = nil, stop: StopSignal? = nil,
+            now: Date = Date()
+        ) {
+            self.window = window
+            self.gate = gate
+            self.stop = stop
+            self.now = now
+        }
+    }
+
+    /// What became of one job this tick.
+    struct JobLine: Sendable, Encodable {
+        var job: String
+        /// Why the tick picked it: `resume`, `schedule` or `spool`.
+        var why: String
+        var run: String?
+        var state: String?
+        var message: String
+        var status: Int32
+    }
+
+    public struct Report: Sendable, Encodable {
+        /// Set when another tick holds the workspace: this one did nothing.
+        var skipped: String?
+        var purgedCacheEntries = 0
+        var jobs: [JobLine] = []
+        /// Job specs that could not be read (the other jobs still ran).
+        var errors: [String] = []
+        /// What spool folders refused this tick: lines and files, and entries not taken that this
+        /// tick noticed first (`offpeak queue` lists those until they are gone).
+        var warnings: [String] = []
+        /// 0 when everything picked is done; 75 when work remains for a later tick (window, signal,
+        /// conditions, retries); 65/78/69 when a spec, the configuration or the provider is wrong.
+        public var status: Int32 = 0
+
+        public var text: String {
+            if let skipped { return skipped + "\n" }
+            var out = ""
+            for error in errors { out += "error: \(error)\n" }
+            for warning in warnings { out += "warning: \(warning)\n" }
+            if jobs.isEmpty { out += "nothing to do\n" }
+            for line in jobs { out += "\(line.job) [\(line.why)]: \(line.message)\n" }
+            if purgedCacheEntries > 0 { out += "purged \(purgedCacheEntries) expired cache entries\n" }
+            return out
+        }
+    }
+
+    let context: WorkspaceContext
+
+    public init(context: WorkspaceContext) {
+        self.context = context
+    }
+
+    public func run(_ options: Options) throws(OffpeakError) -> Report {
+        try Store.requireWritable(context.workspace)  // says "read-only", not "cannot open tick.lock"
+        let lock: WorkspaceLock
+        switch try WorkspaceLock.acquire(context.workspace) {
+        case .acquired(let held): lock = held
+        case .held(let pid):
+            var report = Report()
+            report.skipped =
+                "another tick is running in this workspace (pid \(pid.map(String.init) ?? "unknown")); nothing to do"
+            return report
+        }
+        defer { withExtendedLifetime(lock) {} }
+        var report = Report()
+        let store = try context.openStore()
+        let cache = ResponseCache(
+            store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
+        report.purgedCacheEntries = try cache.purge(.expired, now: options.now)
+        let windowEnd = options.window.map { options.now + $0 }
+        // Only the tick's first call starts whatever the window says; after it, every job's calls
+        // must fit what is left.
+        var called = false
+        for (spec, why) in try work(store: store, options: options, report: &report) {
+            if let stop = options.stop, stop.isRequested {
+                report.add(
+                    JobLine(
+                        job: spec.name, why: why,
+                        message: "not started: stopped by \(stop.reason ?? "a signal")",
+                        status: ExitStatus.temporaryFailure.rawValue))
+                continue
+            }
+            if let windowEnd, windowEnd <= Date() {
+                report.add(
+                    JobLine(
+                        job: spec.name, why: why, message: "not started: the window is over; next tick",
+                        status: ExitStatus.temporaryFailure.rawValue))
+                continue
+            }
+            var runOptions = JobRunner.Options(gate: options.gate, windowEnd: windowEnd, stop: options.stop)
+            runOptions.firstCallAlwaysStarts = !called
+            do {
+                let outcome = try context.run(spec, options: runOptions)
+                called = called || outcome.callsMade > 0
+                report.add(
+                    JobLine(
+                        job: spec.name, why: why, run: outcome.run.id, state: outcome.run.state.rawValue,
+                        message: outcome.message, status: outcome.status.rawValue))
+            } catch {
+                report.add(
+                    JobLine(
+                        job: spec.name, why: why, message: error.description, status: error.status.rawValue))
+            }
+        }
+        return report
+    }
+
+    /// The jobs this tick runs, each once, in order: unfinished runs first (oldest first), then
+    /// queue jobs whose spool folder had requests to take.
+    private func work(store: Store, options: Options, report: inout Report) throws(OffpeakError) -> [(
+        JobSpec, String
+    )] {
+        let catalog = try JobCatalog.load(workspace: context.workspace.root)
+        let specs = catalog.specs
+        for error in catalog.errors {
+            report.errors.append(error.description)
+            report.status = max(report.status, error.status.rawValue)
+        }
+        var picked: [(JobSpec, String)] = []
+        var seen: Set<String> = []
+        func pick(_ spec: JobSpec, _ why: String) {
+            if seen.insert(spec.name).inserted { picked.append((spec, why)) }
+        }
+        let open = try store.resumableRunRows()
+        // A run whose row cannot be read is reported once; its job is not started (`run` would
+        // refuse it the same way), the others go on.
+        for unreadable in open.unreadable {
+            seen.insert(unreadable.job)
+            report.errors.append(unreadable.description)
+            report.status = max(report.status, ExitStatus.ioError.rawValue)
+        }
+        for run in open.runs {
+            // The spec file as it is now; a run made without one (`offpeak summarize`) from the spec it
+            // kept. A job whose file was removed is left alone: removing it is how a user stops it.
+            if let spec = specs[run.job] {
+                pick(spec, "resume")
+            } else if let stored = run.storedSpec(), stored.sourcePath == nil {
+                pick(stored, "resume")
+            }
+        }
+        // A due schedule fires once however many slots passed while the machine was off; it is
+        // recorded as fired before it runs, so a crash mid-run resumes the run, not the schedule.
+        let book = ScheduleBook(store: store)
+        for spec in try book.due(specs.values.sorted(by: { $0.name < $1.name }), now: options.now) {
+            try book.fired(spec, at: options.now)
+            pick(spec, "schedule")
+        }
+        // Taken here, under the workspace lock, so a job runs for its spool only when something was
+        // added: a folder holding nothing to take (or only refused lines) starts no run.
+        for spec in specs.values.sorted(by: { $0.name < $1.name }) where spec.acceptsSubmissions {
+            let queue = SubmissionQueue(store: store, spec: spec, config: context.config)
+            do {
+                let taken = try SpoolFolder(workspace: context.workspace, job: spec.name).take(
+                    into: queue, spec: spec)
+                report.warnings += taken.refused.map(\.description)
+                if !taken.added.isEmpty { pick(spec, "spool") }
+            } catch {
+                report.add(
+                    JobLine(
+                        job: spec.name, why: "spool", message: error.description,
+                        status: error.status.rawValue))
+            }
+        }
+        return picked
+    }
+}
+
+extension Tick.Report {
+    mutating func add(_ line: Tick.JobLine) {
+        jobs.append(line)
+        status = max(status, line.status)
+    }
+}

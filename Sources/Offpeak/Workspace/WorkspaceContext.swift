@@ -1,0 +1,115 @@
+import Foundation
+import Logging
+
+/// Everything a command needs about its workspace, loaded once: where it is, its `offpeak.yaml`, the
+/// prices, and (on demand) the store and the provider.
+public struct WorkspaceContext: Sendable {
+    public let workspace: Workspace
+    let config: WorkspaceConfig
+    let prices: PriceTable
+    let environment: [String: String]
+    let logger: Logger
+
+    /// Reads `offpeak.yaml` and the price table; opens nothing else.
+    /// - Parameter provider: `--provider`, overriding `offpeak.yaml`.
+    /// - Parameter baseURL: `--base-url`, overriding `offpeak.yaml` and the environment.
+    public init(
+        workspace: Workspace, environment: [String: String], logger: Logger, provider: ProviderKind? = nil,
+        baseURL: String? = nil
+    ) throws(OffpeakError) {
+        var config = try WorkspaceConfigParser.load(workspace: workspace.root)
+        if let provider, provider != config.provider {
+            config.provider = provider
+            config.baseURL = nil
+        }
+        if let baseURL { config.baseURL = baseURL }
+        var prices = PriceTable.bundled
+        if let path = config.pricesPath {
+            let file = workspace.url(for: path)
+            prices = prices.merging(
+                try PriceTable.load(file: file, shownAs: path, configuredAt: config.pricesLocation))
+        }
+        self.workspace = workspace
+        self.config = config
+        self.prices = prices
+        self.environment = environment
+        self.logger = logger
+    }
+
+    func openStore() throws(OffpeakError) -> Store {
+        try Store.open(workspace)
+    }
+
+    /// The store for a command that only reads it: read-only when this process cannot write it.
+    public func openStoreForReading() throws(OffpeakError) -> Store {
+        try Store.openForReading(workspace)
+    }
+
+    /// The workspace's cache, capped as `offpeak.yaml` says, on a store opened read-only when this
+    /// process cannot write it (`forReading`), else the writable store.
+    public func openCache(forReading: Bool = true) throws(OffpeakError) -> ResponseCache {
+        let store = try forReading ? openStoreForReading() : openStore()
+        return ResponseCache(store: store, maxBytes: config.cacheMaxBytes, logger: logger)
+    }
+
+    /// `offpeak submit --job JOB`: the job's spec, checked to take submissions before the store is
+    /// opened (a job that does not leaves the workspace untouched).
+    public func submissionStream(job: String) throws(OffpeakError) -> SubmissionStream {
+        let spec = try loadJob(job)
+        try SubmissionStream.check(spec)
+        return try SubmissionStream(
+            queue: SubmissionQueue(store: try openStore(), spec: spec, config: config), spec: spec)
+    }
+
+    /// The configured provider; a missing key is a configuration error (78) naming the variable.
+    func makeProvider(cancellation: CancellationFlag? = nil) throws(OffpeakError)
+        -> any CompletionProvider
+    {
+        do {
+            return try ProviderFactory.make(
+                config: config, environment: environment, logger: logger, cancellation: cancellation)
+        } catch {
+            throw OffpeakError(.configuration, error.description)
+        }
+    }
+
+    /// Reads conditions from `sysfsRoot` (else `$OFFPEAK_SYSFS_ROOT`, else `/sys`) with the
+    /// workspace's metered and unmetered interfaces.
+    public func gate(sysfsRoot: String? = nil) -> ConditionGate {
+        let root =
+            sysfsRoot.map { URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? MachineConditions.defaultRoot(environment: environment)
+        return ConditionGate(
+            sysfsRoot: root, metered: config.meteredInterfaces, unmetered: config.unmeteredInterfaces)
+    }
+
+    /// What the model `tier` maps to can read and write, from the price table.
+    public func limits(for tier: JobSpec.Tier) -> ModelLimits {
+        let model = config.model(for: tier)
+        return ModelLimits(model: model, price: prices.price(for: model))
+    }
+
+    /// Loads and validates one job spec, by name or path.
+    public func loadJob(_ argument: String) throws(OffpeakError) -> JobSpec {
+        let url = try JobSpecParser.resolve(argument, workspace: workspace.root)
+        return try JobSpecParser.load(path: url, workspace: workspace.root)
+    }
+
+    /// Runs a validated job: checks the key before the store is touched, so a misconfigured
+    /// workspace is left as it was.
+    public func run(_ spec: JobSpec, options: JobRunner.Options = JobRunner.Options()) throws(OffpeakError)
+        -> RunOutcome
+    {
+        let provider = try makeProvider(cancellation: options.stop?.calls)
+        let store = try openStore()
+        if spec.acceptsSubmissions {
+            let queue = SubmissionQueue(store: store, spec: spec, config: config)
+            let taken = try SpoolFolder(workspace: workspace, job: spec.name).take(into: queue, spec: spec)
+            for refusal in taken.refused { logger.warning("spool: \(refusal)") }
+        }
+        let runner = JobRunner(
+            workspace: workspace, config: config, store: store, provider: provider, prices: prices,
+            logger: logger)
+        return try runner.run(spec, options: options)
+    }
+}
