@@ -32,8 +32,11 @@ clean:
 	rm -rf .build out cache/offpeak.sqlite*
 
 ## bench: cost and speed against a naive one-request-per-item client, as a table (not a test).
+## BEFORE_BIN=DIR runs the scale table with an older release build too.
+BEFORE_BIN ?=
 bench: build
-	python3 bench/bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+	python3 bench/bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
+		$(if $(BEFORE_BIN),--before-bin "$(BEFORE_BIN)")
 
 ## chaos: kill -9 offpeak 100 times mid-run; every answer must match an uninterrupted run's (not a test).
 chaos: build

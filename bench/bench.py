@@ -127,7 +127,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--no-cache-bench", action="store_true",
                         help="skip the second table: offpeak's cache against diskcache, and LZ4 (bench/cache_bench.py)")
     parser.add_argument("--no-scale", action="store_true",
-                        help="skip the scale table: a 10,000-request backlog and a big store (bench/scale_bench.py)")
+                        help="skip the scale table: a 100,000-request backlog and a store of 1,000,000 cache "
+                             "entries (bench/scale_bench.py)")
+    parser.add_argument("--scale-quick", action="store_true",
+                        help="run the scale table at a tenth of that (10,000 requests, 100,000 entries)")
+    parser.add_argument("--before-bin", type=Path, metavar="DIR",
+                        help="an older release build (offpeak, offpeak-sim) to run the scale table with too")
     parser.add_argument("--out", type=Path, default=HERE / "last-run.md",
                         help="where to write the table too (default: bench/last-run.md)")
     return parser.parse_args()
@@ -193,7 +198,11 @@ def main() -> int:
         print("\n" + cache_text, end="")
         text += "\n" + cache_text
     if not args.no_scale:
-        scale_text, scale_ok = scale_bench.section(bin_dir)
+        scale_args = argparse.Namespace(
+            before_bin=args.before_bin, full=not args.scale_quick, requests=None, entries=None,
+            store_requests=None, ledger=None, calls=None, seconds=None, runs=5, no_backlog=False,
+            no_store=False, keep=args.keep)
+        scale_text, scale_ok = scale_bench.section(bin_dir, scale_args)
         print("\n" + scale_text, end="")
         text, cache_ok = text + "\n" + scale_text, cache_ok and scale_ok
     args.out.write_text(text)

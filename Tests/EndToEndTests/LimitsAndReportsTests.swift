@@ -28,6 +28,7 @@ struct LimitsAndReportsTests {
     @Test func statusCountsCallsThatAllFailed() throws {
         let sim = try SimProcess(arguments: ["--fault-rate", "400=1"])
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: 4)
+        try workspace.oneCallInFlight()  // a sequential premise (see `oneCallInFlight`)
         let run = try workspace.offpeak(["run", "docs"])
         #expect(run.status == 78)
         let json = try #require(

@@ -172,6 +172,7 @@ import Glibc
     @Test func sigtermStopsNewCallsCheckpointsAndExits75() throws {
         let sim = try SimProcess(arguments: ["--latency-ms", "1500"])
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: 6)
+        try workspace.oneCallInFlight()  // a sequential premise (see `oneCallInFlight`)
         let run = try Self.start(["run", "docs"], in: workspace)
         Thread.sleep(forTimeInterval: 2)
         let signalled = Date()

@@ -23,6 +23,13 @@ public final class TemporaryWorkspace: @unchecked Sendable {
         return url
     }
 
+    /// Adds `limits: {sim: {in_flight: 1}}` to `offpeak.yaml`: for a test whose premise is calls
+    /// made one after another (a stop, a fault or a window after the Nth call), which offpeak did
+    /// before it kept calls in flight and still does when configured so.
+    public func oneCallInFlight() throws {
+        try write("offpeak.yaml", (read("offpeak.yaml") ?? "") + "\nlimits: {sim: {in_flight: 1}}\n")
+    }
+
     public func read(_ path: String) -> String? {
         FileManager.default.contents(atPath: root.appendingPathComponent(path).path).map {
             String(decoding: $0, as: UTF8.self)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import OffpeakTestSupport
+import Synchronization
 import Testing
 
 @testable import Offpeak
@@ -112,11 +113,11 @@ struct ConcurrentRunTests {
     }
 
     /// The provider reports it has no requests left until its reset: offpeak waits for it rather
-    /// than sending calls into 429s, and a tick whose window ends first stops cleanly. The first
-    /// eight go out together (the bucket holds twelve); what their answers report, less what was
-    /// sent since, lets exactly four more through.
+    /// than sending calls into 429s, and a tick whose window ends first stops cleanly. The bucket
+    /// holds twelve; calls go out together (after the first, which measures the model for the
+    /// window), and what their answers report, less what was sent since, lets exactly twelve through.
     @Test func aRateLimitIsWaitedForBeforeItIsHit() throws {
-        let sim = try SimProcess(arguments: ["--rpm", "12"])
+        let sim = try SimProcess(arguments: ["--rpm", "12", "--latency-ms", "200"])
         let workspace = try Self.workspace(sim: sim, documents: 20)
         let context = try JobRunnerIntegrationTests.context(workspace)
         let outcome = try context.run(
@@ -127,5 +128,24 @@ struct ConcurrentRunTests {
         #expect(outcome.run.itemsDone == 12)
         #expect(
             outcome.message.contains("the provider's limit (requests per minute) holds the next call until "))
+    }
+
+    /// Within a window, the model's time per call must be known to tell whether a call fits: until
+    /// an answer has measured it, calls go one at a time; then they go out together.
+    @Test func withinAWindowTheFirstAnswerMeasuresBeforeOthersGo() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "300"])
+        let workspace = try Self.workspace(sim: sim, documents: 12)
+        let context = try JobRunnerIntegrationTests.context(workspace)
+        let sentByFirstAnswer = Mutex<Int?>(nil)
+        let options = JobRunner.Options(
+            progress: { progress in
+                guard progress.done == 1, let calls = try? sim.stats()["calls"] as? Int else { return }
+                sentByFirstAnswer.withLock { $0 = $0 ?? calls }
+            },
+            windowEnd: Date() + 60)
+        let outcome = try context.run(try context.loadJob("docs"), options: options)
+        #expect(outcome.status == .ok)
+        #expect(sentByFirstAnswer.withLock { $0 } == 1, "one call was out when the first answer came")
+        #expect(try Self.stat(sim, "max_in_flight") > 1, "then they went out together")
     }
 }

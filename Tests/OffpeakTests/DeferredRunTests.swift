@@ -271,6 +271,7 @@ struct DeferredRunTests {
     @Test func windowStopsBeforeACallThatWouldNotFit() throws {
         let sim = try SimProcess(arguments: ["--latency-ms", "300"])
         let workspace = try Self.workspace(sim: sim, documents: 6)
+        try workspace.oneCallInFlight()  // a sequential premise (see `oneCallInFlight`)
         let sysfs = try SwitchableSysfs("ac-wifi")
         let outcome = try Self.run(workspace, sysfs: sysfs, windowEnd: Date() + 1.0)
         #expect(outcome.status == .temporaryFailure)
@@ -295,6 +296,7 @@ struct DeferredRunTests {
     @Test func aJobsOwnWindowEndsEachPass() throws {
         let sim = try SimProcess(arguments: ["--latency-ms", "300"])
         let workspace = try Self.workspace(sim: sim, documents: 6, extra: "window: 1s")
+        try workspace.oneCallInFlight()  // a sequential premise (see `oneCallInFlight`)
         let sysfs = try SwitchableSysfs("ac-wifi")
         let outcome = try Self.run(workspace, sysfs: sysfs)
         #expect(outcome.status == .temporaryFailure)
@@ -307,6 +309,7 @@ struct DeferredRunTests {
     @Test func stopSignalEndsTheRunAtTheNextCallAsInterrupted() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 4)
+        try workspace.oneCallInFlight()  // a sequential premise (see `oneCallInFlight`)
         let sysfs = try SwitchableSysfs("ac-wifi")
         let stop = StopSignal()
         let outcome = try Self.run(workspace, sysfs: sysfs, stop: stop) { progress in

@@ -71,6 +71,7 @@ struct FailureStreakTests {
         try workspace.write(
             "offpeak.yaml",
             "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 2s, timeout: 5s, max_retries: 0}\n")
+        try workspace.oneCallInFlight()  // streaks are counted over calls made one after another
         return workspace
     }
 

@@ -85,6 +85,7 @@ struct JobRunnerIntegrationTests {
     @Test func providerDownInterruptsAndTheNextRunDoesOnlyTheRest() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 3)
+        try workspace.oneCallInFlight()  // a sequential premise (see `oneCallInFlight`)
         try sim.queueFaults(["500", "500", "500", "500"])
         // Item 1 meets four 500s in a row (three retries): the run stops, interrupted, nothing lost.
         let first = try Self.run(workspace)

@@ -26,6 +26,7 @@ struct PendingWorkTests {
     @Test func summarizingMoreFilesKeepsTheUnfinishedOnes() throws {
         let sim = try SimProcess()
         let workspace = try JobRunnerIntegrationTests.workspace(sim: sim, documents: 4)
+        try workspace.oneCallInFlight()  // a sequential premise (see `oneCallInFlight`)
         let first = try Self.summarize(
             ["docs/doc-001.md", "docs/doc-002.md", "docs/doc-003.md"], in: workspace, stopAfter: 1)
         #expect(first.status == .temporaryFailure)
@@ -43,6 +44,7 @@ struct PendingWorkTests {
     @Test func namingAFileAgainReadsItAnew() throws {
         let sim = try SimProcess()
         let workspace = try JobRunnerIntegrationTests.workspace(sim: sim, documents: 2)
+        try workspace.oneCallInFlight()  // a sequential premise (see `oneCallInFlight`)
         _ = try Self.summarize(["docs/doc-001.md", "docs/doc-002.md"], in: workspace, stopAfter: 1)
         try workspace.write("docs/doc-002.md", "# Changed\n\nThe second document now says something else.\n")
         let second = try Self.summarize(["docs/doc-002.md"], in: workspace)

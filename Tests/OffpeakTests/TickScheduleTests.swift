@@ -44,6 +44,7 @@ struct TickScheduleTests {
     @Test func tickResumesASummarizeRunFromItsStoredSpecButNotARemovedJob() throws {
         let sim = try SimProcess()
         let workspace = try JobRunnerIntegrationTests.workspace(sim: sim, documents: 3)
+        try workspace.oneCallInFlight()  // a sequential premise (see `oneCallInFlight`)
         let context = try JobRunnerIntegrationTests.context(workspace)
         let spec = try JobSpec.summarize(
             files: ["docs/doc-001.md", "docs/doc-002.md", "docs/doc-003.md"], tier: .fast, output: nil,

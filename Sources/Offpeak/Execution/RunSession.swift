@@ -72,6 +72,10 @@ struct RunSession {
         var ticket: CallLimiter.CallTicket?
         while ticket == nil {
             if let stop = options.stop, stop.isRequested { return .signal(stop.reason) }
+            if calls.count > 0, try awaitsMeasurement(of: request.model) {
+                if let done = calls.next(), let stop = try settle(done) { return stop }
+                continue
+            }
             switch context.limiter.admit(estimatedTokens: inputTokens + request.maxTokens, now: Date()) {
             case .go(let granted):
                 ticket = granted
@@ -111,6 +115,13 @@ struct RunSession {
                 ?? 0)
         calls.start(call, ticket: ticket, worst: worst) { [provider = context.provider] in provider.call($0) }
         return nil
+    }
+
+    /// Whether calls to `model` go one at a time until an answer measures how long one takes: the
+    /// window planner needs that time to tell whether a call fits, and the store has none yet.
+    private func awaitsMeasurement(of model: String) throws(OffpeakError) -> Bool {
+        guard options.windowEnd != nil else { return false }
+        return try context.store.latency(model: model) == nil
     }
 
     /// The gate's decision for `call`, its worst case counted with those of the calls in flight; a
