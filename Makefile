@@ -40,4 +40,4 @@ bench: build
 
 ## chaos: kill -9 offpeak 100 times mid-run; every answer must match an uninterrupted run's (not a test).
 chaos: build
-	python3 scripts/chaos.py --kills 100 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+	python3 scripts/chaos.py --kills 100 --items 3000 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"

@@ -136,6 +136,21 @@ def index_items(workspace):
         return []
 
 
+def wait_for_kill_point(process, sim, kind, value) -> bool:
+    """Waits until `value` seconds have passed or the sim has taken `value` more calls (at most a
+    minute, for a process that sends nothing); True if the process ended on its own first."""
+    if kind == "seconds":
+        try:
+            process.wait(timeout=value)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    start, deadline = sim.calls(), time.monotonic() + 60
+    while process.poll() is None and sim.calls() - start < value and time.monotonic() < deadline:
+        time.sleep(0.003)
+    return process.poll() is not None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", required=True, help="folder holding offpeak and offpeak-sim")
@@ -189,15 +204,17 @@ def main():
         planned = reference_sim.calls() - before
         expected = outputs(reference)
         first_call = first_call if first_call is not None else reference_seconds
-        # A quarter of the kills land during start-up; the rest up to twice a fair share of the work
-        # after the first call, so the kills let about 60 % of the work through and the final ticks
-        # do the rest.
-        share = max(0.02, 0.8 * (reference_seconds - first_call) / args.kills)
+        # A quarter of the kills land during start-up (a random moment before the reference run's
+        # first call); the rest once the process has sent a random number of calls, up to twice a
+        # fair share of the work, so the kills let about half the work through (every kill asked for
+        # lands) and the final ticks do the rest. Counting calls, not seconds, keeps that true
+        # whatever a process's start-up costs (a fresh run plans every item; a resuming tick does not).
+        share_calls = max(1, int(0.5 * planned / args.kills))
 
-        def kill_delay():
+        def kill_point():
             if rng.random() < 0.25:
-                return rng.uniform(0.0, first_call)
-            return first_call + rng.uniform(0.0, 2 * share)
+                return "seconds", rng.uniform(0.0, first_call)
+            return "calls", rng.randint(1, 2 * share_calls)
 
         sim = Sim(args.bin, args.latency_ms, seed=1)
         sims.append(sim)
@@ -220,11 +237,9 @@ def main():
             process = subprocess.Popen(
                 [os.path.join(args.bin, "offpeak"), *command, "--workspace", workspace],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            delay = kill_delay()
-            try:
-                process.wait(timeout=delay)
+            if wait_for_kill_point(process, sim, *kill_point()):
                 finished_before_kill += 1  # it ended on its own: not a kill
-            except subprocess.TimeoutExpired:
+            else:
                 process.send_signal(signal.SIGKILL)
                 process.wait()
                 kills += 1
@@ -284,8 +299,8 @@ def main():
             ("done when kills ended", f"{done_by_kills} of {args.items} items"),
             ("ticks to finish", str(ticks)),
             ("reference run", f"{reference_seconds:.1f} s"),
-            ("kill phase", f"{chaos_seconds:.1f} s (first call after {first_call:.2f} s; kills up to "
-                           f"{2 * share:.2f} s after it)"),
+            ("kill phase", f"{chaos_seconds:.1f} s (kills before the first call, or after 1 to "
+                           f"{2 * share_calls} calls of a process)"),
             ("wall time", f"{wall:.1f} s"),
         ]
         width = max(len(name) for name, _ in rows)
