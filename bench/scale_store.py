@@ -159,10 +159,19 @@ def _fill_ledger(db, rng, now, count, runs) -> None:
         naive = (inp * 1.0 + out * 5.0) / 1e6 * (1.6 if not hit else 1.0)
         rows.append((stamp(at), job, run_id, "sim", model, "fast", items, 0 if hit else inp, 0 if hit else out,
                      rng.randint(0, 3000), 0, dollars, naive, hit, failed, unpriced, rng.randint(50, 4000)))
-    db.executemany(
-        """INSERT INTO ledger (at, job, run_id, provider, model, tier, items, input_tokens, output_tokens,
-           cache_read_tokens, cache_write_tokens, dollars, naive_dollars, cache_hit, failed, unpriced, latency_ms)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", rows)
+    insert(db, "ledger", ["at", "job", "run_id", "provider", "model", "tier", "items", "input_tokens",
+                          "output_tokens", "cache_read_tokens", "cache_write_tokens", "dollars", "naive_dollars",
+                          "cache_hit", "failed", "unpriced", "latency_ms"], rows)
+
+
+def insert(db, table: str, columns: list[str], rows) -> None:
+    """INSERT of `rows` into the columns of `table` that its schema has: an older build's store
+    (`--before-bin`) lacks the columns later migrations added (the ledger's `failed`, `unpriced`)."""
+    present = {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+    keep = [i for i, column in enumerate(columns) if column in present]
+    names = ", ".join(columns[i] for i in keep)
+    marks = ", ".join("?" for _ in keep)
+    db.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", ([row[i] for i in keep] for row in rows))
 
 
 def _fill_cache(db, rng, now, count, blob) -> None:

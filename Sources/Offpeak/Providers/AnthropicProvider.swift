@@ -3,7 +3,7 @@ import Logging
 
 /// Completions through the Anthropic Messages API (`POST {base}/v1/messages`); also the shape
 /// `offpeak-sim` speaks.
-struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
+struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
     static let defaultBaseURL = "https://api.anthropic.com"
     /// The API version the request and answer shapes below follow.
     static let apiVersion = "2023-06-01"
@@ -11,7 +11,7 @@ struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
     let kind: ProviderKind
     let baseURL: String
     private let apiKey: String
-    private let transport: ProviderTransport
+    let transport: ProviderTransport
 
     /// - Parameters:
     ///   - apiKey: sent as `x-api-key`; never logged or printed.
@@ -31,27 +31,9 @@ struct AnthropicProvider: CompletionProvider, CustomStringConvertible {
     /// Names the endpoint, never the key.
     var description: String { "AnthropicProvider(\(kind.rawValue), \(baseURL))" }
 
-    var redactor: Redactor { transport.options.redactor }
+    var endpoint: String { ProviderTransport.endpoint(baseURL, "/v1/messages") }
 
-    func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
-        try transport.exchange(endpoint, headers: headers, body: try Self.requestBody(for: request)) {
-            body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
-        }
-    }
-
-    func call(_ request: CompletionRequest) -> CallReply {
-        let body: Data
-        do { body = try Self.requestBody(for: request) } catch {
-            return CallReply(answer: .failure(error), attempts: 0)
-        }
-        return transport.call(endpoint, headers: headers, body: body) { body throws(ProviderError) in
-            try Self.parseResponse(body, for: request, redactor: redactor)
-        }
-    }
-
-    private var endpoint: String { ProviderTransport.endpoint(baseURL, "/v1/messages") }
-
-    private var headers: [(name: String, value: String)] {
+    var headers: [(name: String, value: String)] {
         [
             (name: "x-api-key", value: apiKey), (name: "anthropic-version", value: Self.apiVersion),
             (name: "content-type", value: "application/json"),

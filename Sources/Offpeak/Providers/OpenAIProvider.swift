@@ -3,14 +3,14 @@ import Logging
 
 /// Completions through the OpenAI chat completions API (`POST {base}/chat/completions`), which
 /// local servers (llama.cpp, vLLM, Ollama, LiteLLM) speak too.
-struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
+struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
     /// Includes `/v1`, as `OPENAI_BASE_URL` does in the official SDKs.
     static let defaultBaseURL = "https://api.openai.com/v1"
 
     var kind: ProviderKind { .openai }
     let baseURL: String
     private let apiKey: String
-    private let transport: ProviderTransport
+    let transport: ProviderTransport
 
     /// - Parameters:
     ///   - apiKey: sent as a bearer token; never logged or printed.
@@ -26,27 +26,9 @@ struct OpenAIProvider: CompletionProvider, CustomStringConvertible {
     /// Names the endpoint, never the key.
     var description: String { "OpenAIProvider(\(baseURL))" }
 
-    var redactor: Redactor { transport.options.redactor }
+    var endpoint: String { ProviderTransport.endpoint(baseURL, "/chat/completions") }
 
-    func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
-        try transport.exchange(endpoint, headers: headers, body: try Self.requestBody(for: request)) {
-            body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
-        }
-    }
-
-    func call(_ request: CompletionRequest) -> CallReply {
-        let body: Data
-        do { body = try Self.requestBody(for: request) } catch {
-            return CallReply(answer: .failure(error), attempts: 0)
-        }
-        return transport.call(endpoint, headers: headers, body: body) { body throws(ProviderError) in
-            try Self.parseResponse(body, for: request, redactor: redactor)
-        }
-    }
-
-    private var endpoint: String { ProviderTransport.endpoint(baseURL, "/chat/completions") }
-
-    private var headers: [(name: String, value: String)] {
+    var headers: [(name: String, value: String)] {
         [
             (name: "authorization", value: "Bearer \(apiKey)"),
             (name: "content-type", value: "application/json"),

@@ -1,0 +1,33 @@
+import Foundation
+
+/// A provider spoken to over HTTP: each says where a request goes, with which headers, how a
+/// request becomes a body and how a body becomes an answer; the exchange itself (retries,
+/// redaction, rate-limit headers) is the transport's, the same for every provider.
+protocol HTTPProvider: CompletionProvider {
+    var transport: ProviderTransport { get }
+    var endpoint: String { get }
+    var headers: [(name: String, value: String)] { get }
+    static func requestBody(for request: CompletionRequest) throws(ProviderError) -> Data
+    static func parseResponse(_ body: Data, for request: CompletionRequest, redactor: Redactor)
+        throws(ProviderError) -> CompletionResponse
+}
+
+extension HTTPProvider {
+    var redactor: Redactor { transport.options.redactor }
+
+    func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
+        try transport.exchange(endpoint, headers: headers, body: try Self.requestBody(for: request)) {
+            body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
+        }
+    }
+
+    func call(_ request: CompletionRequest) -> CallReply {
+        let body: Data
+        do { body = try Self.requestBody(for: request) } catch {
+            return CallReply(answer: .failure(error), attempts: 0)
+        }
+        return transport.call(endpoint, headers: headers, body: body) { body throws(ProviderError) in
+            try Self.parseResponse(body, for: request, redactor: redactor)
+        }
+    }
+}
