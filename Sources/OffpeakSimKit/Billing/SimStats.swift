@@ -56,6 +56,25 @@ public final class SimStats: Sendable {
         }
     }
 
+    /// One provider batch was created.
+    func recordBatchCreated() {
+        state.withLock { $0.batches.created += 1 }
+    }
+
+    /// One provider batch ended: its answers' tokens and its requests' ends, billed once.
+    func recordBatchEnd(
+        billed: BilledTokens, counts: (processing: Int, succeeded: Int, errored: Int, canceled: Int, expired: Int)
+    ) {
+        state.withLock { snapshot in
+            snapshot.billedBatch = snapshot.billedBatch + billed
+            snapshot.batches.ended += 1
+            snapshot.batches.succeeded += counts.succeeded
+            snapshot.batches.errored += counts.errored
+            snapshot.batches.expired += counts.expired
+            snapshot.batches.canceled += counts.canceled
+        }
+    }
+
     public func snapshot() -> StatsSnapshot {
         state.withLock { $0 }
     }
