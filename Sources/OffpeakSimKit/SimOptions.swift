@@ -77,7 +77,8 @@ public struct SimOptions: Sendable, Equatable {
         try check(
             [batchErrorRate, batchExpireRate, batchCancelRate].allSatisfy { (0...1).contains($0) }
                 && batchErrorRate + batchExpireRate + batchCancelRate <= 1,
-            "--batch-error-rate, --batch-expire-rate and --batch-cancel-rate must be in 0...1 and sum to at most 1")
+            "--batch-error-rate, --batch-expire-rate and --batch-cancel-rate must be in 0...1 and sum to at most 1"
+        )
         try check(
             ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel),
             "--log-level must be one of trace, debug, info, notice, warning, error, critical")

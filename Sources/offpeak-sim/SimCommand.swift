@@ -143,7 +143,10 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "Seconds from creating a provider batch until it has ended (0: on the first retrieve).")
     var batchDelay = SimOptions().batchDelaySeconds
 
-    @Option(help: "Chance, in 0...1, that a provider batch request ends errored (repeatable per custom_id under --seed).")
+    @Option(
+        help:
+            "Chance, in 0...1, that a provider batch request ends errored (repeatable per custom_id under --seed)."
+    )
     var batchErrorRate = 0.0
 
     @Option(help: "Chance, in 0...1, that a provider batch request ends expired.")

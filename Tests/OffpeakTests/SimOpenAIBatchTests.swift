@@ -11,7 +11,9 @@ struct SimOpenAIBatchTests {
         try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    private func call(_ sim: SimProcess, _ method: String, _ path: String, _ body: Any? = nil) throws -> [String: Any] {
+    private func call(_ sim: SimProcess, _ method: String, _ path: String, _ body: Any? = nil) throws
+        -> [String: Any]
+    {
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         return try object(try sim.request(method, path, body: data))
     }
@@ -22,7 +24,8 @@ struct SimOpenAIBatchTests {
 
     /// Uploads JSONL lines with `curl -F`, as `multipart/form-data`.
     private func upload(_ sim: SimProcess, _ lines: [[String: Any]]) throws -> [String: Any] {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("simbatch-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "simbatch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("input.jsonl")
@@ -42,14 +45,20 @@ struct SimOpenAIBatchTests {
 
     private func lines(_ models: [String]) -> [[String: Any]] {
         zip(prompts, models).enumerated().map { index, pair in
-            ["custom_id": "r\(index)", "method": "POST", "url": "/v1/chat/completions", "body": body(pair.0, model: pair.1)]
+            [
+                "custom_id": "r\(index)", "method": "POST", "url": "/v1/chat/completions",
+                "body": body(pair.0, model: pair.1),
+            ]
         }
     }
 
     private func create(_ sim: SimProcess, file: String) throws -> [String: Any] {
         try call(
             sim, "POST", "/v1/batches",
-            ["input_file_id": file, "endpoint": "/v1/chat/completions", "completion_window": "24h", "metadata": ["k": "v"]])
+            [
+                "input_file_id": file, "endpoint": "/v1/chat/completions", "completion_window": "24h",
+                "metadata": ["k": "v"],
+            ])
     }
 
     @Test func batchWritesAnOutputFileOfLiveAnswersOutOfOrder() throws {
@@ -58,7 +67,9 @@ struct SimOpenAIBatchTests {
         let liveBilled = try sim.billed()
         let file = try upload(sim, lines(["m", "m", "m"]))
         let fileID = try #require(file["id"] as? String)
-        #expect(fileID.hasPrefix("file-") && file["object"] as? String == "file" && file["purpose"] as? String == "batch")
+        #expect(
+            fileID.hasPrefix("file-") && file["object"] as? String == "file"
+                && file["purpose"] as? String == "batch")
         let created = try create(sim, file: fileID)
         #expect(created["object"] as? String == "batch" && created["status"] as? String == "validating")
         let id = try #require(created["id"] as? String)
@@ -80,12 +91,17 @@ struct SimOpenAIBatchTests {
             let choice = (answer["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any]
             let liveChoice = (live[index]["choices"] as? [[String: Any]])?.first?["message"] as? [String: Any]
             #expect(choice?["content"] as? String == liveChoice?["content"] as? String)
-            #expect((answer["usage"] as? [String: Any])?["completion_tokens"] as? Int
-                == (live[index]["usage"] as? [String: Any])?["completion_tokens"] as? Int)
+            #expect(
+                (answer["usage"] as? [String: Any])?["completion_tokens"] as? Int
+                    == (live[index]["usage"] as? [String: Any])?["completion_tokens"] as? Int)
         }
-        let billed = (try sim.stats()["billed_batch"] as? [String: Any])?.compactMapValues { ($0 as? NSNumber)?.intValue }
+        let billed = (try sim.stats()["billed_batch"] as? [String: Any])?.compactMapValues {
+            ($0 as? NSNumber)?.intValue
+        }
         #expect(billed == liveBilled)
-        #expect(String(decoding: try sim.request("GET", "/v1/files/\(outputID)/content"), as: UTF8.self) == output)
+        #expect(
+            String(decoding: try sim.request("GET", "/v1/files/\(outputID)/content"), as: UTF8.self) == output
+        )
         let listed = try call(sim, "GET", "/v1/batches?limit=1")
         #expect((listed["data"] as? [[String: Any]])?.first?["id"] as? String == id)
     }
@@ -99,7 +115,8 @@ struct SimOpenAIBatchTests {
         let errors = try #require((batch["errors"] as? [String: Any])?["data"] as? [[String: Any]])
         #expect(
             errors.first?["message"] as? String
-                == "the input file uses more than one model (m, other); a batch's requests must all use the same model")
+                == "the input file uses more than one model (m, other); a batch's requests must all use the same model"
+        )
     }
 
     @Test func faultsAndCancelGoToTheErrorFile() throws {

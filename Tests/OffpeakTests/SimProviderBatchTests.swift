@@ -14,7 +14,9 @@ struct SimProviderBatchTests {
         try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    private func call(_ sim: SimProcess, _ method: String, _ path: String, _ body: Any? = nil) throws -> [String: Any] {
+    private func call(_ sim: SimProcess, _ method: String, _ path: String, _ body: Any? = nil) throws
+        -> [String: Any]
+    {
         let data = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         return try object(try sim.request(method, path, body: data))
     }
@@ -30,14 +32,19 @@ struct SimProviderBatchTests {
 
     /// JSONL results of an ended Anthropic batch, as decoded lines.
     private func results(_ sim: SimProcess, _ id: String) throws -> [[String: Any]] {
-        let text = String(decoding: try sim.request("GET", "/v1/messages/batches/\(id)/results"), as: UTF8.self)
+        let text = String(
+            decoding: try sim.request("GET", "/v1/messages/batches/\(id)/results"), as: UTF8.self)
         return try text.split(separator: "\n").map { try object(Data($0.utf8)) }
     }
 
     private func batchStats(_ sim: SimProcess) throws -> (billed: [String: Int], batches: [String: Double]) {
         let stats = try sim.stats()
-        let billed = (stats["billed_batch"] as? [String: Any] ?? [:]).compactMapValues { ($0 as? NSNumber)?.intValue }
-        let batches = (stats["batches"] as? [String: Any] ?? [:]).compactMapValues { ($0 as? NSNumber)?.doubleValue }
+        let billed = (stats["billed_batch"] as? [String: Any] ?? [:]).compactMapValues {
+            ($0 as? NSNumber)?.intValue
+        }
+        let batches = (stats["batches"] as? [String: Any] ?? [:]).compactMapValues {
+            ($0 as? NSNumber)?.doubleValue
+        }
         return (billed, batches)
     }
 
@@ -69,7 +76,8 @@ struct SimProviderBatchTests {
             let result = try #require(line["result"] as? [String: Any])
             #expect(result["type"] as? String == "succeeded")
             let message = try #require(result["message"] as? [String: Any])
-            #expect(message["content"] as? [[String: String]] == live[index]["content"] as? [[String: String]])
+            #expect(
+                message["content"] as? [[String: String]] == live[index]["content"] as? [[String: String]])
             #expect(message["usage"] as? [String: Int] == live[index]["usage"] as? [String: Int])
         }
         let (billed, batches) = try batchStats(sim)
@@ -77,7 +85,9 @@ struct SimProviderBatchTests {
         #expect(try sim.billed() == liveBilled, "live counters keep their meaning")
         #expect(batches["created"] == 1 && batches["ended"] == 1 && batches["succeeded"] == 4)
         #expect(batches["price_factor"] == 0.5)
-        let again = try results(sim, id).map { try JSONSerialization.data(withJSONObject: $0, options: .sortedKeys) }
+        let again = try results(sim, id).map {
+            try JSONSerialization.data(withJSONObject: $0, options: .sortedKeys)
+        }
         let first = try lines.map { try JSONSerialization.data(withJSONObject: $0, options: .sortedKeys) }
         #expect(again == first)
         #expect(try batchStats(sim).billed == liveBilled, "downloading again bills nothing")
@@ -85,16 +95,22 @@ struct SimProviderBatchTests {
 
     @Test func invalidOrRepeatedCustomIDsAreRefused() throws {
         let sim = try SimProcess()
-        for bad in [["has space", "b", "c", "d"], [String(repeating: "a", count: 65), "b", "c", "d"], ["a", "a", "c", "d"]] {
+        for bad in [
+            ["has space", "b", "c", "d"], [String(repeating: "a", count: 65), "b", "c", "d"],
+            ["a", "a", "c", "d"],
+        ] {
             let answer = try createAnthropic(sim, ids: bad)
-            #expect((answer["error"] as? [String: Any])?["type"] as? String == "invalid_request_error", "\(bad)")
+            #expect(
+                (answer["error"] as? [String: Any])?["type"] as? String == "invalid_request_error", "\(bad)")
         }
         #expect(try batchStats(sim).batches["created"] == 0)
     }
 
     @Test func targetedFaultsEndRequestsUnbilled() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "0"])
-        _ = try call(sim, "POST", "/sim/batch-faults", ["errored": ["req-0"], "expired": ["req-1"], "canceled": ["req-2"]])
+        _ = try call(
+            sim, "POST", "/sim/batch-faults",
+            ["errored": ["req-0"], "expired": ["req-1"], "canceled": ["req-2"]])
         let liveLast = try call(sim, "POST", "/v1/messages", params(prompts[3]))
         let liveBilled = try sim.billed()
         let id = try #require(try createAnthropic(sim)["id"] as? String)
@@ -116,7 +132,8 @@ struct SimProviderBatchTests {
         let id = try #require(try createAnthropic(sim)["id"] as? String)
         let batch = try call(sim, "GET", "/v1/messages/batches/\(id)")
         #expect((batch["request_counts"] as? [String: Int])?["errored"] == 4)
-        let error = try #require((try results(sim, id).first?["result"] as? [String: Any])?["error"] as? [String: Any])
+        let error = try #require(
+            (try results(sim, id).first?["result"] as? [String: Any])?["error"] as? [String: Any])
         #expect((error["error"] as? [String: Any])?["type"] as? String == "api_error")
         #expect(try batchStats(sim).billed.values.reduce(0, +) == 0)
     }
@@ -130,7 +147,8 @@ struct SimProviderBatchTests {
         let ended = try call(sim, "GET", "/v1/messages/batches/\(id)")
         #expect(ended["processing_status"] as? String == "ended")
         #expect((ended["request_counts"] as? [String: Int])?["canceled"] == 4)
-        #expect(try results(sim, id).allSatisfy { ($0["result"] as? [String: String])?["type"] == "canceled" })
+        #expect(
+            try results(sim, id).allSatisfy { ($0["result"] as? [String: String])?["type"] == "canceled" })
         #expect(try batchStats(sim).billed.values.reduce(0, +) == 0)
     }
 
@@ -138,7 +156,8 @@ struct SimProviderBatchTests {
         let sim = try SimProcess()
         let made = try (0..<3).map { _ in try #require(try createAnthropic(sim)["id"] as? String) }
         let first = try call(sim, "GET", "/v1/messages/batches?limit=2")
-        #expect((first["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [made[2], made[1]])
+        #expect(
+            (first["data"] as? [[String: Any]])?.compactMap { $0["id"] as? String } == [made[2], made[1]])
         #expect(first["has_more"] as? Bool == true)
         #expect(first["first_id"] as? String == made[2] && first["last_id"] as? String == made[1])
         let second = try call(sim, "GET", "/v1/messages/batches?limit=2&after_id=\(made[1])")

@@ -59,17 +59,20 @@ struct AnthropicBatchRoutes: Sendable {
         for (index, item) in items.enumerated() {
             guard let customID = item["custom_id"] as? String, Self.isValid(customID) else {
                 throw SimAPIError(
-                    .invalidRequest, "requests.\(index).custom_id: expected 1-64 characters of a-z, A-Z, 0-9, _ or -")
+                    .invalidRequest,
+                    "requests.\(index).custom_id: expected 1-64 characters of a-z, A-Z, 0-9, _ or -")
             }
             guard seen.insert(customID).inserted else {
-                throw SimAPIError(.invalidRequest, "requests.\(index).custom_id: \(customID) is used more than once")
+                throw SimAPIError(
+                    .invalidRequest, "requests.\(index).custom_id: \(customID) is used more than once")
             }
             guard let params = item["params"] as? [String: Any] else {
                 throw SimAPIError(.invalidRequest, "requests.\(index).params: field required")
             }
             requests.append(BatchRequest(customID: customID, body: BatchHTTP.encode(params)))
         }
-        let job = BatchJob(id: "msgbatch_sim" + randomHex(), api: .anthropic, createdAt: Date(), requests: requests)
+        let job = BatchJob(
+            id: "msgbatch_sim" + randomHex(), api: .anthropic, createdAt: Date(), requests: requests)
         state.batches.add(job)
         state.stats.recordBatchCreated()
         return http.json(self.object(job, request: request))
@@ -77,7 +80,10 @@ struct AnthropicBatchRoutes: Sendable {
 
     static func isValid(_ customID: String) -> Bool {
         (1...64).contains(customID.utf8.count)
-            && customID.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-") }
+            && customID.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "_" || $0 == "-")
+            }
     }
 
     private func view(_ job: BatchJob, request: Request) throws -> Response {
@@ -91,23 +97,30 @@ struct AnthropicBatchRoutes: Sendable {
             beforeID: query.get("before_id"))
         let data = ids.compactMap { http.runner.current($0) }.map { object($0, request: request) }
         return http.json([
-            "data": data, "has_more": hasMore, "first_id": ids.first ?? NSNull(), "last_id": ids.last ?? NSNull(),
+            "data": data, "has_more": hasMore, "first_id": ids.first ?? NSNull(),
+            "last_id": ids.last ?? NSNull(),
         ])
     }
 
     private func results(_ job: BatchJob) throws -> Response {
         guard let job = http.runner.current(job.id), job.phase == .ended else {
-            throw SimAPIError(.invalidRequest, "message batch \(job.id) has not ended; its results are not ready")
+            throw SimAPIError(
+                .invalidRequest, "message batch \(job.id) has not ended; its results are not ready")
         }
         var lines = Data()
         for (customID, outcome) in job.results {
             let result: [String: Any]
             switch outcome {
             case .succeeded(let message):
-                result = ["type": "succeeded", "message": (try? JSONSerialization.jsonObject(with: message)) ?? [:]]
+                result = [
+                    "type": "succeeded", "message": (try? JSONSerialization.jsonObject(with: message)) ?? [:],
+                ]
             case .errored(let error):
                 let (_, type) = error.anthropic
-                result = ["type": "errored", "error": ["type": "error", "error": ["type": type, "message": error.message]]]
+                result = [
+                    "type": "errored",
+                    "error": ["type": "error", "error": ["type": type, "message": error.message]],
+                ]
             case .expired: result = ["type": "expired"]
             case .canceled: result = ["type": "canceled"]
             }
@@ -115,7 +128,8 @@ struct AnthropicBatchRoutes: Sendable {
             lines.append(UInt8(ascii: "\n"))
         }
         return Response(
-            status: .ok, headers: [.contentType: "application/binary"], body: .init(byteBuffer: ByteBuffer(bytes: lines)))
+            status: .ok, headers: [.contentType: "application/binary"],
+            body: .init(byteBuffer: ByteBuffer(bytes: lines)))
     }
 
     /// The `message_batch` object; `results_url` is absolute, as the SDK downloads from it.

@@ -38,7 +38,9 @@ final class BatchBook: Sendable {
 
     /// A page of `api`'s job ids, newest first: after `afterID` (older) or before `beforeID`
     /// (newer), at most `limit`; and whether more are left beyond the page.
-    func page(api: BatchAPI, limit: Int, afterID: String?, beforeID: String?) -> (ids: [String], hasMore: Bool) {
+    func page(api: BatchAPI, limit: Int, afterID: String?, beforeID: String?) -> (
+        ids: [String], hasMore: Bool
+    ) {
         contents.withLock { contents in
             var ids = contents.order.reversed().filter { contents.jobs[$0]?.api == api }
             if let afterID, let index = ids.firstIndex(of: afterID) {

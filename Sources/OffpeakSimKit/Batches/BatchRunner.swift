@@ -65,18 +65,24 @@ struct BatchRunner: Sendable {
         let (answer, _) = state.composeAnswer(call)
         let billing = InputBilling(uncached: call.conversation.inputTokens)
         let body = routes.answerBody(for: call, answer: answer, billing: billing)
-        return (.succeeded(Data(body.readableBytesView)), BilledTokens(billing, outputTokens: answer.outputTokens))
+        return (
+            .succeeded(Data(body.readableBytesView)), BilledTokens(billing, outputTokens: answer.outputTokens)
+        )
     }
 
     /// A fault drawn from the batch fault rates, the same for a `custom_id` under the same seed.
     private func drawnFault(for customID: String) -> BatchFaultKind? {
         let options = state.options
-        guard options.batchErrorRate + options.batchExpireRate + options.batchCancelRate > 0 else { return nil }
+        guard options.batchErrorRate + options.batchExpireRate + options.batchCancelRate > 0 else {
+            return nil
+        }
         var generator = SplitMix64(seed: state.seed ^ stableHash(customID))
         let draw = generator.nextUnitDouble()
         if draw < options.batchErrorRate { return .errored }
         if draw < options.batchErrorRate + options.batchExpireRate { return .expired }
-        if draw < options.batchErrorRate + options.batchExpireRate + options.batchCancelRate { return .canceled }
+        if draw < options.batchErrorRate + options.batchExpireRate + options.batchCancelRate {
+            return .canceled
+        }
         return nil
     }
 

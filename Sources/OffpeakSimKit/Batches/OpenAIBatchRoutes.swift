@@ -39,7 +39,9 @@ struct OpenAIBatchRoutes: Sendable {
 
     private func found(_ context: some RequestContext) throws -> BatchJob {
         let id = context.parameters.get("id") ?? ""
-        guard let job = state.batches.job(id), job.api == .openAI else { throw BatchHTTP.notFound("batch", id) }
+        guard let job = state.batches.job(id), job.api == .openAI else {
+            throw BatchHTTP.notFound("batch", id)
+        }
         return job
     }
 
@@ -86,10 +88,12 @@ struct OpenAIBatchRoutes: Sendable {
         for (index, line) in lines.enumerated() where !line.allSatisfy(\.isWhitespace) {
             let object = try BatchHTTP.object(Data(line.utf8), what: "line \(index + 1)")
             guard let customID = object["custom_id"] as? String, seen.insert(customID).inserted else {
-                throw SimAPIError(.invalidRequest, "line \(index + 1): custom_id missing or used more than once")
+                throw SimAPIError(
+                    .invalidRequest, "line \(index + 1): custom_id missing or used more than once")
             }
             guard object["method"] as? String == "POST", object["url"] as? String == endpoint else {
-                throw SimAPIError(.invalidRequest, "line \(index + 1): expected method POST and url \(endpoint)")
+                throw SimAPIError(
+                    .invalidRequest, "line \(index + 1): expected method POST and url \(endpoint)")
             }
             guard let body = object["body"] as? [String: Any] else {
                 throw SimAPIError(.invalidRequest, "line \(index + 1): body: expected a JSON object")
@@ -97,7 +101,9 @@ struct OpenAIBatchRoutes: Sendable {
             models.insert(body["model"] as? String ?? "")
             requests.append(BatchRequest(customID: customID, body: BatchHTTP.encode(body)))
         }
-        guard !requests.isEmpty else { throw SimAPIError(.invalidRequest, "the input file holds no requests") }
+        guard !requests.isEmpty else {
+            throw SimAPIError(.invalidRequest, "the input file holds no requests")
+        }
         guard models.count == 1 else {
             throw SimAPIError(
                 .invalidRequest,
@@ -109,7 +115,8 @@ struct OpenAIBatchRoutes: Sendable {
 
     private func list(_ request: Request) throws -> Response {
         let (ids, hasMore) = state.batches.page(
-            api: .openAI, limit: try BatchHTTP.limit(request), afterID: request.uri.queryParameters.get("after"),
+            api: .openAI, limit: try BatchHTTP.limit(request),
+            afterID: request.uri.queryParameters.get("after"),
             beforeID: nil)
         let data = ids.compactMap { http.runner.current($0) }.map(object)
         return http.json([
@@ -137,7 +144,12 @@ struct OpenAIBatchRoutes: Sendable {
             "id": job.id, "object": "batch", "endpoint": Self.endpoint, "completion_window": "24h",
             "input_file_id": job.inputFileID ?? NSNull(), "status": status,
             "errors": job.failure.map { message in
-                ["object": "list", "data": [["code": "invalid_input", "message": message, "param": NSNull(), "line": NSNull()]]]
+                [
+                    "object": "list",
+                    "data": [
+                        ["code": "invalid_input", "message": message, "param": NSNull(), "line": NSNull()]
+                    ],
+                ]
                     as Any
             } ?? NSNull(),
             "output_file_id": hasOutput ? OpenAIBatchFiles.outputID(job.id) as Any : NSNull(),

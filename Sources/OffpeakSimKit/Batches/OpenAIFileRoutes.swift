@@ -50,7 +50,8 @@ struct OpenAIFileRoutes: Sendable {
 
     static func object(_ file: BatchFile) -> [String: Any] {
         [
-            "id": file.id, "object": "file", "bytes": file.data.count, "created_at": Int(file.createdAt.timeIntervalSince1970),
+            "id": file.id, "object": "file", "bytes": file.data.count,
+            "created_at": Int(file.createdAt.timeIntervalSince1970),
             "filename": file.filename, "purpose": file.purpose, "status": "processed",
         ]
     }
@@ -67,7 +68,8 @@ struct OpenAIBatchFiles: Sendable {
     func file(_ id: String) -> BatchFile? {
         for (prefix, errors) in [("file-output-", false), ("file-errors-", true)] where id.hasPrefix(prefix) {
             let batchID = String(id.dropFirst(prefix.count))
-            guard let job = BatchRunner(state: state).current(batchID), job.api == .openAI, job.phase == .ended,
+            guard let job = BatchRunner(state: state).current(batchID), job.api == .openAI,
+                job.phase == .ended,
                 let endedAt = job.endedAt
             else { return nil }
             let name = errors ? "batch_\(batchID)_error.jsonl" : "batch_\(batchID)_output.jsonl"
@@ -82,7 +84,9 @@ struct OpenAIBatchFiles: Sendable {
         var data = Data()
         for (customID, outcome) in job.results {
             let tag = String(stableHash(job.id + "/" + customID), radix: 16)
-            var line: [String: Any] = ["id": "batch_req_" + tag, "custom_id": customID, "response": NSNull(), "error": NSNull()]
+            var line: [String: Any] = [
+                "id": "batch_req_" + tag, "custom_id": customID, "response": NSNull(), "error": NSNull(),
+            ]
             switch (outcome, errors) {
             case (.succeeded(let body), false):
                 line["response"] = [
@@ -93,7 +97,12 @@ struct OpenAIBatchFiles: Sendable {
                 let (status, type, code) = error.openAI
                 line["response"] = [
                     "status_code": status, "request_id": "req_" + tag,
-                    "body": ["error": ["message": error.message, "type": type, "param": NSNull(), "code": code.map { $0 as Any } ?? NSNull()]],
+                    "body": [
+                        "error": [
+                            "message": error.message, "type": type, "param": NSNull(),
+                            "code": code.map { $0 as Any } ?? NSNull(),
+                        ]
+                    ],
                 ]
             case (.expired, true):
                 line["error"] = [
@@ -101,7 +110,9 @@ struct OpenAIBatchFiles: Sendable {
                     "message": "This request could not be executed before the completion window expired.",
                 ]
             case (.canceled, true):
-                line["error"] = ["code": "batch_cancelled", "message": "This request was cancelled with its batch."]
+                line["error"] = [
+                    "code": "batch_cancelled", "message": "This request was cancelled with its batch.",
+                ]
             default: continue
             }
             data.append(BatchHTTP.encode(line))

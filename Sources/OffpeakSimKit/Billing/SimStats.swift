@@ -63,7 +63,8 @@ public final class SimStats: Sendable {
 
     /// One provider batch ended: its answers' tokens and its requests' ends, billed once.
     func recordBatchEnd(
-        billed: BilledTokens, counts: (processing: Int, succeeded: Int, errored: Int, canceled: Int, expired: Int)
+        billed: BilledTokens,
+        counts: (processing: Int, succeeded: Int, errored: Int, canceled: Int, expired: Int)
     ) {
         state.withLock { snapshot in
             snapshot.billedBatch = snapshot.billedBatch + billed
