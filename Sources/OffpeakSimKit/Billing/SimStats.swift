@@ -19,6 +19,7 @@ public enum SimEndpoint: String, CaseIterable, Sendable {
 /// taken back with it, so the counters describe exactly the answers clients received.
 public final class SimStats: Sendable {
     private let state = Mutex(StatsSnapshot())
+    private let batchState = Mutex(ProviderBatchStats())
 
     public init() {}
 
@@ -58,7 +59,7 @@ public final class SimStats: Sendable {
 
     /// One provider batch was created.
     func recordBatchCreated() {
-        state.withLock { $0.batches.created += 1 }
+        batchState.withLock { $0.batches.created += 1 }
     }
 
     /// One provider batch ended: its answers' tokens and its requests' ends, billed once.
@@ -66,7 +67,7 @@ public final class SimStats: Sendable {
         billed: BilledTokens,
         counts: (processing: Int, succeeded: Int, errored: Int, canceled: Int, expired: Int)
     ) {
-        state.withLock { snapshot in
+        batchState.withLock { snapshot in
             snapshot.billedBatch = snapshot.billedBatch + billed
             snapshot.batches.ended += 1
             snapshot.batches.succeeded += counts.succeeded
@@ -80,8 +81,13 @@ public final class SimStats: Sendable {
         state.withLock { $0 }
     }
 
+    public func batchSnapshot() -> ProviderBatchStats {
+        batchState.withLock { $0 }
+    }
+
     public func reset() {
         state.withLock { $0 = StatsSnapshot() }
+        batchState.withLock { $0 = ProviderBatchStats() }
     }
 }
 

@@ -88,11 +88,6 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         uniqueKeysWithValues: DamagePolicy.Kind.allCases.map { ($0.rawValue, 0) })
     /// Research-source requests (`/sources/...`), which are not API calls.
     public var sources = SourceStats()
-    /// Tokens of provider-batch answers (`/v1/messages/batches`, `/v1/batches`), billed once
-    /// when their batch ends, at half the live price; never part of `billed`.
-    public var billedBatch = BilledTokens()
-    /// Provider batches and what became of their requests.
-    public var batches = ProviderBatchStats()
 
     public init() {}
 
@@ -106,8 +101,6 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         case batchedItems = "batched_items"
         case damage
         case sources
-        case billedBatch = "billed_batch"
-        case batches
     }
 }
 
@@ -121,24 +114,5 @@ public struct BatchTally: Sendable, Equatable {
     public init(items: Int, damage: [DamagePolicy.Kind] = []) {
         self.items = items
         self.damage = damage
-    }
-}
-
-/// Provider batches in `/sim/stats`: how many were created and ended, and their requests' ends.
-public struct ProviderBatchStats: Sendable, Equatable, Codable {
-    public var created = 0
-    public var ended = 0
-    public var succeeded = 0
-    public var errored = 0
-    public var expired = 0
-    public var canceled = 0
-    /// Batch prices are half the live prices, so a batch answer costs half its live twin.
-    public var priceFactor = 0.5
-
-    public init() {}
-
-    enum CodingKeys: String, CodingKey {
-        case created, ended, succeeded, errored, expired, canceled
-        case priceFactor = "price_factor"
     }
 }

@@ -10,14 +10,16 @@ struct ControlRoutes: Sendable {
         var next: [String]
     }
 
-    /// `GET /sim/stats`: the billing counters and the load counters side by side, flat.
+    /// `GET /sim/stats`: the billing, load and provider-batch counters side by side, flat.
     private struct StatsAnswer: Encodable {
         var billing: StatsSnapshot
         var load: LoadSnapshot
+        var batches: ProviderBatchStats
 
         func encode(to encoder: any Encoder) throws {
             try billing.encode(to: encoder)
             try load.encode(to: encoder)
+            try batches.encode(to: encoder)
         }
     }
 
@@ -36,7 +38,10 @@ struct ControlRoutes: Sendable {
     func register(on router: Router<some RequestContext>) {
         router.get("/sim/health") { _, _ in "ok" }
         router.get("/sim/stats") { _, _ in
-            json(StatsAnswer(billing: state.stats.snapshot(), load: state.load.snapshot()))
+            json(
+                StatsAnswer(
+                    billing: state.stats.snapshot(), load: state.load.snapshot(),
+                    batches: state.stats.batchSnapshot()))
         }
         router.post("/sim/reset") { _, _ in
             state.reset()
