@@ -1,4 +1,5 @@
 import Foundation
+import OffpeakSimKit
 import OffpeakTestSupport
 import Testing
 
@@ -136,6 +137,42 @@ struct SimProviderBatchTests {
             (try results(sim, id).first?["result"] as? [String: Any])?["error"] as? [String: Any])
         #expect((error["error"] as? [String: Any])?["type"] as? String == "api_error")
         #expect(try batchStats(sim).billed.values.reduce(0, +) == 0)
+    }
+
+    /// The ends of every request, by `custom_id`, of one batch on a sim started with `arguments`.
+    private func ends(_ arguments: [String]) throws -> [String: String] {
+        let sim = try SimProcess(arguments: ["--batch-delay", "0"] + arguments)
+        let many = (0..<40).map { "id-\($0)" }
+        let requests = many.map { ["custom_id": $0, "params": params("Hello.")] }
+        let id = try #require(
+            try call(sim, "POST", "/v1/messages/batches", ["requests": requests])["id"] as? String)
+        _ = try call(sim, "GET", "/v1/messages/batches/\(id)")
+        var ends: [String: String] = [:]
+        for line in try results(sim, id) {
+            ends[line["custom_id"] as? String ?? ""] = (line["result"] as? [String: Any])?["type"] as? String
+        }
+        return ends
+    }
+
+    @Test func faultRatesEndRequestsTheSameWayPerCustomIDUnderASeed() throws {
+        #expect(Set(try ends(["--batch-expire-rate", "1"]).values) == ["expired"])
+        #expect(Set(try ends(["--batch-cancel-rate", "1"]).values) == ["canceled"])
+        let mixed = [
+            "--seed", "11", "--batch-error-rate", "0.3", "--batch-expire-rate", "0.3", "--batch-cancel-rate",
+            "0.3",
+        ]
+        let first = try ends(mixed)
+        #expect(Set(first.values) == ["succeeded", "errored", "expired", "canceled"])
+        #expect(try ends(mixed) == first)
+    }
+
+    @Test func batchFaultRatesMustSumToAtMostOne() {
+        var options = SimOptions()
+        options.batchErrorRate = 0.6
+        options.batchExpireRate = 0.6
+        #expect(throws: SimConfigError.self) { try options.validate() }
+        options.batchExpireRate = 0.4
+        #expect(throws: Never.self) { try options.validate() }
     }
 
     @Test func cancelEndsTheRequestsNotYetDone() throws {
