@@ -7,11 +7,14 @@ Run it against a sim started with default flags (`offpeak-sim --port 0`). Each S
 document summary and a plain prompt; the parsed text, stop reason and usage must equal what the
 sim's documented rules predict (tokens = (UTF-8 bytes + 3) // 4). It also checks that the SDKs
 read prompt-cache usage, error bodies (429, 529/503) and see a truncated answer as a transfer
-error. Prints `sdk_check: ok` and exits 0, or names the first failed check and exits 1.
+error, and drives both providers' batch APIs (create, retrieve until ended, list, cancel, results
+and output files; a batch answer equals the live one). Prints `sdk_check: ok` and exits 0, or names the first failed check and exits 1.
 """
 
 import argparse
+import json
 import sys
+import time
 import uuid
 
 import anthropic
@@ -142,6 +145,90 @@ def check_openai(base: str) -> None:
     )
 
 
+def wait_until(retrieve, done, what: str):
+    """Retrieves until `done(batch)`; the sim ends a batch after `--batch-delay` seconds."""
+    deadline = time.monotonic() + 60
+    while True:
+        batch = retrieve()
+        if done(batch):
+            return batch
+        check(time.monotonic() < deadline, f"{what} did not end within 60 s: {batch}")
+        time.sleep(0.25)
+
+
+def check_anthropic_batches(base: str) -> None:
+    client = anthropic.Anthropic(base_url=base, api_key="sim", max_retries=0)
+    live = client.messages.create(model="claude-sim", max_tokens=100, messages=[{"role": "user", "content": PROMPT}])
+    params = {"model": "claude-sim", "max_tokens": 100, "messages": [{"role": "user", "content": PROMPT}]}
+    ids = [f"sdk-{i}" for i in range(4)]
+    batch = client.messages.batches.create(requests=[{"custom_id": i, "params": params} for i in ids])
+    check(batch.id.startswith("msgbatch_") and batch.processing_status == "in_progress", f"anthropic batch: {batch}")
+    check(batch.request_counts.processing == 4, f"anthropic batch counts: {batch.request_counts}")
+    ended = wait_until(
+        lambda: client.messages.batches.retrieve(batch.id), lambda b: b.processing_status == "ended", "anthropic batch"
+    )
+    check(ended.request_counts.succeeded == 4 and ended.ended_at is not None, f"anthropic ended: {ended}")
+    results = list(client.messages.batches.results(batch.id))
+    check(sorted(r.custom_id for r in results) == ids, f"anthropic result ids: {[r.custom_id for r in results]}")
+    check([r.custom_id for r in results] != ids, "anthropic results came in submission order")
+    for result in results:
+        check(result.result.type == "succeeded", f"anthropic result: {result}")
+        message = result.result.message
+        check(message.content[0].text == live.content[0].text, f"anthropic batch text: {message.content}")
+        check(message.usage.output_tokens == live.usage.output_tokens, f"anthropic batch usage: {message.usage}")
+    listed = client.messages.batches.list(limit=1)
+    check(listed.data[0].id == batch.id, f"anthropic list: {listed}")
+
+    canceled = client.messages.batches.create(requests=[{"custom_id": "c1", "params": params}])
+    canceling = client.messages.batches.cancel(canceled.id)
+    check(canceling.processing_status in ("canceling", "ended"), f"anthropic cancel: {canceling}")
+    ended = wait_until(
+        lambda: client.messages.batches.retrieve(canceled.id), lambda b: b.processing_status == "ended",
+        "anthropic canceled batch",
+    )
+    check(ended.request_counts.canceled == 1, f"anthropic canceled counts: {ended.request_counts}")
+    check([r.result.type for r in client.messages.batches.results(canceled.id)] == ["canceled"], "anthropic canceled")
+    expect_error(
+        lambda: client.messages.batches.create(requests=[{"custom_id": "no spaces", "params": params}]),
+        anthropic.BadRequestError, "custom_id",
+    )
+
+
+def check_openai_batches(base: str) -> None:
+    client = openai.OpenAI(base_url=base + "/v1", api_key="sim", max_retries=0)
+    live = client.chat.completions.create(model="gpt-sim", messages=[{"role": "user", "content": PROMPT}])
+    body = {"model": "gpt-sim", "messages": [{"role": "user", "content": PROMPT}]}
+    ids = [f"sdk-{i}" for i in range(4)]
+    lines = "".join(
+        json.dumps({"custom_id": i, "method": "POST", "url": "/v1/chat/completions", "body": body}) + "\n" for i in ids
+    )
+    uploaded = client.files.create(file=("input.jsonl", lines.encode()), purpose="batch")
+    check(uploaded.id.startswith("file-") and uploaded.bytes == len(lines.encode()), f"openai file: {uploaded}")
+    check(client.files.content(uploaded.id).content == lines.encode(), "openai input file content")
+    batch = client.batches.create(
+        input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h", metadata={"run": "sdk"}
+    )
+    check(batch.id.startswith("batch_") and batch.status == "validating", f"openai batch: {batch}")
+    done = wait_until(lambda: client.batches.retrieve(batch.id), lambda b: b.status == "completed", "openai batch")
+    check(done.request_counts.completed == 4 and done.request_counts.failed == 0, f"openai counts: {done}")
+    check(done.metadata == {"run": "sdk"} and done.error_file_id is None, f"openai done: {done}")
+    output = client.files.content(done.output_file_id).text.splitlines()
+    rows = [json.loads(line) for line in output]
+    check([r["custom_id"] for r in rows] != ids, "openai output came in submission order")
+    check(sorted(r["custom_id"] for r in rows) == ids, f"openai output ids: {rows}")
+    for row in rows:
+        check(row["error"] is None and row["response"]["status_code"] == 200, f"openai output row: {row}")
+        answer = row["response"]["body"]
+        check(answer["choices"][0]["message"]["content"] == live.choices[0].message.content, f"openai row: {row}")
+        check(answer["usage"]["completion_tokens"] == live.usage.completion_tokens, f"openai usage: {row}")
+    check(client.batches.list(limit=1).data[0].id == batch.id, "openai list")
+
+    canceled = client.batches.create(input_file_id=uploaded.id, endpoint="/v1/chat/completions", completion_window="24h")
+    check(client.batches.cancel(canceled.id).status in ("cancelling", "cancelled"), "openai cancel")
+    ended = wait_until(lambda: client.batches.retrieve(canceled.id), lambda b: b.status == "cancelled", "openai cancel")
+    check(ended.request_counts.failed == 4 and ended.output_file_id is None, f"openai cancelled: {ended}")
+
+
 def expect_error(call, error_type, text) -> None:
     """`call` must raise `error_type`, whose message mentions `text` when given."""
     try:
@@ -161,6 +248,8 @@ def main() -> int:
     try:
         check_anthropic(base)
         check_openai(base)
+        check_anthropic_batches(base)
+        check_openai_batches(base)
     except AssertionError as failure:
         print(f"sdk_check: FAILED: {failure}")
         return 1

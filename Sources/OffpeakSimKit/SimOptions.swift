@@ -35,6 +35,14 @@ public struct SimOptions: Sendable, Equatable {
     /// When set, every API call must present this key: `x-api-key` on the Anthropic endpoint,
     /// `Authorization: Bearer` on the OpenAI one.
     public var requireKey: String?
+    /// Seconds from creating a provider batch (`/v1/messages/batches`, `/v1/batches`) until it
+    /// has ended; 0 ends it on the first retrieve.
+    public var batchDelaySeconds = 2.0
+    /// Chances, per request of a provider batch, that it ends errored, expired or canceled
+    /// instead of answered; repeatable per `custom_id` under `seed`.
+    public var batchErrorRate = 0.0
+    public var batchExpireRate = 0.0
+    public var batchCancelRate = 0.0
     /// swift-log level name for the server's own log on stderr.
     public var logLevel = "info"
 
@@ -65,6 +73,12 @@ public struct SimOptions: Sendable, Equatable {
         }
         try check(retryAfterSeconds >= 0, "--retry-after must not be negative")
         try check(timeoutDelaySeconds >= 0, "--timeout-delay must not be negative")
+        try check(batchDelaySeconds >= 0, "--batch-delay must not be negative")
+        try check(
+            [batchErrorRate, batchExpireRate, batchCancelRate].allSatisfy { (0...1).contains($0) }
+                && batchErrorRate + batchExpireRate + batchCancelRate <= 1,
+            "--batch-error-rate, --batch-expire-rate and --batch-cancel-rate must be in 0...1 and sum to at most 1"
+        )
         try check(
             ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel),
             "--log-level must be one of trace, debug, info, notice, warning, error, critical")

@@ -14,6 +14,10 @@ struct SimState: Sendable {
     let limiter: RateLimiter
     let sources: SourceLibrary
     let shutdown: ShutdownNotice
+    /// Provider batches and their files (`/v1/messages/batches`, `/v1/batches`, `/v1/files`).
+    let batches: BatchBook
+    /// The seed of every random draw, picked at random when `--seed` is not given.
+    let seed: UInt64
 
     init(options: SimOptions) {
         self.options = options
@@ -21,6 +25,8 @@ struct SimState: Sendable {
             summarizer: ExtractiveSummarizer(budgetTokens: options.summaryTokens),
             answerTokens: options.answerTokens)
         let seed = options.seed ?? UInt64.random(in: .min ... .max)
+        self.seed = seed
+        self.batches = BatchBook()
         self.faults = FaultInjector(rates: options.faultRates, seed: seed)
         self.damager = BatchDamager(policy: options.damage, seed: seed)
         self.cacheBook = PromptCacheBook(
@@ -43,5 +49,20 @@ struct SimState: Sendable {
         faults.reset()
         damager.reset()
         sources.reset()
+        batches.reset()
+    }
+
+    /// The answer to a call, cut to its `max_tokens`; for a batched prompt, also what it adds to
+    /// the batch counters. A batched answer is damaged before the cut, as a model would write
+    /// the damage, and billed for its whole (damaged) text.
+    func composeAnswer(_ call: ParsedCall) -> (SimAnswer, BatchTally?) {
+        let text = call.conversation.lastUserText
+        let items = BatchItem.items(in: text)
+        guard !items.isEmpty else {
+            return (composer.cut(composer.singleAnswer(to: text), maxTokens: call.maxTokens), nil)
+        }
+        let (damaged, damage) = damager.damage(composer.batchAnswer(for: items))
+        let answer = composer.cut(damaged.text, maxTokens: call.maxTokens)
+        return (answer, BatchTally(items: items.count, damage: damage))
     }
 }

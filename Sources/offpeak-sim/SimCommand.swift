@@ -140,6 +140,21 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "Seconds a timeout fault waits before answering.")
     var timeoutDelay = SimOptions().timeoutDelaySeconds
 
+    @Option(help: "Seconds from creating a provider batch until it has ended (0: on the first retrieve).")
+    var batchDelay = SimOptions().batchDelaySeconds
+
+    @Option(
+        help:
+            "Chance, in 0...1, that a provider batch request ends errored (repeatable per custom_id under --seed)."
+    )
+    var batchErrorRate = 0.0
+
+    @Option(help: "Chance, in 0...1, that a provider batch request ends expired.")
+    var batchExpireRate = 0.0
+
+    @Option(help: "Chance, in 0...1, that a provider batch request ends canceled.")
+    var batchCancelRate = 0.0
+
     @Option(help: "Require this API key (x-api-key for Anthropic, Authorization: Bearer for OpenAI).")
     var requireKey: String?
 
@@ -185,6 +200,10 @@ struct SimCommand: AsyncParsableCommand {
         options.retryAfterSeconds = retryAfter
         options.timeoutDelaySeconds = timeoutDelay
         options.requireKey = requireKey
+        options.batchDelaySeconds = batchDelay
+        options.batchErrorRate = batchErrorRate
+        options.batchExpireRate = batchExpireRate
+        options.batchCancelRate = batchCancelRate
         options.logLevel = logLevel
         return options
     }

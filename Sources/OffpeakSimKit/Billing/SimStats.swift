@@ -19,6 +19,7 @@ public enum SimEndpoint: String, CaseIterable, Sendable {
 /// taken back with it, so the counters describe exactly the answers clients received.
 public final class SimStats: Sendable {
     private let state = Mutex(StatsSnapshot())
+    private let batchState = Mutex(ProviderBatchStats())
 
     public init() {}
 
@@ -56,12 +57,37 @@ public final class SimStats: Sendable {
         }
     }
 
+    /// One provider batch was created.
+    func recordBatchCreated() {
+        batchState.withLock { $0.batches.created += 1 }
+    }
+
+    /// One provider batch ended: its answers' tokens and its requests' ends, billed once.
+    func recordBatchEnd(
+        billed: BilledTokens,
+        counts: (processing: Int, succeeded: Int, errored: Int, canceled: Int, expired: Int)
+    ) {
+        batchState.withLock { snapshot in
+            snapshot.billedBatch = snapshot.billedBatch + billed
+            snapshot.batches.ended += 1
+            snapshot.batches.succeeded += counts.succeeded
+            snapshot.batches.errored += counts.errored
+            snapshot.batches.expired += counts.expired
+            snapshot.batches.canceled += counts.canceled
+        }
+    }
+
     public func snapshot() -> StatsSnapshot {
         state.withLock { $0 }
     }
 
+    public func batchSnapshot() -> ProviderBatchStats {
+        batchState.withLock { $0 }
+    }
+
     public func reset() {
         state.withLock { $0 = StatsSnapshot() }
+        batchState.withLock { $0 = ProviderBatchStats() }
     }
 }
 

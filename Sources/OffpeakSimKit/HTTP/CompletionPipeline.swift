@@ -94,25 +94,10 @@ struct CompletionPipeline: Sendable {
         }
     }
 
-    /// The call's answer, cut to its `max_tokens`; for a batched prompt, also what it adds to
-    /// the batch counters. A batched answer is damaged before the cut, as a model would write
-    /// the damage, and billed for its whole (damaged) text.
-    private func compose(_ call: ParsedCall) -> (SimAnswer, BatchTally?) {
-        let composer = state.composer
-        let text = call.conversation.lastUserText
-        let items = BatchItem.items(in: text)
-        guard !items.isEmpty else {
-            return (composer.cut(composer.singleAnswer(to: text), maxTokens: call.maxTokens), nil)
-        }
-        let (damaged, damage) = state.damager.damage(composer.batchAnswer(for: items))
-        let answer = composer.cut(damaged.text, maxTokens: call.maxTokens)
-        return (answer, BatchTally(items: items.count, damage: damage))
-    }
-
     private func answer(
         _ call: ParsedCall, api: some CompletionAPI, truncated: Bool
     ) async -> (Response, Int) {
-        let (answer, batch) = compose(call)
+        let (answer, batch) = state.composeAnswer(call)
         let billing = state.cacheBook.bill(
             api: api.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
             prefix: api.cacheablePrefix(of: call.conversation))

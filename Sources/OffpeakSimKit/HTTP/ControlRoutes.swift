@@ -10,14 +10,16 @@ struct ControlRoutes: Sendable {
         var next: [String]
     }
 
-    /// `GET /sim/stats`: the billing counters and the load counters side by side, flat.
+    /// `GET /sim/stats`: the billing, load and provider-batch counters side by side, flat.
     private struct StatsAnswer: Encodable {
         var billing: StatsSnapshot
         var load: LoadSnapshot
+        var batches: ProviderBatchStats
 
         func encode(to encoder: any Encoder) throws {
             try billing.encode(to: encoder)
             try load.encode(to: encoder)
+            try batches.encode(to: encoder)
         }
     }
 
@@ -36,7 +38,10 @@ struct ControlRoutes: Sendable {
     func register(on router: Router<some RequestContext>) {
         router.get("/sim/health") { _, _ in "ok" }
         router.get("/sim/stats") { _, _ in
-            json(StatsAnswer(billing: state.stats.snapshot(), load: state.load.snapshot()))
+            json(
+                StatsAnswer(
+                    billing: state.stats.snapshot(), load: state.load.snapshot(),
+                    batches: state.stats.batchSnapshot()))
         }
         router.post("/sim/reset") { _, _ in
             state.reset()
@@ -50,6 +55,9 @@ struct ControlRoutes: Sendable {
         router.post("/sim/faults") { request, _ in
             await handle(request, upTo: 1024 * 1024) { body in try enqueue(body) }
         }
+        router.post("/sim/batch-faults") { request, _ in
+            await handle(request, upTo: 16 * 1024 * 1024) { body in try targetBatchFaults(body) }
+        }
         router.post("/sim/expected") { request, _ in
             await handle(request, upTo: CompletionPipeline.maxBodyBytes) { body in try expected(body) }
         }
@@ -61,6 +69,21 @@ struct ControlRoutes: Sendable {
         let queue = try JSONBody.decode(FaultQueue.self, from: body)
         state.faults.enqueue(try queue.next.map { try SimFault(name: $0) })
         return queueAnswer()
+    }
+
+    /// `POST /sim/batch-faults` with `{"errored": [ids], "expired": [...], "canceled": [...]}`:
+    /// provider-batch requests with these `custom_id`s end so in every batch that ends later.
+    private func targetBatchFaults(_ body: Data) throws -> Response {
+        let targets = try JSONBody.decode([String: [String]].self, from: body)
+        var kinds: [(BatchFaultKind, [String])] = []
+        for (name, ids) in targets {
+            guard let kind = BatchFaultKind(rawValue: name) else {
+                throw SimAPIError(.invalidRequest, "\(name): expected errored, expired or canceled")
+            }
+            kinds.append((kind, ids))
+        }
+        for (kind, ids) in kinds { state.batches.target(ids, kind) }
+        return json(targets)
     }
 
     /// `POST /sim/expected` with `{"texts": [...]}`: the answer each text gets when sent alone

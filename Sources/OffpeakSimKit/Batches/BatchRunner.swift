@@ -1,0 +1,107 @@
+import Foundation
+
+/// Ends provider batches when their time is up: each request is answered exactly as the live
+/// endpoint would answer its body (same text, same tokens), unless a batch fault or a cancel
+/// ends it first; answers are billed once, at the end, into the batch counters.
+struct BatchRunner: Sendable {
+    let state: SimState
+
+    /// The job as a retrieve sees it now: ended (and billed) if its delay has passed or it was
+    /// canceled; nil if there is no such job.
+    func current(_ id: String, now: Date = Date()) -> BatchJob? {
+        let delay = state.options.batchDelaySeconds
+        // Read before the book's lock is taken: the lock is not reentrant.
+        let targeted = state.batches.targetedFaults()
+        return state.batches.update(id) { job in
+            let due = now.timeIntervalSince(job.createdAt) >= delay || job.phase == .canceling
+            if job.phase == .inProgress || job.phase == .canceling, due {
+                end(&job, now: now, targeted: targeted)
+            }
+            return job
+        }
+    }
+
+    private func end(_ job: inout BatchJob, now: Date, targeted: [String: BatchFaultKind]) {
+        let canceled = job.phase == .canceling
+        var results: [(customID: String, outcome: BatchOutcome)] = []
+        var billed = BilledTokens()
+        for request in job.requests {
+            let outcome: BatchOutcome
+            if canceled {
+                outcome = .canceled
+            } else if let fault = targeted[request.customID] ?? drawnFault(for: request.customID) {
+                switch fault {
+                case .errored:
+                    outcome = .errored(SimAPIError(.server, "offpeak-sim: simulated batch request error"))
+                case .expired: outcome = .expired
+                case .canceled: outcome = .canceled
+                }
+            } else {
+                let (answered, tokens) = answer(request, api: job.api)
+                outcome = answered
+                billed = billed + tokens
+            }
+            results.append((request.customID, outcome))
+        }
+        job.results = shuffled(results, batchID: job.id)
+        job.phase = .ended
+        job.endedAt = now
+        let ended = job
+        state.stats.recordBatchEnd(billed: billed, counts: ended.counts)
+    }
+
+    /// The answer the live endpoint gives this body, and the tokens it bills (uncached: a batch
+    /// does not read the live prompt cache).
+    private func answer(_ request: BatchRequest, api: BatchAPI) -> (BatchOutcome, BilledTokens) {
+        let routes: any CompletionAPI = api == .anthropic ? AnthropicRoutes() : OpenAIRoutes()
+        let call: ParsedCall
+        do {
+            call = try routes.parse(request.body)
+        } catch let error as SimAPIError {
+            return (.errored(error), BilledTokens())
+        } catch {
+            return (.errored(SimAPIError(.invalidRequest, "invalid request: \(error)")), BilledTokens())
+        }
+        let (answer, _) = state.composeAnswer(call)
+        let billing = InputBilling(uncached: call.conversation.inputTokens)
+        let body = routes.answerBody(for: call, answer: answer, billing: billing)
+        return (
+            .succeeded(Data(body.readableBytesView)), BilledTokens(billing, outputTokens: answer.outputTokens)
+        )
+    }
+
+    /// A fault drawn from the batch fault rates, the same for a `custom_id` under the same seed.
+    private func drawnFault(for customID: String) -> BatchFaultKind? {
+        let options = state.options
+        guard options.batchErrorRate + options.batchExpireRate + options.batchCancelRate > 0 else {
+            return nil
+        }
+        var generator = SplitMix64(seed: state.seed ^ stableHash(customID))
+        let draw = generator.nextUnitDouble()
+        if draw < options.batchErrorRate { return .errored }
+        if draw < options.batchErrorRate + options.batchExpireRate { return .expired }
+        if draw < options.batchErrorRate + options.batchExpireRate + options.batchCancelRate {
+            return .canceled
+        }
+        return nil
+    }
+
+    /// Results in an order that is repeatable but never the submission order (for two or more),
+    /// as the providers document that results may come in any order.
+    private func shuffled<T>(_ items: [T], batchID: String) -> [T] {
+        guard items.count > 1 else { return items }
+        var generator = SplitMix64(seed: state.seed ^ stableHash(batchID))
+        let order = Array(items.indices).shuffled(using: &generator)
+        let moved = order == Array(items.indices) ? Array(order.dropFirst() + order.prefix(1)) : order
+        return moved.map { items[$0] }
+    }
+}
+
+/// FNV-1a over the UTF-8 bytes: Swift's `hashValue` changes between runs, seeds must not.
+func stableHash(_ text: String) -> UInt64 {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+    }
+    return hash
+}
