@@ -113,7 +113,7 @@ private struct StepWalk {
                 let what = level == 1 ? "part \(index + 1) of \(wanted.count)" : "reduce step \(step.itemId)"
                 changes.fail.append((final.id, "\(what) failed: \(row.error ?? "unknown error")"))
                 return nil
-            case .pending, .retrying, .waiting:
+            case .pending, .retrying, .waiting, .inBatch:
                 complete = false
             }
         }

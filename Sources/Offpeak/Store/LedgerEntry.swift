@@ -23,6 +23,8 @@ struct LedgerEntry: StoredRecord, Equatable {
     var dollars: Double
     /// The same items, one request each, with no prompt cache and no batch discount.
     var naiveDollars: Double
+    /// The call went through a provider batch (the batch lane, billed at batch prices), not live.
+    /// The column has been in the ledger since v1 (`batch_api`); batch results are its first writer.
     var batchApi: Bool
     var cacheHit: Bool
     var usageEstimated: Bool

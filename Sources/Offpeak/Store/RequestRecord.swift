@@ -5,8 +5,11 @@ import GRDB
 public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
     public static let databaseTableName = "requests"
 
+    /// `inBatch`: placed in a provider batch (`BatchRecord`), so planning rounds, which read `pending`
+    /// and `retrying`, leave it alone; unfinished, like pending, until its batch's result is booked.
     enum State: String, Codable, Sendable {
         case pending, done, failed, waiting, retrying
+        case inBatch = "in_batch"
     }
 
     /// How a request may use the cache: read and write it, `no-cache` (don't read, write), or

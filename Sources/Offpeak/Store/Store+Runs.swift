@@ -165,7 +165,7 @@ extension Store {
     }
 
     /// Stores one item's answer, tied to the ledger row that paid for it, and marks its request done.
-    private static func insertAnswer(_ result: ResultRecord, ledgerID: Int64?, at now: Date, _ db: Database)
+    static func insertAnswer(_ result: ResultRecord, ledgerID: Int64?, at now: Date, _ db: Database)
         throws
     {
         var result = result

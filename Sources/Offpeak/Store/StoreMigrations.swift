@@ -45,6 +45,9 @@ enum StoreMigrations {
             try createSpendCounters(db)
             try createCacheTotals(db)
         }
+        migrator.registerMigration("v7: provider batches and their items") { db in
+            try createProviderBatches(db)
+        }
         return migrator
     }
 

@@ -1,0 +1,73 @@
+import Foundation
+import GRDB
+
+/// One provider batch (Anthropic Message Batches, OpenAI Batch): a row of `provider_batches`.
+///
+/// Committed `preparing` before the call that creates it, so a process killed between the two
+/// leaves a row for the next tick to reconcile; `submitted` once the provider's id is stored;
+/// `ended` when the provider says its results are ready; `collected` when every item's result is
+/// booked. `failed`: never created (or given up), its requests back to pending.
+struct BatchRecord: StoredRecord, Equatable {
+    static let databaseTableName = "provider_batches"
+
+    enum State: String, Codable, Sendable {
+        case preparing, submitted, ended, collected, failed
+    }
+
+    /// Our own id: `ob` and 12 hex digits; each item's `custom_id` starts with it.
+    var id: String
+    var runId: String
+    var provider: String
+    var model: String
+    /// The provider's batch id; nil until the create call's answer is stored.
+    var remoteId: String?
+    var state: State
+    var preparedAt: Date
+    var submittedAt: Date?
+    var endedAt: Date?
+    var collectedAt: Date?
+    /// When to ask the provider again (a batch is not polled every tick when nothing can have changed).
+    var nextPollAt: Date?
+    /// The worst case the batch can cost, counted against the job's budget while it is out.
+    var worstDollars: Double
+    var error: String?
+
+    static func newID() -> String {
+        let hex = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
+        return "ob" + String(repeating: "0", count: 12 - hex.count) + hex
+    }
+}
+
+/// One request in a provider batch: a row of `batch_items`. Results are matched by `customId` only.
+struct BatchItemRecord: StoredRecord, Equatable {
+    static let databaseTableName = "batch_items"
+
+    /// What the provider reported for the item; nil until its result is booked.
+    enum Outcome: String, Codable, Sendable {
+        case succeeded, errored, expired, canceled
+    }
+
+    var batchId: String
+    var requestId: String
+    /// `<batch id>_<n>`: unique in the batch, and within `^[a-zA-Z0-9_-]{1,64}$` (Anthropic's pattern).
+    var customId: String
+    var outcome: Outcome?
+}
+
+/// What one item's result books (`Store.commitBatchResult`).
+enum BatchItemResult: Sendable {
+    /// An answer, with the ledger row that paid for it (at batch prices, from the usage reported).
+    case succeeded(ledger: LedgerEntry, result: ResultRecord)
+    /// The provider refused the request as invalid: the item fails with its (redacted) message.
+    case invalid(message: String)
+    /// Expired, canceled or another error: the item goes again (back to pending).
+    case again(BatchItemRecord.Outcome, reason: String)
+
+    var outcome: BatchItemRecord.Outcome {
+        switch self {
+        case .succeeded: .succeeded
+        case .invalid: .errored
+        case .again(let outcome, _): outcome
+        }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import GRDB
+
+/// The batch lane's bookkeeping. Each write is one transaction, so a process killed at any moment
+/// leaves the batch and its requests in a state the next tick can reconcile: nothing lost, nothing
+/// booked twice.
+extension Store {
+    /// Commits a new `preparing` batch and its items (custom ids `<batch id>_<n>`), and moves those
+    /// requests to `in_batch`, BEFORE any call creates it at the provider. Only requests still
+    /// `pending` or `retrying` are taken; a request in another state is refused.
+    func prepareBatch(
+        runID: String, provider: String, model: String, requestIDs: [String], worstDollars: Double, now: Date
+    ) throws(OffpeakError) -> BatchRecord {
+        try write { db in
+            let batch = BatchRecord(
+                id: BatchRecord.newID(), runId: runID, provider: provider, model: model, remoteId: nil,
+                state: .preparing, preparedAt: now, worstDollars: worstDollars)
+            var stored = batch
+            try stored.insert(db)
+            for (index, requestID) in requestIDs.enumerated() {
+                try db.execute(
+                    sql: """
+                        UPDATE requests SET state = 'in_batch', next_attempt_at = NULL, updated_at = ?
+                        WHERE id = ? AND run_id = ? AND state IN ('pending', 'retrying')
+                        """,
+                    arguments: [now, requestID, runID])
+                guard db.changesCount == 1 else {
+                    throw OffpeakError(
+                        .software,
+                        "request \(requestID) of run \(runID) is not pending; it cannot join a batch")
+                }
+                var item = BatchItemRecord(
+                    batchId: batch.id, requestId: requestID, customId: "\(batch.id)_\(index)", outcome: nil)
+                try item.insert(db)
+            }
+            return batch
+        }
+    }
+
+    /// Stores the provider's id for a batch just created: `submitted`, polled from `nextPoll`.
+    /// Storing the same id again changes nothing; a different one is refused (one batch, one id).
+    func recordSubmitted(batchID: String, remoteID: String, now: Date, nextPoll: Date) throws(OffpeakError) {
+        try write { db in
+            let batch = try Store.batch(batchID, db)
+            if let known = batch.remoteId {
+                guard known == remoteID else {
+                    throw OffpeakError(
+                        .software, "batch \(batchID) already has provider id \(known), not \(remoteID)")
+                }
+                return
+            }
+            try db.execute(
+                sql: """
+                    UPDATE provider_batches SET remote_id = ?, state = 'submitted', submitted_at = ?,
+                    next_poll_at = ? WHERE id = ?
+                    """,
+                arguments: [remoteID, now, nextPoll, batchID])
+        }
+    }
+
+    /// Batches whose poll is due by `now`: submitted ones to ask about, ended ones to collect.
+    func batchesToPoll(now: Date) throws(OffpeakError) -> [BatchRecord] {
+        try read { db in
+            try BatchRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM provider_batches WHERE state IN ('submitted', 'ended') AND next_poll_at <= ?
+                    ORDER BY next_poll_at
+                    """, arguments: [now])
+        }
+    }
+
+    /// Batches committed but never given a provider id: each was created or not; reconciliation decides.
+    func preparingBatches() throws(OffpeakError) -> [BatchRecord] {
+        try read { db in
+            try BatchRecord.fetchAll(
+                db, sql: "SELECT * FROM provider_batches WHERE state = 'preparing' ORDER BY prepared_at")
+        }
+    }
+
+    func batch(id: String) throws(OffpeakError) -> BatchRecord? {
+        try read { db in try BatchRecord.fetchOne(db, key: id) }
+    }
+
+    /// A run's batches, oldest first.
+    func batches(runID: String) throws(OffpeakError) -> [BatchRecord] {
+        try read { db in
+            try BatchRecord.filter(Column("run_id") == runID).order(Column("prepared_at")).fetchAll(db)
+        }
+    }
+
+    /// A batch's items, by custom id.
+    func items(batchID: String) throws(OffpeakError) -> [BatchItemRecord] {
+        try read { db in
+            try BatchItemRecord.filter(Column("batch_id") == batchID).order(Column("custom_id")).fetchAll(db)
+        }
+    }
+
+    /// The provider says the batch's results are ready: `ended`, due to collect at once.
+    func markEnded(batchID: String, now: Date) throws(OffpeakError) {
+        try write { db in
+            try db.execute(
+                sql: """
+                    UPDATE provider_batches SET state = 'ended', ended_at = ?, next_poll_at = ?
+                    WHERE id = ? AND state = 'submitted'
+                    """,
+                arguments: [now, now, batchID])
+        }
+    }
+
+    func reschedulePoll(batchID: String, next: Date) throws(OffpeakError) {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE provider_batches SET next_poll_at = ? WHERE id = ?", arguments: [next, batchID])
+        }
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import GRDB
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// v7 on a store that already holds work, and the batch lane's queries reading indexes.
+struct StoreBatchSchemaTests {
+    @Test func aV6StoreUpgradesToV7KeepingItsWorkAndGainingTheBatchTables() throws {
+        let workspace = try TemporaryWorkspace()
+        let url = Workspace(root: workspace.root).databaseURL
+        try StoreUpgradeTests.makeV5Store(at: url)
+        let queue = try DatabaseQueue(path: url.path)
+        try StoreMigrations.migrator.migrate(
+            queue,
+            upTo: "v6: indexes for every report and the run loop, item and spend counters kept by triggers, "
+                + "the cache's byte total")
+        #expect(
+            try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM provider_batches") } == 0)
+        try queue.close()
+
+        let store = try Store(url: url)
+        let columns = try store.read { db in try db.columns(in: "provider_batches").map(\.name) }
+        #expect(
+            columns == [
+                "id", "run_id", "provider", "model", "remote_id", "state", "prepared_at", "submitted_at",
+                "ended_at", "collected_at", "next_poll_at", "worst_dollars", "error",
+            ])
+        let itemColumns = try store.read { db in try db.columns(in: "batch_items").map(\.name) }
+        #expect(itemColumns == ["batch_id", "request_id", "custom_id", "outcome"])
+        #expect(
+            try store.itemCounts(runID: "r1")
+                == Store.ItemCounts(requests: 6, total: 4, done: 2, failed: 1, cached: 1))
+        #expect(try store.read { db in try LedgerEntry.fetchCount(db) } == 5)
+        // The upgraded store takes a batch of its pending requests.
+        let pending = try store.pendingRequests(runID: "r1", limit: 10)
+        let batch = try store.prepareBatch(
+            runID: "r1", provider: "anthropic", model: "m", requestIDs: pending.map(\.id), worstDollars: 1,
+            now: Date())
+        #expect(try store.items(batchID: batch.id).map(\.requestId) == pending.map(\.id))
+    }
+
+    @Test func theBatchLanesQueriesUseIndexes() throws {
+        let (store, statements) = try StoreQueryPlanTests.traced { store, _ in
+            let pending = try store.pendingRequests(runID: "r1", limit: 3)
+            let batch = try store.prepareBatch(
+                runID: "r1", provider: "anthropic", model: "m", requestIDs: pending.map(\.id),
+                worstDollars: 1,
+                now: Date())
+            try store.recordSubmitted(batchID: batch.id, remoteID: "x", now: Date(), nextPoll: Date())
+            _ = try store.batchesToPoll(now: Date())
+            _ = try store.preparingBatches()
+            _ = try store.batches(runID: "r1")
+            _ = try store.items(batchID: batch.id)
+            try store.markEnded(batchID: batch.id, now: Date())
+            try store.reschedulePoll(batchID: batch.id, next: Date())
+            try store.commitBatchResult(
+                batchID: batch.id, customID: "\(batch.id)_0", .again(.expired, reason: "expired"), now: Date()
+            )
+            _ = try store.markCollected(batchID: batch.id, now: Date())
+            let more = try store.pendingRequests(runID: "r1", limit: 2)
+            let unsent = try store.prepareBatch(
+                runID: "r1", provider: "anthropic", model: "m", requestIDs: more.map(\.id), worstDollars: 1,
+                now: Date())
+            try store.abandonPreparing(batchID: unsent.id, reason: "never created", now: Date())
+        }
+        let plans = try StoreQueryPlanTests.expectIndexed(store, statements)
+        // A scan of a partial index reads only the rows it holds (the preparing batches): fine.
+        let steps = plans.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        for table in ["provider_batches", "batch_items"] {
+            let scans = steps.filter {
+                $0.hasPrefix("SCAN \(table)") && !$0.contains("USING INDEX provider_batches_")
+            }
+            #expect(scans.isEmpty, "\(plans)")
+        }
+        for index in [
+            "provider_batches_to_poll", "provider_batches_preparing", "provider_batches_by_run",
+            "sqlite_autoindex_batch_items_1",
+        ] {
+            #expect(plans.contains(index), "no plan uses \(index):\n\(plans)")
+        }
+        #expect(!plans.contains("TEMP B-TREE"), "\(plans)")
+    }
+}
