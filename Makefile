@@ -1,6 +1,6 @@
 # offpeak: the two commands a new user needs are `make demo` and `make test`.
 SWIFT ?= swift
-DEBIAN_PACKAGES := libcurl4-openssl-dev liblz4-dev libsqlite3-dev lz4
+DEBIAN_PACKAGES := libcurl4-openssl-dev libssl-dev liblz4-dev libsqlite3-dev lz4
 SWIFT_BUILD_FLAGS ?=
 
 .PHONY: deps build demo test bench format lint clean chaos

@@ -2,6 +2,18 @@
 #define OFFPEAK_CCURL_SHIM_H
 
 #include <curl/curl.h>
+#include <stdint.h>
+#include <stddef.h>
+
+/* OpenSSL (libcurl's TLS library) frees its global state from an atexit handler. A transfer thread
+   still inside libcurl when the process exits then reads freed memory and the process dies of
+   SIGSEGV on its way out. OpenSSL can be asked not to register that handler: the memory goes with
+   the process anyway. Declared here so no OpenSSL header is needed. */
+int OPENSSL_init_crypto(uint64_t opts, const void *settings);
+
+static inline int offpeak_openssl_without_atexit_cleanup(void) {
+    return OPENSSL_init_crypto(0x00080000L /* OPENSSL_INIT_NO_ATEXIT */, NULL);
+}
 
 // curl_easy_setopt is variadic, which Swift cannot call; these typed wrappers can be.
 static inline CURLcode offpeak_curl_setopt_long(CURL *handle, CURLoption option, long value) {

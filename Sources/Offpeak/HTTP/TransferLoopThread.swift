@@ -20,8 +20,13 @@ final class TransferLoopThread {
         let order: TransferOrder
     }
 
-    /// `curl_global_init` must run once before any handle exists; a static runs exactly once.
-    private static let curlReady: Bool = curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+    /// `curl_global_init` must run once before any handle exists; a static runs exactly once. First,
+    /// OpenSSL is told not to free its state at exit, where the loop's thread may still be using it
+    /// (see `offpeak_openssl_without_atexit_cleanup` in CCurl's shim).
+    private static let curlReady: Bool = {
+        _ = offpeak_openssl_without_atexit_cleanup()
+        return curl_global_init(Int(CURL_GLOBAL_ALL)) == CURLE_OK
+    }()
     /// The longest sleep in `curl_multi_poll`; wakes and libcurl's own timers usually come first.
     private static let longestSleepMilliseconds: Int32 = 1000
 
