@@ -134,6 +134,8 @@ protocol CompletionProvider: Sendable {
     /// What this provider's answers and errors are cleaned with; research sources fetched for its
     /// calls go through the same one, so the same keys are hidden everywhere.
     var redactor: Redactor { get }
+    /// The provider's batch API (`BatchAPI`), or nil when it has none.
+    var batches: (any BatchAPI)? { get }
 }
 
 extension CompletionProvider {
