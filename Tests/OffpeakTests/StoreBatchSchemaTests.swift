@@ -5,9 +5,9 @@ import Testing
 
 @testable import Offpeak
 
-/// v7 on a store that already holds work, and the batch lane's queries reading indexes.
+/// v7 and v8 on a store that already holds work, and the batch lane's queries reading indexes.
 struct StoreBatchSchemaTests {
-    @Test func aV6StoreUpgradesToV7KeepingItsWorkAndGainingTheBatchTables() throws {
+    @Test func aV6StoreUpgradesToV8KeepingItsWorkAndGainingTheBatchTables() throws {
         let workspace = try TemporaryWorkspace()
         let url = Workspace(root: workspace.root).databaseURL
         try StoreUpgradeTests.makeV5Store(at: url)
@@ -25,10 +25,11 @@ struct StoreBatchSchemaTests {
         #expect(
             columns == [
                 "id", "run_id", "provider", "model", "remote_id", "state", "prepared_at", "submitted_at",
-                "ended_at", "collected_at", "next_poll_at", "worst_dollars", "error",
+                "ended_at", "collected_at", "next_poll_at", "worst_dollars", "error", "requests", "items",
+                "remote_status", "counts", "expires_at", "polls",
             ])
         let itemColumns = try store.read { db in try db.columns(in: "batch_items").map(\.name) }
-        #expect(itemColumns == ["batch_id", "request_id", "custom_id", "outcome"])
+        #expect(itemColumns == ["batch_id", "request_id", "custom_id", "slot", "outcome"])
         #expect(
             try store.itemCounts(runID: "r1")
                 == Store.ItemCounts(requests: 6, total: 4, done: 2, failed: 1, cached: 1))

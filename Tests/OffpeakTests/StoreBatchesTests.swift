@@ -197,3 +197,54 @@ struct StoreBatchesTests {
         #expect(try store.batch(id: batch.id)?.remoteId == "batch_a")
     }
 }
+
+/// A provider request carrying a batched prompt of several items: booked once, for all of them.
+struct StoreBatchedPromptTests {
+    @Test func aBatchedPromptsItemsShareACustomIDAndAreBookedTogetherOnce() throws {
+        let workspace = try TemporaryWorkspace()
+        let (store, requests) = try StoreBatchesTests.store(workspace, count: 5)
+        let now = Date()
+        let batch = try store.prepareBatch(
+            runID: "r1", provider: "sim", model: "m",
+            calls: [[requests[0].id, requests[1].id, requests[2].id], [requests[3].id, requests[4].id]],
+            worstDollars: 0.4, now: now)
+        let stored = try #require(try store.batch(id: batch.id))
+        #expect(stored.requests == 2 && stored.items == 5)
+        let items = try store.items(batchID: batch.id)
+        #expect(items.map(\.customId) == ["0", "0", "0", "1", "1"].map { "\(batch.id)_\($0)" })
+        #expect(items.map(\.slot) == [0, 1, 2, 0, 1])
+        #expect(try store.openBatchWorst(runID: "r1") == 0.4)
+
+        // The first prompt answered two of its three items; the third goes again.
+        var booking = Store.BatchBooking(outcome: .succeeded)
+        booking.ledger = StoreCountersTests.ledger(
+            run: "r1", items: 3, hit: false, failed: false, dollars: 0.03)
+        booking.results = [
+            StoreCountersTests.result(requests[0], cached: false),
+            StoreCountersTests.result(requests[2], cached: false),
+        ]
+        booking.againReason = "batched answer: missing"
+        let run = try #require(try store.run(id: "r1"))
+        #expect(
+            try store.commitBatchCall(
+                batchID: batch.id, customID: "\(batch.id)_0", booking, run: run, now: now))
+        #expect(
+            !(try store.commitBatchCall(
+                batchID: batch.id, customID: "\(batch.id)_0", booking, run: run, now: now)))
+        #expect(try StoreBatchesTests.states(store) == [.done, .pending, .done, .inBatch, .inBatch])
+        #expect(try store.requests(runID: "r1").map(\.attempts) == [0, 1, 0, 0, 0])
+        #expect(try store.read { db in try LedgerEntry.fetchAll(db).map(\.batchApi) } == [true])
+        #expect(try store.run(id: "r1")?.itemsDone == 2)
+
+        // The second was refused as invalid: both its items fail with the message.
+        var refused = Store.BatchBooking(outcome: .errored)
+        refused.failReason = "invalid request: max_tokens too large"
+        #expect(
+            try store.commitBatchCall(
+                batchID: batch.id, customID: "\(batch.id)_1", refused, run: run, now: now))
+        #expect(try StoreBatchesTests.states(store) == [.done, .pending, .done, .failed, .failed])
+        #expect(try store.markCollected(batchID: batch.id, now: now))
+        #expect(try store.openBatchWorst(runID: "r1") == 0)
+        try StoreCountersTests.expectCountersMatch(store, runs: ["r1"], after: "batched prompts")
+    }
+}

@@ -73,8 +73,9 @@ struct ModelPrice: Sendable, Equatable, Codable {
         var inputFactor = 1.0
         var outputPrice = output
         if batch {
+            inputFactor = 0.5
             if let batchInput = inputCostPerTokenBatches, input > 0 { inputFactor = batchInput / input }
-            outputPrice = outputCostPerTokenBatches ?? output
+            outputPrice = outputCostPerTokenBatches ?? output * 0.5
         }
         let inputDollars =
             Double(usage.input) * input + Double(usage.cacheWrite) * cacheWrite + Double(usage.cacheRead)
@@ -90,6 +91,9 @@ struct ModelPrice: Sendable, Equatable, Codable {
 }
 
 extension ModelPrice {
+    /// Whether the table gives batch prices; without them a batch is priced at half the live price.
+    var hasBatchPrices: Bool { inputCostPerTokenBatches != nil || outputCostPerTokenBatches != nil }
+
     /// What one output token costs in input tokens, for weighing output against input; nil when
     /// the table lacks either price.
     var outputWeight: Double? {

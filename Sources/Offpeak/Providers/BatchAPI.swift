@@ -64,7 +64,7 @@ struct RemoteBatch: Sendable, Equatable {
         case ended
     }
 
-    struct Counts: Sendable, Equatable {
+    struct Counts: Sendable, Equatable, Codable {
         var processing = 0
         var succeeded = 0
         var errored = 0

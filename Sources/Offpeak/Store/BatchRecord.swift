@@ -31,6 +31,19 @@ struct BatchRecord: StoredRecord, Equatable {
     /// The worst case the batch can cost, counted against the job's budget while it is out.
     var worstDollars: Double
     var error: String?
+    /// Provider requests (custom ids) in the batch, and the items (requests of the run) they carry:
+    /// a batched prompt carries several.
+    var requests = 0
+    var items = 0
+    /// What the provider said at the last poll: its own word for the state, its counts, its expiry.
+    var remoteStatus: String?
+    var counts: RemoteBatch.Counts?
+    var expiresAt: Date?
+    /// Times the provider was asked about the batch.
+    var polls = 0
+
+    /// Whether the batch is still out: prepared, submitted or ended but not yet collected.
+    var isOpen: Bool { state == .preparing || state == .submitted || state == .ended }
 
     static func newID() -> String {
         let hex = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
@@ -49,8 +62,11 @@ struct BatchItemRecord: StoredRecord, Equatable {
 
     var batchId: String
     var requestId: String
-    /// `<batch id>_<n>`: unique in the batch, and within `^[a-zA-Z0-9_-]{1,64}$` (Anthropic's pattern).
+    /// `<batch id>_<n>`: unique in the batch, and within `^[a-zA-Z0-9_-]{1,64}$` (Anthropic's
+    /// pattern). Several items share one when a batched prompt carries them.
     var customId: String
+    /// The item's place in its batched prompt (0 when it goes alone).
+    var slot = 0
     var outcome: Outcome?
 }
 

@@ -3,46 +3,93 @@ import GRDB
 
 /// Booking what comes back from a provider batch, and giving up on one never created.
 extension Store {
-    /// Books one item's result, matched by `customID` alone, in one transaction: its outcome, and
-    /// for `succeeded` its ledger row (marked batch) and result with the request done; for
-    /// `invalid` the request failed with the message (already redacted); for `again` the request
-    /// back to pending, to go in a new batch or live.
+    /// Books one item's result, matched by `customID` alone, in one transaction (see `commitBatchCall`).
     /// - Returns: false, booking nothing, when the item's outcome is already set (the same results
     ///   collected twice) or the batch has no such custom id.
     @discardableResult
     func commitBatchResult(batchID: String, customID: String, _ outcome: BatchItemResult, now: Date)
         throws(OffpeakError) -> Bool
     {
+        var booking = BatchBooking(outcome: outcome.outcome)
+        switch outcome {
+        case .succeeded(let ledger, let result):
+            booking.ledger = ledger
+            booking.results = [result]
+        case .invalid(let message): booking.failReason = message
+        case .again(_, let reason): booking.againReason = reason
+        }
+        return try commitBatchCall(batchID: batchID, customID: customID, booking, run: nil, now: now)
+    }
+
+    /// What one provider request of a batch (one custom id, one or several items) leaves.
+    struct BatchBooking: Sendable {
+        var outcome: BatchItemRecord.Outcome
+        /// The call's ledger row (marked batch here) and the answers it paid for; a result names its
+        /// request, or, with no request id, is the lone item's.
+        var ledger: LedgerEntry?
+        var results: [ResultRecord] = []
+        /// Items failed for good with their reasons.
+        var failed: [(id: String, reason: String)] = []
+        /// When set, every item of the call not answered fails with it (an invalid request).
+        var failReason: String?
+        /// Why the items left unanswered go again (back to pending, one attempt more).
+        var againReason = "not answered by the provider batch"
+    }
+
+    /// Books one provider request's result in one transaction: its ledger row (marked batch), its
+    /// answers (requests done), items failed, the rest back to pending to go again (in a new batch
+    /// or live), every item's outcome, and with `run` its counters, checkpoint and lease.
+    /// - Returns: false, booking nothing, when the custom id's outcome is already set (the same
+    ///   results collected twice) or the batch has no such custom id.
+    @discardableResult
+    func commitBatchCall(
+        batchID: String, customID: String, _ booking: BatchBooking, run: RunRecord?,
+        lease: (owner: String, ttl: TimeInterval)? = nil, now: Date
+    ) throws(OffpeakError) -> Bool {
         try write { db in
-            guard
-                let item = try BatchItemRecord.fetchOne(
-                    db, key: ["batch_id": batchID, "custom_id": customID]),
-                item.outcome == nil
-            else { return false }
-            switch outcome {
-            case .succeeded(var ledger, var result):
-                ledger.batchApi = true
-                try ledger.insert(db)
-                result.requestId = item.requestId
-                try Store.insertAnswer(result, ledgerID: ledger.id, at: now, db)
-            case .invalid(let message):
+            let items = try BatchItemRecord.filter(
+                Column("batch_id") == batchID && Column("custom_id") == customID
+            )
+            .order(Column("slot")).fetchAll(db)
+            guard !items.isEmpty, items.allSatisfy({ $0.outcome == nil }) else { return false }
+            if let lease, let run { try Store.renew(lease, runID: run.id, db) }
+            var ledger = booking.ledger
+            ledger?.batchApi = true
+            try ledger?.insert(db)
+            let ids = Set(items.map(\.requestId))
+            for var result in booking.results {
+                if result.requestId.isEmpty || !ids.contains(result.requestId) {
+                    guard items.count == 1, let only = items.first else { continue }
+                    result.requestId = only.requestId
+                }
+                try Store.insertAnswer(result, ledgerID: ledger?.id, at: now, db)
+            }
+            var failed = booking.failed
+            if let reason = booking.failReason {
+                failed += items.map { ($0.requestId, reason) }
+            }
+            for (id, reason) in failed {
                 try db.execute(
                     sql: """
                         UPDATE requests SET state = 'failed', error = ?, attempts = attempts + 1, updated_at = ?
-                        WHERE id = ?
+                        WHERE id = ? AND state = 'in_batch'
                         """,
-                    arguments: [message, now, item.requestId])
-            case .again(_, let reason):
+                    arguments: [reason, now, id])
+            }
+            for item in items {
                 try db.execute(
                     sql: """
                         UPDATE requests SET state = 'pending', error = ?, attempts = attempts + 1, updated_at = ?
                         WHERE id = ? AND state = 'in_batch'
                         """,
-                    arguments: [reason, now, item.requestId])
+                    arguments: [booking.againReason, now, item.requestId])
             }
             try db.execute(
                 sql: "UPDATE batch_items SET outcome = ? WHERE batch_id = ? AND custom_id = ?",
-                arguments: [outcome.outcome.rawValue, batchID, customID])
+                arguments: [booking.outcome.rawValue, batchID, customID])
+            if let run {
+                try Store.saveProgress(db, run: run, segment: 0, lastRequestID: items.last?.requestId)
+            }
             return true
         }
     }

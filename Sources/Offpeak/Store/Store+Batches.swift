@@ -5,36 +5,51 @@ import GRDB
 /// leaves the batch and its requests in a state the next tick can reconcile: nothing lost, nothing
 /// booked twice.
 extension Store {
-    /// Commits a new `preparing` batch and its items (custom ids `<batch id>_<n>`), and moves those
-    /// requests to `in_batch`, BEFORE any call creates it at the provider. Only requests still
-    /// `pending` or `retrying` are taken; a request in another state is refused.
+    /// Commits a new `preparing` batch and its items, and moves those requests to `in_batch`,
+    /// BEFORE any call creates it at the provider. `calls` holds the request ids of each provider
+    /// request in order: the n-th gets custom id `<batch id>_<n>`, each of its requests the slot of
+    /// its place in the batched prompt. Only requests still `pending` or `retrying` are taken; a
+    /// request in another state is refused and nothing is committed.
     func prepareBatch(
-        runID: String, provider: String, model: String, requestIDs: [String], worstDollars: Double, now: Date
+        runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double, now: Date
     ) throws(OffpeakError) -> BatchRecord {
         try write { db in
-            let batch = BatchRecord(
+            var batch = BatchRecord(
                 id: BatchRecord.newID(), runId: runID, provider: provider, model: model, remoteId: nil,
                 state: .preparing, preparedAt: now, worstDollars: worstDollars)
-            var stored = batch
-            try stored.insert(db)
-            for (index, requestID) in requestIDs.enumerated() {
-                try db.execute(
-                    sql: """
-                        UPDATE requests SET state = 'in_batch', next_attempt_at = NULL, updated_at = ?
-                        WHERE id = ? AND run_id = ? AND state IN ('pending', 'retrying')
-                        """,
-                    arguments: [now, requestID, runID])
-                guard db.changesCount == 1 else {
-                    throw OffpeakError(
-                        .software,
-                        "request \(requestID) of run \(runID) is not pending; it cannot join a batch")
+            batch.requests = calls.count
+            batch.items = calls.reduce(0) { $0 + $1.count }
+            try batch.insert(db)
+            for (index, requestIDs) in calls.enumerated() {
+                for (slot, requestID) in requestIDs.enumerated() {
+                    try db.execute(
+                        sql: """
+                            UPDATE requests SET state = 'in_batch', next_attempt_at = NULL, updated_at = ?
+                            WHERE id = ? AND run_id = ? AND state IN ('pending', 'retrying')
+                            """,
+                        arguments: [now, requestID, runID])
+                    guard db.changesCount == 1 else {
+                        throw OffpeakError(
+                            .software,
+                            "request \(requestID) of run \(runID) is not pending; it cannot join a batch")
+                    }
+                    var item = BatchItemRecord(
+                        batchId: batch.id, requestId: requestID, customId: "\(batch.id)_\(index)", slot: slot,
+                        outcome: nil)
+                    try item.insert(db)
                 }
-                var item = BatchItemRecord(
-                    batchId: batch.id, requestId: requestID, customId: "\(batch.id)_\(index)", outcome: nil)
-                try item.insert(db)
             }
             return batch
         }
+    }
+
+    /// `prepareBatch` with each request alone in its provider request.
+    func prepareBatch(
+        runID: String, provider: String, model: String, requestIDs: [String], worstDollars: Double, now: Date
+    ) throws(OffpeakError) -> BatchRecord {
+        try prepareBatch(
+            runID: runID, provider: provider, model: model, calls: requestIDs.map { [$0] },
+            worstDollars: worstDollars, now: now)
     }
 
     /// Stores the provider's id for a batch just created: `submitted`, polled from `nextPoll`.
@@ -89,10 +104,50 @@ extension Store {
         }
     }
 
-    /// A batch's items, by custom id.
+    /// A batch's items, by custom id and slot.
     func items(batchID: String) throws(OffpeakError) -> [BatchItemRecord] {
         try read { db in
-            try BatchItemRecord.filter(Column("batch_id") == batchID).order(Column("custom_id")).fetchAll(db)
+            try BatchItemRecord.filter(Column("batch_id") == batchID)
+                .order(Column("custom_id"), Column("slot")).fetchAll(db)
+        }
+    }
+
+    /// What the provider said at a poll: its state, counts and expiry, and when to ask next.
+    func recordPoll(
+        batchID: String, status: String, counts: RemoteBatch.Counts, expiresAt: Date?, next: Date
+    ) throws(OffpeakError) {
+        try write { db in
+            var batch = try Store.batch(batchID, db)
+            batch.remoteStatus = status
+            batch.counts = counts
+            batch.expiresAt = expiresAt ?? batch.expiresAt
+            batch.polls += 1
+            if batch.isOpen { batch.nextPollAt = next }
+            try batch.update(db)
+        }
+    }
+
+    /// The worst case of a run's batches still out, counted against its budget until collected.
+    func openBatchWorst(runID: String) throws(OffpeakError) -> Double {
+        try read { db in
+            try Double.fetchOne(
+                db,
+                sql: """
+                    SELECT TOTAL(worst_dollars) FROM provider_batches
+                    WHERE run_id = ? AND state IN ('preparing', 'submitted', 'ended')
+                    """, arguments: [runID]) ?? 0
+        }
+    }
+
+    /// Every batch still out (any run), oldest first: what `offpeak batches` and `status` show.
+    func openBatches() throws(OffpeakError) -> [BatchRecord] {
+        try read { db in
+            try BatchRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM provider_batches WHERE state IN ('preparing', 'submitted', 'ended')
+                    ORDER BY prepared_at
+                    """)
         }
     }
 

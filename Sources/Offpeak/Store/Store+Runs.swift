@@ -177,7 +177,7 @@ extension Store {
     }
 
     /// Extends this process's lease on the run: every commit is also a heartbeat.
-    private static func renew(_ lease: (owner: String, ttl: TimeInterval), runID: String, _ db: Database)
+    static func renew(_ lease: (owner: String, ttl: TimeInterval), runID: String, _ db: Database)
         throws
     {
         let now = Date()
@@ -188,7 +188,7 @@ extension Store {
 
     /// Writes the run, with its item counts as the counters hold them (not the steps of long items),
     /// and its checkpoint.
-    private static func saveProgress(_ db: Database, run: RunRecord, segment: Int, lastRequestID: String?)
+    static func saveProgress(_ db: Database, run: RunRecord, segment: Int, lastRequestID: String?)
         throws
     {
         var run = run

@@ -48,6 +48,10 @@ enum StoreMigrations {
         migrator.registerMigration("v7: provider batches and their items") { db in
             try createProviderBatches(db)
         }
+        migrator.registerMigration("v8: batched prompts in provider batches, what the provider last said") {
+            db in
+            try carryBatchedPrompts(db)
+        }
         return migrator
     }
 
