@@ -51,6 +51,13 @@ struct ProviderOptions: ParsableArguments {
     @Flag(name: .long, help: "Ask the provider again for every item and replace the cached answers.")
     var refresh = false
 
+    @Flag(
+        name: .long,
+        help:
+            "Stay until the job's provider batches are collected (without it, a batch-lane run submits and exits 75)."
+    )
+    var wait = false
+
     func validate() throws {
         if noCache && refresh { throw ValidationError("--no-cache and --refresh are alternatives; give one") }
     }

@@ -96,7 +96,7 @@ enum RunReporter {
             force: flags.force, cachePolicy: flags.cachePolicy,
             progress: json ? nil : Terminal.progressLine(),
             gate: context.gate(sysfsRoot: conditions.sysfs.sysfsRoot),
-            stop: Signals.stopOnTermination(grace: conditions.grace))
+            stop: Signals.stopOnTermination(grace: conditions.grace), waitForBatches: flags.wait)
         let outcome = try Terminal.attempt { try context.run(spec, options: options) }
         Terminal.endProgressLine()
         let run = outcome.run

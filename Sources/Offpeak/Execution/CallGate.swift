@@ -27,6 +27,8 @@ struct CallGate: Sendable {
         var price: ModelPrice?
         var inputTokens: Int
         var maxOutputTokens: Int
+        /// Sent through a provider batch: its worst case is at the batch prices.
+        var batch = false
     }
 
     enum Decision: Equatable {
@@ -52,7 +54,7 @@ struct CallGate: Sendable {
             return .stop(RunStop(state: .interrupted, reason: reason, status: .configuration))
         }
         let worst = call.price?.dollars(
-            for: Usage(input: call.inputTokens, output: call.maxOutputTokens), batch: false)
+            for: Usage(input: call.inputTokens, output: call.maxOutputTokens), batch: call.batch)
         if let over = BudgetGuard(budget: budget).check(
             spent: spent, inputTokens: call.inputTokens, maxOutputTokens: call.maxOutputTokens,
             worstDollars: worst)

@@ -28,17 +28,18 @@ struct LedgerLine: Sendable {
     var tier: String
     var downgraded: Bool
 
-    /// A row for one call, priced with `price` (`nil`: unpriced, recorded at $0 and marked so).
+    /// A row for one call, priced with `price` (`nil`: unpriced, recorded at $0 and marked so), at
+    /// the batch prices when it went through a provider batch.
     func entry(
         model: String, items: Int, usage: Usage, usageEstimated: Bool, price: ModelPrice?, at now: Date,
-        latency: TimeInterval
+        latency: TimeInterval, batch: Bool = false
     ) -> LedgerEntry {
         var entry = LedgerEntry(
             id: nil, at: now, job: job, runId: runID, provider: provider.rawValue, model: model, tier: tier,
             downgraded: downgraded, items: items, inputTokens: usage.input, outputTokens: usage.output,
             cacheReadTokens: usage.cacheRead, cacheWriteTokens: usage.cacheWrite,
-            dollars: price?.dollars(for: usage, batch: false) ?? 0,
-            naiveDollars: price?.naiveDollars(for: usage) ?? 0, batchApi: false, cacheHit: false,
+            dollars: price?.dollars(for: usage, batch: batch) ?? 0,
+            naiveDollars: price?.naiveDollars(for: usage) ?? 0, batchApi: batch, cacheHit: false,
             usageEstimated: usageEstimated, latencyMs: Int(latency * 1000))
         entry.unpriced = price == nil
         return entry
@@ -48,14 +49,15 @@ struct LedgerLine: Sendable {
 extension CallReceipt {
     /// An answered call: one item's answer, or a batched answer split into its items' answers (with
     /// the call's cost shared by token share) and the items it lost, to be asked again.
+    /// - Parameter batch: the answer came through a provider batch (batch prices).
     static func answered(
         _ call: PlannedCall, response: CompletionResponse, price: ModelPrice?, line: LedgerLine,
-        started: Date, now: Date
+        started: Date, now: Date, batch: Bool = false
     ) -> CallReceipt {
         let ledger = line.entry(
             model: call.request.model, items: call.requests.count, usage: response.usage,
             usageEstimated: response.usageEstimated, price: price, at: now,
-            latency: now.timeIntervalSince(started))
+            latency: now.timeIntervalSince(started), batch: batch)
         if call.isBatched {
             return batched(call, response: response, price: price, ledger: ledger, runID: line.runID)
         }

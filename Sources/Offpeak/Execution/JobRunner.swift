@@ -20,14 +20,17 @@ public struct JobRunner: Sendable {
         var firstCallAlwaysStarts = true
         /// Raised by SIGTERM/SIGINT: no new call starts.
         var stop: StopSignal?
+        /// `run --wait`: a pass whose calls went in provider batches stays until they are collected.
+        var waitForBatches = false
         /// The most stored requests one round of the pass reads and plans (see
         /// `RunSession.nextCalls`); smaller only in tests.
         var roundRequests = 1024
         public init(
             force: Bool = false, cachePolicy: RequestRecord.CachePolicy = .normal,
             progress: (@Sendable (RunProgress) -> Void)? = nil, gate: ConditionGate? = nil,
-            windowEnd: Date? = nil, stop: StopSignal? = nil
+            windowEnd: Date? = nil, stop: StopSignal? = nil, waitForBatches: Bool = false
         ) {
+            self.waitForBatches = waitForBatches
             self.force = force
             self.cachePolicy = cachePolicy
             self.progress = progress
@@ -108,6 +111,11 @@ public struct JobRunner: Sendable {
                     config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL))
         var session = RunSession(context: context, spec: spec, run: run, options: options)
         if !failing.isEmpty { session.forcedPast = failing }
+        let lane = BatchLane.choose(
+            spec: spec, workspaceLane: config.lane, provider: provider, deadlineAt: run.deadlineAt,
+            now: Date())
+        session.batchAPI = lane.api
+        if let why = lane.why { logger.info("job \(spec.name): \(why)") }
         if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {
             logger.warning("\(notice)")
             session.notices.append(notice)
@@ -215,6 +223,8 @@ public struct JobRunner: Sendable {
         guard !spec.acceptsSubmissions, let checkpoint = try store.checkpoint(runID: run.id) else {
             return false
         }
+        // A run with batches out is collected, never restarted: starting anew would pay for them twice.
+        if try store.batches(runID: run.id).contains(where: \.isOpen) { return false }
         return now.timeIntervalSince(checkpoint.updatedAt) > spec.checkpointMaxAge
     }
 

@@ -30,12 +30,7 @@ extension RunSession {
         }
         pending = try answerFromCache(pending)
         pending = try refuseOversized(pending)
-        let model = pending.first?.request.model ?? run.model
-        let price = context.prices.price(for: model)
-        let planner = BatchPlanner(
-            batching: spec.batching, contextWindow: price?.maxInputTokens ?? 128_000,
-            maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)
-        return planner.plan(pending)
+        return batchPlanner(model: pending.first?.request.model ?? run.model).plan(pending)
     }
 
     /// Answers what the cache can, each hit committed with a ledger row of its own (see

@@ -23,6 +23,10 @@ struct RunSession {
     var notices: [String] = []
     /// Models already warned about as having no price.
     var unpricedModels: Set<String> = []
+    /// The provider's batch API when the pass sends its calls through the batch lane; nil: live.
+    var batchAPI: (any BatchAPI)?
+    /// Items this pass put in provider batches.
+    var submittedNow = 0
 
     init(context: RunContext, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
         self.context = context
@@ -39,27 +43,51 @@ struct RunSession {
     mutating func execute() throws(OffpeakError) -> RunOutcome {
         var stop: RunStop?
         let calls = CallsInFlight()
-        // Each round plans the due requests into calls and keeps as many in flight as the provider
-        // allows; every call of a round comes back and is committed before the next round is
-        // planned, so items a batched answer lost, and a long document's next steps, are decided
-        // from what is committed. Every round makes progress, so the loop ends.
-        rounds: while stop == nil {
-            let planned = try nextCalls()
-            if planned.isEmpty {
-                if try advanceReductions() { continue }  // a long document's next steps
-                break
+        while true {
+            // What the provider finished of the run's batches is booked first (whatever this pass's
+            // lane: a deadline come close sends the rest live), so what it did not answer is
+            // planned again below.
+            if let api = batchAPI ?? context.provider.batches { try settleBatches(api) }
+            // Each round plans the due requests into calls and keeps as many in flight as the
+            // provider allows (or puts them in provider batches); every call of a round comes back
+            // and is committed before the next round is planned, so items a batched answer lost,
+            // and a long document's next steps, are decided from what is committed. Every round
+            // makes progress, so the loop ends.
+            while stop == nil {
+                let planned = try nextCalls()
+                if planned.isEmpty {
+                    if try advanceReductions() { continue }  // a long document's next steps
+                    break
+                }
+                if let api = batchAPI {
+                    stop = try submitBatches(planned, api: api)
+                    continue
+                }
+                for call in planned where stop == nil {
+                    stop = try start(call, in: calls)
+                    while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
+                }
+                try calls.waitForAll { done throws(OffpeakError) in
+                    let ended = try settle(done)
+                    stop = stop ?? ended
+                }
             }
-            for call in planned where stop == nil {
-                stop = try start(call, in: calls)
-                while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
-            }
-            try calls.waitForAll { done throws(OffpeakError) in
-                let ended = try settle(done)
-                stop = stop ?? ended
-            }
+            // `run --wait`: stay until the run's batches are collected.
+            guard stop == nil, options.waitForBatches, let next = try nextBatchPoll() else { break }
+            stop = waitUntil(next)
         }
         try writeOutputs()
         return try finish(stop)
+    }
+
+    /// Sleeps until `date`, waking at once for a stop signal.
+    /// - Returns: the stop, if one was asked for.
+    private func waitUntil(_ date: Date) -> RunStop? {
+        while Date() < date {
+            if let stop = options.stop, stop.isRequested { return .signal(stop.reason) }
+            Thread.sleep(forTimeInterval: min(0.25, max(0, date.timeIntervalSinceNow)))
+        }
+        return nil
     }
 
     /// Starts `call` once the provider's limits give it a slot and the gate lets it go, committing
@@ -124,10 +152,11 @@ struct RunSession {
         return try context.store.latency(model: model) == nil
     }
 
-    /// The gate's decision for `call`, its worst case counted with those of the calls in flight; a
-    /// budget that stops the run is recorded on it.
-    private mutating func admit(_ call: PlannedCall, price: ModelPrice?, inFlight: Spend) throws(OffpeakError)
-        -> RunStop?
+    /// The gate's decision for `call`, its worst case counted with those of the calls in flight (or
+    /// the batches out); a budget that stops the run is recorded on it.
+    /// - Parameter batch: the call goes in a provider batch: batch prices, and no window to fit.
+    mutating func admit(_ call: PlannedCall, price: ModelPrice?, inFlight: Spend, batch: Bool = false)
+        throws(OffpeakError) -> RunStop?
     {
         let request = call.request
         let store = context.store
@@ -139,11 +168,13 @@ struct RunSession {
         let decision = try gate.decide(
             CallGate.Call(
                 model: request.model, price: price, inputTokens: TokenEstimator.inputTokens(request),
-                maxOutputTokens: request.maxTokens),
+                maxOutputTokens: request.maxTokens, batch: batch),
             spent: spent, callsMade: callsMade, now: Date(),
             conditions: { [options] in options.gate?.read() },
             expectedSeconds: { () throws(OffpeakError) -> Double? in
-                try store.latency(model: request.model)?.seconds(
+                // Creating a batch takes one short exchange, whatever the batch will take.
+                if batch { return 0 }
+                return try store.latency(model: request.model)?.seconds(
                     input: TokenEstimator.inputTokens(request), maxOutput: request.maxTokens)
             })
         guard case .stop(let stop, let budget) = decision else { return nil }
@@ -245,7 +276,7 @@ struct RunSession {
         run = try store.run(id: run.id) ?? run  // counters as committed, before the state moves
         let retrying = try store.summary(runID: run.id, state: .retrying)
         let waiting = try store.summary(runID: run.id, state: .waiting)
-        let facts = RunVerdict.Facts(
+        var facts = RunVerdict.Facts(
             job: spec.name, itemsDone: run.itemsDone, itemsTotal: run.itemsTotal,
             itemsFailed: run.itemsFailed,
             answeredNow: answeredNow, nextRetry: retrying.first.map { ($0.error, retrying.count) },
@@ -253,6 +284,8 @@ struct RunSession {
             firstFailure: run.itemsFailed > 0
                 ? try store.summary(runID: run.id, state: .failed).first?.error : nil,
             forcedPast: forcedPast, notices: notices)
+        facts.inBatch = try store.summary(runID: run.id, state: .inBatch).count
+        facts.submittedNow = submittedNow
         let verdict = RunVerdict.decide(facts, stop: stop)
         try store.move(&run, to: verdict.state, reason: verdict.reason)
         if !verdict.deferred.isEmpty, let stop {

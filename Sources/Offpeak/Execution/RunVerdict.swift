@@ -26,6 +26,9 @@ struct RunVerdict: Equatable, Sendable {
         /// Conditions `--force` ran past, and notices for the user (a changed spec's dropped items).
         var forcedPast: [ConditionGate.Reason] = []
         var notices: [String] = []
+        /// Items out in provider batches, and how many of them this pass submitted.
+        var inBatch = 0
+        var submittedNow = 0
     }
 
     static func decide(_ facts: Facts, stop: RunStop?) -> RunVerdict {
@@ -42,6 +45,14 @@ struct RunVerdict: Equatable, Sendable {
                 state: stop.state, reason: stop.reason, status: stop.status,
                 message: message + (stop.state == .interrupted ? "; run it again to do the rest" : ""),
                 deferred: stop.deferred)
+        } else if facts.inBatch > 0 {
+            // Collected by a later pass: the run waits, as it does for a source not fetched yet.
+            let why = "\(Plural.count(facts.inBatch, "item")) in a provider batch"
+            let submitted = facts.submittedNow > 0 ? "submitted \(facts.submittedNow) now, " : ""
+            verdict = RunVerdict(
+                state: .waiting, reason: why, status: .temporaryFailure,
+                message: "job \(job): \(counts); \(why) (\(submitted)collect with the next tick, "
+                    + "or `offpeak run --wait`)")
         } else if let retry = facts.nextRetry {
             let why = "\(Plural.count(retry.count, "item")) retrying; next \(retry.error ?? "soon")"
             verdict = RunVerdict(

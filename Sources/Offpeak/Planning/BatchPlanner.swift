@@ -121,6 +121,12 @@ struct BatchPlanner: Sendable {
         chunk.reduce(16) { $0 + $1.request.maxTokens + BatchPlanner.perItemOverhead }
     }
 
+    /// The call that carries `requests` as they are, in this order: what `plan` made of them, made
+    /// again (a provider batch's results are read against the call that was sent).
+    func call(carrying requests: [(record: RequestRecord, request: CompletionRequest)]) -> PlannedCall {
+        call(for: requests.map { ($0.record, $0.request, TokenEstimator.inputTokens(userOnly($0.request))) })
+    }
+
     private func call(for chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)])
         -> PlannedCall
     {

@@ -9,6 +9,14 @@ public struct JobSpec: Sendable, Equatable, Codable {
     }
 
     /// A model tier; the workspace maps each to a model per provider.
+    /// How a job's calls go (DESIGN.md, lever 4): `live`, one call at a time as the provider allows;
+    /// `batch`, through the provider's batch API at half price, answered within 24 hours; `auto`
+    /// (the default), batch when the job's deadline is 24 h or more or `offpeak.yaml` says
+    /// `lane: batch`, and the provider has a batch API.
+    public enum Lane: String, Sendable, Codable, CaseIterable {
+        case live, batch, auto
+    }
+
     public enum Tier: String, Sendable, Codable, CaseIterable, Comparable {
         case fast, balanced, powerful
 
@@ -147,9 +155,11 @@ public struct JobSpec: Sendable, Equatable, Codable {
     var temperature: Double?
     /// Seconds a cached answer stays fresh.
     var cacheTTL: TimeInterval = 24 * 3600
-    /// Seconds after the run is created by which it must be done (kept as the run's `deadline_at`;
-    /// provider batch APIs, for deadlines of 24 h or more, are not used yet).
+    /// Seconds after the run is created by which it must be done (kept as the run's `deadline_at`).
+    /// 24 h or more lets the `auto` lane send the job through the provider's batch API.
     var deadline: TimeInterval?
+    /// `live`, `batch` or `auto` (nil: `auto`); see `Lane`.
+    var lane: Lane?
     /// Seconds each pass of the job (a `run`, a tick's turn) may send calls for; a tick's own
     /// `--window` can end the pass sooner.
     var window: TimeInterval?

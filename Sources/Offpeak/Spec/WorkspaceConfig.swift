@@ -27,6 +27,9 @@ struct WorkspaceConfig: Sendable, Equatable {
     /// Calls in flight, requests and tokens per minute, per provider; a provider not listed gets
     /// the defaults (`ProviderLimits`).
     var limits: [ProviderKind: ProviderLimits] = [:]
+    /// The lane of jobs whose spec says `auto` (or nothing): `batch` sends them all through the
+    /// provider's batch API, whatever their deadline; `auto` goes by each job's deadline.
+    var lane: JobSpec.Lane = .auto
 
     init() {}
 

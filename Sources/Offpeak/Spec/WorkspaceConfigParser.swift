@@ -10,7 +10,9 @@ import Yams
 enum WorkspaceConfigParser {
     /// The config file's name inside the workspace.
     static let fileName = "offpeak.yaml"
-    static let fields = ["provider", "base_url", "models", "prices", "network", "cache", "http", "limits"]
+    static let fields = [
+        "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
+    ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
     /// - Throws: `.ioError` if it exists but cannot be read, `.configuration` for its contents.
@@ -56,6 +58,7 @@ enum WorkspaceConfigParser {
             config.maxRetries = try http.wholeNumber("max_retries", in: 0...100) ?? config.maxRetries
         }
         config.limits = try limits(root)
+        config.lane = try root.choice("lane", as: JobSpec.Lane.self) ?? config.lane
         return config
     }
 

@@ -170,3 +170,34 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// A batch's provider requests: each custom id with its requests in slot order, as sent.
+    func batchCalls(batchID: String) throws(OffpeakError) -> [(customID: String, requests: [RequestRecord])] {
+        try read { db in
+            let items = try BatchItemRecord.filter(Column("batch_id") == batchID)
+                .order(Column("custom_id"), Column("slot")).fetchAll(db)
+            let requests = try RequestRecord.filter(keys: items.map(\.requestId)).fetchAll(db)
+            let byID = Dictionary(requests.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            var calls: [(customID: String, requests: [RequestRecord])] = []
+            for item in items {
+                guard let request = byID[item.requestId] else { continue }
+                if calls.last?.customID == item.customId {
+                    calls[calls.count - 1].requests.append(request)
+                } else {
+                    calls.append((item.customId, [request]))
+                }
+            }
+            return calls
+        }
+    }
+
+    /// Every provider batch id the store holds: a batch found again must be none of these.
+    func knownRemoteIDs() throws(OffpeakError) -> Set<String> {
+        try read { db in
+            Set(
+                try String.fetchAll(
+                    db, sql: "SELECT remote_id FROM provider_batches WHERE remote_id IS NOT NULL"))
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// Which lane a pass sends its calls through (DESIGN.md, lever 4), and how often a batch out at
+/// the provider is asked about.
+enum BatchLane {
+    /// Both providers answer a batch within 24 hours.
+    static let completionWindow: TimeInterval = 24 * 3600
+    /// What a deadline must leave beyond the completion window for a batch to be worth it: time to
+    /// notice the batch ended, collect it, and send anything it did not answer live.
+    static let margin: TimeInterval = 3600
+    /// Provider requests in one batch at most, whatever the API allows: a batch is collected in one
+    /// download and booked in one pass, so its size bounds that pass's memory and time.
+    static let mostRequests = 10_000
+
+    /// The lane of the pass: `batch` with the provider's batch API, or `live` (nil) with why.
+    /// - Parameters:
+    ///   - deadlineAt: the run's deadline, if it has one; a batch must be able to finish before it.
+    static func choose(
+        spec: JobSpec, workspaceLane: JobSpec.Lane, provider: any CompletionProvider, deadlineAt: Date?,
+        now: Date
+    ) -> (api: (any BatchAPI)?, why: String?) {
+        let asked = spec.lane ?? .auto
+        if asked == .live { return (nil, nil) }
+        guard let api = provider.batches else {
+            return (nil, asked == .batch ? "\(provider.kind.rawValue) has no batch API; calls go live" : nil)
+        }
+        if asked == .auto {
+            let longDeadline = (spec.deadline ?? 0) >= completionWindow
+            // A server on this machine (llama.cpp, Ollama) has no batch API, whatever it imitates.
+            let remote = provider.kind == .sim || !ConditionGate.isLocal(provider.baseURL)
+            guard (longDeadline || workspaceLane == .batch) && remote else { return (nil, nil) }
+        }
+        if let deadlineAt, deadlineAt.timeIntervalSince(now) < completionWindow + margin {
+            return (
+                nil, "the deadline (\(Timestamp.text(deadlineAt))) leaves no time for a batch; calls go live"
+            )
+        }
+        return (api, nil)
+    }
+
+    /// When to ask about a batch next: soon while it is young, then less often as it ages (a tenth
+    /// of its age, from 2 seconds to 15 minutes), so ticks every few minutes do not ask about every
+    /// batch each time when nothing can have changed.
+    static func nextPoll(submittedAt: Date?, now: Date) -> Date {
+        let age = max(0, now.timeIntervalSince(submittedAt ?? now))
+        return now + min(15 * 60, max(2, age / 10))
+    }
+}

@@ -1,0 +1,141 @@
+import Foundation
+import Logging
+
+/// Submitting planned calls to the provider's batch API.
+extension RunSession {
+    /// Sends `planned` through provider batches: one model per batch (OpenAI's rule), within the
+    /// API's limits and `BatchLane.mostRequests`, each call admitted by the gate with the worst case
+    /// of every batch still out, so a budget is never overshot by batches in flight.
+    /// - Returns: why the pass stops, if it does.
+    mutating func submitBatches(_ planned: [PlannedCall], api: any BatchAPI) throws(OffpeakError) -> RunStop?
+    {
+        var order: [String] = []
+        var byModel: [String: [PlannedCall]] = [:]
+        for call in planned {
+            if byModel[call.request.model] == nil { order.append(call.request.model) }
+            byModel[call.request.model, default: []].append(call)
+        }
+        let mostRequests = min(api.limits.maxRequests, BatchLane.mostRequests)
+        for model in order {
+            var rest = byModel[model]?[...] ?? []
+            let price = context.prices.cost(of: model)
+            while !rest.isEmpty {
+                var take: [PlannedCall] = []
+                // The batches still out, then this one's calls as they are added.
+                var worst = try openBatchLoad()
+                let out = worst.dollars
+                var bytes = 0
+                var stop: RunStop?
+                while let call = rest.first, take.count < mostRequests {
+                    let size = BatchLane.estimatedBytes(call.request)
+                    if !take.isEmpty, bytes + size > api.limits.maxBytes / 10 * 9 { break }
+                    if let refused = try admit(call, price: price, inFlight: worst, batch: true) {
+                        stop = refused
+                        break
+                    }
+                    let input = TokenEstimator.inputTokens(call.request)
+                    let usage = Usage(input: input, output: call.request.maxTokens)
+                    worst.calls += 1
+                    worst.inputTokens += input
+                    worst.outputTokens += call.request.maxTokens
+                    worst.dollars += price?.dollars(for: usage, batch: true) ?? 0
+                    bytes += size
+                    take.append(call)
+                    rest.removeFirst()
+                }
+                if !take.isEmpty,
+                    let failed = try create(take, model: model, worst: worst.dollars - out, api: api)
+                {
+                    return failed
+                }
+                if let stop { return stop }
+            }
+        }
+        return nil
+    }
+
+    /// The run's batches still out, as a spend: their requests as calls, their worst dollars.
+    private func openBatchLoad() throws(OffpeakError) -> Spend {
+        var load = Spend()
+        for batch in try context.store.batches(runID: run.id) where batch.isOpen {
+            load.calls += batch.requests
+            load.dollars += batch.worstDollars
+        }
+        return load
+    }
+
+    /// Commits one batch, then creates it at the provider and records its id.
+    /// - Returns: why the pass stops, when the provider did not take the batch.
+    private mutating func create(_ calls: [PlannedCall], model: String, worst: Double, api: any BatchAPI)
+        throws(OffpeakError) -> RunStop?
+    {
+        let store = context.store
+        let batch = try store.prepareBatch(
+            runID: run.id, provider: context.provider.kind.rawValue, model: model,
+            calls: calls.map { $0.requests.map(\.id) }, worstDollars: worst, now: Date())
+        let requests = calls.enumerated().map { index, call in
+            BatchRequest(customID: "\(batch.id)_\(index)", request: call.request)
+        }
+        let remote: RemoteBatch
+        do { remote = try api.create(label: batch.id, requests: requests) } catch {
+            return try createFailed(batch, error)
+        }
+        let now = Date()
+        let next = BatchLane.nextPoll(submittedAt: now, now: now)
+        try store.recordSubmitted(batchID: batch.id, remoteID: remote.id, now: now, nextPoll: next)
+        try store.recordPoll(
+            batchID: batch.id, status: remote.status, counts: remote.counts, expiresAt: remote.expiresAt,
+            next: next)
+        callsMade += calls.count
+        let items = calls.reduce(0) { $0 + $1.requests.count }
+        submittedNow += items
+        context.logger.info(
+            "submitted batch \(batch.id) as \(remote.id): \(Plural.count(calls.count, "request")) carrying \(Plural.count(items, "item"))"
+        )
+        return nil
+    }
+
+    /// A create call that failed. Refused outright (a 4xx answer), the batch was never made: its
+    /// requests go back to pending, and the pass stops (a key or permission problem) or sends them
+    /// live (a server without this batch API). Any other failure may have made it: the batch stays
+    /// `preparing` for the next pass to reconcile, so nothing is sent twice.
+    private mutating func createFailed(_ batch: BatchRecord, _ error: ProviderError) throws(OffpeakError)
+        -> RunStop?
+    {
+        let store = context.store
+        guard case .http(let status, _) = error, (400..<500).contains(status), status != 408 else {
+            return RunStop(
+                state: .interrupted,
+                reason: "submitting batch \(batch.id) failed (\(error)); the next pass asks the provider "
+                    + "whether it was made before sending anything again",
+                status: .temporaryFailure)
+        }
+        try store.abandonPreparing(batchID: batch.id, reason: "refused: \(error)", now: Date())
+        switch status {
+        case 401, 403:
+            return RunStop(
+                state: .interrupted, reason: "the batch API refused the key: \(error)", status: .configuration
+            )
+        case 429:
+            return RunStop(
+                state: .interrupted, reason: "the batch API is rate limited: \(error)",
+                status: .temporaryFailure)
+        default:
+            context.logger.warning(
+                "the provider's batch API refused batch \(batch.id) (\(error)); calls go live")
+            batchAPI = nil
+            return nil
+        }
+    }
+}
+
+extension BatchLane {
+    /// The most a create call may take to be answered, after its batch was prepared; a batch found
+    /// created later than this is someone else's.
+    static let createdWithin: TimeInterval = 30 * 60
+
+    /// About how many bytes a request adds to a batch (its JSON: text plus the wrapping).
+    static func estimatedBytes(_ request: CompletionRequest) -> Int {
+        request.messages.reduce(512 + (request.system?.utf8.count ?? 0)) { $0 + $1.content.utf8.count + 32 }
+    }
+}

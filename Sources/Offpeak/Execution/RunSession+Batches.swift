@@ -1,0 +1,209 @@
+import Foundation
+import Logging
+
+/// The batch lane (DESIGN.md, lever 4): calls that can wait go to the provider's batch API at half
+/// price, submitted in one pass and collected in a later one.
+///
+/// Never lost, never paid twice: a batch is committed `preparing` (its requests `in_batch`) before
+/// the call that creates it, and the provider's id right after; a batch still `preparing` when a
+/// pass starts was created or not, and the provider is asked which (`reconcile`) before anything
+/// is sent again. Each provider request's result is booked once, with its ledger row, in one
+/// transaction (`Store.commitBatchCall`): collecting the same results again books nothing.
+extension RunSession {
+    /// Reconciles the run's batches never recorded, asks about those due a poll, and books the
+    /// ones that ended.
+    mutating func settleBatches(_ api: any BatchAPI) throws(OffpeakError) {
+        let store = context.store
+        for batch in try store.batches(runID: run.id) where batch.state == .preparing {
+            try reconcile(batch, api: api)
+        }
+        let now = Date()
+        for batch in try store.batches(runID: run.id) where batch.state == .submitted || batch.state == .ended
+        {
+            guard let due = batch.nextPollAt, due <= now else { continue }
+            if options.stop?.isRequested == true { return }
+            try poll(batch, api: api)
+        }
+    }
+
+    /// When the run's next batch poll is due, if a batch of it is still out.
+    func nextBatchPoll() throws(OffpeakError) -> Date? {
+        try context.store.batches(runID: run.id).filter(\.isOpen).compactMap { batch in
+            batch.state == .preparing ? Date() + 5 : batch.nextPollAt
+        }.min()
+    }
+
+    /// Finds out whether a batch committed but never recorded was created: found, it is recorded
+    /// and collected like any other; absent, its requests go again; undecided, a later pass asks.
+    private func reconcile(_ batch: BatchRecord, api: any BatchAPI) throws(OffpeakError) {
+        let store = context.store
+        let search = BatchSearch(
+            label: batch.id, customIDPrefix: batch.id + "_", requestCount: batch.requests,
+            preparedAt: batch.preparedAt, createdBy: batch.preparedAt + BatchLane.createdWithin,
+            known: try store.knownRemoteIDs())
+        let finding: BatchSearch.Finding
+        do { finding = try api.find(search) } catch {
+            context.logger.warning(
+                "batch \(batch.id): could not ask the provider whether it exists: \(error)")
+            return
+        }
+        switch finding {
+        case .found(let remote):
+            context.logger.info(
+                "batch \(batch.id) was created as \(remote.id) before it could be recorded: collecting it, not sending it again"
+            )
+            let now = Date()
+            try store.recordSubmitted(
+                batchID: batch.id, remoteID: remote.id, now: remote.createdAt ?? now, nextPoll: now)
+        case .absent:
+            try store.abandonPreparing(
+                batchID: batch.id, reason: "never created at the provider", now: Date())
+        case .undecided(let why):
+            context.logger.info("batch \(batch.id): \(why); a later pass looks again")
+        }
+    }
+
+    /// Asks the provider about a batch; one that ended is collected.
+    private mutating func poll(_ batch: BatchRecord, api: any BatchAPI) throws(OffpeakError) {
+        guard let remoteID = batch.remoteId else { return }
+        let store = context.store
+        let remote: RemoteBatch
+        do { remote = try api.retrieve(remoteID) } catch {
+            context.logger.warning("batch \(batch.id) (\(remoteID)): could not ask the provider: \(error)")
+            try store.reschedulePoll(
+                batchID: batch.id, next: BatchLane.nextPoll(submittedAt: batch.submittedAt, now: Date()))
+            return
+        }
+        let now = Date()
+        try store.recordPoll(
+            batchID: batch.id, status: remote.status, counts: remote.counts, expiresAt: remote.expiresAt,
+            next: BatchLane.nextPoll(submittedAt: batch.submittedAt, now: now))
+        guard remote.phase == .ended else { return }
+        try store.markEnded(batchID: batch.id, now: now)
+        try collect(batch, remote, api: api)
+    }
+
+    /// Books every result of an ended batch, matched by custom id: answers with their ledger rows
+    /// at batch prices, refused requests failed, the rest (errored, expired, canceled, missing)
+    /// back to pending to go again. A result already booked is skipped.
+    private mutating func collect(_ batch: BatchRecord, _ remote: RemoteBatch, api: any BatchAPI)
+        throws(OffpeakError)
+    {
+        let store = context.store
+        var calls: [String: PlannedCall] = [:]
+        var unreadable: [String: String] = [:]
+        let planner = batchPlanner(model: batch.model)
+        for (customID, records) in try store.batchCalls(batchID: batch.id) {
+            do {
+                let requests = try records.map { ($0, try $0.completionRequest()) }
+                calls[customID] = planner.call(carrying: requests)
+            } catch {
+                unreadable[customID] = "stored request unreadable: \(error)"
+            }
+        }
+        var results: [BatchResult] = []
+        if remote.failure == nil {
+            do { results = try api.results(of: remote, requests: calls.mapValues(\.request)) } catch {
+                context.logger.warning(
+                    "batch \(batch.id): its results could not be read: \(error); next poll")
+                try store.reschedulePoll(
+                    batchID: batch.id, next: BatchLane.nextPoll(submittedAt: batch.submittedAt, now: Date()))
+                return
+            }
+        }
+        let price = context.prices.cost(of: batch.model)
+        var booked = Set<String>()
+        for result in results {
+            guard let call = calls[result.customID], booked.insert(result.customID).inserted else {
+                if calls[result.customID] == nil {
+                    context.logger.warning(
+                        "batch \(batch.id): a result for unknown custom id \(result.customID)")
+                }
+                continue
+            }
+            let receipt = self.receipt(result.outcome, call: call, price: price, batch: batch)
+            if try store.commitBatchCall(
+                batchID: batch.id, customID: result.customID, receipt.booking, run: run, lease: context.lease,
+                now: Date())
+            {
+                answeredNow += receipt.itemsAnswered
+                saveToCache(receipt.cacheEntries)
+            }
+        }
+        let missing =
+            remote.failure.map { "the provider refused the batch: \($0)" }
+            ?? "no result for it in the provider batch (\(remote.status))"
+        for (customID, call) in calls where !booked.contains(customID) {
+            var booking = Store.BatchBooking(outcome: .errored)
+            booking.againReason = missing
+            booking.failed = exhausted(call, reason: missing)
+            try store.commitBatchCall(
+                batchID: batch.id, customID: customID, booking, run: run, lease: context.lease, now: Date())
+        }
+        for (customID, why) in unreadable {
+            var booking = Store.BatchBooking(outcome: .errored)
+            booking.failReason = why
+            try store.commitBatchCall(
+                batchID: batch.id, customID: customID, booking, run: run, lease: context.lease, now: Date())
+        }
+        try store.markCollected(batchID: batch.id, now: Date())
+        run = try store.run(id: run.id) ?? run
+        context.logger.info(
+            "collected batch \(batch.id) (\(remote.id)): \(remote.counts.succeeded) of \(batch.requests) requests answered"
+        )
+    }
+
+    /// What one result books, built as a live answer's is (`CallReceipt`) at batch prices.
+    private func receipt(
+        _ outcome: BatchResult.Outcome, call: PlannedCall, price: ModelPrice?, batch: BatchRecord
+    )
+        -> (
+            booking: Store.BatchBooking, itemsAnswered: Int,
+            cacheEntries: [(key: String, answer: CachedAnswer)]
+        )
+    {
+        var booking: Store.BatchBooking
+        switch outcome {
+        case .succeeded(let response):
+            let receipt = CallReceipt.answered(
+                call, response: response, price: price, line: ledgerLine,
+                started: batch.submittedAt ?? batch.preparedAt, now: Date(), batch: true)
+            booking = Store.BatchBooking(outcome: .succeeded)
+            booking.ledger = receipt.ledger
+            booking.results = receipt.results
+            booking.failed = receipt.failed
+            booking.againReason = receipt.retry.first?.reason ?? booking.againReason
+            return (booking, receipt.itemsAnswered, receipt.cacheEntries)
+        case .invalid(let message):
+            booking = Store.BatchBooking(outcome: .errored)
+            booking.failReason = "the provider refused the request: \(message)"
+            return (booking, 0, [])
+        case .errored(let message):
+            booking = Store.BatchBooking(outcome: .errored)
+            booking.againReason = "the provider batch failed it: \(message)"
+        case .expired:
+            booking = Store.BatchBooking(outcome: .expired)
+            booking.againReason = "the provider batch expired before answering it"
+        case .canceled:
+            booking = Store.BatchBooking(outcome: .canceled)
+            booking.againReason = "the provider batch was canceled before answering it"
+        }
+        booking.failed = exhausted(call, reason: booking.againReason)
+        return (booking, 0, [])
+    }
+
+    /// The call's items that have had all the job's attempts: they fail instead of going again.
+    private func exhausted(_ call: PlannedCall, reason: String) -> [(id: String, reason: String)] {
+        call.requests.filter { $0.attempts + 1 >= spec.maxAttempts }.map {
+            ($0.id, "\(reason) (after \(Plural.count($0.attempts + 1, "attempt")))")
+        }
+    }
+
+    /// The planner the run's calls are made with, so a batched prompt is read against the call sent.
+    func batchPlanner(model: String) -> BatchPlanner {
+        let price = context.prices.price(for: model)
+        return BatchPlanner(
+            batching: spec.batching, contextWindow: price?.maxInputTokens ?? 128_000,
+            maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)
+    }
+}
