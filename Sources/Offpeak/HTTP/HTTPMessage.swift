@@ -18,6 +18,9 @@ struct HTTPRequest: Sendable {
     /// A tighter body cap than the client's for this request only (a web page, not a completion);
     /// the smaller of the two applies.
     var maxBodyBytes: Int?
+    /// A cap that replaces the client's (and `maxBodyBytes`) for a download known to be large:
+    /// a provider batch's results, which can run to hundreds of megabytes. Held in memory.
+    var largeBodyBytes: Int?
 
     init(
         method: String = "GET", url: String, headers: [(name: String, value: String)] = [],

@@ -23,7 +23,8 @@ final class HTTPTransfer {
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
 
     /// - Parameters:
-    ///   - maxBodyBytes: the client's cap; the request's own cap applies when it is smaller.
+    ///   - maxBodyBytes: the client's cap; the request's own cap applies when it is smaller, and
+    ///     its `largeBodyBytes` in place of both.
     ///   - cancellations: any one raised aborts the exchange.
     init(
         handle: UnsafeMutableRawPointer, request: HTTPRequest, maxBodyBytes: Int,
@@ -31,7 +32,7 @@ final class HTTPTransfer {
     ) {
         self.handle = handle
         self.request = request
-        self.maxBodyBytes = min(maxBodyBytes, request.maxBodyBytes ?? maxBodyBytes)
+        self.maxBodyBytes = request.largeBodyBytes ?? min(maxBodyBytes, request.maxBodyBytes ?? maxBodyBytes)
         self.cancellations = cancellations
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }
@@ -161,9 +162,10 @@ final class HTTPTransfer {
             return .timedOut(connect ? request.connectTimeout : request.timeout)
         case CURLE_PARTIAL_FILE: return .partial(message)
         case CURLE_RECV_ERROR where sawStatusLine: return .partial(message)
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_RECV_ERROR,
-            CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_SSL_CONNECT_ERROR:
+        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY,
+            CURLE_SSL_CONNECT_ERROR:
             return .couldNotConnect(message)
+        case CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR: return .connectionLost(message)
         default: return .other(code: Int(code.rawValue), message: message)
         }
     }

@@ -33,6 +33,13 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
 
     var endpoint: String { ProviderTransport.endpoint(baseURL, "/v1/messages") }
 
+    /// Message Batches, over the same transport, key and base URL as live calls.
+    var batches: (any BatchAPI)? {
+        guard kind == .anthropic || kind == .sim else { return nil }
+        return AnthropicBatches(
+            baseURL: baseURL, exchange: BatchExchange(transport: transport, headers: headers))
+    }
+
     var headers: [(name: String, value: String)] {
         [
             (name: "x-api-key", value: apiKey), (name: "anthropic-version", value: Self.apiVersion),

@@ -28,6 +28,11 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
 
     var endpoint: String { ProviderTransport.endpoint(baseURL, "/chat/completions") }
 
+    /// The Batch API, over the same transport, key and base URL as live calls.
+    var batches: (any BatchAPI)? {
+        OpenAIBatches(baseURL: baseURL, exchange: BatchExchange(transport: transport, headers: headers))
+    }
+
     var headers: [(name: String, value: String)] {
         [
             (name: "authorization", value: "Bearer \(apiKey)"),

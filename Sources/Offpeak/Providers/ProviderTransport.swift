@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// The call-and-retry loop both API shapes share: sends one JSON POST, classifies each failed
+/// The call-and-retry loop both API shapes share: sends one request (a JSON POST for live calls), classifies each failed
 /// attempt as a `ProviderError`, and asks `RetryPolicy` whether and when to try again.
 ///
 /// Logs each attempt at debug level with method, path, status, attempt and latency only:
@@ -57,15 +57,35 @@ struct ProviderTransport: Sendable {
         var throttledAttempts = 0
     }
 
+    /// Which failed attempts may be sent again.
+    enum Repeats: Sendable {
+        /// Whatever `RetryPolicy` retries.
+        case asPolicySays
+        /// Only those the server certainly did not act on (no connection made, 429, 529), and
+        /// only when the policy retries them too: for calls that are not idempotent, like creating
+        /// a provider batch, where a second call after a timeout could create a second batch.
+        case ifNeverActedOn
+    }
+
     /// POSTs `body` to `url` until it gets a 2xx answer or the policy gives up.
     ///
     /// - Returns: the first 2xx response (reading it is the caller's job: a 2xx that cannot be
     ///   read is not retried, the same request would get the same answer), or the last attempt's
     ///   failure; with the attempts made and the last response's rate-limit headers.
     func send(_ url: String, headers: [(name: String, value: String)], body: Data) -> Delivery {
-        let request = HTTPRequest(
-            method: "POST", url: url, headers: headers, body: [UInt8](body),
+        send(url, method: "POST", headers: headers, body: body)
+    }
+
+    /// `send` with any method; `largeBodyBytes` raises the response cap for this call (a batch's
+    /// results), and `repeats` narrows what is retried.
+    func send(
+        _ url: String, method: String, headers: [(name: String, value: String)], body: Data,
+        largeBodyBytes: Int? = nil, repeats: Repeats = .asPolicySays
+    ) -> Delivery {
+        var request = HTTPRequest(
+            method: method, url: url, headers: headers, body: [UInt8](body),
             connectTimeout: options.connectTimeout, timeout: options.requestTimeout)
+        request.largeBodyBytes = largeBodyBytes
         let path = URL(string: url)?.path ?? ""
         var random = SystemRandomNumberGenerator()
         var delivery = Delivery(response: .failure(.unreachable("not sent")))
@@ -75,10 +95,11 @@ struct ProviderTransport: Sendable {
             let failure: ProviderError
             var errorCode: String?
             var retryAfter: String?
+            var neverActedOn = false
             delivery.attempts += 1
             do {
                 let response = try options.httpClient.send(request, cancellation: options.cancellation)
-                log(path: path, outcome: "\(response.status)", attempt: attempt, since: started)
+                log(method, path: path, outcome: "\(response.status)", attempt: attempt, since: started)
                 delivery.rateLimit = RateLimitHeaders(headers: response.headers, receivedAt: Date())
                 if (200..<300).contains(response.status) {
                     delivery.response = .success(response)
@@ -88,16 +109,19 @@ struct ProviderTransport: Sendable {
                 failure = .http(status: response.status, message: details.message)
                 errorCode = details.code
                 retryAfter = response.header("retry-after")
+                neverActedOn = response.status == 429 || response.status == 529
                 if CallOutcome.throttles(
                     status: response.status, errorCode: errorCode, message: details.message)
                 {
                     delivery.throttledAttempts += 1
                 }
             } catch {
-                log(path: path, outcome: Self.kind(of: error), attempt: attempt, since: started)
+                log(method, path: path, outcome: Self.kind(of: error), attempt: attempt, since: started)
                 failure = Self.providerError(for: error)
+                if case .couldNotConnect = error { neverActedOn = true }
             }
             delivery.response = .failure(failure)
+            if repeats == .ifNeverActedOn, !neverActedOn { return delivery }
             let decision = options.retryPolicy.decision(
                 for: failure, errorCode: errorCode, retryAfterHeader: retryAfter, attempt: attempt,
                 random: &random)
@@ -124,7 +148,7 @@ struct ProviderTransport: Sendable {
     /// unreachable: the work is not failed, it resumes on the next run.
     static func providerError(for error: TransportError) -> ProviderError {
         switch error {
-        case .couldNotConnect(let why): return .unreachable(why)
+        case .couldNotConnect(let why), .connectionLost(let why): return .unreachable(why)
         case .timedOut(let seconds): return .timeout(seconds: seconds)
         case .partial(let why): return .truncated(why)
         case .cancelled: return .unreachable("cancelled")
@@ -136,6 +160,7 @@ struct ProviderTransport: Sendable {
     private static func kind(of error: TransportError) -> String {
         switch error {
         case .couldNotConnect: return "could-not-connect"
+        case .connectionLost: return "connection-lost"
         case .timedOut: return "timeout"
         case .partial: return "partial"
         case .cancelled: return "cancelled"
@@ -144,13 +169,15 @@ struct ProviderTransport: Sendable {
         }
     }
 
-    private func log(path: String, outcome: String, attempt: Int, since started: ContinuousClock.Instant) {
+    private func log(
+        _ method: String, path: String, outcome: String, attempt: Int, since started: ContinuousClock.Instant
+    ) {
         let latency = started.duration(to: .now).components
         let milliseconds = latency.seconds * 1000 + latency.attoseconds / 1_000_000_000_000_000
         logger.debug(
             "provider call",
             metadata: [
-                "method": "POST", "path": "\(path)", "status": "\(outcome)", "attempt": "\(attempt + 1)",
+                "method": "\(method)", "path": "\(path)", "status": "\(outcome)", "attempt": "\(attempt + 1)",
                 "latency_ms": "\(milliseconds)",
             ])
     }

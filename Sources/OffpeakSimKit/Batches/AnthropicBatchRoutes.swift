@@ -12,7 +12,7 @@ struct AnthropicBatchRoutes: Sendable {
     func register(on router: Router<some RequestContext>) {
         let http = http
         router.post("/v1/messages/batches") { request, _ in
-            await http.serve(request) { body in try create(body, request: request) }
+            await http.serveCreate(request) { body in try create(body, request: request) }
         }
         router.get("/v1/messages/batches") { request, _ in
             await http.serve(request) { _ in try list(request) }

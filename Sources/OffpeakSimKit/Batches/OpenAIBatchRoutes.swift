@@ -12,7 +12,7 @@ struct OpenAIBatchRoutes: Sendable {
     func register(on router: Router<some RequestContext>) {
         let http = http
         router.post("/v1/batches") { request, _ in
-            await http.serve(request) { body in try create(body) }
+            await http.serveCreate(request) { body in try create(body) }
         }
         router.get("/v1/batches") { request, _ in
             await http.serve(request) { _ in try list(request) }

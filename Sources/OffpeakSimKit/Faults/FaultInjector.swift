@@ -35,6 +35,16 @@ public final class FaultInjector: Sendable {
         }
     }
 
+    /// The fault for a batch create call: its `x-sim-fault` header or the next queued fault. No
+    /// random draw is taken, so batch calls leave the live calls' fault sequence as it was.
+    public func faultForBatchCreate(header: String?) throws -> SimFault? {
+        let requested = try header.map { try SimFault(name: $0) }
+        return state.withLock { state in
+            if let requested { return requested }
+            return state.queue.isEmpty ? nil : state.queue.removeFirst()
+        }
+    }
+
     /// Queues faults for the next API calls, one each, after any already queued.
     public func enqueue(_ faults: [SimFault]) {
         state.withLock { $0.queue += faults }
