@@ -1,0 +1,284 @@
+import Foundation
+import GRDB
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// The batch lane end to end (issue 12): the built `offpeak` against `offpeak-sim`'s batch APIs,
+/// on a real store. Serialized: each test times a batch's end and counts what the sim billed.
+@Suite(.serialized) struct BatchLaneTests {
+    /// A workspace with the job `classify` of `count` tickets on `sim`, in `lane`.
+    static func workspace(
+        _ sim: SimProcess, count: Int, lane: String = "batch", extra: String = "", openAI: Bool = false
+    ) throws -> TemporaryWorkspace {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write(
+            "offpeak.yaml",
+            openAI ? "provider: openai\nbase_url: \(sim.url)/v1\n" : "provider: sim\nbase_url: \(sim.url)\n")
+        let items = (0..<count).map {
+            "  - {id: t\($0), text: 'ticket \($0): my invoice \($0 % 7) is wrong'}"
+        }
+        try workspace.write(
+            "jobs/classify.yaml",
+            """
+            kind: prompt
+            system: Classify the support ticket as billing, bug or other. Answer with one word.
+            template: "{{text}}"
+            max_tokens: 20
+            lane: \(lane)
+            \(extra)
+            items:
+            \(items.joined(separator: "\n"))
+
+            """)
+        return workspace
+    }
+
+    static let openAIKey = ["OPENAI_API_KEY": "sk-sim-batch-test"]
+
+    static func store(_ workspace: TemporaryWorkspace) throws -> Store {
+        try Store.open(Workspace(root: workspace.root))
+    }
+
+    /// What the sim billed for batch answers, in dollars at the bundled batch prices of `model`.
+    static func simBilledDollars(_ sim: SimProcess, model: String) throws -> Double {
+        let billed = try #require(sim.stats()["billed_batch"] as? [String: Int])
+        let price = try #require(PriceTable.bundled.cost(of: model))
+        let usage = Usage(
+            input: billed["input_tokens"] ?? 0, output: billed["output_tokens"] ?? 0,
+            cacheRead: billed["cache_read_input_tokens"] ?? 0,
+            cacheWrite: billed["cache_creation_input_tokens"] ?? 0)
+        return price.dollars(for: usage, batch: true)
+    }
+
+    static func batchCounts(_ sim: SimProcess) throws -> [String: Double] {
+        try #require(sim.stats()["batches"] as? [String: Double])
+    }
+
+    static func ledgerDollars(_ store: Store) throws -> Double {
+        try store.read { db in try Double.fetchOne(db, sql: "SELECT TOTAL(dollars) FROM ledger") ?? 0 }
+    }
+
+    /// The answers under `out/classify/`, by file name.
+    static func answers(_ workspace: TemporaryWorkspace) -> [String: String] {
+        workspace.snapshot("out/classify").filter { $0.key != "index.json" }
+    }
+
+    /// Waits past the sim's batch delay and the lane's first poll (2 s after submitting).
+    static func waitForTheBatchToEnd() {
+        Thread.sleep(forTimeInterval: 2.5)
+    }
+
+    @Test func aBatchJobIsSubmittedInOneRunCollectedByTheNextTickAndAnswersAsTheLiveLaneDoes() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let workspace = try Self.workspace(sim, count: 300)
+        let run = try workspace.offpeak(["run", "classify"])
+        #expect(run.status == 75)
+        #expect(
+            run.stdout == """
+                job classify: 0 of 300 items answered (0 now); 300 items in a provider batch (submitted 300 now, \
+                collect with the next tick, or `offpeak run --wait`)
+                outputs: out/classify/
+                cost: $0.00 for 0 calls, 0 input and 0 output tokens (naive $0.00, saved $0.00)
+
+                """)
+        let store = try Self.store(workspace)
+        let batches = try store.openBatches()
+        #expect(batches.count == 1 && batches.first?.state == .submitted && batches.first?.items == 300)
+        #expect(try Self.batchCounts(sim)["created"] == 1)
+
+        Self.waitForTheBatchToEnd()
+        let tick = try workspace.offpeak(["tick"])
+        #expect(tick.status == 0, "\(tick.stderr)")
+        #expect(tick.stdout == "classify [resume]: job classify: 300 of 300 items answered (300 now)\n")
+        #expect(try store.openBatches().isEmpty)
+        #expect(try store.read { db in try LedgerEntry.fetchAll(db) }.allSatisfy(\.batchApi))
+
+        // Ledger dollars are what the sim billed, at batch prices (half the live ones).
+        let model = try #require(batches.first?.model)
+        let billed = try Self.simBilledDollars(sim, model: model)
+        #expect(billed > 0)
+        #expect(abs(try Self.ledgerDollars(store) - billed) < 1e-9)
+
+        // The same job live, on a sim of its own: the same answers.
+        let liveSim = try SimProcess()
+        let live = try Self.workspace(liveSim, count: 300, lane: "live")
+        #expect(try live.offpeak(["run", "classify"]).status == 0)
+        #expect(try Self.batchCounts(liveSim)["created"] == 0)
+        let batchAnswers = Self.answers(workspace)
+        #expect(batchAnswers.count == 300)
+        #expect(batchAnswers == Self.answers(live))
+    }
+
+    @Test(arguments: [false, true])
+    func aBatchCreatedButNeverRecordedIsFoundAgainAndCollectedNotSentTwice(openAI: Bool) throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let workspace = try Self.workspace(sim, count: 20, openAI: openAI)
+        let environment = openAI ? Self.openAIKey : [:]
+        #expect(try workspace.offpeak(["run", "classify"], environment: environment).status == 75)
+        // As if the process was killed after the create call and before storing its answer.
+        let store = try Self.store(workspace)
+        let batch = try #require(try store.openBatches().first)
+        try store.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE provider_batches SET state = 'preparing', remote_id = NULL, submitted_at = NULL,
+                    next_poll_at = NULL, remote_status = NULL WHERE id = ?
+                    """, arguments: [batch.id])
+        }
+        Self.waitForTheBatchToEnd()
+        let tick = try workspace.offpeak(["tick"], environment: environment)
+        #expect(
+            tick.stdout == "classify [resume]: job classify: 20 of 20 items answered (20 now)\n",
+            "\(tick.stderr)")
+        #expect(try Self.batchCounts(sim)["created"] == 1)
+        #expect(try store.batch(id: batch.id)?.remoteId == batch.remoteId)
+        #expect(try store.batch(id: batch.id)?.state == .collected)
+        #expect(Self.answers(workspace).count == 20)
+    }
+
+    @Test func aBatchPreparedButNeverCreatedIsSubmittedAgain() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let workspace = try Self.workspace(sim, count: 12)
+        let store = try Self.store(workspace)
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        let first = try #require(try store.openBatches().first)
+        // As if killed after committing a second batch, before its create call went out.
+        let requests = try store.requests(runID: first.runId).prefix(3).map(\.id)
+        try store.write { db in
+            try db.execute(
+                sql: "DELETE FROM batch_items WHERE batch_id = ? AND request_id IN (?, ?, ?)",
+                arguments: [first.id, requests[0], requests[1], requests[2]])
+            try db.execute(
+                sql: "UPDATE requests SET state = 'pending' WHERE id IN (?, ?, ?)",
+                arguments: [requests[0], requests[1], requests[2]])
+        }
+        let never = try store.prepareBatch(
+            runID: first.runId, provider: "sim", model: first.model, requestIDs: Array(requests),
+            worstDollars: 0.01, now: Date())
+        Self.waitForTheBatchToEnd()
+        let tick = try workspace.offpeak(["tick"])
+        #expect(tick.status == 75, "\(tick.stderr)")
+        #expect(try store.batch(id: never.id)?.state == .failed)
+        #expect(try store.batch(id: never.id)?.error == "never created at the provider")
+        Self.waitForTheBatchToEnd()
+        #expect(try workspace.offpeak(["tick"]).status == 0)
+        #expect(try Self.batchCounts(sim)["created"] == 2)
+        #expect(Self.answers(workspace).count == 12)
+    }
+
+    @Test func resultsCollectedAgainBookNothingTwice() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let workspace = try Self.workspace(sim, count: 30)
+        let store = try Self.store(workspace)
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        Self.waitForTheBatchToEnd()
+        #expect(try workspace.offpeak(["tick"]).status == 0)
+        let batch = try #require(try store.read { db in try BatchRecord.fetchOne(db) })
+        let before = try store.read { db in (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db))
+        }
+        // As if killed part-way through booking the results: ten are not booked yet, and the batch
+        // is not marked collected.
+        let unbooked = try store.items(batchID: batch.id).prefix(10)
+        try store.write { db in
+            for item in unbooked {
+                let ledger = try Int64.fetchOne(
+                    db, sql: "SELECT ledger_id FROM results WHERE request_id = ?", arguments: [item.requestId]
+                )
+                try db.execute(sql: "DELETE FROM results WHERE request_id = ?", arguments: [item.requestId])
+                try db.execute(sql: "DELETE FROM ledger WHERE id = ?", arguments: [ledger])
+                try db.execute(
+                    sql: "UPDATE requests SET state = 'in_batch' WHERE id = ?", arguments: [item.requestId])
+                try db.execute(
+                    sql: "UPDATE batch_items SET outcome = NULL WHERE batch_id = ? AND request_id = ?",
+                    arguments: [batch.id, item.requestId])
+            }
+            try db.execute(
+                sql: "UPDATE provider_batches SET state = 'ended', next_poll_at = ? WHERE id = ?",
+                arguments: [Date(), batch.id])
+            try db.execute(sql: "UPDATE runs SET state = 'waiting'")
+        }
+        let tick = try workspace.offpeak(["tick"])
+        #expect(
+            tick.stdout == "classify [resume]: job classify: 30 of 30 items answered (10 now)\n",
+            "\(tick.stderr)")
+        let after = try store.read { db in (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db)) }
+        #expect(after == before)
+        #expect(abs(try Self.ledgerDollars(store) - Self.simBilledDollars(sim, model: batch.model)) < 1e-9)
+        #expect(try Self.batchCounts(sim)["created"] == 1)
+    }
+
+    @Test func expiredErroredAndCanceledRequestsAloneGoAgainInANewBatch() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let workspace = try Self.workspace(sim, count: 10)
+        let store = try Self.store(workspace)
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        let batch = try #require(try store.openBatches().first)
+        let items = try store.items(batchID: batch.id)
+        let faults = [
+            "expired": [items[0].customId], "errored": [items[1].customId], "canceled": [items[2].customId],
+        ]
+        _ = try sim.request(
+            "POST", "/sim/batch-faults", body: try JSONSerialization.data(withJSONObject: faults))
+        Self.waitForTheBatchToEnd()
+        let partial = try workspace.offpeak(["tick"])
+        #expect(
+            partial.stdout == """
+                classify [resume]: job classify: 7 of 10 items answered (7 now); 3 items in a provider batch \
+                (submitted 3 now, collect with the next tick, or `offpeak run --wait`)
+
+                """, "\(partial.stderr)")
+        let outcomes = try store.items(batchID: batch.id).map { $0.outcome }
+        #expect(outcomes.prefix(3) == [.expired, .errored, .canceled])
+        #expect(outcomes.dropFirst(3).allSatisfy { $0 == .succeeded })
+        let again = try #require(try store.openBatches().first)
+        #expect(again.id != batch.id && again.items == 3)
+        #expect(
+            Set(try store.items(batchID: again.id).map(\.requestId)) == Set(items.prefix(3).map(\.requestId)))
+        let retried = try store.requests(runID: batch.runId).filter { $0.attempts > 0 }
+        #expect(retried.count == 3)
+
+        Self.waitForTheBatchToEnd()
+        #expect(
+            try workspace.offpeak(["tick"]).stdout
+                == "classify [resume]: job classify: 10 of 10 items answered (3 now)\n")
+        // Nothing billed for what the provider did not answer.
+        #expect(try Self.batchCounts(sim)["succeeded"] == 10)
+        #expect(abs(try Self.ledgerDollars(store) - Self.simBilledDollars(sim, model: batch.model)) < 1e-9)
+    }
+
+    @Test func aDeadlineTooCloseForABatchSendsTheCallsLive() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let workspace = try Self.workspace(sim, count: 6, extra: "deadline: 2h")
+        let run = try workspace.offpeak(["run", "classify"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Self.batchCounts(sim)["created"] == 0)
+        #expect(try sim.stats()["calls"] as? Int == 6)
+    }
+
+    @Test func requestsAnExpiredBatchLeftGoLiveOnceTheDeadlineIsTooClose() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let workspace = try Self.workspace(sim, count: 6, lane: "auto", extra: "deadline: 48h")
+        let store = try Self.store(workspace)
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        let batch = try #require(try store.openBatches().first)
+        let ids = try store.items(batchID: batch.id).map(\.customId)
+        _ = try sim.request(
+            "POST", "/sim/batch-faults", body: try JSONSerialization.data(withJSONObject: ["expired": ids]))
+        // A day and more later: two hours left.
+        try store.write { db in
+            try db.execute(sql: "UPDATE runs SET deadline_at = ?", arguments: [Date() + 2 * 3600])
+        }
+        Self.waitForTheBatchToEnd()
+        let tick = try workspace.offpeak(["tick"])
+        #expect(
+            tick.stdout == "classify [resume]: job classify: 6 of 6 items answered (6 now)\n",
+            "\(tick.stderr)")
+        #expect(try Self.batchCounts(sim)["created"] == 1)
+        #expect(try Self.batchCounts(sim)["expired"] == 6)
+        #expect(try sim.stats()["calls"] as? Int == 6)
+        let ledger = try store.read { db in try LedgerEntry.fetchAll(db) }
+        #expect(ledger.count == 6 && ledger.allSatisfy { !$0.batchApi })
+    }
+}
