@@ -20,7 +20,7 @@ enum BatchLane {
         now: Date
     ) -> (api: (any BatchAPI)?, why: String?) {
         let asked = spec.lane ?? .auto
-        if asked == .live { return (nil, nil) }
+        if asked == .live || (asked == .auto && workspaceLane == .live) { return (nil, nil) }
         guard let api = provider.batches else {
             return (nil, asked == .batch ? "\(provider.kind.rawValue) has no batch API; calls go live" : nil)
         }
