@@ -13,7 +13,7 @@ struct OffpeakCommand: ParsableCommand {
             """,
         subcommands: [
             Run.self, Summarize.self, Submit.self, Result.self, Jobs.self, Status.self, Costs.self,
-            Cache.self, Conditions.self, Queue.self, Tick.self, Cron.self,
+            Cache.self, Conditions.self, Queue.self, Tick.self, Cron.self, Cancel.self,
         ]
     )
 }

@@ -282,3 +282,54 @@ import Testing
         #expect(ledger.count == 6 && ledger.allSatisfy { !$0.batchApi })
     }
 }
+
+/// `offpeak cancel`: the one way work is dropped, at the user's word.
+@Suite(.serialized) struct RunCancelTests {
+    static func runID(_ workspace: TemporaryWorkspace) throws -> String {
+        let store = try BatchLaneTests.store(workspace)
+        return try #require(try store.read { db in try String.fetchOne(db, sql: "SELECT id FROM runs") })
+    }
+
+    @Test func cancelingABatchRunCancelsItsBatchAndEndsTheRunOnceCollected() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "30"])
+        let workspace = try BatchLaneTests.workspace(sim, count: 10)
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        let run = try Self.runID(workspace)
+        let cancel = try workspace.offpeak(["cancel", run])
+        #expect(cancel.status == 0, "\(cancel.stderr)")
+        #expect(
+            cancel.stdout
+                == "run \(run): 0 requests dropped; asked the provider to cancel 1 batch; 10 items in provider "
+                + "batches are collected by the next tick, then the run ends canceled\n")
+        Thread.sleep(forTimeInterval: 0.5)
+        let tick = try workspace.offpeak(["tick"])
+        #expect(tick.status == 0, "\(tick.stderr)")
+        #expect(
+            tick.stdout
+                == "classify [resume]: job classify: canceled by the user; 0 of 10 items answered (0 now)\n")
+        let store = try BatchLaneTests.store(workspace)
+        #expect(try store.run(id: run)?.state == .canceled)
+        #expect(try store.requests(runID: run).allSatisfy { $0.state == .canceled })
+        #expect(try BatchLaneTests.batchCounts(sim)["canceled"] == 10)
+        #expect(try BatchLaneTests.ledgerDollars(store) == 0)
+        #expect(try workspace.offpeak(["tick"]).stdout == "nothing to do\n")
+    }
+
+    @Test func cancelingAnInterruptedLiveRunDropsItsPendingItemsAtOnce() throws {
+        let sim = try SimProcess()
+        let workspace = try BatchLaneTests.workspace(
+            sim, count: 6, lane: "live", extra: "budget: {max_calls: 2}\nbatching: off")
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        let run = try Self.runID(workspace)
+        let cancel = try workspace.offpeak(["cancel", run])
+        #expect(cancel.stdout == "run \(run): 4 requests dropped; the run is canceled\n", "\(cancel.stderr)")
+        let store = try BatchLaneTests.store(workspace)
+        #expect(try store.run(id: run)?.state == .canceled)
+        #expect(try store.run(id: run)?.itemsDone == 2)
+        #expect(try workspace.offpeak(["tick"]).stdout == "nothing to do\n")
+        let again = try workspace.offpeak(["cancel", run])
+        #expect(again.status == 64)
+        #expect(again.stderr == "offpeak: run \(run) is canceled: there is nothing to cancel\n")
+        #expect(try workspace.offpeak(["cancel", "no-such-run"]).status == 64)
+    }
+}

@@ -12,6 +12,8 @@ extension RunSession {
     /// backlog; what the last round planned has left the front (answered, retrying or failed). A
     /// run that size or smaller is planned whole, in one round.
     mutating func nextCalls() throws(OffpeakError) -> [PlannedCall] {
+        // A canceled run only collects what its provider batches answered.
+        guard run.canceledAt == nil else { return [] }
         var pending: [(record: RequestRecord, request: CompletionRequest)] = []
         let store = context.store
         let limit = max(1, options.roundRequests)

@@ -13,6 +13,7 @@ extension RunSession {
     /// Inserts the next steps of every long item whose current steps are all answered.
     /// - Returns: whether there are new requests to send.
     func advanceReductions() throws(OffpeakError) -> Bool {
+        guard run.canceledAt == nil else { return false }
         let model = run.model
         let provider = context.provider.kind
         var long: [(item: JobSpec.Item, chunks: [String])] = []
@@ -113,7 +114,7 @@ private struct StepWalk {
                 let what = level == 1 ? "part \(index + 1) of \(wanted.count)" : "reduce step \(step.itemId)"
                 changes.fail.append((final.id, "\(what) failed: \(row.error ?? "unknown error")"))
                 return nil
-            case .pending, .retrying, .waiting, .inBatch:
+            case .pending, .retrying, .waiting, .inBatch, .canceled:
                 complete = false
             }
         }

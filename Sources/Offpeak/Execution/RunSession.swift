@@ -286,6 +286,7 @@ struct RunSession {
             forcedPast: forcedPast, notices: notices)
         facts.inBatch = try store.summary(runID: run.id, state: .inBatch).count
         facts.submittedNow = submittedNow
+        facts.canceled = run.canceledAt != nil
         let verdict = RunVerdict.decide(facts, stop: stop)
         try store.move(&run, to: verdict.state, reason: verdict.reason)
         if !verdict.deferred.isEmpty, let stop {

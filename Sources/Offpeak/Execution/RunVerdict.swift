@@ -29,6 +29,8 @@ struct RunVerdict: Equatable, Sendable {
         /// Items out in provider batches, and how many of them this pass submitted.
         var inBatch = 0
         var submittedNow = 0
+        /// The user canceled the run (`offpeak cancel`).
+        var canceled = false
     }
 
     static func decide(_ facts: Facts, stop: RunStop?) -> RunVerdict {
@@ -45,6 +47,14 @@ struct RunVerdict: Equatable, Sendable {
                 state: stop.state, reason: stop.reason, status: stop.status,
                 message: message + (stop.state == .interrupted ? "; run it again to do the rest" : ""),
                 deferred: stop.deferred)
+        } else if facts.canceled {
+            let why =
+                facts.inBatch > 0
+                ? "canceling: \(Plural.count(facts.inBatch, "item")) in provider batches asked to cancel"
+                : "canceled by the user"
+            verdict = RunVerdict(
+                state: facts.inBatch > 0 ? .waiting : .canceled, reason: why,
+                status: facts.inBatch > 0 ? .temporaryFailure : .ok, message: "job \(job): \(why); \(counts)")
         } else if facts.inBatch > 0 {
             // Collected by a later pass: the run waits, as it does for a source not fetched yet.
             let why = "\(Plural.count(facts.inBatch, "item")) in a provider batch"

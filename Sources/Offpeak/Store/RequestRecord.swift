@@ -10,6 +10,8 @@ public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
     enum State: String, Codable, Sendable {
         case pending, done, failed, waiting, retrying
         case inBatch = "in_batch"
+        /// Dropped by `offpeak cancel`, at the user's word.
+        case canceled
     }
 
     /// How a request may use the cache: read and write it, `no-cache` (don't read, write), or

@@ -36,6 +36,9 @@ public struct RunRecord: StoredRecord, PersistableRecord, Equatable {
     var failureStreak = 0
     var failureText: String?
     var failureItems: String?
+    /// When the user canceled the run (`offpeak cancel`); it ends `canceled` once its provider
+    /// batches are collected (what they answered was paid for and is kept).
+    var canceledAt: Date?
 }
 
 extension RunRecord {
@@ -80,6 +83,6 @@ extension RunRecord {
         self.reason = reason
         updatedAt = now
         if next == .running, startedAt == nil { startedAt = now }
-        if next == .completed || next == .failed { finishedAt = now }
+        if next == .completed || next == .failed || next == .canceled { finishedAt = now }
     }
 }

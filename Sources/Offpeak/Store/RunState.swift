@@ -12,15 +12,17 @@ public enum RunState: String, Sendable, Codable, CaseIterable {
     case completed
     /// Cannot go on without the user: items failed for good, or the provider refused the account.
     case failed
+    /// Canceled by the user (`offpeak cancel`): its items not answered were dropped, at the user's word.
+    case canceled
 
     /// The states a run may move to from this one. Finished runs stay finished.
     var successors: Set<RunState> {
         switch self {
-        case .idle: return [.running, .waiting, .failed]
-        case .running: return [.completed, .failed, .interrupted, .waiting]
-        case .waiting: return [.running, .interrupted, .failed]
-        case .interrupted: return [.running, .waiting, .failed]
-        case .completed, .failed: return []
+        case .idle: return [.running, .waiting, .failed, .canceled]
+        case .running: return [.completed, .failed, .interrupted, .waiting, .canceled]
+        case .waiting: return [.running, .interrupted, .failed, .canceled]
+        case .interrupted: return [.running, .waiting, .failed, .canceled]
+        case .completed, .failed, .canceled: return []
         }
     }
 

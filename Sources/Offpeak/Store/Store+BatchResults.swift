@@ -79,8 +79,8 @@ extension Store {
             for item in items {
                 try db.execute(
                     sql: """
-                        UPDATE requests SET state = 'pending', error = ?, attempts = attempts + 1, updated_at = ?
-                        WHERE id = ? AND state = 'in_batch'
+                        UPDATE requests SET state = \(Store.againOrCanceled), error = ?, attempts = attempts + 1,
+                        updated_at = ? WHERE id = ? AND state = 'in_batch'
                         """,
                     arguments: [booking.againReason, now, item.requestId])
             }
@@ -123,7 +123,7 @@ extension Store {
             guard try Store.batch(batchID, db).state == .preparing else { return }
             try db.execute(
                 sql: """
-                    UPDATE requests SET state = 'pending', updated_at = ? WHERE state = 'in_batch'
+                    UPDATE requests SET state = \(Store.againOrCanceled), updated_at = ? WHERE state = 'in_batch'
                     AND id IN (SELECT request_id FROM batch_items WHERE batch_id = ?)
                     """,
                 arguments: [now, batchID])
@@ -133,6 +133,11 @@ extension Store {
                 arguments: [reason, batchID])
         }
     }
+
+    /// A request a batch did not answer goes again (`pending`), unless the user canceled its run.
+    static let againOrCanceled =
+        "CASE WHEN (SELECT canceled_at FROM runs WHERE runs.id = requests.run_id) IS NULL "
+        + "THEN 'pending' ELSE 'canceled' END"
 
     /// The batch with this id, or an error naming it.
     static func batch(_ id: String, _ db: Database) throws -> BatchRecord {

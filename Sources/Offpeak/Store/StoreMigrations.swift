@@ -52,6 +52,9 @@ enum StoreMigrations {
             db in
             try carryBatchedPrompts(db)
         }
+        migrator.registerMigration("v9: runs canceled by the user") { db in
+            try db.alter(table: "runs") { t in t.add(column: "canceled_at", .datetime) }
+        }
         return migrator
     }
 

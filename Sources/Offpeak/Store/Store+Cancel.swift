@@ -1,0 +1,54 @@
+import Foundation
+import GRDB
+
+/// `offpeak cancel`: the one way work is dropped, at the user's word.
+extension Store {
+    /// What canceling a run did.
+    public struct Cancellation: Sendable, Equatable, Codable {
+        /// Requests dropped (pending, retrying, waiting).
+        public var dropped = 0
+        /// Items still in provider batches: the run ends once they are collected.
+        public var inBatch = 0
+        public var state: RunState
+    }
+
+    /// Drops the run's requests not yet answered nor out in a provider batch, and marks the run
+    /// canceled, in one transaction. With items in provider batches the run stays open until a
+    /// pass collects them (what the provider answered was paid for, and is kept); with none, it
+    /// ends `canceled` now.
+    func cancelRun(runID: String, now: Date) throws(OffpeakError) -> Cancellation {
+        try write { db in
+            guard var run = try RunRecord.fetchOne(db, key: runID) else {
+                throw OffpeakError(.usage, "no run \(runID); `offpeak status` lists the runs")
+            }
+            guard run.state.isResumable else {
+                throw OffpeakError(
+                    .usage, "run \(runID) is \(run.state.rawValue): there is nothing to cancel")
+            }
+            try db.execute(
+                sql: """
+                    UPDATE requests SET state = 'canceled', error = 'canceled by the user', next_attempt_at = NULL,
+                    updated_at = ? WHERE run_id = ? AND state IN ('pending', 'retrying', 'waiting')
+                    """,
+                arguments: [now, runID])
+            let dropped = db.changesCount
+            let inBatch =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM requests WHERE run_id = ? AND state = 'in_batch'",
+                    arguments: [runID]) ?? 0
+            run.canceledAt = now
+            let reason =
+                inBatch > 0
+                ? "canceling: \(Plural.count(inBatch, "item")) in provider batches asked to cancel"
+                : "canceled by the user"
+            do { try run.move(to: inBatch > 0 ? .waiting : .canceled, reason: reason, at: now) } catch {
+                throw OffpeakError(.software, "\(error)")
+            }
+            try run.update(db)
+            try db.execute(
+                sql: "UPDATE deferred SET released_at = ? WHERE run_id = ? AND released_at IS NULL",
+                arguments: [now, runID])
+            return Cancellation(dropped: dropped, inBatch: inBatch, state: run.state)
+        }
+    }
+}
