@@ -16,11 +16,11 @@ public struct CostReport: Sendable, Codable {
     /// Live and batch spend; absent when the workspace never made a provider batch (all was live).
     var lanes: LaneSplit?
 
-    /// The workspace's costs, the batch lane's saving priced with its price table.
-    public static func make(context: WorkspaceContext, by grouping: Grouping) throws(OffpeakError)
+    /// The costs in `store`, the batch lane's saving priced with `workspace`'s price table.
+    public static func make(store: Store, workspace: Workspace, by grouping: Grouping) throws(OffpeakError)
         -> CostReport
     {
-        try make(store: try context.openStoreForReading(), by: grouping, prices: context.prices)
+        try make(store: store, by: grouping, prices: try WorkspacePrices.load(workspace))
     }
 
     static func make(
