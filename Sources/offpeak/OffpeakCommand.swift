@@ -12,8 +12,8 @@ struct OffpeakCommand: ParsableCommand {
             next tick to finish), 78 configuration.
             """,
         subcommands: [
-            Run.self, Summarize.self, Submit.self, Result.self, Jobs.self, Status.self, Costs.self,
-            Cache.self, Conditions.self, Queue.self, Tick.self, Cron.self, Cancel.self,
+            Run.self, Summarize.self, Submit.self, Result.self, Jobs.self, Status.self, Batches.self,
+            Costs.self, Cancel.self, Cache.self, Conditions.self, Queue.self, Tick.self, Cron.self,
         ]
     )
 }

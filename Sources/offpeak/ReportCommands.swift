@@ -36,7 +36,36 @@ extension OffpeakCommand {
         func run() throws {
             let context = try common.context()
             let report = try Terminal.attempt {
-                try CostReport.make(store: try context.openStoreForReading(), by: by)
+                try CostReport.make(
+                    store: try context.openStoreForReading(), workspace: context.workspace, by: by)
+            }
+            if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
+        }
+    }
+
+    struct Batches: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract:
+                "Provider batches still out (or with --all every one), as the provider last described them.",
+            discussion: "Reads the store only: the provider is asked by the ticks that poll, never here.")
+
+        @Flag(help: "Collected and failed batches too, most recent first.")
+        var all = false
+
+        @Option(help: "With --all, how many batches to show.")
+        var limit = BatchReport.defaultLimit
+
+        @OptionGroup var common: CommonOptions
+        @OptionGroup var output: OutputOptions
+
+        func validate() throws {
+            guard limit >= 1 else { throw ValidationError("--limit: expected 1 or more, got \(limit)") }
+        }
+
+        func run() throws {
+            let context = try common.context()
+            let report = try Terminal.attempt {
+                try BatchReport.make(store: try context.openStoreForReading(), all: all, limit: limit)
             }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
         }

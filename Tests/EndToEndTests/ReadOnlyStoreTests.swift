@@ -85,7 +85,7 @@ import Glibc
         // `cache ls` as JSON: its table says "in 23 h" a second after "in 1 d".
         let reports = [
             ["status"], ["status", "--json"], ["queue", "--sysfs-root", Self.fixture], ["costs"],
-            ["cache", "stats"], ["cache", "ls", "--json"], ["result", id],
+            ["cache", "stats"], ["cache", "ls", "--json"], ["result", id], ["batches", "--all"],
         ]
         let owner = try reports.map { try workspace.offpeak($0) }
         let reader = try Reader(workspace)

@@ -1,7 +1,8 @@
 import Foundation
 
 /// What `offpeak costs` shows: spend grouped by job, model or local day, with what the naive way
-/// (one request per item, no caching, no batch discount) would have cost.
+/// (one request per item, no caching, no batch discount) would have cost; once the workspace has
+/// used the batch lane, the split of live and batch spend and what the batch lane saved.
 public struct CostReport: Sendable, Codable {
     public enum Grouping: String, Sendable, Codable, CaseIterable {
         case job, model, day
@@ -12,11 +13,19 @@ public struct CostReport: Sendable, Codable {
     var total: Spend
     /// Models with calls in the ledger and no price: their calls count at $0, unknown, not free.
     var unpricedModels: [String]
+    /// Live and batch spend; absent when the workspace never made a provider batch (all was live).
+    var lanes: LaneSplit?
 
-    public static func make(store: Store, by grouping: Grouping, calendar: Calendar = .current)
-        throws(OffpeakError)
+    /// The costs in `store`, the batch lane's saving priced with `workspace`'s price table.
+    public static func make(store: Store, workspace: Workspace, by grouping: Grouping) throws(OffpeakError)
         -> CostReport
     {
+        try make(store: store, by: grouping, prices: try WorkspacePrices.load(workspace))
+    }
+
+    static func make(
+        store: Store, by grouping: Grouping, prices: PriceTable = .bundled, calendar: Calendar = .current
+    ) throws(OffpeakError) -> CostReport {
         let lines: [CostLine]
         switch grouping {
         case .job, .model:
@@ -26,7 +35,9 @@ public struct CostReport: Sendable, Codable {
         }
         let total = lines.reduce(into: Spend()) { sum, line in sum.add(line.spend) }
         let unpriced = total.unpricedCalls > 0 ? try store.unpricedModels() : []
-        return CostReport(groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced)
+        let lanes = try store.spendByLane().map { LaneSplit($0, prices: prices) }
+        return CostReport(
+            groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced, lanes: lanes)
     }
 
     public var text: String {
@@ -43,6 +54,7 @@ public struct CostReport: Sendable, Codable {
                 spend.dollarCell(spend.savedDollars),
             ])
         }
-        return table.render() + (Spend.unpricedNote(calls: total.unpricedCalls, models: unpricedModels) ?? "")
+        return table.render() + (lanes.map { "\n" + $0.text } ?? "")
+            + (Spend.unpricedNote(calls: total.unpricedCalls, models: unpricedModels) ?? "")
     }
 }

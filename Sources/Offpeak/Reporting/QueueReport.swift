@@ -12,6 +12,8 @@ public struct QueueReport: Sendable, Encodable {
         var checkedAt: Date
         /// Items of the run not answered yet (0 when the run has not planned its items yet).
         var itemsWaiting: Int
+        /// Of those, items out in a provider batch (being answered, not held back).
+        var itemsInBatch = 0
     }
 
     struct Retry: Sendable, Encodable, Equatable {
@@ -45,12 +47,15 @@ public struct QueueReport: Sendable, Encodable {
         var entries: [Entry] = []
         for record in try store.deferred() {
             let run = try record.runId.flatMap { id throws(OffpeakError) in try store.readableRun(id: id) }
+            let inBatch =
+                try run.map { run throws(OffpeakError) in try store.requestsInBatch(runID: run.id) } ?? 0
             entries.append(
                 Entry(
                     job: record.job, run: record.runId, reasons: record.reasonList,
                     deferredAt: record.deferredAt,
                     checkedAt: record.checkedAt,
-                    itemsWaiting: run.map { max(0, $0.itemsTotal - $0.itemsDone - $0.itemsFailed) } ?? 0))
+                    itemsWaiting: run.map { max(0, $0.itemsTotal - $0.itemsDone - $0.itemsFailed) } ?? 0,
+                    itemsInBatch: inBatch))
         }
         let retrying = try store.retryingRequests().map { request in
             Retry(
@@ -91,7 +96,10 @@ public struct QueueReport: Sendable, Encodable {
             let table = TextTable(columns: ["JOB", "RUN", "WAITING", "SINCE", "CHECKED", "WHY"])
             for entry in deferred {
                 table.add([
-                    entry.job, entry.run ?? "-", "\(entry.itemsWaiting)", Timestamp.text(entry.deferredAt),
+                    entry.job, entry.run ?? "-",
+                    "\(entry.itemsWaiting)"
+                        + (entry.itemsInBatch > 0 ? " (\(entry.itemsInBatch) in a provider batch)" : ""),
+                    Timestamp.text(entry.deferredAt),
                     Timestamp.text(entry.checkedAt), entry.reasons.joined(separator: "; "),
                 ])
             }

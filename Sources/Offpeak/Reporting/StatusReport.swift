@@ -1,6 +1,7 @@
 import Foundation
 
-/// What `offpeak status` shows: recent runs, what each has done and spent, and today's spend.
+/// What `offpeak status` shows: recent runs, what each has done and spent, and today's spend; and
+/// the provider batches still out, as the provider last described them.
 public struct StatusReport: Sendable, Codable {
     struct RunLine: Sendable, Codable, Equatable {
         var id: String
@@ -13,6 +14,8 @@ public struct StatusReport: Sendable, Codable {
         var itemsDone: Int
         var itemsFailed: Int
         var itemsCached: Int
+        /// Requests out in a provider batch now (not answered, not failed: on their way).
+        var itemsInBatch = 0
         var spend: Spend
         var createdAt: Date
         var updatedAt: Date
@@ -22,6 +25,8 @@ public struct StatusReport: Sendable, Codable {
     var spendToday: Spend
     /// Runs among the newest whose rows cannot be read: listed, not a reason to show nothing.
     var unreadable: [UnreadableRun] = []
+    /// Provider batches still out (preparing, submitted, ended), of any run, newest first.
+    var batches: [BatchLine] = []
     /// The longest WHY shown in the table; `--json` and `result` have the whole text.
     static let whyWidth = 160
 
@@ -30,19 +35,24 @@ public struct StatusReport: Sendable, Codable {
     {
         var lines: [RunLine] = []
         let rows = try store.runRows(limit: limit)
+        let batches = try store.batchListings(all: false).map(BatchLine.init)
+        let runsOut = Set(batches.map(\.run))
         for run in rows.runs {
-            lines.append(
+            var line =
                 RunLine(
                     id: run.id, job: run.job, state: run.state, reason: run.reason,
                     budgetStop: run.budgetStop,
                     model: run.model, itemsTotal: run.itemsTotal, itemsDone: run.itemsDone,
                     itemsFailed: run.itemsFailed, itemsCached: run.itemsCached,
                     spend: try store.spend(runID: run.id),
-                    createdAt: run.createdAt, updatedAt: run.updatedAt))
+                    createdAt: run.createdAt, updatedAt: run.updatedAt)
+            if runsOut.contains(run.id) { line.itemsInBatch = try store.requestsInBatch(runID: run.id) }
+            lines.append(line)
         }
         let midnight = Calendar.current.startOfDay(for: now)
         return StatusReport(
-            runs: lines, spendToday: try store.spend(since: midnight), unreadable: rows.unreadable)
+            runs: lines, spendToday: try store.spend(since: midnight), unreadable: rows.unreadable,
+            batches: batches)
     }
 
     /// The report as a person reads it.
@@ -56,6 +66,7 @@ public struct StatusReport: Sendable, Codable {
             var items = "\(run.itemsDone)/\(run.itemsTotal)"
             if run.itemsFailed > 0 { items += " (\(run.itemsFailed) failed)" }
             if run.itemsCached > 0 { items += " (\(run.itemsCached) cached)" }
+            if run.itemsInBatch > 0 { items += " (\(run.itemsInBatch) in batch)" }
             var why = run.reason ?? ""
             if let limit = run.budgetStop, !why.contains(limit) { why = "budget \(limit): " + why }
             table.add([
@@ -68,6 +79,21 @@ public struct StatusReport: Sendable, Codable {
             table.add([run.id, "unreadable", "-", "-", "-", TextTable.shortened(run.why, to: Self.whyWidth)])
         }
         let unpriced = runs.reduce(0) { $0 + $1.spend.unpricedCalls }
-        return out + table.render() + (Spend.unpricedNote(calls: unpriced, models: []) ?? "")
+        return out + table.render() + (Spend.unpricedNote(calls: unpriced, models: []) ?? "") + batchesText
+    }
+
+    /// The batches still out, one line each, under the runs; nothing when there are none.
+    var batchesText: String {
+        guard !batches.isEmpty else { return "" }
+        let table = TextTable(columns: [
+            "RUN", "BATCH", "PROVIDER ID", "PROVIDER STATE", "PROGRESS", "SUBMITTED", "EXPIRES",
+        ])
+        for line in batches.sorted(by: { ($0.run, $0.preparedAt) < ($1.run, $1.preparedAt) }) {
+            table.add([
+                line.run, line.id, line.remoteIdCell, line.remoteStatusCell, line.progressCell,
+                BatchLine.time(line.submittedAt), BatchLine.time(line.expiresAt),
+            ])
+        }
+        return "\nprovider batches out:\n" + table.render()
     }
 }

@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+
+/// A provider batch with the job of its run, as `status` and `offpeak batches` list it.
+struct BatchListing: Sendable, Equatable {
+    var batch: BatchRecord
+    var job: String
+}
+
+/// Ledger sums of one lane (live or batch) and one model: what `costs` splits and prices again.
+struct LaneModelSpend: Sendable, Equatable {
+    var batch: Bool
+    var model: String
+    /// The rows were booked with no price known (their dollars are unknown, not zero).
+    var unpriced: Bool
+    var spend: Spend
+    /// Items answered by the lane's calls (cache hits are in neither lane).
+    var items: Int
+}
+
+/// What the reports read of the batch lane. Reads only: the batch lane's writes are in `Store+Batches`
+/// and `Store+BatchResults`.
+extension Store {
+    /// Batches, most recently prepared first: the open ones (preparing, submitted, ended), or with
+    /// `all` every one, at most `limit`. `provider_batches` holds one row per batch, not per item.
+    func batchListings(all: Bool, limit: Int? = nil) throws(OffpeakError) -> [BatchListing] {
+        try read { db in
+            let open = all ? "" : "WHERE provider_batches.state IN ('preparing', 'submitted', 'ended')"
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT provider_batches.*, runs.job AS job FROM provider_batches
+                    JOIN runs ON runs.id = provider_batches.run_id \(open)
+                    ORDER BY provider_batches.prepared_at DESC, provider_batches.id LIMIT ?
+                    """, arguments: [limit ?? -1])
+            return try rows.map { row in BatchListing(batch: try BatchRecord(row: row), job: row["job"]) }
+        }
+    }
+
+    /// How many batches the store holds, open or not.
+    func batchCount() throws(OffpeakError) -> Int {
+        try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM provider_batches") ?? 0 }
+    }
+
+    /// Requests of a run out in a provider batch now (state `in_batch`).
+    func requestsInBatch(runID: String) throws(OffpeakError) -> Int {
+        try read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM requests WHERE run_id = ? AND state = 'in_batch'",
+                arguments: [runID]) ?? 0
+        }
+    }
+
+    /// The ledger by lane and model, or nil when the workspace never made a provider batch (then
+    /// every call was live, and the ledger is not read again). The ledger has no index on
+    /// `batch_api`: this reads its rows once.
+    func spendByLane() throws(OffpeakError) -> [LaneModelSpend]? {
+        try read { db in
+            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM provider_batches)") == true else {
+                return nil
+            }
+            return try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT batch_api, model, unpriced, \(Store.spendColumns),
+                        COALESCE(SUM(items) FILTER (WHERE NOT cache_hit), 0) AS items
+                    FROM ledger GROUP BY batch_api, model, unpriced ORDER BY batch_api, model, unpriced
+                    """
+            ).map { row in
+                LaneModelSpend(
+                    batch: row["batch_api"], model: row["model"], unpriced: row["unpriced"],
+                    spend: Store.spend(row), items: row["items"])
+            }
+        }
+    }
+}
