@@ -36,8 +36,7 @@ extension OffpeakCommand {
         func run() throws {
             let context = try common.context()
             let report = try Terminal.attempt {
-                try CostReport.make(
-                    store: try context.openStoreForReading(), workspace: context.workspace, by: by)
+                try context.costs(by: by)
             }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
         }

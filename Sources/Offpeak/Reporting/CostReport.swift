@@ -16,13 +16,6 @@ public struct CostReport: Sendable, Codable {
     /// Live and batch spend; absent when the workspace never made a provider batch (all was live).
     var lanes: LaneSplit?
 
-    /// The costs in `store`, the batch lane's saving priced with `workspace`'s price table.
-    public static func make(store: Store, workspace: Workspace, by grouping: Grouping) throws(OffpeakError)
-        -> CostReport
-    {
-        try make(store: store, by: grouping, prices: try WorkspacePrices.load(workspace))
-    }
-
     static func make(
         store: Store, by grouping: Grouping, prices: PriceTable = .bundled, calendar: Calendar = .current
     ) throws(OffpeakError) -> CostReport {

@@ -37,7 +37,7 @@ public final class Store: Sendable {
         throw OffpeakError(
             .ioError,
             "\(readOnly.path) is read-only: \(readOnly.reason); this command writes to the store "
-                + "(status, queue, costs, cache stats and result only read it, and work)")
+                + "(status, batches, queue, costs, cache stats and result only read it, and work)")
     }
 
     /// For commands that only report: the store as `open` gives it when this process can write it,

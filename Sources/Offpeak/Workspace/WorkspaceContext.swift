@@ -36,6 +36,11 @@ public struct WorkspaceContext: Sendable {
         self.logger = logger
     }
 
+    /// `offpeak costs`: the ledger, the batch lane's saving priced with this workspace's prices.
+    public func costs(by grouping: CostReport.Grouping) throws(OffpeakError) -> CostReport {
+        try CostReport.make(store: try openStoreForReading(), by: grouping, prices: prices)
+    }
+
     func openStore() throws(OffpeakError) -> Store {
         try Store.open(workspace)
     }
