@@ -100,7 +100,7 @@ import Glibc
         let cache = workspace.root.appendingPathComponent("cache").path
         let refusal =
             "offpeak: \(cache) is read-only: Permission denied; this command writes to the store "
-            + "(status, queue, costs, cache stats and result only read it, and work)\n"
+            + "(status, batches, queue, costs, cache stats and result only read it, and work)\n"
         for (command, stdin) in [
             (["run", "inbox"], nil), (["tick"], nil), (["cache", "purge", "--expired"], nil),
             (["submit", "--job", "inbox"], #"{"id": "q2", "vars": {"item": "Why?"}}"#),

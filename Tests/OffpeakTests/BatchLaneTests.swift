@@ -111,6 +111,22 @@ import Testing
         #expect(batchAnswers == Self.answers(live))
     }
 
+    @Test func aTickBeforeTheBatchIsDueAsksNothingAndSaysWhenItWill() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "30"])
+        let workspace = try Self.workspace(sim, count: 5)
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        let store = try Self.store(workspace)
+        let batch = try #require(try store.openBatches().first)
+        let due = try #require(batch.nextPollAt)
+        let tick = try workspace.offpeak(["tick"])
+        #expect(tick.status == 75)
+        #expect(
+            tick.stdout
+                == "classify [resume]: job classify: 5 items in a provider batch; its batches are asked "
+                + "about next at \(Timestamp.text(due))\n")
+        #expect(try store.batch(id: batch.id)?.polls == batch.polls)
+    }
+
     @Test(arguments: [false, true])
     func aBatchCreatedButNeverRecordedIsFoundAgainAndCollectedNotSentTwice(openAI: Bool) throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])

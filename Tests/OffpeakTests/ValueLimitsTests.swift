@@ -198,7 +198,7 @@ struct ValueLimitsTests {
         let sim = try SimProcess()
         let workspace = try TemporaryWorkspace.docs(
             on: sim, documents: 2,
-            extra: "cache_ttl: 3650d\ndeadline: 3650d\ncheckpoint_max_age: 3650d\nwindow: 24h")
+            extra: "cache_ttl: 3650d\ndeadline: 3650d\ncheckpoint_max_age: 3650d\nwindow: 24h\nlane: live")
         let context = try WorkspaceContext(
             workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "test"))
         let first = try context.run(try context.loadJob("docs"))

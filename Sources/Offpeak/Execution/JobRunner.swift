@@ -115,6 +115,7 @@ public struct JobRunner: Sendable {
             spec: spec, workspaceLane: config.lane, provider: provider, deadlineAt: run.deadlineAt,
             now: Date())
         session.batchAPI = lane.api
+        session.canceled = try store.isCanceled(runID: run.id)
         if let why = lane.why { logger.info("job \(spec.name): \(why)") }
         if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {
             logger.warning("\(notice)")

@@ -13,7 +13,7 @@ extension RunSession {
     /// run that size or smaller is planned whole, in one round.
     mutating func nextCalls() throws(OffpeakError) -> [PlannedCall] {
         // A canceled run only collects what its provider batches answered.
-        guard run.canceledAt == nil else { return [] }
+        guard !canceled else { return [] }
         var pending: [(record: RequestRecord, request: CompletionRequest)] = []
         let store = context.store
         let limit = max(1, options.roundRequests)

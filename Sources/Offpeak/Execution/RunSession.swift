@@ -27,6 +27,8 @@ struct RunSession {
     var batchAPI: (any BatchAPI)?
     /// Items this pass put in provider batches.
     var submittedNow = 0
+    /// The user canceled the run (`offpeak cancel`): the pass only collects its provider batches.
+    var canceled = false
 
     init(context: RunContext, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
         self.context = context
@@ -286,7 +288,7 @@ struct RunSession {
             forcedPast: forcedPast, notices: notices)
         facts.inBatch = try store.summary(runID: run.id, state: .inBatch).count
         facts.submittedNow = submittedNow
-        facts.canceled = run.canceledAt != nil
+        facts.canceled = canceled
         let verdict = RunVerdict.decide(facts, stop: stop)
         try store.move(&run, to: verdict.state, reason: verdict.reason)
         if !verdict.deferred.isEmpty, let stop {

@@ -36,9 +36,6 @@ public struct RunRecord: StoredRecord, PersistableRecord, Equatable {
     var failureStreak = 0
     var failureText: String?
     var failureItems: String?
-    /// When the user canceled the run (`offpeak cancel`); it ends `canceled` once its provider
-    /// batches are collected (what they answered was paid for and is kept).
-    var canceledAt: Date?
 }
 
 extension RunRecord {

@@ -201,3 +201,32 @@ extension Store {
         }
     }
 }
+
+extension Store {
+    /// When a run has nothing to do but wait for its provider batches, none of them due a poll:
+    /// the earliest poll. Nil when a pass has work (a request pending, retrying or waiting, a batch
+    /// due or never recorded) or the run has no batch out.
+    func nextBatchPollOnly(runID: String, now: Date) throws(OffpeakError) -> Date? {
+        try read { db in
+            let work =
+                try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT EXISTS (SELECT 1 FROM requests WHERE run_id = ?
+                        AND state IN ('pending', 'retrying', 'waiting'))
+                        """, arguments: [runID]) ?? true
+            guard !work else { return nil }
+            let open = try BatchRecord.fetchAll(
+                db,
+                sql: """
+                    SELECT * FROM provider_batches WHERE run_id = ?
+                    AND state IN ('preparing', 'submitted', 'ended')
+                    """, arguments: [runID])
+            guard !open.isEmpty, open.allSatisfy({ $0.state != .preparing && ($0.nextPollAt ?? now) > now })
+            else {
+                return nil
+            }
+            return open.compactMap(\.nextPollAt).min()
+        }
+    }
+}

@@ -36,7 +36,6 @@ extension Store {
                 try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM requests WHERE run_id = ? AND state = 'in_batch'",
                     arguments: [runID]) ?? 0
-            run.canceledAt = now
             let reason =
                 inBatch > 0
                 ? "canceling: \(Plural.count(inBatch, "item")) in provider batches asked to cancel"
@@ -45,10 +44,21 @@ extension Store {
                 throw OffpeakError(.software, "\(error)")
             }
             try run.update(db)
+            // Kept beside the run's row, not in `RunRecord`: a pass reads it once (`isCanceled`).
+            try db.execute(sql: "UPDATE runs SET canceled_at = ? WHERE id = ?", arguments: [now, runID])
             try db.execute(
                 sql: "UPDATE deferred SET released_at = ? WHERE run_id = ? AND released_at IS NULL",
                 arguments: [now, runID])
             return Cancellation(dropped: dropped, inBatch: inBatch, state: run.state)
+        }
+    }
+
+    /// Whether the user canceled the run: it then ends `canceled` once its provider batches are
+    /// collected (what they answered was paid for, and is kept), and nothing more is sent for it.
+    func isCanceled(runID: String) throws(OffpeakError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(
+                db, sql: "SELECT canceled_at IS NOT NULL FROM runs WHERE id = ?", arguments: [runID]) ?? false
         }
     }
 }

@@ -147,6 +147,18 @@ public struct Tick: Sendable {
             report.status = max(report.status, ExitStatus.ioError.rawValue)
         }
         for run in open.runs {
+            // A run only waiting for provider batches not due a poll is not resumed: nothing can
+            // have changed, and a pass would re-plan every item for nothing.
+            if let next = try store.nextBatchPollOnly(runID: run.id, now: options.now) {
+                seen.insert(run.job)
+                report.add(
+                    JobLine(
+                        job: run.job, why: "resume", run: run.id, state: run.state.rawValue,
+                        message: "job \(run.job): \(run.reason ?? "in a provider batch"); its batches are "
+                            + "asked about next at \(Timestamp.text(next))",
+                        status: ExitStatus.temporaryFailure.rawValue))
+                continue
+            }
             // The spec file as it is now; a run made without one (`offpeak summarize`) from the spec it
             // kept. A job whose file was removed is left alone: removing it is how a user stops it.
             if let spec = specs[run.job] {
