@@ -132,7 +132,7 @@ def verdicts(rows: list[Row], damage_side: str | None) -> list[str]:
         if batch and batch.ratio is not None:
             ok = batch.ratio >= least and batch.correct == batch.total
             out.append(
-                f"{workload} batch lane {batch.ratio:.1f}x cheaper than naive, {batch.correct:,}/{batch.total:,} "
+                f"{workload} batch lane {batch.ratio:.2f}x cheaper than naive, {batch.correct:,}/{batch.total:,} "
                 f"correct (must be at least {least:g}x, every item): {'PASS' if ok else 'FAIL'}")
         else:
             out.append(f"{workload} batch lane at least {least:g}x cheaper than naive: FAIL (no result)")
