@@ -29,10 +29,14 @@ import report  # noqa: E402
 import scale_bench  # noqa: E402
 import sides  # noqa: E402
 import workloads  # noqa: E402
-from sim import Sim, SimError, has_batch_mode  # noqa: E402
+from sim import Sim, SimError, has_batch_mode, has_flags  # noqa: E402
 
 DAMAGE_ARGS = ["--damage-rate", "0.2", "--seed", "7"]
 DAMAGE_SIDE = "offpeak, 20 % damaged"
+BATCH_SIDE = report.BATCH_SIDE
+# The sim ends a provider batch this many seconds after it is created (its default is 2).
+BATCH_ARGS = ["--batch-delay", "1"]
+BATCH_WORKLOADS = {"W-classify", "W-summarize"}
 
 
 def ensure_sdk() -> None:
@@ -58,7 +62,8 @@ def run_side(workload, side: str, bin_dir: Path, scratch: Path, sim_extra: list[
             if side == "naive":
                 run = sides.run_naive(workload, sim.url)
             else:
-                run = sides.run_offpeak(workload, sim.url, bin_dir, scratch / f"ws-{label}")
+                lane = "batch" if side == BATCH_SIDE else None
+                run = sides.run_offpeak(workload, sim.url, bin_dir, scratch / f"ws-{label}", lane)
             row.take_stats(sim.stats())
             expected = sim.expected([item.message for item in workload.items])
     except (sides.SideCrashed, SimError, OSError, subprocess.SubprocessError, ValueError, KeyError) as error:
@@ -77,10 +82,14 @@ def run_side(workload, side: str, bin_dir: Path, scratch: Path, sim_extra: list[
 def stats_notes(stats: dict) -> list[str]:
     """What the sim saw of batching and damage, for the notes under the table."""
     notes = []
-    if "batched_calls" in stats:
+    if stats.get("calls"):  # live calls; a batch-lane row's calls went through provider batches
         notes.append(
             f"{stats['batched_calls']:,} of {stats.get('calls', 0):,} calls were batched prompts "
             f"({stats.get('batched_items', 0):,} items)")
+    ended = stats.get("batches") or {}
+    if ended.get("created"):
+        outcomes = ", ".join(f"{k} {ended.get(k, 0):,}" for k in ["succeeded", "errored", "expired", "canceled"])
+        notes.append(f"{ended['created']:,} provider batches created, {ended.get('ended', 0):,} ended; requests {outcomes}")
     damage = {kind: n for kind, n in (stats.get("damage") or {}).items() if n}
     if damage:
         notes.append("sim damaged batched answers: " + ", ".join(f"{k} {v:,}" for k, v in sorted(damage.items())))
@@ -104,6 +113,10 @@ def caption(args, bin_dir: Path) -> str:
         "- Tokens and $ sim: the sim's billed counters at claude-haiku-4-5 prices ($1/M input, $5/M output, "
         "$0.10/M cache read, $1.25/M cache write); $ ledger: `offpeak costs --json` total.dollars.",
         "- correct: answers equal to the sim's `/sim/expected` answer for the item sent alone.",
+        "- offpeak, batch lane: the same job with `lane: batch`, run with `offpeak run --wait`: every call goes "
+        "through the sim's Anthropic Message Batches (`--batch-delay 1`). Its tokens are the sim's `billed_batch` "
+        "counters, priced at claude-haiku-4-5's batch prices, half the live ones ($0.50/M input, $2.50/M output, "
+        "$0.05/M cache read, $0.625/M cache write); calls counts the batches' requests.",
     ]
     if args.scale != 1:
         lines.append(f"- Item counts scaled by {args.scale:g}.")
@@ -121,6 +134,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--latency-ms", type=float, default=0.0,
                         help="offpeak-sim --latency-ms for every sim (default: 0)")
     parser.add_argument("--no-damage", action="store_true", help="skip the damaged W-classify row")
+    parser.add_argument("--no-batch-lane", action="store_true",
+                        help="skip the batch-lane rows (W-classify and W-summarize through provider batches)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (workspaces, sim logs)")
     parser.add_argument("--no-load-bench", action="store_true",
                         help="skip the latency and rate-limit table (bench/load_bench.py)")
@@ -149,6 +164,9 @@ def main() -> int:
         log(f"bench: {bin_dir / 'offpeak-sim'} has no --answer-tokens/--damage-rate; rebuild it")
         return 2
     ensure_sdk()
+    if not args.no_batch_lane and not has_flags(bin_dir / "offpeak-sim", ["--batch-delay"]):
+        log(f"bench: {bin_dir / 'offpeak-sim'} has no provider batches (--batch-delay); batch-lane rows skipped")
+        args.no_batch_lane = True
 
     chosen = [w for w in workloads.all_workloads(args.scale) if not args.only or w.name in args.only]
     if not chosen:
@@ -167,6 +185,8 @@ def main() -> int:
             variants = [("offpeak", [])]
             if workload.name == "W-classify" and not args.no_damage:
                 variants.append((DAMAGE_SIDE, DAMAGE_ARGS))
+            if workload.name in BATCH_WORKLOADS and not args.no_batch_lane:
+                variants.append((BATCH_SIDE, BATCH_ARGS))
             for side, extra in variants:
                 row = run_side(workload, side, bin_dir, scratch, extra)
                 if not naive.error and not row.error and row.dollars_sim > 0:

@@ -8,7 +8,14 @@ PRICE_OUTPUT = 5.00
 PRICE_CACHE_READ = 0.10  # 0.1x input
 PRICE_CACHE_WRITE = 1.25  # 1.25x input
 
+# Provider batches (Anthropic Message Batches) bill every kind of token at half these prices;
+# the discount stacks with prompt caching. offpeak-sim says the same (`batches.price_factor`).
+BATCH_FACTOR = 0.5
+
 CLASSIFY_MIN_RATIO = 5.0
+BATCH_SIDE = "offpeak, batch lane"
+# Issue 12's must-show: the batch lane against the same naive row.
+BATCH_MIN_RATIOS = {"W-classify": 15.0, "W-summarize": 2.5}
 
 
 def sim_dollars(billed: dict) -> float:
@@ -46,14 +53,21 @@ class Row:
     notes: list[str] = field(default_factory=list)
 
     def take_stats(self, stats: dict) -> None:
+        """The sim's counters: live answers (`billed`) at live prices plus provider-batch answers
+        (`billed_batch`) at batch prices. The token columns add the two; `calls` adds the
+        requests the sim's batches ended to its live API calls."""
         billed = stats.get("billed", {})
+        batch = stats.get("billed_batch", {})
+        ended = stats.get("batches", {})
         self.stats = stats
-        self.calls = stats.get("calls", 0)
-        self.input = billed.get("input_tokens", 0)
-        self.output = billed.get("output_tokens", 0)
-        self.cache_read = billed.get("cache_read_input_tokens", 0)
-        self.cache_write = billed.get("cache_creation_input_tokens", 0)
-        self.dollars_sim = sim_dollars(billed)
+        self.calls = stats.get("calls", 0) + sum(
+            ended.get(k, 0) for k in ["succeeded", "errored", "expired", "canceled"])
+        self.input = billed.get("input_tokens", 0) + batch.get("input_tokens", 0)
+        self.output = billed.get("output_tokens", 0) + batch.get("output_tokens", 0)
+        self.cache_read = billed.get("cache_read_input_tokens", 0) + batch.get("cache_read_input_tokens", 0)
+        self.cache_write = (
+            billed.get("cache_creation_input_tokens", 0) + batch.get("cache_creation_input_tokens", 0))
+        self.dollars_sim = sim_dollars(billed) + BATCH_FACTOR * sim_dollars(batch)
 
 
 def money(value: float | None) -> str:
@@ -110,6 +124,18 @@ def verdicts(rows: list[Row], damage_side: str | None) -> list[str]:
         out.append(f"$ sim and $ ledger agree: {'PASS' if not disagree else 'FAIL: ' + what}")
     else:
         out.append("$ sim and $ ledger agree: FAIL (no offpeak result)")
+
+    for workload, least in BATCH_MIN_RATIOS.items():
+        if not any(r.workload == workload for r in rows):
+            continue
+        batch = find(rows, workload, BATCH_SIDE)
+        if batch and batch.ratio is not None:
+            ok = batch.ratio >= least and batch.correct == batch.total
+            out.append(
+                f"{workload} batch lane {batch.ratio:.2f}x cheaper than naive, {batch.correct:,}/{batch.total:,} "
+                f"correct (must be at least {least:g}x, every item): {'PASS' if ok else 'FAIL'}")
+        else:
+            out.append(f"{workload} batch lane at least {least:g}x cheaper than naive: FAIL (no result)")
 
     wrong = [r for r in rows if not r.error and r.correct != r.total]
     crashed = " (crashed rows left out)" if any(r.error for r in rows) else ""

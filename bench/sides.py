@@ -100,8 +100,9 @@ def run_naive_concurrent(workload: Workload, sim_url: str, in_flight: int = 8, m
 # --- offpeak -----------------------------------------------------------------------------------
 
 
-def job_spec(workload: Workload, job_name: str) -> str:
-    """The job spec as JSON text (YAML is a superset of JSON, so every string is quoted safely)."""
+def job_spec(workload: Workload, job_name: str, lane: str | None = None) -> str:
+    """The job spec as JSON text (YAML is a superset of JSON, so every string is quoted safely).
+    `lane: batch` sends every call through the provider's batch API (issue 12)."""
     job = workload.job(job_name)
     spec: dict = {
         "name": job.name,
@@ -110,8 +111,13 @@ def job_spec(workload: Workload, job_name: str) -> str:
         "system": job.system,
         "template": job.template,
         "max_tokens": job.max_tokens,
-        "batching": {"max_items": 8},
     }
+    if lane:
+        # The batch lane leaves `batching` unset, so offpeak packs up to 100 items a prompt there
+        # (a batch's latency does not matter; the model's output limit still bounds each prompt).
+        spec["lane"] = lane
+    else:
+        spec["batching"] = {"max_items": 8}
     if job.instructions:
         spec["instructions"] = job.instructions
     if job.queue:
@@ -123,11 +129,11 @@ def job_spec(workload: Workload, job_name: str) -> str:
     return json.dumps(spec, indent=1) + "\n"
 
 
-def make_workspace(workload: Workload, workspace: Path, sim_url: str) -> None:
+def make_workspace(workload: Workload, workspace: Path, sim_url: str, lane: str | None = None) -> None:
     (workspace / "jobs").mkdir(parents=True)
     (workspace / "offpeak.yaml").write_text(f"provider: sim\nbase_url: {sim_url}\n")
     for job in workload.jobs:
-        (workspace / "jobs" / f"{job.name}.yaml").write_text(job_spec(workload, job.name))
+        (workspace / "jobs" / f"{job.name}.yaml").write_text(job_spec(workload, job.name, lane))
     for item in workload.items:
         if item.file:
             path = workspace / item.file
@@ -169,10 +175,15 @@ def read_answers(workspace: Path, job_name: str) -> dict[str, str]:
     return answers
 
 
-def run_offpeak(workload: Workload, sim_url: str, bin_dir: Path, workspace: Path) -> SideRun:
-    """Writes a workspace, (submits the requests,) runs every job, and reads answers and ledger."""
+def run_offpeak(
+    workload: Workload, sim_url: str, bin_dir: Path, workspace: Path, lane: str | None = None
+) -> SideRun:
+    """Writes a workspace, (submits the requests,) runs every job, and reads answers and ledger.
+    With `lane="batch"` each job goes through provider batches and `offpeak run --wait` stays
+    until they are collected."""
     binary = bin_dir / "offpeak"
-    make_workspace(workload, workspace, sim_url)
+    make_workspace(workload, workspace, sim_url, lane)
+    wait = ["--wait"] if lane == "batch" else []
     notes = []
     start = time.monotonic()
     if workload.feed == "submit":
@@ -180,7 +191,7 @@ def run_offpeak(workload: Workload, sim_url: str, bin_dir: Path, workspace: Path
             submit(binary, workload, workspace, job.name)
     for job in workload.jobs:
         # 69 = some items failed: not a crash, it shows up as wrong answers.
-        result = offpeak(binary, ["run", job.name, "--workspace", str(workspace), "--json"], ok=(0, 69))
+        result = offpeak(binary, ["run", job.name, "--workspace", str(workspace), "--json", *wait], ok=(0, 69))
         if result.returncode != 0:
             notes.append(f"offpeak run {job.name} exited {result.returncode}")
     wall = time.monotonic() - start

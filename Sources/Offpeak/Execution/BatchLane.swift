@@ -11,6 +11,12 @@ enum BatchLane {
     /// Provider requests in one batch at most, whatever the API allows: a batch is collected in one
     /// download and booked in one pass, so its size bounds that pass's memory and time.
     static let mostRequests = 10_000
+    /// Items in one batched prompt in the batch lane when the spec does not set
+    /// `batching.max_items`: the most a spec may ask for. The live default (8) keeps a call's
+    /// latency short; a provider batch's latency does not matter, and fewer, larger prompts pay
+    /// the shared prefix and the format instructions fewer times. The model's output limit still
+    /// bounds each prompt (`BatchPlanner`).
+    static let mostItems = 100
 
     /// The lane of the pass: `batch` with the provider's batch API, or `live` (nil) with why.
     /// - Parameters:

@@ -200,10 +200,14 @@ extension RunSession {
     }
 
     /// The planner the run's calls are made with, so a batched prompt is read against the call sent.
+    /// A batch-lane pass packs up to `BatchLane.mostItems` items a prompt unless the spec sets
+    /// `batching.max_items`.
     func batchPlanner(model: String) -> BatchPlanner {
         let price = context.prices.price(for: model)
+        var batching = spec.batching
+        if batchAPI != nil, batching.maxItemsGiven != true { batching.maxItems = BatchLane.mostItems }
         return BatchPlanner(
-            batching: spec.batching, contextWindow: price?.maxInputTokens ?? 128_000,
+            batching: batching, contextWindow: price?.maxInputTokens ?? 128_000,
             maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)
     }
 }

@@ -89,6 +89,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
         var enabled = true
         /// Most items packed into one prompt.
         var maxItems = 8
+        /// Whether the spec set `max_items` (nil: it did not). Unset, the batch lane packs up to
+        /// `BatchLane.mostItems`, since a provider batch's latency does not matter. Optional so a
+        /// spec stored before it existed still decodes.
+        var maxItemsGiven: Bool?
         /// An item with more input tokens than this is too large to share a prompt and goes alone.
         var maxItemTokens = 1500
         init(enabled: Bool = true, maxItems: Int = 8, maxItemTokens: Int = 1500) {

@@ -38,9 +38,12 @@ extension JobSpecParser {
         }
         let allowed = ["max_items", "max_item_tokens"]
         guard let mapping = try root.mapping("batching", allowed: allowed) else { return .init() }
-        return JobSpec.Batching(
-            enabled: true, maxItems: try mapping.wholeNumber("max_items", in: 1...100) ?? 8,
+        let maxItems = try mapping.wholeNumber("max_items", in: 1...100)
+        var batching = JobSpec.Batching(
+            enabled: true, maxItems: maxItems ?? 8,
             maxItemTokens: try mapping.wholeNumber("max_item_tokens", in: 1...1_000_000) ?? 1500)
+        batching.maxItemsGiven = maxItems == nil ? nil : true
+        return batching
     }
 
     /// `chunking: off`, `on`, or `chunking: {max_tokens: 6000, overlap: 200}`; on by default for

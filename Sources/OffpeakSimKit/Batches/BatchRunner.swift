@@ -50,8 +50,13 @@ struct BatchRunner: Sendable {
         state.stats.recordBatchEnd(billed: billed, counts: ended.counts)
     }
 
-    /// The answer the live endpoint gives this body, and the tokens it bills (uncached: a batch
-    /// does not read the live prompt cache).
+    /// The answer the live endpoint gives this body, and the tokens it bills.
+    ///
+    /// Anthropic applies prompt caching inside Message Batches, and its discounts stack with the
+    /// batch price: a request's `cache_control` prefix is billed as the live endpoint bills it,
+    /// from the same prompt cache (the batch's first request with a prefix writes it, the rest
+    /// read it). An OpenAI batch bills every input token uncached, as before: the sim does not
+    /// model OpenAI's automatic caching inside the Batch API.
     private func answer(_ request: BatchRequest, api: BatchAPI) -> (BatchOutcome, BilledTokens) {
         let routes: any CompletionAPI = api == .anthropic ? AnthropicRoutes() : OpenAIRoutes()
         let call: ParsedCall
@@ -63,7 +68,12 @@ struct BatchRunner: Sendable {
             return (.errored(SimAPIError(.invalidRequest, "invalid request: \(error)")), BilledTokens())
         }
         let (answer, _) = state.composeAnswer(call)
-        let billing = InputBilling(uncached: call.conversation.inputTokens)
+        let billing =
+            api == .anthropic
+            ? state.cacheBook.bill(
+                api: routes.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
+                prefix: routes.cacheablePrefix(of: call.conversation))
+            : InputBilling(uncached: call.conversation.inputTokens)
         let body = routes.answerBody(for: call, answer: answer, billing: billing)
         return (
             .succeeded(Data(body.readableBytesView)), BilledTokens(billing, outputTokens: answer.outputTokens)
