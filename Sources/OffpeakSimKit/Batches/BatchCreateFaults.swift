@@ -25,20 +25,9 @@ extension BatchHTTP {
             let response = await serve(request, create)
             guard response.status == .ok else { return response }
             return FaultResponses.truncated(ByteBuffer(string: #"{"id": "created but cut off"}"#))
-        case .rateLimited:
-            return api.errorResponse(
-                SimAPIError(
-                    .rateLimited, "offpeak-sim: simulated rate limit (fault 429)",
-                    retryAfter: state.options.retryAfterSeconds))
-        case .serverError:
-            return api.errorResponse(
-                SimAPIError(.server, "offpeak-sim: simulated internal error (fault 500)"))
-        case .overloaded:
-            return api.errorResponse(SimAPIError(.overloaded, "offpeak-sim: simulated overload (fault 529)"))
-        case .nonJSON: return FaultResponses.badGatewayPage()
-        case .badRequest:
-            return api.errorResponse(
-                SimAPIError(.invalidRequest, "offpeak-sim: simulated refusal of this request (fault 400)"))
+        case .rateLimited, .serverError, .overloaded, .nonJSON, .badRequest:
+            return fault.immediateResponse(api: api, retryAfter: state.options.retryAfterSeconds)
+                ?? api.errorResponse(SimAPIError(.server, "offpeak-sim: fault \(fault) has no answer"))
         case .echoBadRequest, .echoRateLimited, .echoServerError, .echoBadGateway, .echoOverloaded:
             var request = request
             let body = (try? await request.collectBody(upTo: Self.maxBodyBytes)) ?? ByteBuffer()

@@ -83,7 +83,9 @@ struct CompletionPipeline: Sendable {
                     retryAfter: state.options.retryAfterSeconds)
                 return (api.errorResponse(echo), 0)
             }
-            if let response = immediateResponse(to: fault, api: api) { return (response, 0) }
+            if let response = fault.immediateResponse(api: api, retryAfter: state.options.retryAfterSeconds) {
+                return (response, 0)
+            }
             if fault == .timeout { await pause(milliseconds: state.options.timeoutDelaySeconds * 1000) }
         }
         switch parsed {
@@ -124,15 +126,20 @@ struct CompletionPipeline: Sendable {
         return (response, answer.outputTokens)
     }
 
+    private func pause(milliseconds: Double) async {
+        await state.shutdown.pause(milliseconds: milliseconds)
+    }
+}
+
+extension SimFault {
     /// The answer of a fault that replaces the call's answer; nil for faults that delay or
     /// damage the normal answer instead.
-    private func immediateResponse(to fault: SimFault, api: some CompletionAPI) -> Response? {
-        switch fault {
+    func immediateResponse(api: any CompletionAPI, retryAfter: Int) -> Response? {
+        switch self {
         case .rateLimited:
             return api.errorResponse(
                 SimAPIError(
-                    .rateLimited, "offpeak-sim: simulated rate limit (fault 429)",
-                    retryAfter: state.options.retryAfterSeconds))
+                    .rateLimited, "offpeak-sim: simulated rate limit (fault 429)", retryAfter: retryAfter))
         case .serverError:
             return api.errorResponse(
                 SimAPIError(.server, "offpeak-sim: simulated internal error (fault 500)"))
@@ -147,9 +154,5 @@ struct CompletionPipeline: Sendable {
             .echoOverloaded:
             return nil
         }
-    }
-
-    private func pause(milliseconds: Double) async {
-        await state.shutdown.pause(milliseconds: milliseconds)
     }
 }
