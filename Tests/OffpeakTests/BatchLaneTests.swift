@@ -264,6 +264,30 @@ import Testing
         #expect(abs(try Self.ledgerDollars(store) - Self.simBilledDollars(sim, model: batch.model)) < 1e-9)
     }
 
+    @Test func aBatchsWorstCaseCountsAgainstTheBudgetFromTheMomentItIsSubmitted() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let workspace = try Self.workspace(
+            sim, count: 10, extra: "budget: {max_dollars: 0.001}\nbatching: off")
+        let run = try workspace.offpeak(["run", "classify"])
+        #expect(run.status == 75)
+        let store = try Self.store(workspace)
+        let batch = try #require(try store.openBatches().first)
+        // Only what fits the budget at its worst was submitted; the rest waits for the budget.
+        #expect(batch.items > 0 && batch.items < 10)
+        #expect(batch.worstDollars <= 0.001)
+        #expect(try store.openBatchWorst(runID: batch.runId) == batch.worstDollars)
+        #expect(try store.run(id: batch.runId)?.budgetStop == "max_dollars")
+
+        // A second run while the batch is out submits nothing more: its worst case still counts.
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        #expect(try store.batches(runID: batch.runId).count == 1)
+        Self.waitForTheBatchToEnd()
+        #expect(try workspace.offpeak(["tick"]).status == 75)
+        let spent = try Self.ledgerDollars(store)
+        #expect(spent > 0 && spent <= 0.001)
+        #expect(abs(spent - (try Self.simBilledDollars(sim, model: batch.model))) < 1e-9)
+    }
+
     @Test func aDeadlineTooCloseForABatchSendsTheCallsLive() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 6, extra: "deadline: 2h")
