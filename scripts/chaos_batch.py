@@ -105,11 +105,15 @@ class StoreView:
         }
 
 
-def phase(snapshot):
-    """The lane's phase a store shows (a killed process left it exactly so)."""
+def phase(snapshot, before=None):
+    """The lane's phase a store shows (a killed process left it exactly so); with `before`, what
+    the store showed when the process started, a batch prepared by an earlier process is one this
+    process was looking for at the provider (created or not), not one it was submitting."""
     batches = snapshot["batches"]
     if snapshot["runs"] == 0:
         return "start: no run committed yet"
+    if before is not None and snapshot["preparing_ids"] and snapshot["preparing_ids"] <= before["preparing_ids"]:
+        return "poll: looking for a batch prepared, not recorded"
     if batches["preparing"]:
         return "submit: batch prepared, created/recorded not yet"
     if batches["ended"]:
@@ -278,7 +282,8 @@ def main():
                 [os.path.join(args.bin, "offpeak"), *command, "--workspace", workspace],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             clock = time.monotonic()
-            if wait_for_kill_point(process, view, *kill_point(rng, phase(before), spans, share)):
+            point = kill_point(rng, phase(before), spans, share)
+            if wait_for_kill_point(process, view, *point):
                 ended_itself += 1
                 if command == ["tick"]:
                     spans["tick"] = time.monotonic() - clock
@@ -286,7 +291,7 @@ def main():
             process.send_signal(signal.SIGKILL)
             process.wait()
             kills += 1
-            landed[phase(view.snapshot())] += 1
+            landed[phase(view.snapshot(), before)] += 1
         chaos_seconds = time.monotonic() - chaos_started
         booked_by_kills = view.value("SELECT COUNT(*) FROM batch_items WHERE outcome = 'succeeded'")
 
