@@ -72,23 +72,37 @@ class StoreView:
 
     def __init__(self, workspace):
         self.path = os.path.join(workspace, "cache", "offpeak.sqlite")
+        self.connection = None
 
     def rows(self, sql, arguments=()):
-        if not os.path.exists(self.path):
+        if self.connection is None and not os.path.exists(self.path):
             return []
-        connection = sqlite3.connect(self.path, timeout=30)
+        connection = self.connection or sqlite3.connect(self.path, timeout=30)
         try:
             return connection.execute(sql, arguments).fetchall()
         except sqlite3.OperationalError:
             return []  # tables not made yet: a process killed while creating the store
         finally:
-            connection.close()
+            if connection is not self.connection:
+                connection.close()
 
     def value(self, sql, arguments=()):
         rows = self.rows(sql, arguments)
         return rows[0][0] if rows else 0
 
     def snapshot(self):
+        """The lane's state, read in one transaction so its counts agree with each other."""
+        if not os.path.exists(self.path):
+            return self._snapshot()
+        self.connection = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            self.connection.execute("BEGIN")
+            return self._snapshot()
+        finally:
+            self.connection.close()
+            self.connection = None
+
+    def _snapshot(self):
         batches = collections.Counter(dict(self.rows("SELECT state, COUNT(*) FROM provider_batches GROUP BY state")))
         requests = collections.Counter(dict(self.rows("SELECT state, COUNT(*) FROM requests GROUP BY state")))
         return {
