@@ -3,7 +3,7 @@ SWIFT ?= swift
 DEBIAN_PACKAGES := libcurl4-openssl-dev libssl-dev liblz4-dev libsqlite3-dev lz4
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps build demo test bench format lint clean chaos
+.PHONY: deps build demo test bench format lint clean chaos chaos-batch
 
 ## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
 deps:
@@ -41,3 +41,8 @@ bench: build
 ## chaos: kill -9 offpeak 100 times mid-run; every answer must match an uninterrupted run's (not a test).
 chaos: build
 	python3 scripts/chaos.py --kills 100 --items 3000 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+
+## chaos-batch: kill -9 the batch lane 50 times across submit, poll and collect; each item answered
+## and billed once, every answer equal to an uninterrupted run's (not a test).
+chaos-batch: build
+	python3 scripts/chaos_batch.py --kills 50 --items 2500 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"

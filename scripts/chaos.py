@@ -39,10 +39,10 @@ JOB = "chaos"
 class Sim:
     """An offpeak-sim on a free loopback port, its output drained so it never blocks."""
 
-    def __init__(self, bin_dir, latency_ms, seed):
+    def __init__(self, bin_dir, latency_ms, seed, *options):
         self.process = subprocess.Popen(
             [os.path.join(bin_dir, "offpeak-sim"), "--port", "0", "--latency-ms", str(latency_ms),
-             "--seed", str(seed)],
+             "--seed", str(seed), *options],
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.url = None
         deadline = time.monotonic() + 30
@@ -87,15 +87,17 @@ def document(index):
     return f"# Document {index}\n\n" + " ".join(sentences) + "\n"
 
 
-def make_workspace(sim, items, in_flight):
+def make_workspace(sim, items, in_flight, config="", job=""):
+    """A workspace summarizing `items` documents through `sim`; `config` and `job` are more lines of
+    offpeak.yaml and of the job's spec."""
     root = tempfile.mkdtemp(prefix="offpeak-chaos-")
     with open(os.path.join(root, "offpeak.yaml"), "w") as file:
-        file.write(f"provider: sim\nbase_url: {sim.url}\nlimits: {{sim: {{in_flight: {in_flight}}}}}\n")
+        file.write(f"provider: sim\nbase_url: {sim.url}\nlimits: {{sim: {{in_flight: {in_flight}}}}}\n{config}")
     os.makedirs(os.path.join(root, "jobs"))
     os.makedirs(os.path.join(root, "docs"))
     with open(os.path.join(root, "jobs", JOB + ".yaml"), "w") as file:
         # batching: off, so one item is one call and the planned-call count is exact.
-        file.write("kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n")
+        file.write(f"kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n{job}")
     for index in range(1, items + 1):
         with open(os.path.join(root, "docs", f"doc-{index:04d}.md"), "w") as file:
             file.write(document(index))
@@ -136,6 +138,22 @@ def index_items(workspace):
         return []
 
 
+def copy_binaries(bin_dir):
+    """Copies of offpeak and offpeak-sim in a new temporary folder, so a rebuild while the script
+    runs cannot swap them mid-way; the caller removes the folder."""
+    binaries = tempfile.mkdtemp(prefix="offpeak-chaos-bin-")
+    for name in ("offpeak", "offpeak-sim"):
+        shutil.copy2(os.path.join(bin_dir, name), os.path.join(binaries, name))
+    return binaries
+
+
+def print_rows(rows):
+    """(name, value) pairs as an aligned table."""
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"  {name.ljust(width)}  {value}")
+
+
 def wait_for_kill_point(process, sim, kind, value) -> bool:
     """Waits until `value` seconds have passed or the sim has taken `value` more calls (at most a
     minute, for a process that sends nothing); True if the process ended on its own first."""
@@ -173,11 +191,8 @@ def main():
     sims = []
     workspaces = []
     started = time.monotonic()
-    # Copies of the binaries: a rebuild while the script runs must not swap them mid-way.
-    binaries = tempfile.mkdtemp(prefix="offpeak-chaos-bin-")
+    binaries = copy_binaries(args.bin)
     try:
-        for name in ("offpeak", "offpeak-sim"):
-            shutil.copy2(os.path.join(args.bin, name), os.path.join(binaries, name))
         args.bin = binaries
         # The reference: one uninterrupted run.
         reference_sim = Sim(args.bin, args.latency_ms, seed=1)
@@ -303,9 +318,7 @@ def main():
                            f"{2 * share_calls} calls of a process)"),
             ("wall time", f"{wall:.1f} s"),
         ]
-        width = max(len(name) for name, _ in rows)
-        for name, value in rows:
-            print(f"  {name.ljust(width)}  {value}")
+        print_rows(rows)
         if args.keep:
             print(f"  workspaces: reference {reference}, chaos {workspace}")
         if violations:
