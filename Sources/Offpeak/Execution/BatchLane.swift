@@ -11,6 +11,9 @@ enum BatchLane {
     /// Provider requests in one batch at most, whatever the API allows: a batch is collected in one
     /// download and booked in one pass, so its size bounds that pass's memory and time.
     static let mostRequests = 10_000
+    /// Results booked in one transaction when a batch is collected: one fsync for many, and a stop
+    /// signal is heard between two.
+    static let resultsPerCommit = 256
     /// Items in one batched prompt in the batch lane when the spec does not set
     /// `batching.max_items`. The live default (8) keeps a call's latency short; a provider batch's
     /// latency does not matter, and fewer, larger prompts pay the shared prefix and the format

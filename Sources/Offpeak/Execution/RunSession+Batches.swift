@@ -112,39 +112,47 @@ extension RunSession {
             }
         }
         let price = context.prices.cost(of: batch.model)
-        var booked = Set<String>()
+        var seen = Set<String>()
+        var receipts: [(customID: String, receipt: BatchReceipt)] = []
         for result in results {
-            guard let call = calls[result.customID], booked.insert(result.customID).inserted else {
+            guard let call = calls[result.customID], seen.insert(result.customID).inserted else {
                 if calls[result.customID] == nil {
                     context.logger.warning(
                         "batch \(batch.id): a result for unknown custom id \(result.customID)")
                 }
                 continue
             }
-            let receipt = self.receipt(result.outcome, call: call, price: price, batch: batch)
-            if try store.commitBatchCall(
-                batchID: batch.id, customID: result.customID, receipt.booking, run: run, lease: context.lease,
-                now: Date())
-            {
-                answeredNow += receipt.itemsAnswered
-                saveToCache(receipt.cacheEntries)
-            }
+            receipts.append(
+                (result.customID, receipt(result.outcome, call: call, price: price, batch: batch)))
         }
         let missing =
             remote.failure.map { "the provider refused the batch: \($0)" }
             ?? "no result for it in the provider batch (\(remote.status))"
-        for (customID, call) in calls where !booked.contains(customID) {
+        for (customID, call) in calls where !seen.contains(customID) {
             var booking = Store.BatchBooking(outcome: .errored)
             booking.againReason = missing
             booking.failed = exhausted(call, reason: missing)
-            try store.commitBatchCall(
-                batchID: batch.id, customID: customID, booking, run: run, lease: context.lease, now: Date())
+            receipts.append((customID, BatchReceipt(booking: booking)))
         }
         for (customID, why) in unreadable {
             var booking = Store.BatchBooking(outcome: .errored)
             booking.failReason = why
-            try store.commitBatchCall(
-                batchID: batch.id, customID: customID, booking, run: run, lease: context.lease, now: Date())
+            receipts.append((customID, BatchReceipt(booking: booking)))
+        }
+        // Booked a few hundred results a transaction, each custom id whole and once; a stop signal
+        // between two leaves the batch `ended`, and the next pass books the rest.
+        var start = 0
+        while start < receipts.count {
+            if let stop = options.stop, stop.isRequested { return }
+            let chunk = receipts[start..<min(receipts.count, start + BatchLane.resultsPerCommit)]
+            start += chunk.count
+            let booked = try store.commitBatchCalls(
+                batchID: batch.id, chunk.map { ($0.customID, $0.receipt.booking) }, run: run,
+                lease: context.lease, now: Date())
+            for (customID, receipt) in chunk where booked.contains(customID) {
+                answeredNow += receipt.itemsAnswered
+                saveToCache(receipt.cacheEntries)
+            }
         }
         try store.markCollected(batchID: batch.id, now: Date())
         run = try store.run(id: run.id) ?? run
@@ -153,15 +161,17 @@ extension RunSession {
         )
     }
 
+    /// What one provider request's result books, and what it adds to the pass and the cache.
+    struct BatchReceipt {
+        var booking: Store.BatchBooking
+        var itemsAnswered = 0
+        var cacheEntries: [(key: String, answer: CachedAnswer)] = []
+    }
+
     /// What one result books, built as a live answer's is (`CallReceipt`) at batch prices.
     private func receipt(
         _ outcome: BatchResult.Outcome, call: PlannedCall, price: ModelPrice?, batch: BatchRecord
-    )
-        -> (
-            booking: Store.BatchBooking, itemsAnswered: Int,
-            cacheEntries: [(key: String, answer: CachedAnswer)]
-        )
-    {
+    ) -> BatchReceipt {
         var booking: Store.BatchBooking
         switch outcome {
         case .succeeded(let response):
@@ -173,11 +183,12 @@ extension RunSession {
             booking.results = receipt.results
             booking.failed = receipt.failed
             booking.againReason = receipt.retry.first?.reason ?? booking.againReason
-            return (booking, receipt.itemsAnswered, receipt.cacheEntries)
+            return BatchReceipt(
+                booking: booking, itemsAnswered: receipt.itemsAnswered, cacheEntries: receipt.cacheEntries)
         case .invalid(let message):
             booking = Store.BatchBooking(outcome: .errored)
             booking.failReason = "the provider refused the request: \(message)"
-            return (booking, 0, [])
+            return BatchReceipt(booking: booking)
         case .errored(let message):
             booking = Store.BatchBooking(outcome: .errored)
             booking.againReason = "the provider batch failed it: \(message)"
@@ -189,7 +200,7 @@ extension RunSession {
             booking.againReason = "the provider batch was canceled before answering it"
         }
         booking.failed = exhausted(call, reason: booking.againReason)
-        return (booking, 0, [])
+        return BatchReceipt(booking: booking)
     }
 
     /// The call's items that have had all the job's attempts: they fail instead of going again.

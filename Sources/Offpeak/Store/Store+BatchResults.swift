@@ -46,52 +46,81 @@ extension Store {
         batchID: String, customID: String, _ booking: BatchBooking, run: RunRecord?,
         lease: (owner: String, ttl: TimeInterval)? = nil, now: Date
     ) throws(OffpeakError) -> Bool {
+        try !commitBatchCalls(
+            batchID: batchID, [(customID, booking)], run: run, lease: lease, now: now
+        ).isEmpty
+    }
+
+    /// `commitBatchCall` for several provider requests in one transaction (one fsync for many
+    /// results, not one each); each custom id is still booked whole and once.
+    /// - Returns: the custom ids booked now (those already booked are skipped).
+    func commitBatchCalls(
+        batchID: String, _ bookings: [(customID: String, booking: BatchBooking)], run: RunRecord?,
+        lease: (owner: String, ttl: TimeInterval)? = nil, now: Date
+    ) throws(OffpeakError) -> Set<String> {
         try write { db in
-            let items = try BatchItemRecord.filter(
-                Column("batch_id") == batchID && Column("custom_id") == customID
-            )
-            .order(Column("slot")).fetchAll(db)
-            guard !items.isEmpty, items.allSatisfy({ $0.outcome == nil }) else { return false }
-            if let lease, let run { try Store.renew(lease, runID: run.id, db) }
-            var ledger = booking.ledger
-            ledger?.batchApi = true
-            try ledger?.insert(db)
-            let ids = Set(items.map(\.requestId))
-            for var result in booking.results {
-                if result.requestId.isEmpty || !ids.contains(result.requestId) {
-                    guard items.count == 1, let only = items.first else { continue }
-                    result.requestId = only.requestId
-                }
-                try Store.insertAnswer(result, ledgerID: ledger?.id, at: now, db)
+            var booked = Set<String>()
+            for (customID, booking) in bookings
+            where try Store.bookBatchCall(batchID: batchID, customID: customID, booking, now: now, db) {
+                booked.insert(customID)
             }
-            var failed = booking.failed
-            if let reason = booking.failReason {
-                failed += items.map { ($0.requestId, reason) }
+            if let run, !booked.isEmpty {
+                if let lease { try Store.renew(lease, runID: run.id, db) }
+                let last = try String.fetchOne(
+                    db,
+                    sql:
+                        "SELECT request_id FROM batch_items WHERE batch_id = ? AND custom_id = ? ORDER BY slot DESC",
+                    arguments: [batchID, bookings.last?.customID])
+                try Store.saveProgress(db, run: run, segment: 0, lastRequestID: last)
             }
-            for (id, reason) in failed {
-                try db.execute(
-                    sql: """
-                        UPDATE requests SET state = 'failed', error = ?, attempts = attempts + 1, updated_at = ?
-                        WHERE id = ? AND state = 'in_batch'
-                        """,
-                    arguments: [reason, now, id])
-            }
-            for item in items {
-                try db.execute(
-                    sql: """
-                        UPDATE requests SET state = \(Store.againOrCanceled), error = ?, attempts = attempts + 1,
-                        updated_at = ? WHERE id = ? AND state = 'in_batch'
-                        """,
-                    arguments: [booking.againReason, now, item.requestId])
-            }
-            try db.execute(
-                sql: "UPDATE batch_items SET outcome = ? WHERE batch_id = ? AND custom_id = ?",
-                arguments: [booking.outcome.rawValue, batchID, customID])
-            if let run {
-                try Store.saveProgress(db, run: run, segment: 0, lastRequestID: items.last?.requestId)
-            }
-            return true
+            return booked
         }
+    }
+
+    /// Books one custom id's result inside a write transaction; false when already booked or unknown.
+    private static func bookBatchCall(
+        batchID: String, customID: String, _ booking: BatchBooking, now: Date, _ db: Database
+    ) throws -> Bool {
+        let items = try BatchItemRecord.filter(
+            Column("batch_id") == batchID && Column("custom_id") == customID
+        )
+        .order(Column("slot")).fetchAll(db)
+        guard !items.isEmpty, items.allSatisfy({ $0.outcome == nil }) else { return false }
+        var ledger = booking.ledger
+        ledger?.batchApi = true
+        try ledger?.insert(db)
+        let ids = Set(items.map(\.requestId))
+        for var result in booking.results {
+            if result.requestId.isEmpty || !ids.contains(result.requestId) {
+                guard items.count == 1, let only = items.first else { continue }
+                result.requestId = only.requestId
+            }
+            try Store.insertAnswer(result, ledgerID: ledger?.id, at: now, db)
+        }
+        var failed = booking.failed
+        if let reason = booking.failReason {
+            failed += items.map { ($0.requestId, reason) }
+        }
+        for (id, reason) in failed {
+            try db.execute(
+                sql: """
+                    UPDATE requests SET state = 'failed', error = ?, attempts = attempts + 1, updated_at = ?
+                    WHERE id = ? AND state = 'in_batch'
+                    """,
+                arguments: [reason, now, id])
+        }
+        for item in items {
+            try db.execute(
+                sql: """
+                    UPDATE requests SET state = \(Store.againOrCanceled), error = ?, attempts = attempts + 1,
+                    updated_at = ? WHERE id = ? AND state = 'in_batch'
+                    """,
+                arguments: [booking.againReason, now, item.requestId])
+        }
+        try db.execute(
+            sql: "UPDATE batch_items SET outcome = ? WHERE batch_id = ? AND custom_id = ?",
+            arguments: [booking.outcome.rawValue, batchID, customID])
+        return true
     }
 
     /// Marks the batch `collected` once every item's outcome is booked.
