@@ -11,6 +11,10 @@ enum BatchLane {
     /// Provider requests in one batch at most, whatever the API allows: a batch is collected in one
     /// download and booked in one pass, so its size bounds that pass's memory and time.
     static let mostRequests = 10_000
+    /// Items a batch-lane round plans, and so the most one batch carries: ten live rounds' worth,
+    /// so a job of 100,000 items makes ten batches to poll and collect, not a hundred; a round holds
+    /// that many stored requests in memory (tens of MB for documents of a few KB).
+    static let roundItems = 10_000
     /// Results booked in one transaction when a batch is collected: one fsync for many, and a stop
     /// signal is heard between two.
     static let resultsPerCommit = 256

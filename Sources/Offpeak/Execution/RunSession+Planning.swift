@@ -7,16 +7,20 @@ import Logging
 extension RunSession {
     /// The run's next due requests packed into calls; an unreadable stored request fails alone.
     ///
-    /// A round reads at most `options.roundRequests` (1,024: 128 batches of 8) from the front of the
-    /// run's pending and due requests, in item order, so its time and memory do not grow with the
-    /// backlog; what the last round planned has left the front (answered, retrying or failed). A
-    /// run that size or smaller is planned whole, in one round.
+    /// A round reads at most `options.roundRequests` (1,024: 128 batches of 8; in the batch lane
+    /// `BatchLane.roundItems`) from the front of the run's pending and due requests, in item
+    /// order, so its time and memory do not grow with the backlog; what the last round planned has
+    /// left the front (answered, retrying or failed). A run that size or smaller is planned whole,
+    /// in one round.
     mutating func nextCalls() throws(OffpeakError) -> [PlannedCall] {
         // A canceled run only collects what its provider batches answered.
         guard !canceled else { return [] }
         var pending: [(record: RequestRecord, request: CompletionRequest)] = []
         let store = context.store
-        let limit = max(1, options.roundRequests)
+        // The batch lane plans bigger rounds: each round is a provider batch, and fewer, larger
+        // batches are fewer to poll and collect (`BatchLane.roundItems`).
+        let limit = max(
+            1, batchAPI == nil ? options.roundRequests : max(options.roundRequests, BatchLane.roundItems))
         let due = Array(
             (try store.pendingRequests(runID: run.id, limit: limit)
                 + store.dueRetries(runID: run.id, by: Date(), limit: limit))
