@@ -23,7 +23,7 @@ Checks (any failure exits 1):
     tokens and its dollars the sim's billed dollars at batch prices (a price file in the workspace
     fixes the prices, so the script can price what the sim billed).
 
-Usage: scripts/chaos_batch.py --bin DIR [--kills 5] [--items 300] [--seed S] [--batch-delay 20]
+Usage: scripts/chaos_batch.py --bin DIR [--kills 5] [--items 300] [--seed S] [--batch-delay 4]
 Python 3 standard library only.
 """
 
@@ -245,8 +245,8 @@ def main():
     parser.add_argument("--kills", type=int, default=5, help="SIGKILLs to deliver (default 5)")
     parser.add_argument("--items", type=int, default=300, help="documents to summarize (default 300)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the kill points (default: random)")
-    parser.add_argument("--batch-delay", type=float, default=20.0,
-                        help="seconds from creating a provider batch until it ends (the sim's; default 20)")
+    parser.add_argument("--batch-delay", type=float, default=4.0,
+                        help="seconds from creating a provider batch until it ends (the sim's; default 4)")
     parser.add_argument("--latency-ms", type=int, default=5, help="the sim's latency per call (default 5)")
     parser.add_argument("--max-seconds", type=float, default=600, help="time allowed to finish after the kills")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces, and print where")
