@@ -51,7 +51,7 @@ struct LimitsAndReportsTests {
         #expect(
             reason
                 == "the provider refused the last 3 calls alike, with different items: provider answered HTTP "
-                + "400: offpeak-sim: simulated refusal of this request (fault 400); that is the configuration "
+                + "400 to \(sim.url)/v1/messages: offpeak-sim: simulated refusal of this request (fault 400); that is the configuration "
                 + "(model name, key, base URL), not the items: fix it and run again")
     }
 }

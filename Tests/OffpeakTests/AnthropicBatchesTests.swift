@@ -157,7 +157,7 @@ struct AnthropicBatchesTests {
             _ = try api.create(label: "r1", requests: batch("r1"))
             Issue.record("an echo400 fault refuses the create")
         } catch {
-            guard case .http(400, let message) = error else {
+            guard case .http(400, let message, _) = error else {
                 Issue.record("\(error)")
                 return
             }

@@ -134,7 +134,10 @@ struct CallReplyTests {
         let before = Date()
         let reply = provider(kind, baseURL: server.url + "/busy").call(request)
         let after = Date()
-        #expect(throws: ProviderError.http(status: 429, message: "slow down")) { try reply.answer.get() }
+        let called = server.url + (kind == .openai ? "/busy/v1/chat/completions" : "/busy/v1/messages")
+        #expect(throws: ProviderError.http(status: 429, message: "slow down", url: called)) {
+            try reply.answer.get()
+        }
         #expect(reply.attempts == 1 && reply.throttledAttempts == 1)
         #expect(requests(reply)?.remaining == 0)
         let retryAt = try #require(reply.rateLimit.retryAt)

@@ -112,7 +112,8 @@ struct FailureStreakTests {
         #expect(outcomes.dropFirst(2).allSatisfy { $0.status == .unavailable })
         #expect(
             outcomes[2].message.hasPrefix(
-                "job docs: the provider failed the last 3 calls alike: provider answered HTTP 500: "))
+                "job docs: the provider failed the last 3 calls alike: provider answered HTTP 500 to "
+                    + "\(sim.url)/v1/messages: "))
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
         let requests = try store.requests(runID: outcomes[0].run.id)
         #expect(

@@ -64,7 +64,7 @@ struct FailureStreak: Equatable {
     /// - Parameter unanswered: items of the run not answered yet; a run of two items cannot show
     ///   three different ones.
     func verdict(for error: ProviderError, unanswered: Int) -> Verdict? {
-        guard case .http(let status, _) = error, text == error.description else { return nil }
+        guard case .http(let status, _, _) = error, text == error.description else { return nil }
         if (500...599).contains(status) { return calls >= 3 ? .providerFailing : nil }
         guard (400...499).contains(status), status != 429, calls >= 2, items.count >= 2 else { return nil }
         return items.count >= min(Self.remembered, unanswered) ? .configuration : nil

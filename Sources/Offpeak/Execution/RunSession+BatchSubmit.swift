@@ -103,7 +103,7 @@ extension RunSession {
         -> RunStop?
     {
         let store = context.store
-        guard case .http(let status, _) = error, (400..<500).contains(status), status != 408 else {
+        guard case .http(let status, _, _) = error, (400..<500).contains(status), status != 408 else {
             return RunStop(
                 state: .interrupted,
                 reason: "submitting batch \(batch.id) failed (\(error)); the next pass asks the provider "

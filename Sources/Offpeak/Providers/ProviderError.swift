@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a provider call failed, after any retries.
 enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No connection could be made (refused, DNS, reset before an answer): the provider or the
@@ -7,8 +9,9 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     case timeout(seconds: Double)
     /// The connection closed before the whole answer arrived.
     case truncated(String)
-    /// An HTTP error status, with the provider's own message when it sent one.
-    case http(status: Int, message: String)
+    /// An HTTP error status, with the provider's own message when it sent one, and the URL that
+    /// was called (nil where none is known): a wrong base URL shows in it.
+    case http(status: Int, message: String, url: String? = nil)
     /// The answer arrived but is not what the API promises (not JSON, fields missing).
     case badResponse(String)
     /// A required key is not set.
@@ -19,10 +22,14 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
         case .unreachable(let why): return "provider unreachable: \(why)"
         case .timeout(let seconds): return "provider did not answer within \(Int(seconds)) s"
         case .truncated(let why): return "provider's answer was cut off: \(why)"
-        case .http(let status, let message): return "provider answered HTTP \(status): \(message)"
+        case .http(let status, let message, let url):
+            let hint = status == 404 ? url.flatMap(Self.baseURLHint).map { "; \($0)" } ?? "" : ""
+            return "provider answered HTTP \(status)\(url.map { " to \($0)" } ?? ""): \(message)\(hint)"
         case .badResponse(let why): return "provider's answer could not be read: \(why)"
         case .missingKey(let variable):
-            return "\(variable) is not set; export it, or run against the local simulator with --provider sim"
+            return "\(variable) is not set; export it (a server on this machine or a proxy, such as llama.cpp, "
+                + "vLLM, Ollama or LiteLLM, takes any value: \(variable)=none), or run against the local "
+                + "simulator with --provider sim"
         }
     }
 
@@ -30,7 +37,7 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     var isTransient: Bool {
         switch self {
         case .unreachable, .timeout, .truncated: return true
-        case .http(let status, _): return status == 429 || status == 529 || (500...599).contains(status)
+        case .http(let status, _, _): return status == 429 || status == 529 || (500...599).contains(status)
         case .badResponse, .missingKey: return false
         }
     }
@@ -40,7 +47,8 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .unreachable(let why): return .unreachable(redactor.redact(why))
         case .truncated(let why): return .truncated(redactor.redact(why))
-        case .http(let status, let message): return .http(status: status, message: redactor.redact(message))
+        case .http(let status, let message, let url):
+            return .http(status: status, message: redactor.redact(message), url: url.map(redactor.redact))
         case .badResponse(let why): return .badResponse(redactor.redact(why))
         case .timeout, .missingKey: return self
         }
@@ -49,9 +57,22 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The request itself, or the account, is wrong: every later call would fail the same way.
     var stopsTheRun: Bool {
         switch self {
-        case .http(let status, _): return status == 401 || status == 403 || status == 404
+        case .http(let status, _, _): return status == 401 || status == 403 || status == 404
         case .missingKey: return true
         default: return false
         }
+    }
+
+    /// What a 404 from `url` most likely means about the base URL, when its path says.
+    static func baseURLHint(_ url: String) -> String? {
+        let path = URL(string: url)?.path ?? ""
+        if path.contains("/v1/v1/") {
+            return "the base URL ends in /v1 and the path adds another (an Anthropic base URL has no /v1)"
+        }
+        if path.hasSuffix("/chat/completions") && !path.contains("/v1/") {
+            return "OpenAI-compatible servers (llama.cpp, vLLM, Ollama, LiteLLM) answer under /v1: "
+                + "end the base URL with /v1"
+        }
+        return nil
     }
 }

@@ -106,7 +106,7 @@ struct ProviderTransport: Sendable {
                     return delivery
                 }
                 let details = Self.errorDetails(in: response.body, redactor: options.redactor)
-                failure = .http(status: response.status, message: details.message)
+                failure = .http(status: response.status, message: details.message, url: url)
                 errorCode = details.code
                 retryAfter = response.header("retry-after")
                 neverActedOn = response.status == 429 || response.status == 529

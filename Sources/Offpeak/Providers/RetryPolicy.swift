@@ -72,7 +72,7 @@ struct RetryPolicy: Sendable, Equatable {
         switch error {
         case .unreachable, .timeout, .truncated: return true
         case .badResponse, .missingKey: return false
-        case .http(let status, let message):
+        case .http(let status, let message, _):
             if status == 429 && isSpendLimit(errorCode: errorCode, message: message) { return false }
             return retryableStatuses.contains(status)
         }
