@@ -27,9 +27,9 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
             return "provider answered HTTP \(status)\(url.map { " to \($0)" } ?? ""): \(message)\(hint)"
         case .badResponse(let why): return "provider's answer could not be read: \(why)"
         case .missingKey(let variable):
-            return "\(variable) is not set; export it (a server on this machine or a proxy, such as llama.cpp, "
-                + "vLLM, Ollama or LiteLLM, takes any value: \(variable)=none), or run against the local "
-                + "simulator with --provider sim"
+            return "\(variable) is not set; export it (a server on this machine or a proxy, such as "
+                + "llama.cpp, vLLM, Ollama or LiteLLM, takes any value: \(variable)=none), or run against "
+                + "the local simulator with --provider sim"
         }
     }
 
