@@ -288,6 +288,30 @@ import Testing
         #expect(abs(spent - (try Self.simBilledDollars(sim, model: batch.model))) < 1e-9)
     }
 
+    @Test func batchesOutAreCollectedWhenTheJobsConditionsNoLongerHoldAndNothingNewIsSent() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let sysfs = try SwitchableSysfs("ac-wifi")
+        let workspace = try Self.workspace(
+            sim, count: 10, extra: "constraints: {power: ac}\nbudget: {max_dollars: 0.001}\nbatching: off")
+        let conditions = ["--sysfs-root", sysfs.root.path]
+        #expect(try workspace.offpeak(["run", "classify"] + conditions).status == 75)
+        let store = try Self.store(workspace)
+        let batch = try #require(try store.openBatches().first)
+        #expect(batch.items < 10)
+        // Unplugged: what the batch answered was paid for, and is collected; nothing new is sent.
+        try sysfs.switchTo("battery-wifi")
+        Self.waitForTheBatchToEnd()
+        let tick = try workspace.offpeak(["tick"] + conditions)
+        #expect(tick.status == 75)
+        #expect(
+            tick.stdout == "classify [resume]: job classify deferred part-way (waiting for external power); "
+                + "\(batch.items) of 10 items answered (\(batch.items) now); `offpeak tick` goes on once they hold\n",
+            "\(tick.stderr)")
+        #expect(try store.batch(id: batch.id)?.state == .collected)
+        #expect(try store.batches(runID: batch.runId).count == 1)
+        #expect(try Self.batchCounts(sim)["created"] == 1)
+    }
+
     @Test func aDeadlineTooCloseForABatchSendsTheCallsLive() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 6, extra: "deadline: 2h")

@@ -3,6 +3,12 @@ import Foundation
 /// What a run checks before it starts, and what it tells the user about the unfinished run it
 /// resumes: no pending item leaves a run without the user hearing of it.
 extension JobRunner {
+    /// Whether the job's unfinished run has provider batches out.
+    func hasBatchesOut(job: String) throws(OffpeakError) -> Bool {
+        guard let run = try store.latestResumableRun(job: job) else { return false }
+        return try store.batches(runID: run.id).contains(where: \.isOpen)
+    }
+
     /// Refuses, before anything is stored or sent, a job its model cannot serve as asked: a dollar
     /// budget on a model with no price (the budget could not stop it), or a `max_tokens` longer
     /// than the model can write.

@@ -80,9 +80,14 @@ public struct JobRunner: Sendable {
         // `CallGate`), so cached answers and outputs still go on.
         let failing =
             conditions.map { ConditionGate.failing(spec.constraints, $0, needsNetwork: false) } ?? []
+        // Work already paid for is collected whatever the conditions: a run with provider batches
+        // out has its pass, which books what they answered and sends nothing new.
+        var holdCalls: RunStop?
         if !failing.isEmpty && !options.force {
             try checkModel(config.model(for: spec.tier, provider: provider.kind), for: spec)
-            return try deferRun(spec, reasons: failing)
+            guard try hasBatchesOut(job: spec.name) else { return try deferRun(spec, reasons: failing) }
+            holdCalls = RunStop(
+                state: .waiting, reason: failing.sentence, status: .temporaryFailure, deferred: failing)
         }
         let downgraded = conditions.map { ConditionGate.downgrades(spec, $0) } ?? false
         let tier = downgraded ? spec.tier.lower : spec.tier
@@ -110,7 +115,8 @@ public struct JobRunner: Sendable {
                 ?? CallLimiter(
                     config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL))
         var session = RunSession(context: context, spec: spec, run: run, options: options)
-        if !failing.isEmpty { session.forcedPast = failing }
+        if !failing.isEmpty && options.force { session.forcedPast = failing }
+        session.holdCalls = holdCalls
         let lane = BatchLane.choose(
             spec: spec, workspaceLane: config.lane, provider: provider, deadlineAt: run.deadlineAt,
             now: Date())

@@ -29,6 +29,9 @@ struct RunSession {
     var submittedNow = 0
     /// The user canceled the run (`offpeak cancel`): the pass only collects its provider batches.
     var canceled = false
+    /// Why no call may start (the job's conditions do not hold): the pass books what its provider
+    /// batches answered, then stops with this if work is left.
+    var holdCalls: RunStop?
 
     init(context: RunContext, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
         self.context = context
@@ -50,6 +53,7 @@ struct RunSession {
             // lane: a deadline come close sends the rest live), so what it did not answer is
             // planned again below.
             if let api = batchAPI ?? context.provider.batches { try settleBatches(api) }
+            if let hold = holdCalls, try hasWorkLeft() { stop = hold }
             // Each round plans the due requests into calls and keeps as many in flight as the
             // provider allows (or puts them in provider batches); every call of a round comes back
             // and is committed before the next round is planned, so items a batched answer lost,
@@ -80,6 +84,13 @@ struct RunSession {
         }
         try writeOutputs()
         return try finish(stop)
+    }
+
+    /// Whether requests are left to send (pending or retrying).
+    private func hasWorkLeft() throws(OffpeakError) -> Bool {
+        let store = context.store
+        return try store.summary(runID: run.id, state: .pending).count
+            + store.summary(runID: run.id, state: .retrying).count > 0
     }
 
     /// Sleeps until `date`, waking at once for a stop signal.
