@@ -288,6 +288,19 @@ import Testing
         #expect(abs(spent - (try Self.simBilledDollars(sim, model: batch.model))) < 1e-9)
     }
 
+    @Test func aBatchOutCountsAgainstATokenBudgetInTheNextPassToo() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "30"])
+        let workspace = try Self.workspace(
+            sim, count: 10, extra: "budget: {max_output_tokens: 100}\nbatching: off")
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        let store = try Self.store(workspace)
+        let batch = try #require(try store.openBatches().first)
+        #expect(batch.items == 5 && batch.worstOutputTokens == 100)
+        #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+        #expect(try store.batches(runID: batch.runId).count == 1)
+        #expect(try store.run(id: batch.runId)?.budgetStop == "max_output_tokens")
+    }
+
     @Test func batchesOutAreCollectedWhenTheJobsConditionsNoLongerHoldAndNothingNewIsSent() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let sysfs = try SwitchableSysfs("ac-wifi")

@@ -23,7 +23,7 @@ extension RunSession {
                 var take: [PlannedCall] = []
                 // The batches still out, then this one's calls as they are added.
                 var worst = try openBatchLoad()
-                let out = worst.dollars
+                let out = worst
                 var bytes = 0
                 var stop: RunStop?
                 while let call = rest.first, take.count < mostRequests {
@@ -44,7 +44,7 @@ extension RunSession {
                     rest.removeFirst()
                 }
                 if !take.isEmpty,
-                    let failed = try create(take, model: model, worst: worst.dollars - out, api: api)
+                    let failed = try create(take, model: model, worst: worst, out: out, api: api)
                 {
                     return failed
                 }
@@ -60,19 +60,26 @@ extension RunSession {
         for batch in try context.store.batches(runID: run.id) where batch.isOpen {
             load.calls += batch.requests
             load.dollars += batch.worstDollars
+            load.inputTokens += batch.worstInputTokens
+            load.outputTokens += batch.worstOutputTokens
         }
         return load
     }
 
     /// Commits one batch, then creates it at the provider and records its id.
     /// - Returns: why the pass stops, when the provider did not take the batch.
-    private mutating func create(_ calls: [PlannedCall], model: String, worst: Double, api: any BatchAPI)
-        throws(OffpeakError) -> RunStop?
-    {
+    /// - Parameters:
+    ///   - worst: the worst case of the batches out and this one; `out`: of those out, so this
+    ///     batch's own is the difference.
+    private mutating func create(
+        _ calls: [PlannedCall], model: String, worst: Spend, out: Spend, api: any BatchAPI
+    ) throws(OffpeakError) -> RunStop? {
         let store = context.store
         let batch = try store.prepareBatch(
             runID: run.id, provider: context.provider.kind.rawValue, model: model,
-            calls: calls.map { $0.requests.map(\.id) }, worstDollars: worst, now: Date())
+            calls: calls.map { $0.requests.map(\.id) }, worstDollars: worst.dollars - out.dollars,
+            worstTokens: (worst.inputTokens - out.inputTokens, worst.outputTokens - out.outputTokens),
+            now: Date())
         let requests = calls.enumerated().map { index, call in
             BatchRequest(customID: "\(batch.id)_\(index)", request: call.request)
         }

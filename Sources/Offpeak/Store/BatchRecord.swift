@@ -41,6 +41,9 @@ struct BatchRecord: StoredRecord, Equatable {
     var expiresAt: Date?
     /// Times the provider was asked about the batch.
     var polls = 0
+    /// The tokens the batch can use at most, counted against token budgets while it is out.
+    var worstInputTokens = 0
+    var worstOutputTokens = 0
 
     /// Whether the batch is still out: prepared, submitted or ended but not yet collected.
     var isOpen: Bool { state == .preparing || state == .submitted || state == .ended }

@@ -11,12 +11,15 @@ extension Store {
     /// its place in the batched prompt. Only requests still `pending` or `retrying` are taken; a
     /// request in another state is refused and nothing is committed.
     func prepareBatch(
-        runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double, now: Date
+        runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
+        worstTokens: (input: Int, output: Int) = (0, 0), now: Date
     ) throws(OffpeakError) -> BatchRecord {
         try write { db in
             var batch = BatchRecord(
                 id: BatchRecord.newID(), runId: runID, provider: provider, model: model, remoteId: nil,
                 state: .preparing, preparedAt: now, worstDollars: worstDollars)
+            batch.worstInputTokens = worstTokens.input
+            batch.worstOutputTokens = worstTokens.output
             batch.requests = calls.count
             batch.items = calls.reduce(0) { $0 + $1.count }
             try batch.insert(db)

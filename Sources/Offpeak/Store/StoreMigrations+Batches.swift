@@ -87,6 +87,8 @@ extension StoreMigrations {
             t.add(column: "counts", .text)
             t.add(column: "expires_at", .datetime)
             t.add(column: "polls", .integer).notNull().defaults(to: 0)
+            t.add(column: "worst_input_tokens", .integer).notNull().defaults(to: 0)
+            t.add(column: "worst_output_tokens", .integer).notNull().defaults(to: 0)
         }
     }
 }
