@@ -275,7 +275,7 @@ import Testing
         // Only what fits the budget at its worst was submitted; the rest waits for the budget.
         #expect(batch.items > 0 && batch.items < 10)
         #expect(batch.worstDollars <= 0.001)
-        #expect(try store.openBatchWorst(runID: batch.runId) == batch.worstDollars)
+        #expect(try store.openBatchLoad(runID: batch.runId).dollars == batch.worstDollars)
         #expect(try store.run(id: batch.runId)?.budgetStop == "max_dollars")
 
         // A second run while the batch is out submits nothing more: its worst case still counts.

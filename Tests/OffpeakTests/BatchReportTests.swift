@@ -65,13 +65,13 @@ struct BatchReportTests {
         try store.recordPoll(
             batchID: c.id, status: "ended", counts: RemoteBatch.Counts(succeeded: 1), expiresAt: t0 + 79_200,
             next: t0)
-        try store.commitBatchResult(
+        try store.commitBatchCall(
             batchID: c.id, customID: "\(c.id)_0",
-            .succeeded(
+            .answered(
                 ledger: ledger(
                     run: "r1", model: "alpha", items: 1, input: 1000, output: 100, dollars: 0.0007,
                     naive: 0.0014),
-                result: StoreCountersTests.result(requests[4], cached: false)), now: t0 - 3600)
+                results: [StoreCountersTests.result(requests[4], cached: false)]), run: nil, now: t0 - 3600)
         #expect(try store.markCollected(batchID: c.id, now: t0 - 3600))
         let d = try store.prepareBatch(
             runID: "r1", provider: "anthropic", model: "beta", calls: [[ids[5], ids[6]]], worstDollars: 0.02,

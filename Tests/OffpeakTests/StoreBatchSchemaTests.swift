@@ -56,8 +56,9 @@ struct StoreBatchSchemaTests {
             _ = try store.items(batchID: batch.id)
             try store.markEnded(batchID: batch.id, now: Date())
             try store.reschedulePoll(batchID: batch.id, next: Date())
-            try store.commitBatchResult(
-                batchID: batch.id, customID: "\(batch.id)_0", .again(.expired, reason: "expired"), now: Date()
+            try store.commitBatchCall(
+                batchID: batch.id, customID: "\(batch.id)_0", .again(.expired, reason: "expired"), run: nil,
+                now: Date()
             )
             _ = try store.markCollected(batchID: batch.id, now: Date())
             let more = try store.pendingRequests(runID: "r1", limit: 2)

@@ -15,11 +15,11 @@ struct StoreBatchesTests {
         return (store, requests)
     }
 
-    static func succeeded(_ request: RequestRecord, dollars: Double) -> BatchItemResult {
-        .succeeded(
+    static func succeeded(_ request: RequestRecord, dollars: Double) -> Store.BatchBooking {
+        .answered(
             ledger: StoreCountersTests.ledger(
                 run: "r1", items: 1, hit: false, failed: false, dollars: dollars),
-            result: StoreCountersTests.result(request, cached: false))
+            results: [StoreCountersTests.result(request, cached: false)])
     }
 
     static func states(_ store: Store) throws -> [RequestRecord.State] {
@@ -58,20 +58,22 @@ struct StoreBatchesTests {
 
         // Results in any order, matched by custom id alone.
         #expect(
-            try store.commitBatchResult(
+            try store.commitBatchCall(
                 batchID: batch.id, customID: items[2].customId, Self.succeeded(requests[2], dollars: 0.02),
+                run: nil,
                 now: now))
         #expect(!(try store.markCollected(batchID: batch.id, now: now)))
         #expect(
-            try store.commitBatchResult(
+            try store.commitBatchCall(
                 batchID: batch.id, customID: items[0].customId, Self.succeeded(requests[0], dollars: 0.01),
+                run: nil,
                 now: now))
         #expect(
             try store.itemCounts(runID: "r1")
                 == Store.ItemCounts(requests: 3, total: 3, done: 2, failed: 0, cached: 0))
         #expect(
-            try store.commitBatchResult(
-                batchID: batch.id, customID: items[1].customId, .invalid(message: "bad request"), now: now))
+            try store.commitBatchCall(
+                batchID: batch.id, customID: items[1].customId, .refused("bad request"), run: nil, now: now))
         #expect(
             try store.itemCounts(runID: "r1")
                 == Store.ItemCounts(requests: 3, total: 3, done: 2, failed: 1, cached: 0))
@@ -116,16 +118,18 @@ struct StoreBatchesTests {
             now: Date())
         let customID = "\(batch.id)_0"
         #expect(
-            try store.commitBatchResult(
-                batchID: batch.id, customID: customID, Self.succeeded(requests[0], dollars: 0.1), now: Date())
+            try store.commitBatchCall(
+                batchID: batch.id, customID: customID, Self.succeeded(requests[0], dollars: 0.1), run: nil,
+                now: Date())
         )
         #expect(
-            !(try store.commitBatchResult(
-                batchID: batch.id, customID: customID, Self.succeeded(requests[0], dollars: 0.1), now: Date()))
+            !(try store.commitBatchCall(
+                batchID: batch.id, customID: customID, Self.succeeded(requests[0], dollars: 0.1), run: nil,
+                now: Date()))
         )
         #expect(
-            !(try store.commitBatchResult(
-                batchID: batch.id, customID: "\(batch.id)_9", .invalid(message: "x"), now: Date())))
+            !(try store.commitBatchCall(
+                batchID: batch.id, customID: "\(batch.id)_9", .refused("x"), run: nil, now: Date())))
         let rows = try store.read { db in
             (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db))
         }
@@ -140,14 +144,14 @@ struct StoreBatchesTests {
         let batch = try store.prepareBatch(
             runID: "r1", provider: "anthropic", model: "m", requestIDs: requests.map(\.id), worstDollars: 1,
             now: Date())
-        let outcomes: [BatchItemResult] = [
+        let outcomes: [Store.BatchBooking] = [
             .again(.expired, reason: "expired"), .again(.canceled, reason: "canceled"),
-            .again(.errored, reason: "overloaded"), .invalid(message: "max_tokens: too large"),
+            .again(.errored, reason: "overloaded"), .refused("max_tokens: too large"),
         ]
         for (index, outcome) in outcomes.enumerated() {
             #expect(
-                try store.commitBatchResult(
-                    batchID: batch.id, customID: "\(batch.id)_\(index)", outcome, now: Date()))
+                try store.commitBatchCall(
+                    batchID: batch.id, customID: "\(batch.id)_\(index)", outcome, run: nil, now: Date()))
         }
         let rows = try store.requests(runID: "r1")
         #expect(rows.map(\.state) == [.pending, .pending, .pending, .failed])
@@ -213,7 +217,7 @@ struct StoreBatchedPromptTests {
         let items = try store.items(batchID: batch.id)
         #expect(items.map(\.customId) == ["0", "0", "0", "1", "1"].map { "\(batch.id)_\($0)" })
         #expect(items.map(\.slot) == [0, 1, 2, 0, 1])
-        #expect(try store.openBatchWorst(runID: "r1") == 0.4)
+        #expect(try store.openBatchLoad(runID: "r1").dollars == 0.4)
 
         // The first prompt answered two of its three items; the third goes again.
         var booking = Store.BatchBooking(outcome: .succeeded)
@@ -244,7 +248,7 @@ struct StoreBatchedPromptTests {
                 batchID: batch.id, customID: "\(batch.id)_1", refused, run: run, now: now))
         #expect(try StoreBatchesTests.states(store) == [.done, .pending, .done, .failed, .failed])
         #expect(try store.markCollected(batchID: batch.id, now: now))
-        #expect(try store.openBatchWorst(runID: "r1") == 0)
+        #expect(try store.openBatchLoad(runID: "r1").dollars == 0)
         try StoreCountersTests.expectCountersMatch(store, runs: ["r1"], after: "batched prompts")
     }
 }

@@ -6,7 +6,7 @@ extension JobRunner {
     /// Whether the job's unfinished run has provider batches out.
     func hasBatchesOut(job: String) throws(OffpeakError) -> Bool {
         guard let run = try store.latestResumableRun(job: job) else { return false }
-        return try store.batches(runID: run.id).contains(where: \.isOpen)
+        return try store.hasOpenBatches(runID: run.id)
     }
 
     /// Refuses, before anything is stored or sent, a job its model cannot serve as asked: a dollar

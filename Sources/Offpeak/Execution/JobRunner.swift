@@ -231,7 +231,7 @@ public struct JobRunner: Sendable {
             return false
         }
         // A run with batches out is collected, never restarted: starting anew would pay for them twice.
-        if try store.batches(runID: run.id).contains(where: \.isOpen) { return false }
+        if try store.hasOpenBatches(runID: run.id) { return false }
         return now.timeIntervalSince(checkpoint.updatedAt) > spec.checkpointMaxAge
     }
 

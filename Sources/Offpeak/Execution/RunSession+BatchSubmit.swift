@@ -22,7 +22,7 @@ extension RunSession {
             while !rest.isEmpty {
                 var take: [PlannedCall] = []
                 // The batches still out, then this one's calls as they are added.
-                var worst = try openBatchLoad()
+                var worst = try context.store.openBatchLoad(runID: run.id)
                 let out = worst
                 var bytes = 0
                 var stop: RunStop?
@@ -52,18 +52,6 @@ extension RunSession {
             }
         }
         return nil
-    }
-
-    /// The run's batches still out, as a spend: their requests as calls, their worst dollars.
-    private func openBatchLoad() throws(OffpeakError) -> Spend {
-        var load = Spend()
-        for batch in try context.store.batches(runID: run.id) where batch.isOpen {
-            load.calls += batch.requests
-            load.dollars += batch.worstDollars
-            load.inputTokens += batch.worstInputTokens
-            load.outputTokens += batch.worstOutputTokens
-        }
-        return load
     }
 
     /// Commits one batch, then creates it at the provider and records its id.

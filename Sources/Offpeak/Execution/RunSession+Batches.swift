@@ -129,15 +129,10 @@ extension RunSession {
             remote.failure.map { "the provider refused the batch: \($0)" }
             ?? "no result for it in the provider batch (\(remote.status))"
         for (customID, call) in calls where !seen.contains(customID) {
-            var booking = Store.BatchBooking(outcome: .errored)
-            booking.againReason = missing
-            booking.failed = exhausted(call, reason: missing)
-            receipts.append((customID, BatchReceipt(booking: booking)))
+            receipts.append((customID, BatchReceipt(booking: again(.errored, reason: missing, call: call))))
         }
         for (customID, why) in unreadable {
-            var booking = Store.BatchBooking(outcome: .errored)
-            booking.failReason = why
-            receipts.append((customID, BatchReceipt(booking: booking)))
+            receipts.append((customID, BatchReceipt(booking: .refused(why))))
         }
         // Booked a few hundred results a transaction, each custom id whole and once; a stop signal
         // between two leaves the batch `ended`, and the next pass books the rest.
@@ -172,42 +167,41 @@ extension RunSession {
     private func receipt(
         _ outcome: BatchResult.Outcome, call: PlannedCall, price: ModelPrice?, batch: BatchRecord
     ) -> BatchReceipt {
-        var booking: Store.BatchBooking
         switch outcome {
         case .succeeded(let response):
             let receipt = CallReceipt.answered(
                 call, response: response, price: price, line: ledgerLine,
                 started: batch.submittedAt ?? batch.preparedAt, now: Date(), batch: true)
-            booking = Store.BatchBooking(outcome: .succeeded)
-            booking.ledger = receipt.ledger
-            booking.results = receipt.results
+            var booking = Store.BatchBooking.answered(ledger: receipt.ledger, results: receipt.results)
             booking.failed = receipt.failed
             booking.againReason = receipt.retry.first?.reason ?? booking.againReason
             return BatchReceipt(
                 booking: booking, itemsAnswered: receipt.itemsAnswered, cacheEntries: receipt.cacheEntries)
         case .invalid(let message):
-            booking = Store.BatchBooking(outcome: .errored)
-            booking.failReason = "the provider refused the request: \(message)"
-            return BatchReceipt(booking: booking)
+            return BatchReceipt(booking: .refused("the provider refused the request: \(message)"))
         case .errored(let message):
-            booking = Store.BatchBooking(outcome: .errored)
-            booking.againReason = "the provider batch failed it: \(message)"
+            return BatchReceipt(
+                booking: again(.errored, reason: "the provider batch failed it: \(message)", call: call))
         case .expired:
-            booking = Store.BatchBooking(outcome: .expired)
-            booking.againReason = "the provider batch expired before answering it"
+            return BatchReceipt(
+                booking: again(.expired, reason: "the provider batch expired before answering it", call: call)
+            )
         case .canceled:
-            booking = Store.BatchBooking(outcome: .canceled)
-            booking.againReason = "the provider batch was canceled before answering it"
+            return BatchReceipt(
+                booking: again(
+                    .canceled, reason: "the provider batch was canceled before answering it", call: call))
         }
-        booking.failed = exhausted(call, reason: booking.againReason)
-        return BatchReceipt(booking: booking)
     }
 
-    /// The call's items that have had all the job's attempts: they fail instead of going again.
-    private func exhausted(_ call: PlannedCall, reason: String) -> [(id: String, reason: String)] {
-        call.requests.filter { $0.attempts + 1 >= spec.maxAttempts }.map {
+    /// The call's items go again, except those that have had all the job's attempts: they fail.
+    private func again(_ outcome: BatchItemRecord.Outcome, reason: String, call: PlannedCall)
+        -> Store.BatchBooking
+    {
+        var booking = Store.BatchBooking.again(outcome, reason: reason)
+        booking.failed = call.requests.filter { $0.attempts + 1 >= spec.maxAttempts }.map {
             ($0.id, "\(reason) (after \(Plural.count($0.attempts + 1, "attempt")))")
         }
+        return booking
     }
 
     /// The planner the run's calls are made with, so a batched prompt is read against the call sent.

@@ -48,10 +48,7 @@ struct RunVerdict: Equatable, Sendable {
                 message: message + (stop.state == .interrupted ? "; run it again to do the rest" : ""),
                 deferred: stop.deferred)
         } else if facts.canceled {
-            let why =
-                facts.inBatch > 0
-                ? "canceling: \(Plural.count(facts.inBatch, "item")) in provider batches asked to cancel"
-                : "canceled by the user"
+            let why = Store.cancelReason(inBatch: facts.inBatch)
             verdict = RunVerdict(
                 state: facts.inBatch > 0 ? .waiting : .canceled, reason: why,
                 status: facts.inBatch > 0 ? .temporaryFailure : .ok, message: "job \(job): \(why); \(counts)")

@@ -72,21 +72,3 @@ struct BatchItemRecord: StoredRecord, Equatable {
     var slot = 0
     var outcome: Outcome?
 }
-
-/// What one item's result books (`Store.commitBatchResult`).
-enum BatchItemResult: Sendable {
-    /// An answer, with the ledger row that paid for it (at batch prices, from the usage reported).
-    case succeeded(ledger: LedgerEntry, result: ResultRecord)
-    /// The provider refused the request as invalid: the item fails with its (redacted) message.
-    case invalid(message: String)
-    /// Expired, canceled or another error: the item goes again (back to pending).
-    case again(BatchItemRecord.Outcome, reason: String)
-
-    var outcome: BatchItemRecord.Outcome {
-        switch self {
-        case .succeeded: .succeeded
-        case .invalid: .errored
-        case .again(let outcome, _): outcome
-        }
-    }
-}

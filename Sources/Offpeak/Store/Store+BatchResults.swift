@@ -3,24 +3,6 @@ import GRDB
 
 /// Booking what comes back from a provider batch, and giving up on one never created.
 extension Store {
-    /// Books one item's result, matched by `customID` alone, in one transaction (see `commitBatchCall`).
-    /// - Returns: false, booking nothing, when the item's outcome is already set (the same results
-    ///   collected twice) or the batch has no such custom id.
-    @discardableResult
-    func commitBatchResult(batchID: String, customID: String, _ outcome: BatchItemResult, now: Date)
-        throws(OffpeakError) -> Bool
-    {
-        var booking = BatchBooking(outcome: outcome.outcome)
-        switch outcome {
-        case .succeeded(let ledger, let result):
-            booking.ledger = ledger
-            booking.results = [result]
-        case .invalid(let message): booking.failReason = message
-        case .again(_, let reason): booking.againReason = reason
-        }
-        return try commitBatchCall(batchID: batchID, customID: customID, booking, run: nil, now: now)
-    }
-
     /// What one provider request of a batch (one custom id, one or several items) leaves.
     struct BatchBooking: Sendable {
         var outcome: BatchItemRecord.Outcome
@@ -34,6 +16,28 @@ extension Store {
         var failReason: String?
         /// Why the items left unanswered go again (back to pending, one attempt more).
         var againReason = "not answered by the provider batch"
+
+        /// An answer, with the ledger row that paid for it and the answers it split into.
+        static func answered(ledger: LedgerEntry?, results: [ResultRecord]) -> BatchBooking {
+            var booking = BatchBooking(outcome: .succeeded)
+            booking.ledger = ledger
+            booking.results = results
+            return booking
+        }
+
+        /// Refused as invalid: every item of the call fails with `reason` (already redacted).
+        static func refused(_ reason: String) -> BatchBooking {
+            var booking = BatchBooking(outcome: .errored)
+            booking.failReason = reason
+            return booking
+        }
+
+        /// Expired, canceled, errored or missing: the items go again, saying why.
+        static func again(_ outcome: BatchItemRecord.Outcome, reason: String) -> BatchBooking {
+            var booking = BatchBooking(outcome: outcome)
+            booking.againReason = reason
+            return booking
+        }
     }
 
     /// Books one provider request's result in one transaction: its ledger row (marked batch), its

@@ -130,15 +130,37 @@ extension Store {
         }
     }
 
-    /// The worst case of a run's batches still out, counted against its budget until collected.
-    func openBatchWorst(runID: String) throws(OffpeakError) -> Double {
+    /// The worst case of a run's batches still out, as a spend (their requests as calls, their
+    /// worst tokens and dollars): counted against its budget until they are collected.
+    func openBatchLoad(runID: String) throws(OffpeakError) -> Spend {
         try read { db in
-            try Double.fetchOne(
+            var load = Spend()
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT TOTAL(requests) AS calls, TOTAL(worst_input_tokens) AS input,
+                        TOTAL(worst_output_tokens) AS output, TOTAL(worst_dollars) AS dollars
+                        FROM provider_batches WHERE run_id = ? AND state IN ('preparing', 'submitted', 'ended')
+                        """, arguments: [runID])
+            else { return load }
+            load.calls = Int(row["calls"] as Double)
+            load.inputTokens = Int(row["input"] as Double)
+            load.outputTokens = Int(row["output"] as Double)
+            load.dollars = row["dollars"]
+            return load
+        }
+    }
+
+    /// Whether a run has provider batches still out (prepared, submitted or ended, not collected).
+    func hasOpenBatches(runID: String) throws(OffpeakError) -> Bool {
+        try read { db in
+            try Bool.fetchOne(
                 db,
                 sql: """
-                    SELECT TOTAL(worst_dollars) FROM provider_batches
-                    WHERE run_id = ? AND state IN ('preparing', 'submitted', 'ended')
-                    """, arguments: [runID]) ?? 0
+                    SELECT EXISTS (SELECT 1 FROM provider_batches
+                    WHERE run_id = ? AND state IN ('preparing', 'submitted', 'ended'))
+                    """, arguments: [runID]) ?? false
         }
     }
 

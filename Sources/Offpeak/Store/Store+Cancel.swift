@@ -36,10 +36,7 @@ extension Store {
                 try Int.fetchOne(
                     db, sql: "SELECT COUNT(*) FROM requests WHERE run_id = ? AND state = 'in_batch'",
                     arguments: [runID]) ?? 0
-            let reason =
-                inBatch > 0
-                ? "canceling: \(Plural.count(inBatch, "item")) in provider batches asked to cancel"
-                : "canceled by the user"
+            let reason = Store.cancelReason(inBatch: inBatch)
             do { try run.move(to: inBatch > 0 ? .waiting : .canceled, reason: reason, at: now) } catch {
                 throw OffpeakError(.software, "\(error)")
             }
@@ -51,6 +48,13 @@ extension Store {
                 arguments: [now, runID])
             return Cancellation(dropped: dropped, inBatch: inBatch, state: run.state)
         }
+    }
+
+    /// A canceled run's reason: canceling while `inBatch` items are still out, then canceled.
+    static func cancelReason(inBatch: Int) -> String {
+        inBatch > 0
+            ? "canceling: \(Plural.count(inBatch, "item")) in provider batches asked to cancel"
+            : "canceled by the user"
     }
 
     /// Whether the user canceled the run: it then ends `canceled` once its provider batches are
