@@ -29,6 +29,12 @@ public struct SimOptions: Sendable, Equatable {
     public var faultRates = FaultRates.none
     /// How often and how batched answers are damaged; by default never.
     public var damage = DamagePolicy.none
+    /// Batched prompts are answered as small models answer them (`WeakModel`), unless the request's
+    /// answer form holds the shape.
+    public var weakModel = false
+    /// Whether the server takes structured-output forms (`response_format` json_schema, a forced
+    /// tool); when not, it refuses them with a 400, as some servers and proxies do.
+    public var structuredOutput = true
     /// Seed of the random fault, damage and latency sequences; nil picks one at random (not
     /// repeatable).
     public var seed: UInt64?

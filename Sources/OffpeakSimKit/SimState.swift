@@ -7,6 +7,7 @@ struct SimState: Sendable {
     let composer: AnswerComposer
     let faults: FaultInjector
     let damager: BatchDamager
+    let weak: WeakModel
     let cacheBook: PromptCacheBook
     let stats: SimStats
     let load: LoadCounters
@@ -29,6 +30,7 @@ struct SimState: Sendable {
         self.batches = BatchBook()
         self.faults = FaultInjector(rates: options.faultRates, seed: seed)
         self.damager = BatchDamager(policy: options.damage, seed: seed)
+        self.weak = WeakModel(seed: seed)
         self.cacheBook = PromptCacheBook(
             minTokens: options.cacheMinTokens, ttl: .milliseconds(Int64(options.cacheTTLSeconds * 1000)))
         self.stats = SimStats()
@@ -48,8 +50,18 @@ struct SimState: Sendable {
         cacheBook.reset()
         faults.reset()
         damager.reset()
+        weak.reset()
         sources.reset()
         batches.reset()
+    }
+
+    /// The refusal a server without structured output (`--no-structured-output`) gives a call that
+    /// asks for a shaped answer; nil when it takes the call.
+    func refusal(of call: ParsedCall) -> SimAPIError? {
+        guard call.form != .text, !options.structuredOutput else { return nil }
+        return SimAPIError(
+            .invalidRequest,
+            "this server does not support structured output (response_format json_schema, tool_choice)")
     }
 
     /// The answer to a call, cut to its `max_tokens`; for a batched prompt, also what it adds to
@@ -61,7 +73,20 @@ struct SimState: Sendable {
         guard !items.isEmpty else {
             return (composer.cut(composer.singleAnswer(to: text), maxTokens: call.maxTokens), nil)
         }
-        let (damaged, damage) = damager.damage(composer.batchAnswer(for: items))
+        let whole = composer.batchAnswer(for: items)
+        // A server holding the answer to a schema or a forced tool gets the object the prompt
+        // asks for, whatever the model; else a weak model spoils it, or the damage policy may.
+        if call.form.holdsShape {
+            return (
+                composer.cut(whole.text, maxTokens: call.maxTokens),
+                BatchTally(items: items.count, damage: [])
+            )
+        }
+        if options.weakModel {
+            let (text, _) = weak.spoil(whole)
+            return (composer.cut(text, maxTokens: call.maxTokens), BatchTally(items: items.count, damage: []))
+        }
+        let (damaged, damage) = damager.damage(whole)
         let answer = composer.cut(damaged.text, maxTokens: call.maxTokens)
         return (answer, BatchTally(items: items.count, damage: damage))
     }

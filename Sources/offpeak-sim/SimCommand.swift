@@ -131,6 +131,19 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Kinds of damage to draw from.", valueName: "kind,..."))
     var damage = DamagePolicy.Kind.allNames
 
+    @Flag(
+        help: ArgumentHelp(
+            "Answer batched prompts as small models do (prose, keys of their own, stopped half way) unless "
+                + "a JSON schema or a forced tool holds the answer to its shape."))
+    var weakModel = false
+
+    @Flag(
+        name: .customLong("no-structured-output"),
+        help:
+            "Refuse requests that ask for a structured answer (response_format json_schema, a forced tool) with a 400."
+    )
+    var refuseStructuredOutput = false
+
     @Option(help: "Seed of the random fault, damage and latency sequences, to make them repeatable.")
     var seed: UInt64?
 
@@ -196,6 +209,8 @@ struct SimCommand: AsyncParsableCommand {
             tokensPerMinute: tpm)
         options.faultRates = try FaultRates(parsing: faultRate)
         options.damage = try DamagePolicy(rate: damageRate, parsing: damage)
+        options.weakModel = weakModel
+        options.structuredOutput = !refuseStructuredOutput
         options.seed = seed
         options.retryAfterSeconds = retryAfter
         options.timeoutDelaySeconds = timeoutDelay

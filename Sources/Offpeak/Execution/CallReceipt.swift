@@ -18,6 +18,23 @@ struct CallReceipt: Sendable {
     var itemsAnswered = 0
     /// What the call makes of the run, when it stops it.
     var stop: RunStop?
+    /// How a batched answer fared, for the model's record (`BatchFitness`).
+    var batchedAnswer: BatchedAnswer?
+}
+
+/// How one batched answer fared: items asked and kept, the rest by why.
+struct BatchedAnswer: Sendable, Equatable {
+    var asked: Int
+    var kept: Int
+    var rejected: [String: Int]
+    var structured: Bool
+
+    /// `kept 3 of 8 items (missing from the answer: 5)`.
+    var summary: String {
+        let why = rejected.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.map { "\($0.key): \($0.value)" }
+        return "kept \(kept) of \(Plural.count(asked, "item"))"
+            + (why.isEmpty ? "" : " (\(why.joined(separator: ", ")))")
+    }
 }
 
 /// The run a ledger row belongs to, as every row of it names it.
@@ -127,6 +144,10 @@ extension CallReceipt {
                 (item.record.cacheKey, CachedAnswer(result, naiveDollars: naive(item))))
         }
         receipt.itemsAnswered = answered.filter { !$0.record.isStep }.count
+        receipt.batchedAnswer = BatchedAnswer(
+            asked: call.requests.count, kept: answered.count,
+            rejected: split.rejected.values.reduce(into: [:]) { $0[$1.rawValue, default: 0] += 1 },
+            structured: call.request.answerKeys != nil)
         return receipt
     }
 

@@ -15,6 +15,8 @@ struct RunContext: Sendable {
     let outputs: URL
     /// Keeps the calls in flight within the provider's limits.
     let limiter: CallLimiter
+    /// Whether batched prompts ask for the provider's structured-output form (offpeak.yaml).
+    var structuredOutput: StructuredOutput = .auto
 }
 
 /// Why a pass ended before its run was done, and what that makes of the run.

@@ -172,6 +172,7 @@ extension RunSession {
             let receipt = CallReceipt.answered(
                 call, response: response, price: price, line: ledgerLine,
                 started: batch.submittedAt ?? batch.preparedAt, now: Date(), batch: true)
+            if let answer = receipt.batchedAnswer { learn(from: answer, model: call.request.model) }
             var booking = Store.BatchBooking.answered(ledger: receipt.ledger, results: receipt.results)
             booking.failed = receipt.failed
             booking.againReason = receipt.retry.first?.reason ?? booking.againReason
@@ -206,13 +207,17 @@ extension RunSession {
 
     /// The planner the run's calls are made with, so a batched prompt is read against the call sent.
     /// A batch-lane pass packs up to `BatchLane.mostItems` items a prompt unless the spec sets
-    /// `batching.max_items`.
+    /// `batching.max_items`; a model whose batched answers fare badly gets fewer (`BatchFitness`).
     func batchPlanner(model: String) -> BatchPlanner {
         let price = context.prices.price(for: model)
         var batching = spec.batching
         if batchAPI != nil, batching.maxItemsGiven != true { batching.maxItems = BatchLane.mostItems }
-        return BatchPlanner(
+        let fitness = fitness(of: model)
+        if let limit = fitness?.itemLimit(at: Date()) { batching.maxItems = min(batching.maxItems, limit) }
+        var planner = BatchPlanner(
             batching: batching, contextWindow: price?.maxInputTokens ?? 128_000,
             maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)
+        planner.structured = structuredAnswers(fitness: fitness)
+        return planner
     }
 }

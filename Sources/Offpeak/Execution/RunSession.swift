@@ -32,6 +32,9 @@ struct RunSession {
     /// Why no call may start (the job's conditions do not hold): the pass books what its provider
     /// batches answered, then stops with this if work is left.
     var holdCalls: RunStop?
+    /// Answers that came back changed how the round's model should be asked (`outdated`): the
+    /// round's calls not started yet are planned again.
+    var replanRound = false
 
     init(context: RunContext, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
         self.context = context
@@ -69,7 +72,11 @@ struct RunSession {
                     stop = try submitBatches(planned, api: api)
                     continue
                 }
-                for call in planned where stop == nil {
+                replanRound = false
+                for call in planned where stop == nil && !replanRound {
+                    // A model whose batched answers just fared badly gets smaller prompts, or the
+                    // structured form: the rest of the round is planned again (`BatchFitness`).
+                    if outdated(call) { break }
                     stop = try start(call, in: calls)
                     while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
                 }
@@ -139,6 +146,11 @@ struct RunSession {
             }
         }
         guard let ticket else { return nil }
+        if outdated(call) {  // answers settled while it waited for its slot changed its model's limits
+            context.limiter.withdraw(ticket)
+            replanRound = true
+            return nil
+        }
         let price = context.prices.cost(of: request.model)
         if let refused = try admit(call, price: price, inFlight: calls.worst) {
             context.limiter.withdraw(ticket)
@@ -211,17 +223,19 @@ struct RunSession {
             receipt = CallReceipt.answered(
                 call, response: response, price: price, line: ledgerLine, started: done.started,
                 now: done.ended)
-            if !receipt.retry.isEmpty {
-                context.logger.info(
-                    "batched answer kept \(receipt.results.count) of \(call.requests.count) items; asking again"
-                )
-            }
+            if let answer = receipt.batchedAnswer { learn(from: answer, model: call.request.model) }
         case .failure(let error):
             let ledger = ledgerLine.entry(
                 model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
                 usageEstimated: false, price: price, at: done.ended,
                 latency: done.ended.timeIntervalSince(done.started))
-            receipt = failure(error, call: call, ledger: ledger)
+            if refusedStructured(call, error: error) {
+                var ledger = ledger
+                ledger.failed = true
+                receipt = CallReceipt(ledger: ledger)  // its items stay pending, to go without the form
+            } else {
+                receipt = failure(error, call: call, ledger: ledger)
+            }
         }
         try commit(receipt)
         report()

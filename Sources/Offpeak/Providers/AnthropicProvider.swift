@@ -59,7 +59,9 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
         let body = MessagesRequest(
             model: request.model, maxTokens: request.maxTokens, system: system, messages: request.messages,
             temperature: request.temperature, topP: request.topP,
-            stopSequences: request.stop.isEmpty ? nil : request.stop)
+            stopSequences: request.stop.isEmpty ? nil : request.stop,
+            tools: request.answerKeys == nil ? nil : [StructuredAnswer.anthropicTool],
+            toolChoice: request.answerKeys == nil ? nil : StructuredAnswer.anthropicToolChoice)
         return try ProviderTransport.encode(body)
     }
 
@@ -71,10 +73,17 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
         throws(ProviderError) -> CompletionResponse
     {
         let answer = try ProviderTransport.decode(MessagesResponse.self, from: body, redactor: redactor)
-        let text = answer.content.filter { $0.type == "text" }.compactMap(\.text).joined()
+        var text = answer.content.filter { $0.type == "text" }.compactMap(\.text).joined()
+        // A forced tool call carries the structured answer as its input: read as the JSON text a
+        // batched answer is, so the splitter checks it like any other.
+        // Read by the tool's name, not by the request: a provider batch's results are read against a
+        // call planned again, which may not ask for the form the call was sent with.
+        let forced = answer.content.first { $0.type == "tool_use" && $0.name == StructuredAnswer.name }
+        if let input = forced?.input { text = CanonicalJSON.text(input) }
         let finish: FinishReason
         switch answer.stopReason {
         case "end_turn", "stop_sequence": finish = .stop
+        case "tool_use" where forced != nil: finish = .stop
         case "max_tokens": finish = .length
         default: finish = .other
         }
@@ -125,12 +134,18 @@ extension AnthropicProvider {
         var temperature: Double?
         var topP: Double?
         var stopSequences: [String]?
+        /// The forced tool of a structured batched answer (`StructuredAnswer`).
+        var tools: [JSONValue]?
+        var toolChoice: JSONValue?
     }
 
     struct MessagesResponse: Decodable {
         struct Block: Decodable {
             var type: String
             var text: String?
+            /// A `tool_use` block's tool and input.
+            var name: String?
+            var input: JSONValue?
         }
 
         struct Usage: Decodable {

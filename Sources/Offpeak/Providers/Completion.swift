@@ -32,10 +32,16 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
     var stop: [String]
     /// Mark the system prompt as a cacheable prefix (Anthropic `cache_control`).
     var cacheSystemPrompt: Bool
+    /// A batched prompt's answer asked for in the provider's structured-output form: one JSON
+    /// object whose members are exactly these item ids, each a string (`StructuredAnswer`). nil:
+    /// free text. Optional so requests stored before it existed still decode, and left out of the
+    /// JSON when unset, so a single request's cache key is what it always was.
+    var answerKeys: [String]?
 
     public init(
         model: String, system: String? = nil, messages: [ChatMessage], maxTokens: Int,
-        temperature: Double? = nil, topP: Double? = nil, stop: [String] = [], cacheSystemPrompt: Bool = false
+        temperature: Double? = nil, topP: Double? = nil, stop: [String] = [], cacheSystemPrompt: Bool = false,
+        answerKeys: [String]? = nil
     ) {
         self.model = model
         self.system = system
@@ -45,6 +51,7 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
         self.topP = topP
         self.stop = stop
         self.cacheSystemPrompt = cacheSystemPrompt
+        self.answerKeys = answerKeys
     }
 }
 

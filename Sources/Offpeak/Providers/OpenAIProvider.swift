@@ -58,7 +58,8 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
         let body = ChatRequest(
             model: request.model, messages: messages, maxTokens: reasoning ? nil : request.maxTokens,
             maxCompletionTokens: reasoning ? request.maxTokens : nil, temperature: request.temperature,
-            topP: request.topP, stop: request.stop.isEmpty ? nil : request.stop)
+            topP: request.topP, stop: request.stop.isEmpty ? nil : request.stop,
+            responseFormat: request.answerKeys.map(StructuredAnswer.responseFormat(keys:)))
         return try ProviderTransport.encode(body)
     }
 
@@ -108,6 +109,8 @@ extension OpenAIProvider {
         var temperature: Double?
         var topP: Double?
         var stop: [String]?
+        /// A batched prompt's answer schema (`StructuredAnswer`); dictionary keys are sent as they are.
+        var responseFormat: JSONValue?
     }
 
     struct ChatResponse: Decodable {

@@ -27,6 +27,8 @@ public struct StatusReport: Sendable, Codable {
     var unreadable: [UnreadableRun] = []
     /// Provider batches still out (preparing, submitted, ended), of any run, newest first.
     var batches: [BatchLine] = []
+    /// Models whose batched prompts lost items, and what offpeak does about it.
+    var models: [FitnessLine] = []
     /// The longest WHY shown in the table; `--json` and `result` have the whole text.
     static let whyWidth = 160
 
@@ -52,7 +54,8 @@ public struct StatusReport: Sendable, Codable {
         let midnight = Calendar.current.startOfDay(for: now)
         return StatusReport(
             runs: lines, spendToday: try store.spend(since: midnight), unreadable: rows.unreadable,
-            batches: batches)
+            batches: batches,
+            models: try store.batchFitnessRecords().compactMap { FitnessLine($0, now: now) })
     }
 
     /// The report as a person reads it.
@@ -80,6 +83,7 @@ public struct StatusReport: Sendable, Codable {
         }
         let unpriced = runs.reduce(0) { $0 + $1.spend.unpricedCalls }
         return out + table.render() + (Spend.unpricedNote(calls: unpriced, models: []) ?? "") + batchesText
+            + FitnessLine.text(models)
     }
 
     /// The batches still out, one line each, under the runs; nothing when there are none.

@@ -30,6 +30,8 @@ struct WorkspaceConfig: Sendable, Equatable {
     /// The lane of jobs whose spec says `auto` (or nothing): `batch` sends them all through the
     /// provider's batch API, whatever their deadline; `auto` goes by each job's deadline.
     var lane: JobSpec.Lane = .auto
+    /// Whether batched prompts ask for their answer in the provider's structured-output form.
+    var structuredOutput: StructuredOutput = .auto
 
     init() {}
 
@@ -52,4 +54,17 @@ struct WorkspaceConfig: Sendable, Equatable {
         let provider = provider ?? self.provider
         return models[provider]?[tier] ?? WorkspaceConfig.defaultModels[provider]?[tier] ?? tier.rawValue
     }
+}
+
+/// `structured_output` in offpeak.yaml: whether a batched prompt asks the server to hold its answer
+/// to the JSON object it must be (`StructuredAnswer`).
+enum StructuredOutput: String, Sendable, Codable, CaseIterable {
+    /// OpenAI-compatible servers: always (it costs nothing). Anthropic: only for a model whose
+    /// plain batched answers were rejected, since a forced tool adds Anthropic's tool-use system
+    /// prompt (about 300 input tokens) to every call.
+    case auto
+    /// Every batched prompt, on every provider.
+    case on
+    /// Never: for servers that reject the form (a rejection is also detected and remembered).
+    case off
 }

@@ -12,6 +12,7 @@ enum WorkspaceConfigParser {
     static let fileName = "offpeak.yaml"
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
+        "structured_output",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -59,6 +60,8 @@ enum WorkspaceConfigParser {
         }
         config.limits = try limits(root)
         config.lane = try root.choice("lane", as: JobSpec.Lane.self) ?? config.lane
+        config.structuredOutput =
+            try root.choice("structured_output", as: StructuredOutput.self) ?? config.structuredOutput
         return config
     }
 

@@ -55,6 +55,15 @@ enum StoreMigrations {
         migrator.registerMigration("v9: runs canceled by the user") { db in
             try db.alter(table: "runs") { t in t.add(column: "canceled_at", .datetime) }
         }
+        migrator.registerMigration("v10: how each model's batched prompts fared") { db in
+            try db.create(table: "batch_fitness") { t in
+                t.column("provider", .text).notNull()
+                t.column("model", .text).notNull()
+                t.column("fitness", .text).notNull()  // BatchFitness, as JSON
+                t.column("updated_at", .datetime).notNull()
+                t.primaryKey(["provider", "model"])
+            }
+        }
         return migrator
     }
 

@@ -21,7 +21,7 @@ struct JSONText: Sendable, Encodable {
 }
 
 /// Any JSON value, read and written through `Codable`.
-enum JSONValue: Codable {
+enum JSONValue: Codable, Sendable, Equatable {
     case null, bool(Bool), int(Int), double(Double), string(String)
     case array([JSONValue]), object([String: JSONValue])
 

@@ -67,6 +67,7 @@ struct BatchRunner: Sendable {
         } catch {
             return (.errored(SimAPIError(.invalidRequest, "invalid request: \(error)")), BilledTokens())
         }
+        if let refusal = state.refusal(of: call) { return (.errored(refusal), BilledTokens()) }
         let (answer, _) = state.composeAnswer(call)
         let billing =
             api == .anthropic

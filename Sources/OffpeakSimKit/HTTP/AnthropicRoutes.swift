@@ -19,8 +19,8 @@ struct AnthropicRoutes: CompletionAPI {
 
     func parse(_ body: Data) throws -> ParsedCall {
         let request = try JSONBody.decode(AnthropicRequest.self, from: body)
-        let (conversation, maxTokens) = try request.validated()
-        return ParsedCall(model: request.model, conversation: conversation, maxTokens: maxTokens)
+        let (conversation, maxTokens, form) = try request.validated()
+        return ParsedCall(model: request.model, conversation: conversation, maxTokens: maxTokens, form: form)
     }
 
     func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix? {
@@ -30,7 +30,8 @@ struct AnthropicRoutes: CompletionAPI {
     func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
         JSONBody.encode(
             AnthropicResponse(
-                id: "msg_sim_" + randomHex(), model: call.model, answer: answer, billing: billing))
+                id: "msg_sim_" + randomHex(), model: call.model, answer: answer, billing: billing,
+                form: call.form))
     }
 
     func errorResponse(_ error: SimAPIError) -> Response {

@@ -6,6 +6,8 @@ struct ParsedCall: Sendable {
     var model: String
     var conversation: SimConversation
     var maxTokens: Int
+    /// How the request asked its answer to be shaped.
+    var form: AnswerForm = .text
 }
 
 /// What differs between the Anthropic and OpenAI endpoints; `CompletionPipeline` does the rest.

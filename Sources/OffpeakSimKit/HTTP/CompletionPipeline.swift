@@ -40,7 +40,8 @@ struct CompletionPipeline: Sendable {
         }
         let parsed: Result<ParsedCall, SimAPIError>
         do {
-            parsed = .success(try api.parse(Data(body.readableBytesView)))
+            let call = try api.parse(Data(body.readableBytesView))
+            parsed = state.refusal(of: call).map { .failure($0) } ?? .success(call)
         } catch let error as SimAPIError {
             parsed = .failure(error)
         } catch {

@@ -20,8 +20,8 @@ struct OpenAIRoutes: CompletionAPI {
 
     func parse(_ body: Data) throws -> ParsedCall {
         let request = try JSONBody.decode(ChatCompletionRequest.self, from: body)
-        let (conversation, maxTokens) = try request.validated()
-        return ParsedCall(model: request.model, conversation: conversation, maxTokens: maxTokens)
+        let (conversation, maxTokens, form) = try request.validated()
+        return ParsedCall(model: request.model, conversation: conversation, maxTokens: maxTokens, form: form)
     }
 
     func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix? {

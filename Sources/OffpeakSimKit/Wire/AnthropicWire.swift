@@ -1,3 +1,5 @@
+import Foundation
+
 /// `POST /v1/messages` request, as far as the sim reads it; unknown fields are ignored.
 struct AnthropicRequest: Decodable, Sendable {
     struct Message: Decodable, Sendable {
@@ -14,16 +16,19 @@ struct AnthropicRequest: Decodable, Sendable {
     var topP: Double?
     var stopSequences: [String]?
     var stream: Bool?
+    var tools: [SimJSON]?
+    var toolChoice: SimJSON?
 
     enum CodingKeys: String, CodingKey {
-        case model, system, messages, temperature, stream
+        case model, system, messages, temperature, stream, tools
         case maxTokens = "max_tokens"
         case topP = "top_p"
         case stopSequences = "stop_sequences"
+        case toolChoice = "tool_choice"
     }
 
     /// - Throws: `SimAPIError` for what the Messages API would refuse.
-    func validated() throws -> (conversation: SimConversation, maxTokens: Int) {
+    func validated() throws -> (conversation: SimConversation, maxTokens: Int, form: AnswerForm) {
         guard let maxTokens else { throw SimAPIError(.invalidRequest, "max_tokens: field required") }
         guard maxTokens >= 1 else { throw SimAPIError(.invalidRequest, "max_tokens: must be at least 1") }
         guard stream != true else {
@@ -37,18 +42,27 @@ struct AnthropicRequest: Decodable, Sendable {
                 .invalidRequest,
                 "messages.\(index).role: expected 'user' or 'assistant', got '\(message.role)'")
         }
-        let conversation = SimConversation(
+        var conversation = SimConversation(
             system: system?.systemBlocks ?? [],
             messages: messages.map { .init(role: $0.role, texts: $0.content.texts) })
-        return (conversation, maxTokens)
+        let form = try AnswerForm.anthropic(tools: tools, choice: toolChoice)
+        if let tools, !tools.isEmpty {
+            conversation.tools = String(buffer: JSONBody.encode(tools))
+            conversation.toolTokens = SimTokens.count(conversation.tools) + AnswerForm.toolSystemPromptTokens
+        }
+        return (conversation, maxTokens, form)
     }
 }
 
 /// `POST /v1/messages` answer, in the shape the `anthropic` SDK's `Message` model parses.
 struct AnthropicResponse: Encodable, Sendable {
+    /// A text block, or the `tool_use` block of a forced tool call.
     struct Block: Encodable, Sendable {
         var type = "text"
-        var text: String
+        var text: String?
+        var id: String?
+        var name: String?
+        var input: SimJSON?
     }
 
     struct Usage: Encodable, Sendable {
@@ -80,11 +94,24 @@ struct AnthropicResponse: Encodable, Sendable {
         case stopSequence = "stop_sequence"
     }
 
-    init(id: String, model: String, answer: SimAnswer, billing: InputBilling) {
+    /// - Parameter form: a forced tool (`AnswerForm.tool`) answers with a `tool_use` block whose
+    ///   input is the answer's JSON object (empty when `max_tokens` cut it).
+    init(id: String, model: String, answer: SimAnswer, billing: InputBilling, form: AnswerForm = .text) {
         self.id = id
         self.model = model
-        self.content = [Block(text: answer.text)]
-        self.stopReason = answer.hitMaxTokens ? "max_tokens" : "end_turn"
+        if case .tool(let name) = form {
+            let input = try? JSONDecoder().decode(SimJSON.self, from: Data(answer.text.utf8))
+            let object = answer.hitMaxTokens ? nil : input
+            self.content = [
+                Block(
+                    type: "tool_use", text: nil, id: "toolu_sim_" + randomHex(), name: name,
+                    input: object ?? .object([:]))
+            ]
+            self.stopReason = answer.hitMaxTokens ? "max_tokens" : "tool_use"
+        } else {
+            self.content = [Block(text: answer.text)]
+            self.stopReason = answer.hitMaxTokens ? "max_tokens" : "end_turn"
+        }
         self.usage = Usage(
             inputTokens: billing.uncached, outputTokens: answer.outputTokens,
             cacheCreationInputTokens: billing.cacheCreation, cacheReadInputTokens: billing.cacheRead)

@@ -17,9 +17,11 @@ struct ChatCompletionRequest: Decodable, Sendable {
     var topP: Double?
     var stream: Bool?
     var n: Int?
+    var responseFormat: SimJSON?
 
     enum CodingKeys: String, CodingKey {
         case model, messages, temperature, stream, n
+        case responseFormat = "response_format"
         case maxTokens = "max_tokens"
         case maxCompletionTokens = "max_completion_tokens"
         case topP = "top_p"
@@ -28,7 +30,7 @@ struct ChatCompletionRequest: Decodable, Sendable {
     /// System and developer messages become the conversation's system text (OpenAI's automatic
     /// cache keys on it); the others are the messages.
     /// - Throws: `SimAPIError` for what the API would refuse.
-    func validated() throws -> (conversation: SimConversation, maxTokens: Int) {
+    func validated() throws -> (conversation: SimConversation, maxTokens: Int, form: AnswerForm) {
         let maxTokens = maxCompletionTokens ?? maxTokens ?? Self.defaultMaxTokens
         guard maxTokens >= 1 else { throw SimAPIError(.invalidRequest, "max_tokens: must be at least 1") }
         guard stream != true else {
@@ -51,7 +53,9 @@ struct ChatCompletionRequest: Decodable, Sendable {
                 throw SimAPIError(.invalidRequest, "messages.\(index).role: unknown role '\(message.role)'")
             }
         }
-        return (SimConversation(system: system, messages: rest), maxTokens)
+        return (
+            SimConversation(system: system, messages: rest), maxTokens, try AnswerForm.openAI(responseFormat)
+        )
     }
 }
 

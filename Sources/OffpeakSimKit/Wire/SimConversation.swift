@@ -24,6 +24,10 @@ public struct SimConversation: Sendable, Equatable {
 
     public var system: [SystemBlock]
     public var messages: [Message]
+    /// The request's tool definitions as JSON, and the input tokens they bill with the provider's
+    /// tool-use system prompt (Anthropic; 0 without tools).
+    public var tools: String = ""
+    public var toolTokens = 0
 
     public init(system: [SystemBlock] = [], messages: [Message]) {
         self.system = system
@@ -33,7 +37,7 @@ public struct SimConversation: Sendable, Equatable {
     /// Input tokens: every system and message text block counted with `SimTokens` and summed,
     /// with no per-message overhead, so a one-block request matches offpeak's own estimate.
     public var inputTokens: Int {
-        system.reduce(0) { $0 + SimTokens.count($1.text) }
+        toolTokens + system.reduce(0) { $0 + SimTokens.count($1.text) }
             + messages.reduce(0) { sum, message in message.texts.reduce(sum) { $0 + SimTokens.count($1) } }
     }
 
@@ -42,10 +46,13 @@ public struct SimConversation: Sendable, Equatable {
         messages.last(where: { $0.role == "user" })?.texts.joined(separator: "\n") ?? ""
     }
 
-    /// Anthropic's cacheable prefix: the system blocks through the last one with `cache_control`.
+    /// Anthropic's cacheable prefix: the tools, which come first, and the system blocks through
+    /// the last one with `cache_control`.
     public var markedSystemPrefix: CacheablePrefix? {
         guard let last = system.lastIndex(where: \.cacheMarked) else { return nil }
-        return Self.prefix(of: system[...last])
+        let blocks = Self.prefix(of: system[...last])
+        guard toolTokens > 0 else { return blocks }
+        return CacheablePrefix(text: tools + "\u{1F}" + blocks.text, tokens: toolTokens + blocks.tokens)
     }
 
     /// OpenAI's cacheable prefix: all system (and developer) text, cached automatically.

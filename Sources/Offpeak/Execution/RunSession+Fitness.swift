@@ -1,0 +1,92 @@
+import Foundation
+
+/// Adaptive batching (`BatchFitness`): how each batched answer fared is kept per provider and
+/// model, and read back before items are packed together again and before each batched call
+/// starts, so a model that cannot answer batched prompts stops costing calls within a round.
+extension RunSession {
+    /// `model`'s record; nil before its first batched answer, or when the store cannot say (it is
+    /// advice: batching goes on as the job says).
+    func fitness(of model: String) -> BatchFitness? {
+        try? context.store.batchFitness(provider: context.provider.kind.rawValue, model: model)
+    }
+
+    /// Whether batched prompts ask for the structured-output form (`StructuredOutput`).
+    func structuredAnswers(fitness: BatchFitness?) -> Bool {
+        let now = Date()
+        switch context.structuredOutput {
+        case .off: return false
+        case .on: return true
+        case .auto:
+            if fitness?.refusesStructured(at: now) == true { return false }
+            switch context.provider.kind {
+            case .openai: return true
+            case .anthropic, .sim: return fitness?.lostPlainAnswers(at: now) == true
+            }
+        }
+    }
+
+    /// Whether `call` was planned for a model that has since fared badly: it packs more items than
+    /// the model should get now, or asks for its answer in a form no longer chosen. The call is not
+    /// started; its items stay pending, and the next round plans them again.
+    func outdated(_ call: PlannedCall) -> Bool {
+        guard call.isBatched else { return false }
+        let fitness = fitness(of: call.request.model)
+        if let limit = fitness?.itemLimit(at: Date()), call.requests.count > limit { return true }
+        return (call.request.answerKeys != nil) != structuredAnswers(fitness: fitness)
+    }
+
+    /// Folds a batched answer into its model's record, and says at `--verbose` how it fared.
+    func learn(from answer: BatchedAnswer, model: String) {
+        if answer.kept < answer.asked {
+            context.logger.info(
+                "batched answer \(answer.summary)\(answer.structured ? " (structured)" : ""); asking again")
+        }
+        let now = Date()
+        let known = fitness(of: model)
+        let before = known?.itemLimit(at: now)
+        // A plain answer that lost items, where the structured form is still to be tried (Anthropic
+        // under `auto`), turns the form on rather than shrinking the prompts.
+        let formCanHelp =
+            !answer.structured && context.structuredOutput == .auto
+            && known?.refusesStructured(at: now) != true
+        do {
+            let after = try context.store.updateBatchFitness(
+                provider: context.provider.kind.rawValue, model: model, at: now
+            ) {
+                $0.record(
+                    asked: answer.asked, kept: answer.kept, rejected: answer.rejected,
+                    structured: answer.structured, formCanHelp: formCanHelp, at: now)
+            }
+            let limit = after.itemLimit(at: now)
+            if limit != before, let limit {
+                let until = after.pausedUntil.map { Timestamp.text($0) } ?? "later"
+                let news =
+                    limit == 1
+                    ? "\(model) keeps too little of its batched answers: its items go alone until \(until)"
+                    : "\(model): batched prompts of at most \(limit) items from now on"
+                context.logger.info("\(news)")
+            }
+        } catch {
+            context.logger.warning("could not record how \(model)'s batched answer fared: \(error)")
+        }
+    }
+
+    /// A structured call the server refused with a 400 or 422: the form is remembered as refused for
+    /// the model, and the call's items stay pending, to go again without it (no attempt counted).
+    /// - Returns: whether the error was such a refusal.
+    func refusedStructured(_ call: PlannedCall, error: any Error) -> Bool {
+        guard call.request.answerKeys != nil, let error = error as? ProviderError,
+            case .http(let status, let message, _) = error, status == 400 || status == 422
+        else { return false }
+        let model = call.request.model
+        let news =
+            "the server refused the structured-output form for \(model) (\(status): \(message)); "
+            + "batched prompts to it go without it from now on"
+        context.logger.warning("\(news)")
+        let now = Date()
+        _ = try? context.store.updateBatchFitness(
+            provider: context.provider.kind.rawValue, model: model, at: now
+        ) { $0.refuseStructured("\(status): \(message)", at: now) }
+        return true
+    }
+}

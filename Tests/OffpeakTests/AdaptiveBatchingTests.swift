@@ -1,0 +1,92 @@
+import Foundation
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// Batching against a model that cannot answer batched prompts (offpeak-sim `--weak-model`):
+/// structured output holds it to the shape; without it, adaptive batching stops wasting calls.
+struct AdaptiveBatchingTests {
+    static func workspace(sim: SimProcess, count: Int, settings: String, provider: String = "sim") throws
+        -> TemporaryWorkspace
+    {
+        let workspace = try BatchedRunTests.workspace(sim: sim, count: count, batching: "{max_items: 8}")
+        let base = provider == "sim" ? sim.url : sim.url + "/v1"
+        var config = "provider: \(provider)\nbase_url: \(base)\nhttp: {max_retries: 1}\n\(settings)\n"
+        if provider == "openai" { config += "models: {openai: {fast: claude-haiku-4-5}}\n" }
+        try workspace.write("offpeak.yaml", config)
+        return workspace
+    }
+
+    static func run(_ workspace: TemporaryWorkspace) throws -> RunOutcome {
+        let context = try WorkspaceContext(
+            workspace: Workspace(root: workspace.root), environment: ["OPENAI_API_KEY": "none"],
+            logger: .init(label: "test"))
+        return try context.run(try context.loadJob("classify"))
+    }
+
+    static func batchedCalls(_ sim: SimProcess) throws -> Int {
+        (try sim.stats()["batched_calls"] as? NSNumber)?.intValue ?? -1
+    }
+
+    @Test func structuredOutputMakesAWeakModelAnswerEveryBatchedPrompt() throws {
+        let perfect = try SimProcess()
+        let reference = try Self.workspace(sim: perfect, count: 40, settings: "")
+        let expected = try Self.run(reference)
+        #expect(expected.spend.calls == 5)
+        let weak = try SimProcess(arguments: ["--weak-model", "--seed", "3"])
+        let workspace = try Self.workspace(sim: weak, count: 40, settings: "structured_output: on")
+        let outcome = try Self.run(workspace)
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(outcome.spend.calls == 5, "as many calls as the perfect model")
+        #expect(BatchedRunTests.answers(workspace) == BatchedRunTests.answers(reference))
+    }
+
+    @Test func withoutItAWeakModelsItemsGoAloneAfterTwoEmptyPromptsAndOnTheNextRunAtOnce() throws {
+        let sim = try SimProcess(arguments: ["--weak-model", "--seed", "3"])
+        let perfect = try SimProcess()
+        let reference = try BatchedRunTests.workspace(sim: perfect, count: 40, batching: "off")
+        _ = try BatchedRunTests.run(reference)
+        let workspace = try Self.workspace(sim: sim, count: 40, settings: "structured_output: off")
+        try workspace.oneCallInFlight()
+        let outcome = try Self.run(workspace)
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(outcome.run.itemsDone == 40)
+        #expect(try Self.batchedCalls(sim) == 2, "two prompts that kept nothing, then no more")
+        #expect(outcome.spend.calls == 42, "halving to single items would have made 5 + 10 + 20 + 40 calls")
+        #expect(BatchedRunTests.answers(workspace) == BatchedRunTests.answers(reference))
+        let store = try Store.open(Workspace(root: workspace.root))
+        let fitness = try #require(try store.batchFitness(provider: "sim", model: "claude-haiku-4-5"))
+        #expect(fitness.prompts == 2 && fitness.itemsKept == 0)
+        #expect(fitness.itemsAsked > 8 && fitness.itemsAsked <= 12, "a prompt of 8, then a smaller one")
+        #expect(
+            fitness.rejections.values.reduce(0, +) == fitness.itemsAsked,
+            "each rejected item is counted with its reason")
+        #expect(fitness.itemLimit(at: Date()) == 1)
+
+        // The next run remembers: no batched prompt at all while the pause lasts.
+        let spec = try #require(workspace.read("jobs/classify.yaml"))
+        try workspace.write("jobs/classify.yaml", spec.replacingOccurrences(of: "Ticket", with: "Case"))
+        let again = try Self.run(workspace)
+        #expect(again.spend.calls == 40)
+        #expect(try Self.batchedCalls(sim) == 2)
+    }
+
+    @Test func aServerThatRefusesTheFormIsRememberedNotAskedPerCall() throws {
+        let sim = try SimProcess(arguments: ["--no-structured-output"])
+        let workspace = try Self.workspace(
+            sim: sim, count: 40, settings: "limits: {openai: {in_flight: 1}}", provider: "openai")
+        let outcome = try Self.run(workspace)
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(outcome.run.itemsDone == 40)
+        #expect(outcome.spend.failedCalls == 1, "one refusal, then every prompt without the form")
+        #expect(outcome.spend.calls == 6)
+        let store = try Store.open(Workspace(root: workspace.root))
+        let fitness = try #require(try store.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
+        #expect(fitness.refusesStructured(at: Date()))
+        #expect(
+            fitness.structuredRefusal
+                == "400: this server does not support structured output (response_format json_schema, tool_choice)"
+        )
+    }
+}
