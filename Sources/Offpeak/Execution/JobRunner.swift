@@ -113,7 +113,8 @@ public struct JobRunner: Sendable {
             outputs: workspace.url(for: spec.output),
             limiter: limiter
                 ?? CallLimiter(
-                    config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL))
+                    config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL),
+            callTimeout: CallTimeout(floor: config.requestTimeout, connect: config.connectTimeout))
         var session = RunSession(context: context, spec: spec, run: run, options: options)
         if !failing.isEmpty && options.force { session.forcedPast = failing }
         session.holdCalls = holdCalls

@@ -15,6 +15,8 @@ struct RunContext: Sendable {
     let outputs: URL
     /// Keeps the calls in flight within the provider's limits.
     let limiter: CallLimiter
+    /// How long a call may take: longer than `http.timeout` for a slow model's long answer.
+    let callTimeout: CallTimeout
 }
 
 /// Why a pass ended before its run was done, and what that makes of the run.
