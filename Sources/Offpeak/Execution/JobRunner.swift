@@ -114,6 +114,7 @@ public struct JobRunner: Sendable {
             limiter: limiter
                 ?? CallLimiter(
                     config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL),
+            callTimeout: CallTimeout(floor: config.requestTimeout, connect: config.connectTimeout),
             structuredOutput: config.structuredOutput)
         var session = RunSession(context: context, spec: spec, run: run, options: options)
         if !failing.isEmpty && options.force { session.forcedPast = failing }

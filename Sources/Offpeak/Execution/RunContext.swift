@@ -15,6 +15,8 @@ struct RunContext: Sendable {
     let outputs: URL
     /// Keeps the calls in flight within the provider's limits.
     let limiter: CallLimiter
+    /// How long a call may take: longer than `http.timeout` for a slow model's long answer.
+    let callTimeout: CallTimeout
     /// Whether batched prompts ask for the provider's structured-output form (offpeak.yaml).
     var structuredOutput: StructuredOutput = .auto
 }

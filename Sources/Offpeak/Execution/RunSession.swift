@@ -166,7 +166,10 @@ struct RunSession {
             inputTokens: inputTokens, outputTokens: request.maxTokens,
             dollars: price?.dollars(for: Usage(input: inputTokens, output: request.maxTokens), batch: false)
                 ?? 0)
-        calls.start(call, ticket: ticket, worst: worst) { [provider = context.provider] in provider.call($0) }
+        let timeout = try context.timeout(for: request, inputTokens: inputTokens)
+        calls.start(call, ticket: ticket, worst: worst) { [provider = context.provider] in
+            provider.call($0, timeout: timeout)
+        }
         return nil
     }
 
@@ -199,7 +202,7 @@ struct RunSession {
             expectedSeconds: { () throws(OffpeakError) -> Double? in
                 // Creating a batch takes one short exchange, whatever the batch will take.
                 if batch { return 0 }
-                return try store.latency(model: request.model)?.seconds(
+                return try store.latency(model: request.model)?.expectedSeconds(
                     input: TokenEstimator.inputTokens(request), maxOutput: request.maxTokens)
             })
         guard case .stop(let stop, let budget) = decision else { return nil }

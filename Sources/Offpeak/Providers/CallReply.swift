@@ -26,8 +26,14 @@ struct CallReply: Sendable {
 }
 
 extension CompletionProvider {
-    /// `complete(_:)` with nothing learned about limits: for providers that see no headers.
+    /// `call(_:timeout:)` within the configured `http.timeout`.
     func call(_ request: CompletionRequest) -> CallReply {
+        call(request, timeout: nil)
+    }
+
+    /// `complete(_:)` with nothing learned about limits, within its own timeout: for providers
+    /// that see no headers.
+    func call(_ request: CompletionRequest, timeout: TimeInterval?) -> CallReply {
         do {
             return CallReply(answer: .success(try complete(request)))
         } catch {

@@ -21,12 +21,13 @@ extension HTTPProvider {
         }
     }
 
-    func call(_ request: CompletionRequest) -> CallReply {
+    func call(_ request: CompletionRequest, timeout: TimeInterval?) -> CallReply {
         let body: Data
         do { body = try Self.requestBody(for: request) } catch {
             return CallReply(answer: .failure(error), attempts: 0)
         }
-        return transport.call(endpoint, headers: headers, body: body) { body throws(ProviderError) in
+        return transport.call(endpoint, headers: headers, body: body, timeout: timeout) {
+            body throws(ProviderError) in
             try Self.parseResponse(body, for: request, redactor: redactor)
         }
     }

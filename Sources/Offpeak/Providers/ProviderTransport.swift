@@ -24,11 +24,12 @@ struct ProviderTransport: Sendable {
 
     /// `exchange`, with the failure returned rather than thrown, and what the provider's headers
     /// said about its rate limits.
+    /// - Parameter timeout: seconds each attempt may take; nil: `options.requestTimeout`.
     func call(
-        _ url: String, headers: [(name: String, value: String)], body: Data,
+        _ url: String, headers: [(name: String, value: String)], body: Data, timeout: TimeInterval? = nil,
         read: (Data) throws(ProviderError) -> CompletionResponse
     ) -> CallReply {
-        let sent = send(url, headers: headers, body: body)
+        let sent = send(url, method: "POST", headers: headers, body: body, timeout: timeout)
         return CallReply(
             answer: answer(sent.response, read: read).mapError { error -> any Error in error },
             rateLimit: sent.rateLimit, attempts: sent.attempts, throttledAttempts: sent.throttledAttempts)
@@ -77,14 +78,15 @@ struct ProviderTransport: Sendable {
     }
 
     /// `send` with any method; `largeBodyBytes` raises the response cap for this call (a batch's
-    /// results), and `repeats` narrows what is retried.
+    /// results), `repeats` narrows what is retried, and `timeout` replaces `options.requestTimeout`
+    /// for this call's attempts (libcurl's timeout is per transfer).
     func send(
         _ url: String, method: String, headers: [(name: String, value: String)], body: Data,
-        largeBodyBytes: Int? = nil, repeats: Repeats = .asPolicySays
+        largeBodyBytes: Int? = nil, repeats: Repeats = .asPolicySays, timeout: TimeInterval? = nil
     ) -> Delivery {
         var request = HTTPRequest(
             method: method, url: url, headers: headers, body: [UInt8](body),
-            connectTimeout: options.connectTimeout, timeout: options.requestTimeout)
+            connectTimeout: options.connectTimeout, timeout: timeout ?? options.requestTimeout)
         request.largeBodyBytes = largeBodyBytes
         let path = URL(string: url)?.path ?? ""
         var random = SystemRandomNumberGenerator()

@@ -39,12 +39,26 @@ struct LatencyEstimate: Sendable, Equatable {
         Double(output) + Double(input) / 8
     }
 
+    /// How long a call sending `input` tokens and answering `output` takes at this model's
+    /// measured speed, in seconds: the one answer to "how long will this call take", which the
+    /// window planner asks of the expected answer and the call's timeout of the longest allowed.
+    func seconds(input: Int, output: Int) -> Double {
+        msPerWeightedToken * Self.weightedTokens(input: input, output: output) / 1000
+    }
+
     /// The expected duration of a call sending `input` tokens and allowed `maxOutput`, in seconds:
     /// its answer is taken to be half again as long as the model's typical one, never more than
-    /// allowed.
-    func seconds(input: Int, maxOutput: Int) -> Double {
-        let output = min(Double(maxOutput), (outputTokens * 1.5).rounded(.up))
-        return msPerWeightedToken * (output + Double(input) / 8) / 1000
+    /// allowed. What the window planner asks.
+    func expectedSeconds(input: Int, maxOutput: Int) -> Double {
+        let typical = (outputTokens * 1.5).rounded(.up)
+        let output = typical < Double(maxOutput) ? Int(typical) : maxOutput
+        return seconds(input: input, output: output)
+    }
+
+    /// The longest such a call should take: the model writes the whole `maxOutput`. What the call's
+    /// timeout is derived from (`CallTimeout`), so a long answer is not abandoned mid-way.
+    func worstSeconds(input: Int, maxOutput: Int) -> Double {
+        seconds(input: input, output: maxOutput)
     }
 }
 
