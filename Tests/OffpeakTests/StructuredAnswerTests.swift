@@ -79,4 +79,15 @@ struct StructuredAnswerTests {
         #expect(answer.text == "hm")
         #expect(answer.finishReason == .other)
     }
+
+    @Test func aRefusalIsA4xxOrA500ThatNamesTheForm() {
+        let llamaCppPython =
+            "1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+            + "'msg': \"Input should be 'text' or 'json_object'\"}"
+        #expect(StructuredAnswer.isRefusal(status: 500, message: llamaCppPython))
+        #expect(StructuredAnswer.isRefusal(status: 400, message: "tools: not supported"))
+        #expect(StructuredAnswer.isRefusal(status: 422, message: "unprocessable"))
+        #expect(!StructuredAnswer.isRefusal(status: 500, message: "internal error"), "a failing server")
+        #expect(!StructuredAnswer.isRefusal(status: 429, message: "response_format"))
+    }
 }

@@ -71,12 +71,13 @@ extension RunSession {
         }
     }
 
-    /// A structured call the server refused with a 400 or 422: the form is remembered as refused for
-    /// the model, and the call's items stay pending, to go again without it (no attempt counted).
+    /// A structured call the server refused (`StructuredAnswer.isRefusal`): the form is remembered as refused for the model, and the call's items stay
+    /// pending, to go again without it (no attempt counted).
     /// - Returns: whether the error was such a refusal.
     func refusedStructured(_ call: PlannedCall, error: any Error) -> Bool {
         guard call.request.answerKeys != nil, let error = error as? ProviderError,
-            case .http(let status, let message, _) = error, status == 400 || status == 422
+            case .http(let status, let message, _) = error,
+            StructuredAnswer.isRefusal(status: status, message: message)
         else { return false }
         let model = call.request.model
         let news =

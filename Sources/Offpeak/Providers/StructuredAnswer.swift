@@ -1,3 +1,5 @@
+import Foundation
+
 /// A batched prompt's answer asked for in each provider's structured-output form, so a model that
 /// writes prose around its JSON, or invents keys, is held to the shape by the server itself.
 ///
@@ -41,6 +43,17 @@ enum StructuredAnswer {
             "type": .string("object"), "additionalProperties": .object(["type": .string("string")]),
         ]),
     ])
+
+    /// Whether an error answering a call that asked for the form is the server refusing the form: a
+    /// 400 or 422, or a 500 whose message names it (llama-cpp-python's server answers `json_schema`
+    /// with a 500: "Input should be 'text' or 'json_object'"). Any other 500 is the server failing.
+    static func isRefusal(status: Int, message: String) -> Bool {
+        if status == 400 || status == 422 { return true }
+        guard status == 500 else { return false }
+        return ["response_format", "json_schema", "tool_choice"].contains {
+            message.range(of: $0, options: .caseInsensitive) != nil
+        }
+    }
 
     static let anthropicToolChoice: JSONValue = .object(["type": .string("tool"), "name": .string(name)])
 }
