@@ -110,13 +110,15 @@ def caption(args, bin_dir: Path) -> str:
         "- naive: one request per item through the official `anthropic` SDK, sequential, no prompt caching.",
         "- offpeak: `offpeak run` (W-inbox: `offpeak submit` per agent, then `offpeak run` per agent job).",
         f"- Each side talks to its own fresh offpeak-sim on loopback ({latency}).",
-        "- Tokens and $ sim: the sim's billed counters at claude-haiku-4-5 prices ($1/M input, $5/M output, "
-        "$0.10/M cache read, $1.25/M cache write); $ ledger: `offpeak costs --json` total.dollars.",
+        "- Model: tier `fast` mapped to claude-sonnet-4-5 (it caches prefixes from 1,024 tokens; "
+        "claude-haiku-4-5 only from 4,096, which W-classify's few-shot prefix does not reach).",
+        "- Tokens and $ sim: the sim's billed counters at claude-sonnet-4-5 prices ($3/M input, $15/M output, "
+        "$0.30/M cache read, $3.75/M cache write); $ ledger: `offpeak costs --json` total.dollars.",
         "- correct: answers equal to the sim's `/sim/expected` answer for the item sent alone.",
         "- offpeak, batch lane: the same job with `lane: batch`, run with `offpeak run --wait`: every call goes "
         "through the sim's Anthropic Message Batches (`--batch-delay 1`). Its tokens are the sim's `billed_batch` "
-        "counters, priced at claude-haiku-4-5's batch prices, half the live ones ($0.50/M input, $2.50/M output, "
-        "$0.05/M cache read, $0.625/M cache write); calls counts the batches' requests.",
+        "counters, priced at claude-sonnet-4-5's batch prices, half the live ones ($1.50/M input, $7.50/M output, "
+        "$0.15/M cache read, $1.875/M cache write); calls counts the batches' requests.",
     ]
     if args.scale != 1:
         lines.append(f"- Item counts scaled by {args.scale:g}.")

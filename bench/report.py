@@ -2,11 +2,12 @@
 
 from dataclasses import dataclass, field
 
-# claude-haiku-4-5, dollars per million tokens (offpeak's bundled price table says the same).
-PRICE_INPUT = 1.00
-PRICE_OUTPUT = 5.00
-PRICE_CACHE_READ = 0.10  # 0.1x input
-PRICE_CACHE_WRITE = 1.25  # 1.25x input
+# claude-sonnet-4-5 (sides.MODEL), dollars per million tokens (offpeak's bundled price table says
+# the same).
+PRICE_INPUT = 3.00
+PRICE_OUTPUT = 15.00
+PRICE_CACHE_READ = 0.30  # 0.1x input
+PRICE_CACHE_WRITE = 3.75  # 1.25x input
 
 # Provider batches (Anthropic Message Batches) bill every kind of token at half these prices;
 # the discount stacks with prompt caching. offpeak-sim says the same (`batches.price_factor`).

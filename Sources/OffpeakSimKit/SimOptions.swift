@@ -8,7 +8,8 @@ public struct SimOptions: Sendable, Equatable {
     public var summaryTokens = 60
     /// How many tokens of the prompt's first sentence a plain answer repeats, at most.
     public var answerTokens = AnswerComposer.defaultAnswerTokens
-    /// Prompt prefixes shorter than this are never cached (the providers' 1024-token minimum).
+    /// Prompt prefixes shorter than this are never cached (OpenAI's 1024-token minimum); on the
+    /// Anthropic endpoint it applies to models Anthropic's table does not list (`ClaudeCacheMinimum`).
     public var cacheMinTokens = 1024
     /// How long a cached prefix lives after its last use, in seconds.
     public var cacheTTLSeconds = 300.0

@@ -32,10 +32,14 @@ struct SimCommand: AsyncParsableCommand {
             in prose or a ```json fence, once per answer). Damaged text is billed as output; \
             max_tokens cuts the whole text.
 
-            Prompt caching: a system prefix of at least --cache-min-tokens is cached for \
+            Prompt caching: a system prefix of at least the model's minimum is cached for \
             --cache-ttl seconds (refreshed on use): Anthropic when marked with cache_control \
             (cache_creation/cache_read_input_tokens beside input_tokens), OpenAI automatically \
-            (cached_tokens inside prompt_tokens).
+            (cached_tokens inside prompt_tokens). The minimum is Anthropic's documented one for \
+            the Claude models it lists (4096 for claude-haiku-4-5, claude-opus-4-5 and -4-6; \
+            2048 for claude-3-5-haiku and claude-3-haiku; 1024 for the other Sonnet and Opus \
+            models); for any other model, and on the OpenAI endpoint, --cache-min-tokens. A \
+            marked prefix below the minimum is billed as plain input.
 
             Faults (\(SimFault.allNames)): per request with the header x-sim-fault: NAME, at \
             random with --fault-rate, or queued for the next calls with POST /sim/faults \
@@ -92,7 +96,10 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "At most how many tokens of the prompt's first sentence a plain answer repeats.")
     var answerTokens = SimOptions().answerTokens
 
-    @Option(help: "Smallest system prefix, in tokens, that prompt caching applies to.")
+    @Option(
+        help:
+            "Smallest system prefix, in tokens, that prompt caching applies to (OpenAI, and models Anthropic's table does not list)."
+    )
     var cacheMinTokens = SimOptions().cacheMinTokens
 
     @Option(help: "Seconds a cached prompt prefix lives after its last use.")

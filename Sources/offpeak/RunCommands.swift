@@ -40,6 +40,12 @@ extension OffpeakCommand {
         @Option(name: .customLong("max-tokens"), help: "Longest answer, in tokens.")
         var maxTokens = 300
 
+        @Flag(
+            name: .customLong("no-prompt-cache"),
+            help: "Never mark the system prompt for the provider's prompt cache (for proxies that reject it)."
+        )
+        var noPromptCache = false
+
         @OptionGroup var common: CommonOptions
         @OptionGroup var providerOptions: ProviderOptions
         @OptionGroup var conditions: ConditionOptions
@@ -61,7 +67,8 @@ extension OffpeakCommand {
             }
             let spec = try Terminal.attempt {
                 try JobSpec.summarize(
-                    files: files, tier: tier, output: out, maxTokens: maxTokens, workspace: context.workspace)
+                    files: files, tier: tier, output: out, maxTokens: maxTokens, promptCache: !noPromptCache,
+                    workspace: context.workspace)
             }
             try RunReporter.execute(
                 spec, context: context, options: providerOptions, conditions: conditions, json: output.json)

@@ -35,6 +35,8 @@ struct AnthropicProviderTests {
         cached.topP = 0.9
         cached.stop = ["END"]
         cached.cacheSystemPrompt = true
+        // Long enough for claude-haiku-4-5 to cache (4,096 tokens): a shorter one is sent unmarked.
+        cached.system = "Be brief." + String(repeating: " Keep to the point.", count: 900)
         let body = try json(AnthropicProvider.requestBody(for: cached))
         #expect(body["temperature"] as? Double == 0.2)
         #expect(body["top_p"] as? Double == 0.9)
@@ -42,7 +44,7 @@ struct AnthropicProviderTests {
         let system = try #require(body["system"] as? [[String: Any]])
         #expect(
             system.count == 1 && system[0]["type"] as? String == "text"
-                && system[0]["text"] as? String == "Be brief.")
+                && system[0]["text"] as? String == cached.system)
         #expect((system[0]["cache_control"] as? [String: String]) == ["type": "ephemeral"])
     }
 

@@ -12,7 +12,12 @@ struct BatchedRunTests {
         -> TemporaryWorkspace
     {
         let workspace = try TemporaryWorkspace()
-        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {max_retries: 1}\n")
+        // claude-sonnet-4-5 caches the ~1,500-token instructions (claude-haiku-4-5, the default
+        // for `fast`, caches nothing under 4,096 tokens), with the same price ratios.
+        try workspace.write(
+            "offpeak.yaml",
+            "provider: sim\nbase_url: \(sim.url)\nhttp: {max_retries: 1}\nmodels: {sim: {fast: claude-sonnet-4-5}}\n"
+        )
         let examples = (1...90).map { "Example \($0): the ticket says the printer jams; label: hardware." }
         var spec = """
             name: classify

@@ -43,6 +43,35 @@ struct SimPromptCacheTests {
         }
     }
 
+    @Test func aMarkedPrefixBelowTheModelsMinimumIsBilledAsInput() {
+        let book = PromptCacheBook(minTokens: 1024, ttl: .seconds(300))
+        let fewShot = CacheablePrefix(text: "few-shot examples", tokens: 1500)
+        for model in ["claude-haiku-4-5", "claude-opus-4-5-20251101", "claude-3-5-haiku-latest"] {
+            for _ in 0..<2 {
+                #expect(
+                    book.bill(api: .anthropic, model: model, inputTokens: 1600, prefix: fewShot, now: start)
+                        == InputBilling(uncached: 1600))
+            }
+            #expect(book.wouldRead(api: .anthropic, model: model, inputTokens: 1600, prefix: fewShot) == 0)
+        }
+        let sonnet = book.bill(
+            api: .anthropic, model: "claude-sonnet-4-5", inputTokens: 1600, prefix: fewShot, now: start)
+        #expect(sonnet == InputBilling(uncached: 100, cacheCreation: 1500))
+        let long = CacheablePrefix(text: "a long manual", tokens: 4096)
+        _ = book.bill(api: .anthropic, model: "claude-haiku-4-5", inputTokens: 4100, prefix: long, now: start)
+        #expect(
+            book.bill(api: .anthropic, model: "claude-haiku-4-5", inputTokens: 4100, prefix: long, now: start)
+                == InputBilling(uncached: 4, cacheRead: 4096))
+    }
+
+    @Test func openAIAndUnlistedModelsKeepTheConfiguredMinimum() {
+        let book = PromptCacheBook(minTokens: 1024, ttl: .seconds(300))
+        #expect(book.minimum(api: .openAI, model: "claude-haiku-4-5") == 1024)
+        #expect(book.minimum(api: .anthropic, model: "m") == 1024)
+        #expect(PromptCacheBook(minTokens: 2000).minimum(api: .anthropic, model: "claude-opus-4-7") == 2000)
+        #expect(book.minimum(api: .anthropic, model: "claude-haiku-4-5") == 4096)
+    }
+
     @Test func openAICachesAutomaticallyFromTheSecondCall() {
         let book = PromptCacheBook(minTokens: 1024, ttl: .seconds(300))
         let first = book.bill(api: .openAI, model: "gpt", inputTokens: 1250, prefix: prefix, now: start)

@@ -60,7 +60,9 @@ public struct RequestPlanner: Sendable {
     }
 
     /// The request for one user message of `spec`: the system prompt and the shared instructions
-    /// form the prefix every item of the job has in common, marked cacheable.
+    /// form the prefix every item of the job has in common, asked to be cached when the job's
+    /// `prompt_cache` is on. Whether it is marked on the wire depends on the model and the
+    /// prefix's length, and is decided where the body is built (`PromptCacheMinimum`).
     func request(_ spec: JobSpec, userMessage: String) -> CompletionRequest {
         let prefix = [spec.system, spec.instructions].compactMap { $0 }.filter { !$0.isEmpty }
         return CompletionRequest(

@@ -48,11 +48,15 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
     }
 
     /// The JSON body of a Messages call. Optional settings are left out when unset, so the API's
-    /// own defaults apply.
+    /// own defaults apply. The system prompt is marked cacheable only when the request asks for
+    /// it and the model would cache it (`PromptCacheMinimum`); otherwise it is a plain string.
     static func requestBody(for request: CompletionRequest) throws(ProviderError) -> Data {
         let system = request.system.flatMap { text -> MessagesRequest.System? in
             guard !text.isEmpty else { return nil }
-            return request.cacheSystemPrompt
+            let marked =
+                request.cacheSystemPrompt
+                && PromptCacheMinimum.pays(model: request.model, prefixTokens: TokenEstimator.tokens(text))
+            return marked
                 ? .blocks([.init(type: "text", text: text, cacheControl: .init(type: "ephemeral"))])
                 : .text(text)
         }

@@ -6,11 +6,15 @@ extension JobSpec {
         "Summarize the following document in two or three sentences.\n\n<document>\n{{item}}\n</document>"
 
     /// The job behind `offpeak summarize FILES...`: one item per file, in the order given.
-    /// - Parameter output: `--out`, held to the rule of a spec's `output` (`OutputFolder`).
+    /// - Parameters:
+    ///   - output: `--out`, held to the rule of a spec's `output` (`OutputFolder`).
+    ///   - promptCache: false for `--no-prompt-cache`: the system prompt is never marked for the
+    ///     provider's prompt cache, as a spec's `prompt_cache: false` (for a proxy that rejects it).
     /// - Throws: `OffpeakError`: 64 for an `--out` outside the workspace, 65 naming a file that
     ///   cannot be read or is not UTF-8 text (at the line and column where it stops being text).
     public static func summarize(
-        files: [String], tier: Tier, output: String?, maxTokens: Int, workspace: Workspace
+        files: [String], tier: Tier, output: String?, maxTokens: Int, promptCache: Bool = true,
+        workspace: Workspace
     ) throws(OffpeakError) -> JobSpec {
         var folder = "out/summarize"
         if let output {
@@ -26,6 +30,7 @@ extension JobSpec {
             name: "summarize", kind: .summarize, template: template, output: folder)
         spec.tier = tier
         spec.maxTokens = maxTokens
+        spec.promptCache = promptCache
         spec.system = "You write short, faithful summaries. Use only facts stated in the document."
         var seen: Set<String> = []
         for file in files {

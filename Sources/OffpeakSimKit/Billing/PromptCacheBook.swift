@@ -5,8 +5,8 @@ import Synchronization
 /// Anthropic caches only what `cache_control` marks: the first request with a (model, prefix)
 /// pays `cache_creation_input_tokens`, later ones within the TTL pay `cache_read_input_tokens`.
 /// OpenAI caches on its own: a (model, system text) seen within the TTL is reported as
-/// `cached_tokens`. Either way a prefix shorter than `minTokens` is never cached, and every use
-/// refreshes the entry's TTL.
+/// `cached_tokens`. Either way a prefix shorter than the model's minimum (`minimum(api:model:)`)
+/// is never cached, and every use refreshes the entry's TTL.
 public final class PromptCacheBook: Sendable {
     public enum API: Sendable {
         case anthropic
@@ -19,6 +19,8 @@ public final class PromptCacheBook: Sendable {
         var prefix: String
     }
 
+    /// The minimum for OpenAI (its automatic 1,024 rule) and for Anthropic-endpoint models not in
+    /// Anthropic's table (`ClaudeCacheMinimum`): `--cache-min-tokens`.
     public let minTokens: Int
     public let ttl: Duration
     private let expiries: Mutex<[Key: ContinuousClock.Instant]>
@@ -27,6 +29,15 @@ public final class PromptCacheBook: Sendable {
         self.minTokens = minTokens
         self.ttl = ttl
         self.expiries = Mutex([:])
+    }
+
+    /// The shortest prefix `model` caches on `api`: Anthropic's documented per-model minimum for
+    /// a Claude model it lists (Haiku 4.5 caches nothing under 4,096 tokens), else `minTokens`.
+    public func minimum(api: API, model: String) -> Int {
+        switch api {
+        case .anthropic: ClaudeCacheMinimum.tokens(for: model) ?? minTokens
+        case .openAI: minTokens
+        }
     }
 
     /// Splits a request's input tokens into uncached, cache-written and cache-read parts.
@@ -39,7 +50,8 @@ public final class PromptCacheBook: Sendable {
         api: API, model: String, inputTokens: Int, prefix: CacheablePrefix?,
         now: ContinuousClock.Instant = .now
     ) -> InputBilling {
-        guard let prefix, prefix.tokens >= minTokens, prefix.tokens <= inputTokens else {
+        guard let prefix, prefix.tokens >= minimum(api: api, model: model), prefix.tokens <= inputTokens
+        else {
             return InputBilling(uncached: inputTokens)
         }
         let hit = touch(Key(api: api, model: model, prefix: prefix.text), now: now)
@@ -58,7 +70,8 @@ public final class PromptCacheBook: Sendable {
         api: API, model: String, inputTokens: Int, prefix: CacheablePrefix?,
         now: ContinuousClock.Instant = .now
     ) -> Int {
-        guard let prefix, prefix.tokens >= minTokens, prefix.tokens <= inputTokens else { return 0 }
+        guard let prefix, prefix.tokens >= minimum(api: api, model: model), prefix.tokens <= inputTokens
+        else { return 0 }
         let key = Key(api: api, model: model, prefix: prefix.text)
         let hit = expiries.withLock { expiries in expiries[key].map { now < $0 } ?? false }
         return hit ? prefix.tokens : 0
