@@ -30,7 +30,8 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
     var temperature: Double?
     var topP: Double?
     var stop: [String]
-    /// Mark the system prompt as a cacheable prefix (Anthropic `cache_control`).
+    /// The job asks for its system prompt to be a cacheable prefix (Anthropic `cache_control`); it
+    /// is marked only when long enough for the model to cache it (`PromptCacheMinimum`).
     var cacheSystemPrompt: Bool
     /// A batched prompt's answer asked for in the provider's structured-output form: one JSON
     /// object whose members are exactly these item ids, each a string (`StructuredAnswer`). nil:
