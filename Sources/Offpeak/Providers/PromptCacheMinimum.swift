@@ -22,8 +22,9 @@ enum PromptCacheMinimum {
         ("claude-3-5-haiku", 2048), ("claude-3-haiku", 2048),
     ].sorted { $0.family.count > $1.family.count }
 
-    /// The minimum of a Claude model not in the table: the floor every Claude model has had,
-    /// since marking a prefix a model will not cache costs nothing on Anthropic's API.
+    /// The minimum of a Claude model not in the table (a newer one): the most common minimum.
+    /// Marking a prefix the model will not cache costs nothing on Anthropic's API, while a newer
+    /// model with a lower minimum only misses the saving on prefixes between the two.
     static let unlistedClaude = 1024
 
     /// The minimum cacheable prefix of `model`, in tokens, or nil when it is not a Claude model

@@ -4,7 +4,7 @@
 /// The minimums are Anthropic's documented ones ("Prompt caching", minimum cacheable prompt
 /// length). offpeak decides what to mark with the same table (`Offpeak.PromptCacheMinimum`); the
 /// sim keeps its own copy because it stands in for the API and shares no code with offpeak.
-public enum ClaudeCacheMinimum {
+enum ClaudeCacheMinimum {
     /// Model families (dots spelled as dashes) and their minimum cacheable prefix, in tokens,
     /// longest name first.
     static let families: [(family: String, tokens: Int)] = [
@@ -22,7 +22,7 @@ public enum ClaudeCacheMinimum {
     /// `claude-opus-4` takes `claude-opus-4-20250514` but not `claude-opus-4-7`. Provider
     /// spellings around the name (`anthropic.claude-...-v1:0`, `claude-...@date`,
     /// `anthropic/claude-sonnet-4.5`) are accepted.
-    public static func tokens(for model: String) -> Int? {
+    static func tokens(for model: String) -> Int? {
         let lowered = model.lowercased()
         guard let start = lowered.range(of: "claude") else { return nil }
         let name = lowered[start.lowerBound...].replacingOccurrences(of: ".", with: "-")
