@@ -106,7 +106,7 @@ def find(rows: list[Row], workload: str, side: str) -> Row | None:
     return next((r for r in rows if r.workload == workload and r.side == side and not r.error), None)
 
 
-def verdicts(rows: list[Row], damage_side: str | None) -> list[str]:
+def verdicts(rows: list[Row], damage_sides: list[str]) -> list[str]:
     """One line per must-show; a failed must-show says FAIL, it does not stop the benchmark."""
     out = []
     classify = find(rows, "W-classify", "offpeak")
@@ -144,15 +144,15 @@ def verdicts(rows: list[Row], damage_side: str | None) -> list[str]:
         f"every item answered correctly on every row{crashed}: "
         + ("PASS" if not wrong else "FAIL: " + ", ".join(f"{r.workload} {r.side} {r.correct}/{r.total}" for r in wrong)))
 
-    if damage_side:
+    for damage_side in damage_sides:
         damaged = find(rows, "W-classify", damage_side)
+        how = damage_side.removeprefix("offpeak, 20 % damaged").removeprefix(", ")
+        label = "W-classify with 20 % of batched answers damaged" + (f" ({how})" if how else "")
         if damaged:
             ok = damaged.correct == damaged.total
             extra = damaged.calls - classify.calls if classify else None
             cost = f", {damaged.calls:,} calls" + (f" ({extra:+,} vs undamaged)" if extra is not None else "")
-            out.append(
-                f"W-classify with 20 % of batched answers damaged: {damaged.correct:,}/{damaged.total:,} "
-                f"correct{cost}: {'PASS' if ok else 'FAIL'}")
+            out.append(f"{label}: {damaged.correct:,}/{damaged.total:,} correct{cost}: {'PASS' if ok else 'FAIL'}")
         else:
-            out.append("W-classify with 20 % of batched answers damaged: FAIL (no result)")
+            out.append(f"{label}: FAIL (no result)")
     return out

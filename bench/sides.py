@@ -133,10 +133,13 @@ def job_spec(workload: Workload, job_name: str, lane: str | None = None) -> str:
     return json.dumps(spec, indent=1) + "\n"
 
 
-def make_workspace(workload: Workload, workspace: Path, sim_url: str, lane: str | None = None) -> None:
+def make_workspace(
+    workload: Workload, workspace: Path, sim_url: str, lane: str | None = None, settings: str = ""
+) -> None:
+    """`settings`: more offpeak.yaml lines (e.g. `structured_output: off\\n`)."""
     (workspace / "jobs").mkdir(parents=True)
     (workspace / "offpeak.yaml").write_text(
-        f"provider: sim\nbase_url: {sim_url}\nmodels: {{sim: {{fast: {MODEL}}}}}\n")
+        f"provider: sim\nbase_url: {sim_url}\nmodels: {{sim: {{fast: {MODEL}}}}}\n{settings}")
     for job in workload.jobs:
         (workspace / "jobs" / f"{job.name}.yaml").write_text(job_spec(workload, job.name, lane))
     for item in workload.items:
@@ -181,13 +184,14 @@ def read_answers(workspace: Path, job_name: str) -> dict[str, str]:
 
 
 def run_offpeak(
-    workload: Workload, sim_url: str, bin_dir: Path, workspace: Path, lane: str | None = None
+    workload: Workload, sim_url: str, bin_dir: Path, workspace: Path, lane: str | None = None,
+    settings: str = "",
 ) -> SideRun:
     """Writes a workspace, (submits the requests,) runs every job, and reads answers and ledger.
     With `lane="batch"` each job goes through provider batches and `offpeak run --wait` stays
     until they are collected."""
     binary = bin_dir / "offpeak"
-    make_workspace(workload, workspace, sim_url, lane)
+    make_workspace(workload, workspace, sim_url, lane, settings)
     wait = ["--wait"] if lane == "batch" else []
     notes = []
     start = time.monotonic()

@@ -87,4 +87,43 @@ struct SimBatchItemTests {
         ])
         #expect(BatchItem.items(in: conversation.lastUserText).isEmpty)
     }
+
+    /// The text the items share is written once, in a frame; each item comes back whole.
+    @Test func framedItemsComeBackWhole() {
+        let texts = [
+            "Summarize the following document.\n\n<document>\nSales rose.\nCosts fell.\n</document>",
+            "Summarize the following document.\n\n<document>\n\n</document>",
+            "Summarize the following document.\n\n<document>\nZoë \"quoted\"\r\n</document>",
+        ]
+        let text = prompt(texts.enumerated().map { (id: "i\($0.offset + 1)", text: $0.element) })
+        #expect(
+            text.contains(
+                "<frame>\nSummarize the following document.\n\n<document>\n{{item}}\n</document>\n</frame>"))
+        #expect(!text.contains("<item id=\"i1\">\nSummarize"))
+        #expect(BatchItem.items(in: text).map(\.text) == texts)
+    }
+
+    /// Random bodies in a shared template, and texts sharing only part of a line: every item's
+    /// text comes back byte for byte.
+    @Test func framedRoundTripOverManyTexts() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "b c", "\n", "\r\n", "é", "日本", "{", "}", "<", ">", "\"", " ", "{{item", "</doc"]
+        for _ in 0..<200 {
+            let head =
+                ["Header line one.\nHeader two\n", "Same start ", "", "Classify this ticket:\n"]
+                .randomElement(using: &generator) ?? ""
+            let tail =
+                ["\nEnd of the shared text, long enough.", "", "\n</document>"]
+                .randomElement(using: &generator) ?? ""
+            let count = Int.random(in: 1...6, using: &generator)
+            let texts = (0..<count).map { _ in
+                head
+                    + (0..<Int.random(in: 0...8, using: &generator)).map { _ in pieces.randomElement() ?? "" }
+                    .joined()
+                    + tail
+            }
+            let items = texts.enumerated().map { (id: "i\($0.offset + 1)", text: $0.element) }
+            #expect(BatchItem.items(in: prompt(items)).map(\.text) == texts)
+        }
+    }
 }

@@ -138,7 +138,7 @@ struct BatchPlanner: Sendable {
             let request = chunk.first?.request ?? CompletionRequest(model: "", messages: [], maxTokens: 1)
             return PlannedCall(requests: chunk.map(\.record), itemIDs: [], itemTexts: texts, request: request)
         }
-        let ids = BatchPrompt.itemIDs(for: chunk.map(\.record.id))
+        let ids = BatchPrompt.itemIDs(count: chunk.count)
         request.messages = [ChatMessage(role: .user, content: BatchPrompt.render(Array(zip(ids, texts))))]
         request.maxTokens = min(maxOutputTokens, outputTokens(chunk))
         request.answerKeys = structured ? ids : nil
