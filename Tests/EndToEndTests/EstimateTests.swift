@@ -135,4 +135,35 @@ struct EstimateTests {
         #expect(try other.stats()["calls"] as? Int == 0)
         #expect(try files() == before)
     }
+
+    /// A long document is planned as the run plans it: its chunks, then the request that combines
+    /// their summaries; the estimate makes the calls the run then makes.
+    @Test func aLongDocumentIsEstimatedInItsChunksAndCallsAsTheRunMakesThem() throws {
+        let sim = try SimProcess()
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
+        for (number, sentences) in [(1, 30), (2, 30), (3, 400)] {
+            let text = (1...sentences).map {
+                "Sentence \($0) of document \(number) reports value \($0 * number)."
+            }
+            try workspace.write("docs/d\(number).md", text.joined(separator: " ") + "\n")
+        }
+        try workspace.write(
+            "jobs/docs.yaml",
+            "kind: summarize\ninputs: [docs/*.md]\nmax_tokens: 150\nchunking: {max_tokens: 1000, overlap: 50}\n"
+        )
+        let estimate = try workspace.offpeak(["estimate", "docs", "--json"])
+        #expect(estimate.status == 0, "\(estimate.stderr)")
+        let report = try Self.json(estimate.stdout)
+        #expect(report["items"] as? Int == 3)
+        #expect(report["items_to_ask"] as? Int == 3)
+        #expect(report["long_documents"] as? Int == 1)
+        let chunks = try #require(report["chunks"] as? Int)
+        #expect(chunks > 1)
+        let live = try #require(report["live"] as? [String: Any])
+        #expect(try sim.stats()["calls"] as? Int == 0)
+        #expect(try workspace.offpeak(["run", "docs"]).status == 0)
+        #expect(live["calls"] as? Int == (try sim.stats()["calls"] as? Int))
+        #expect(live["requests"] as? Int == 2 + chunks + 1)
+    }
 }

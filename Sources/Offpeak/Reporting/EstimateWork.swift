@@ -91,7 +91,14 @@ struct EstimateWork {
                 let position = steps.first?.record.position ?? 0
                 switch longDocuments.reduction(item, summaries: summaries, level: level) {
                 case .final(let step):
-                    round.append(try self.step(step, source: .spec, position: position, estimator))
+                    // The item's own request, counted as an item already: only its cache hit counts.
+                    var final = try self.step(step, source: .reduce, position: position, estimator)
+                    final.record.source = .spec
+                    if final.cached != nil {
+                        stepsCached -= 1
+                        itemsCached += 1
+                    }
+                    round.append(final)
                 case .reduce(let group):
                     var made: [RunEstimator.Entry] = []
                     for step in group {
