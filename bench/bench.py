@@ -155,6 +155,9 @@ def parse_args() -> argparse.Namespace:
                         help="run the scale table at a tenth of that (10,000 requests, 100,000 entries)")
     parser.add_argument("--before-bin", type=Path, metavar="DIR",
                         help="an older release build (offpeak, offpeak-sim) to run the scale table with too")
+    parser.add_argument("--estimate", action="store_true",
+                        help="only the table of `offpeak estimate` against what the run then costs "
+                             "(bench/estimate_bench.py; honours --scale, --only, --no-batch-lane)")
     parser.add_argument("--out", type=Path, default=HERE / "last-run.md",
                         help="where to write the table too (default: bench/last-run.md)")
     return parser.parse_args()
@@ -170,6 +173,11 @@ def main() -> int:
     if not has_batch_mode(bin_dir / "offpeak-sim"):
         log(f"bench: {bin_dir / 'offpeak-sim'} has no --answer-tokens/--damage-rate; rebuild it")
         return 2
+    if args.estimate:
+        import estimate_bench
+        text, ok = estimate_bench.section(bin_dir, args.scale, args.only, not args.no_batch_lane)
+        print(text, end="")
+        return 0 if ok else 1
     ensure_sdk()
     if not args.no_batch_lane and not has_flags(bin_dir / "offpeak-sim", ["--batch-delay"]):
         log(f"bench: {bin_dir / 'offpeak-sim'} has no provider batches (--batch-delay); batch-lane rows skipped")

@@ -12,7 +12,8 @@ struct OffpeakCommand: ParsableCommand {
             next tick to finish), 78 configuration.
             """,
         subcommands: [
-            Run.self, Summarize.self, Submit.self, Result.self, Jobs.self, Status.self, Batches.self,
+            Run.self, Summarize.self, Estimate.self, Submit.self, Result.self, Jobs.self, Status.self,
+            Batches.self,
             Costs.self, Cancel.self, Cache.self, Conditions.self, Queue.self, Tick.self, Cron.self,
         ]
     )

@@ -46,6 +46,9 @@ extension OffpeakCommand {
         )
         var noPromptCache = false
 
+        @Flag(help: "Print what summarizing would do and cost, as `offpeak estimate` does; send nothing.")
+        var estimate = false
+
         @OptionGroup var common: CommonOptions
         @OptionGroup var providerOptions: ProviderOptions
         @OptionGroup var conditions: ConditionOptions
@@ -69,6 +72,10 @@ extension OffpeakCommand {
                 try JobSpec.summarize(
                     files: files, tier: tier, output: out, maxTokens: maxTokens, promptCache: !noPromptCache,
                     workspace: context.workspace)
+            }
+            if estimate {
+                return try EstimateReporter.print(
+                    spec, context: context, cachePolicy: providerOptions.cachePolicy, json: output.json)
             }
             try RunReporter.execute(
                 spec, context: context, options: providerOptions, conditions: conditions, json: output.json)

@@ -206,7 +206,7 @@ public struct JobRunner: Sendable {
         var fresh = RunRecord.new(
             job: spec, provider: provider.kind, model: model, itemsTotal: planned.count, at: now)
         fresh.forced = forced
-        let requests = records(planned, runID: fresh.id, spec: spec, now: now)
+        let requests = Self.records(planned, runID: fresh.id, spec: spec, now: now)
         let (open, created) = try store.openRun(job: spec.name, creating: fresh, requests: requests)
         if created { return (fresh, []) }
         let resumed = requests.map { request in
@@ -237,7 +237,8 @@ public struct JobRunner: Sendable {
         return now.timeIntervalSince(checkpoint.updatedAt) > spec.checkpointMaxAge
     }
 
-    private func records(_ planned: [PlannedRequest], runID: String, spec: JobSpec, now: Date)
+    /// The stored requests of `planned`: what a run inserts, and what an estimate plans in memory.
+    static func records(_ planned: [PlannedRequest], runID: String, spec: JobSpec, now: Date)
         -> [RequestRecord]
     {
         planned.map { plan in

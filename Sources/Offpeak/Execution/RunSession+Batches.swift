@@ -209,15 +209,9 @@ extension RunSession {
     /// A batch-lane pass packs up to `BatchLane.mostItems` items a prompt unless the spec sets
     /// `batching.max_items`; a model whose batched answers fare badly gets fewer (`BatchFitness`).
     func batchPlanner(model: String) -> BatchPlanner {
-        let price = context.prices.price(for: model)
-        var batching = spec.batching
-        if batchAPI != nil, batching.maxItemsGiven != true { batching.maxItems = BatchLane.mostItems }
         let fitness = fitness(of: model)
-        if let limit = fitness?.itemLimit(at: Date()) { batching.maxItems = min(batching.maxItems, limit) }
-        var planner = BatchPlanner(
-            batching: batching, contextWindow: price?.maxInputTokens ?? 128_000,
-            maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)
-        planner.structured = structuredAnswers(fitness: fitness)
-        return planner
+        return CallPlanning.batchPlanner(
+            spec: spec, model: model, prices: context.prices, batchLane: batchAPI != nil, fitness: fitness,
+            structured: structuredAnswers(fitness: fitness), now: Date())
     }
 }

@@ -12,17 +12,8 @@ extension RunSession {
 
     /// Whether batched prompts ask for the structured-output form (`StructuredOutput`).
     func structuredAnswers(fitness: BatchFitness?) -> Bool {
-        let now = Date()
-        switch context.structuredOutput {
-        case .off: return false
-        case .on: return true
-        case .auto:
-            if fitness?.refusesStructured(at: now) == true { return false }
-            switch context.provider.kind {
-            case .openai: return true
-            case .anthropic, .sim: return fitness?.lostPlainAnswers(at: now) == true
-            }
-        }
+        CallPlanning.structuredAnswers(
+            context.structuredOutput, provider: context.provider.kind, fitness: fitness, now: Date())
     }
 
     /// Whether `call` was planned for a model that has since fared badly: it packs more items than

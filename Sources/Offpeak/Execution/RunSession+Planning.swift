@@ -19,8 +19,7 @@ extension RunSession {
         let store = context.store
         // The batch lane plans bigger rounds: each round is a provider batch, and fewer, larger
         // batches are fewer to poll and collect (`BatchLane.roundItems`).
-        let limit = max(
-            1, batchAPI == nil ? options.roundRequests : max(options.roundRequests, BatchLane.roundItems))
+        let limit = CallPlanning.roundLimit(live: options.roundRequests, batchLane: batchAPI != nil)
         let due = Array(
             (try store.pendingRequests(runID: run.id, limit: limit)
                 + store.dueRetries(runID: run.id, by: Date(), limit: limit))

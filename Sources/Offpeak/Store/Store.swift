@@ -63,7 +63,7 @@ public final class Store: Sendable {
         pool = try Store.openPool(url, configuration: configuration)
     }
 
-    private init(readOnlyAt url: URL, because readOnly: StoreAccess.ReadOnly) throws(OffpeakError) {
+    init(readOnlyAt url: URL, because readOnly: StoreAccess.ReadOnly) throws(OffpeakError) {
         self.url = url
         isReadOnly = true
         pool = try StoreAccess.openReadOnly(

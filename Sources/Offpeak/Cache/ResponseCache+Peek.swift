@@ -1,0 +1,18 @@
+import Foundation
+
+/// Looking at the cache without touching it, for `offpeak estimate`.
+extension ResponseCache {
+    /// The fresh answer a run would find for `key` (`answer(for:)`), without counting a hit or a
+    /// miss, bumping the entry or evicting a corrupt one: an estimate writes nothing. A payload
+    /// that cannot be read is nil, as the run would find it.
+    func peekAnswer(for key: String, now: Date = Date()) throws(OffpeakError) -> CachedAnswer? {
+        let found = try lookup(key, now: now) { payload, fresh in
+            fresh
+                ? Result { () throws(CachePayload.Failure) in
+                    try CachePayload.decode(CachedAnswer.self, from: payload)
+                } : nil
+        }
+        guard case (.success(let answer), _)? = found else { return nil }
+        return answer
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+
+/// What the calls of one lane add up to: calls, tokens by kind, dollars and time. The provider's
+/// prompt cache is counted as it bills: a prefix marked for it (Anthropic, offpeak-sim) is written
+/// by the first call that sends it and read by every later one; OpenAI caches a long enough
+/// system prompt by itself and bills no write.
+struct LaneTally: Sendable {
+    let provider: ProviderKind
+    let price: ModelPrice?
+    let batch: Bool
+    /// Whether the provider's prompt cache is counted (not for the naive way).
+    var promptCache = true
+    var calls = 0
+    var batchedCalls = 0
+    var items = 0
+    var usage = Usage()
+    /// Seconds the calls take one after another at the model's measured speed; nil: not measured.
+    var callSeconds: Double? = 0
+    var longestCall: Double = 0
+    private var cachedPrefixes: Set<String> = []
+
+    init(provider: ProviderKind, price: ModelPrice?, batch: Bool) {
+        self.provider = provider
+        self.price = price
+        self.batch = batch
+    }
+
+    var dollars: Double { price?.dollars(for: usage, batch: batch) ?? 0 }
+
+    /// Counts one call sending `request` for `items` items and expected to answer `output` tokens.
+    mutating func add(_ request: CompletionRequest, items: Int, output: Int, latency: LatencyEstimate?) {
+        let input = TokenEstimator.inputTokens(request)
+        var call = Usage(input: input, output: output)
+        if promptCache, let prefix = request.system, let cached = cachedTokens(request, prefix: prefix) {
+            let key = request.model + "\n" + prefix
+            let seen = !cachedPrefixes.insert(key).inserted
+            switch (provider, seen) {
+            case (_, true): call = Usage(input: input - cached, output: output, cacheRead: cached)
+            case (.anthropic, false), (.sim, false):
+                call = Usage(input: input - cached, output: output, cacheWrite: cached)
+            case (.openai, false): break
+            }
+        }
+        calls += 1
+        batchedCalls += items > 1 ? 1 : 0
+        self.items += items
+        usage = usage + call
+        if let latency, let known = callSeconds {
+            let seconds = latency.seconds(input: input, output: output)
+            callSeconds = known + seconds
+            longestCall = max(longestCall, seconds)
+        } else {
+            callSeconds = nil
+        }
+    }
+
+    /// The prefix tokens the provider caches for this request, or nil when it caches none.
+    private func cachedTokens(_ request: CompletionRequest, prefix: String) -> Int? {
+        let tokens = TokenEstimator.tokens(prefix)
+        switch provider {
+        case .anthropic, .sim:
+            guard request.cacheSystemPrompt,
+                PromptCacheMinimum.pays(model: request.model, prefixTokens: tokens)
+            else { return nil }
+        case .openai:
+            guard tokens >= Self.openAICacheMinimum else { return nil }
+        }
+        return tokens
+    }
+
+    /// OpenAI caches prompts from this many tokens on, by itself.
+    static let openAICacheMinimum = 1024
+}

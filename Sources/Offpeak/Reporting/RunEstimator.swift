@@ -1,0 +1,115 @@
+import Foundation
+
+/// Plans a job's work as `offpeak run` would, without sending or writing anything (DESIGN.md's
+/// data flow up to the provider): the items (and an unfinished run's pending requests), the
+/// answers the cache already holds under the same keys, long documents' chunks, and the calls the
+/// run's own `BatchPlanner` packs them into, round by round, for the live lane and the batch lane.
+/// The store is only read, through a connection that cannot write.
+struct RunEstimator {
+    /// One request the run would hold, and what the cache or the model's limits make of it.
+    struct Entry {
+        var record: RequestRecord
+        var request: CompletionRequest
+        var cached: CachedAnswer?
+        var refused: Bool
+    }
+
+    let spec: JobSpec
+    let model: String
+    let provider: any CompletionProvider
+    let config: WorkspaceConfig
+    let prices: PriceTable
+    let store: Store?
+    let cache: ResponseCache?
+    /// `--no-cache` or `--refresh`: the run would read no cached answer.
+    let cachePolicy: RequestRecord.CachePolicy
+    let now: Date
+
+    func estimate() throws(OffpeakError) -> RunEstimate {
+        let open = try store?.latestResumableRun(job: spec.name)
+        let answers = try AnswerLength.measure(store: store, job: spec.name, model: model)
+        var work = try EstimateWork.gather(self, open: open, answers: answers)
+        let lane = BatchLane.choose(
+            spec: spec, workspaceLane: config.lane, provider: provider,
+            deadlineAt: open?.deadlineAt ?? spec.deadline.map { now + $0 }, now: now)
+        let latency = try store?.latency(model: model)
+        let live = try tally(work.rounds, batchLane: false, answers: answers, latency: latency)
+        let batch =
+            provider.batches == nil
+            ? nil : try tally(work.rounds, batchLane: true, answers: answers, latency: nil)
+        let naive = naiveTally(work.naive, answers: answers)
+        let limits = config.limits(for: provider.kind)
+        let inFlight = limits.inFlight(for: provider.kind, baseURL: provider.baseURL)
+        var wall = live.callSeconds.map { max($0 / Double(max(1, inFlight)), live.longestCall) }
+        if let wallSeconds = wall, let perMinute = limits.requestsPerMinute, perMinute > 0 {
+            wall = max(wallSeconds, Double(live.calls) / Double(perMinute) * 60)
+        }
+        if spec.sources.isEmpty == false || spec.items.contains(where: { !$0.sources.isEmpty }) {
+            work.notes.append(
+                "research sources are not fetched by an estimate: prompts are counted without them")
+        }
+        let chosen = lane.api == nil ? RunEstimate.Lane(live) : batch.map(RunEstimate.Lane.init)
+        return RunEstimate(
+            job: spec.name, provider: provider.kind.rawValue, model: model,
+            lane: lane.api == nil ? "live" : "batch", laneNote: lane.why, resumesRun: open?.id,
+            itemsDoneBefore: work.doneBefore, items: work.items, itemsCached: work.itemsCached,
+            itemsToAsk: work.items - work.itemsCached - work.itemsRefused, itemsRefused: work.itemsRefused,
+            itemsInBatch: work.inBatch, longDocuments: work.longDocuments, chunks: work.chunks,
+            stepsCached: work.stepsCached, outputTokensPerItem: answers.tokens(maxTokens: spec.maxTokens),
+            outputBasis: answers.basis.rawValue,
+            outputNote: answers.sentence(model: model, job: spec.name, maxTokens: spec.maxTokens),
+            live: RunEstimate.Lane(live), batch: batch.map(RunEstimate.Lane.init),
+            naive: RunEstimate.Lane(naive),
+            dollars: chosen?.dollars ?? 0, unpriced: prices.cost(of: model) == nil, wallSeconds: wall,
+            inFlight: inFlight, notes: work.notes)
+    }
+
+    /// The calls of every round through one lane, as the run plans them: a round's requests are
+    /// read `CallPlanning.roundLimit` at a time in item order, and those neither cached nor refused
+    /// are packed by the run's planner for their model.
+    private func tally(
+        _ rounds: [[Entry]], batchLane: Bool, answers: AnswerLength, latency: LatencyEstimate?
+    ) throws(OffpeakError) -> LaneTally {
+        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), batch: batchLane)
+        let limit = CallPlanning.roundLimit(live: JobRunner.Options().roundRequests, batchLane: batchLane)
+        for round in rounds {
+            let ordered = round.sorted { $0.record.position < $1.record.position }
+            for start in stride(from: 0, to: ordered.count, by: limit) {
+                let due = ordered[start..<min(ordered.count, start + limit)].filter {
+                    $0.cached == nil && !$0.refused
+                }
+                guard let first = due.first else { continue }
+                let maxTokens = Dictionary(
+                    due.map { ($0.record.id, $0.request.maxTokens) }, uniquingKeysWith: { first, _ in first })
+                let calls = try planner(model: first.request.model, batchLane: batchLane).plan(
+                    due.map { ($0.record, $0.request) })
+                for call in calls {
+                    let output = answers.tokens(
+                        of: call, itemMaxTokens: call.requests.map { maxTokens[$0.id] ?? spec.maxTokens })
+                    tally.add(call.request, items: call.requests.count, output: output, latency: latency)
+                }
+            }
+        }
+        return tally
+    }
+
+    /// The run's planner for `model` in this lane, with the model's batch fitness as the store has it.
+    private func planner(model: String, batchLane: Bool) throws(OffpeakError) -> BatchPlanner {
+        let fitness = try store?.batchFitness(provider: provider.kind.rawValue, model: model)
+        return CallPlanning.batchPlanner(
+            spec: spec, model: model, prices: prices, batchLane: batchLane, fitness: fitness,
+            structured: CallPlanning.structuredAnswers(
+                config.structuredOutput, provider: provider.kind, fitness: fitness, now: now),
+            now: now)
+    }
+
+    /// The naive way: each item asked alone and whole, live, with no prompt cache.
+    private func naiveTally(_ requests: [CompletionRequest], answers: AnswerLength) -> LaneTally {
+        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), batch: false)
+        tally.promptCache = false
+        for request in requests {
+            tally.add(request, items: 1, output: answers.tokens(maxTokens: request.maxTokens), latency: nil)
+        }
+        return tally
+    }
+}
