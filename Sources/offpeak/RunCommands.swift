@@ -111,8 +111,15 @@ enum RunReporter {
             progress: json ? nil : Terminal.progressLine(),
             gate: context.gate(sysfsRoot: conditions.sysfs.sysfsRoot),
             stop: Signals.stopOnTermination(grace: conditions.grace), waitForBatches: flags.wait)
-        let outcome = try Terminal.attempt { try context.run(spec, options: options) }
+        let outcome: RunOutcome
+        do {
+            outcome = try Terminal.attempt { try context.run(spec, options: options) }
+        } catch {
+            writeMetrics(context)
+            throw error
+        }
         Terminal.endProgressLine()
+        writeMetrics(context)
         let run = outcome.run
         if json {
             try Terminal.printJSON(
@@ -132,5 +139,11 @@ enum RunReporter {
             if !json { Terminal.printError(outcome.message) }
             throw ExitCode(outcome.status.rawValue)
         }
+    }
+
+    /// Rewrites the metrics file `offpeak.yaml` names, if any; a failure is a warning on stderr,
+    /// and the command keeps its exit status.
+    static func writeMetrics(_ context: WorkspaceContext) {
+        if let warning = context.writeMetrics() { Terminal.printError("warning: \(warning)") }
     }
 }

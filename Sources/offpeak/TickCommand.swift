@@ -38,6 +38,7 @@ extension OffpeakCommand {
                 gate: context.gate(sysfsRoot: conditions.sysfs.sysfsRoot),
                 stop: Signals.stopOnTermination(grace: conditions.grace))
             let report = try Terminal.attempt { try Offpeak.Tick(context: context).run(options) }
+            if let warning = report.metricsWarning { Terminal.printError("warning: \(warning)") }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
             if report.status != 0 { throw ExitCode(report.status) }
         }

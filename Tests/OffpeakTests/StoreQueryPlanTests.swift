@@ -117,6 +117,15 @@ struct StoreQueryPlanTests {
         #expect(!plans.contains("TEMP B-TREE FOR GROUP BY"), "\(plans)")
     }
 
+    /// The metrics a tick writes (issue 14, item 4), on a workspace that never used the batch lane.
+    @Test func theMetricsReadIndexesOnly() throws {
+        let (store, statements) = try Self.traced { store, _ in _ = try store.workspaceTotals() }
+        let plans = try Self.expectIndexed(store, statements)
+        for index in ["ledger_spend_by_", "runs_by_state"] {
+            #expect(plans.contains(index), "no plan uses \(index):\n\(plans)")
+        }
+    }
+
     @Test func aCallsCommitAndAnIdleTicksReadsUseIndexesOnly() throws {
         let (store, statements) = try Self.traced { store, cache in
             let run = try #require(try store.run(id: "r1"))

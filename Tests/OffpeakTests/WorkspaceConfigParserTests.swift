@@ -162,4 +162,40 @@ struct WorkspaceConfigParserTests {
             #expect(error.description.hasPrefix("offpeak.yaml:3:12: http.timeout: expected a duration"))
         }
     }
+
+    @Test func metricsNameAPromFileForNodeExporter() throws {
+        #expect(WorkspaceConfig().metricsTextfile == nil)
+        let config = try WorkspaceConfigParser.parse(
+            yaml: "metrics: {textfile: /var/lib/prometheus/node-exporter/offpeak.prom}\n",
+            path: "offpeak.yaml")
+        #expect(config.metricsTextfile == "/var/lib/prometheus/node-exporter/offpeak.prom")
+        let relative = try WorkspaceConfigParser.parse(
+            yaml: "metrics:\n  textfile: m/offpeak.prom\n", path: "offpeak.yaml")
+        #expect(relative.metricsTextfile == "m/offpeak.prom")
+        #expect(
+            try WorkspaceConfigParser.parse(yaml: "metrics: {}\n", path: "offpeak.yaml").metricsTextfile
+                == nil)
+    }
+
+    @Test func metricsMistakesNameTheFieldAndWhere() {
+        let expected =
+            "expected a file path ending in .prom (node_exporter's textfile collector reads only *.prom files)"
+        for (yaml, location, got) in [
+            ("metrics: {textfile: offpeak.txt}\n", "offpeak.yaml:1:21", "offpeak.txt"),
+            ("provider: sim\nmetrics:\n  textfile: m/.prom\n", "offpeak.yaml:3:13", "m/.prom"),
+            ("metrics: {textfile: m/offpeak.prom/}\n", "offpeak.yaml:1:21", "m/offpeak.prom/"),
+        ] {
+            let error = configError(yaml)
+            #expect(error?.location == location, "\(yaml)")
+            #expect(error?.message == "metrics.textfile: \(expected), got '\(got)'", "\(yaml)")
+        }
+        let empty = configError("metrics: {textfile: ' '}\n")
+        #expect(empty?.description == "offpeak.yaml:1:21: metrics.textfile: expected a non-empty string")
+        let unknown = configError("metrics: {text_file: m/offpeak.prom}\n")
+        #expect(unknown?.location == "offpeak.yaml:1:11")
+        #expect(
+            unknown?.message.hasPrefix("metrics.text_file: unknown field; did you mean 'textfile'?") == true)
+        let notMapping = configError("metrics: m/offpeak.prom\n")
+        #expect(notMapping?.location == "offpeak.yaml:1:10")
+    }
 }

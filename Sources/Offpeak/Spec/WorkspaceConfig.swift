@@ -32,6 +32,9 @@ struct WorkspaceConfig: Sendable, Equatable {
     var lane: JobSpec.Lane = .auto
     /// Whether batched prompts ask for their answer in the provider's structured-output form.
     var structuredOutput: StructuredOutput = .auto
+    /// `metrics.textfile`: where `tick` and `run` write node_exporter textfile-collector metrics
+    /// (relative to the workspace, or absolute); `nil`: no metrics are written.
+    var metricsTextfile: String?
 
     init() {}
 

@@ -12,7 +12,7 @@ enum WorkspaceConfigParser {
     static let fileName = "offpeak.yaml"
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
-        "structured_output",
+        "structured_output", "metrics",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -62,7 +62,25 @@ enum WorkspaceConfigParser {
         config.lane = try root.choice("lane", as: JobSpec.Lane.self) ?? config.lane
         config.structuredOutput =
             try root.choice("structured_output", as: StructuredOutput.self) ?? config.structuredOutput
+        config.metricsTextfile = try metricsTextfile(root)
         return config
+    }
+
+    /// `metrics: {textfile: PATH}`: a file node_exporter's textfile collector reads, which are only
+    /// those named `*.prom` (a path without it would be written and never collected).
+    private static func metricsTextfile(_ root: YAMLMapping) throws(OffpeakError) -> String? {
+        guard let metrics = try root.mapping("metrics", allowed: ["textfile"]),
+            let path = try nonEmptyString(metrics, "textfile")
+        else { return nil }
+        let name = path.split(separator: "/").last.map(String.init) ?? ""
+        guard name.hasSuffix(".prom"), name.count > ".prom".count, !path.hasSuffix("/"), !path.contains("\0")
+        else {
+            throw root.reader.error(
+                metrics.path("textfile"),
+                "expected a file path ending in .prom (node_exporter's textfile collector reads only "
+                    + "*.prom files), got '\(path)'", at: metrics.value("textfile"))
+        }
+        return path
     }
 
     /// Calls in flight, requests and tokens per minute, per provider; each a whole number from 1.

@@ -55,22 +55,25 @@ extension Store {
     /// every call was live, and the ledger is not read again). The ledger has no index on
     /// `batch_api`: this reads its rows once.
     func spendByLane() throws(OffpeakError) -> [LaneModelSpend]? {
-        try read { db in
-            guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM provider_batches)") == true else {
-                return nil
-            }
-            return try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT batch_api, model, unpriced, \(Store.spendColumns),
-                        COALESCE(SUM(items) FILTER (WHERE NOT cache_hit), 0) AS items
-                    FROM ledger GROUP BY batch_api, model, unpriced ORDER BY batch_api, model, unpriced
-                    """
-            ).map { row in
-                LaneModelSpend(
-                    batch: row["batch_api"], model: row["model"], unpriced: row["unpriced"],
-                    spend: Store.spend(row), items: row["items"])
-            }
+        try read { db in try Store.spendByLane(db) }
+    }
+
+    /// `spendByLane()` inside a read that reads more (the metrics' one snapshot).
+    static func spendByLane(_ db: Database) throws -> [LaneModelSpend]? {
+        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM provider_batches)") == true else {
+            return nil
+        }
+        return try Row.fetchAll(
+            db,
+            sql: """
+                SELECT batch_api, model, unpriced, \(Store.spendColumns),
+                    COALESCE(SUM(items) FILTER (WHERE NOT cache_hit), 0) AS items
+                FROM ledger GROUP BY batch_api, model, unpriced ORDER BY batch_api, model, unpriced
+                """
+        ).map { row in
+            LaneModelSpend(
+                batch: row["batch_api"], model: row["model"], unpriced: row["unpriced"],
+                spend: Store.spend(row), items: row["items"])
         }
     }
 }

@@ -14,16 +14,33 @@ import Glibc
 enum AtomicFile {
     static let temporaryPrefix = ".offpeak-tmp-"
 
-    static func write(_ data: Data, to url: URL) throws(OffpeakError) {
-        let directory = url.deletingLastPathComponent()
-        var temporaryName = "\(temporaryPrefix)\(ProcessOwner.current)-\(url.lastPathComponent)"
+    /// How a write is made beyond the default (mode 0644 less the umask, no fsync, the temporary
+    /// file named after the file).
+    struct Options {
+        /// The file's mode, set whatever the umask says (a file another user must read).
+        var mode: mode_t?
+        /// fsync the file before the rename, so a crash leaves the old file or the whole new one.
+        var durable = false
+        /// Appended to the temporary file's name, so a reader that picks files by their ending
+        /// (node_exporter takes `*.prom`) never picks the temporary one.
+        var temporarySuffix = ""
+    }
+
+    /// The temporary file this process writes `url` through.
+    static func temporaryURL(for url: URL, suffix: String = "") -> URL {
+        var temporaryName = "\(temporaryPrefix)\(ProcessOwner.current)-\(url.lastPathComponent)\(suffix)"
         if temporaryName.utf8.count > 255 {
             // A long name (up to 255 bytes is allowed) must not make its temporary file's too long.
             temporaryName =
                 "\(temporaryPrefix)\(ProcessOwner.current)-\(SHA256.hex(Array(url.lastPathComponent.utf8)).prefix(16))"
+                + suffix
         }
-        let temporary = directory.appendingPathComponent(temporaryName)
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        return url.deletingLastPathComponent().appendingPathComponent(temporaryName)
+    }
+
+    static func write(_ data: Data, to url: URL, options: Options = Options()) throws(OffpeakError) {
+        let temporary = temporaryURL(for: url, suffix: options.temporarySuffix)
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, options.mode ?? 0o644)
         guard descriptor >= 0 else { throw OffpeakError.system("cannot create", temporary.path) }
         var written = 0
         let complete = data.withUnsafeBytes { bytes -> Bool in
@@ -38,7 +55,10 @@ enum AtomicFile {
             }
             return true
         }
-        guard complete else {
+        // In order, so errno is the first failure's.
+        guard complete, options.mode.map({ fchmod(descriptor, $0) == 0 }) ?? true,
+            !options.durable || fsync(descriptor) == 0
+        else {
             let error = OffpeakError.system("cannot write", temporary.path)
             close(descriptor)
             unlink(temporary.path)

@@ -48,6 +48,9 @@ public struct Tick: Sendable {
         /// 0 when everything picked is done; 75 when work remains for a later tick (window, signal,
         /// conditions, retries); 65/78/69 when a spec, the configuration or the provider is wrong.
         public var status: Int32 = 0
+        /// Why the metrics file (`metrics.textfile`) was not written, for stderr; the tick's work
+        /// and status stand.
+        public var metricsWarning: String?
 
         public var text: String {
             if let skipped { return skipped + "\n" }
@@ -79,7 +82,28 @@ public struct Tick: Sendable {
             return report
         }
         defer { withExtendedLifetime(lock) {} }
+        // The metrics are written under the workspace lock, so ticks record themselves in order.
+        let started = Date()
         var report = Report()
+        func recordTick(status: Int32) -> String? {
+            MetricsFile(context: context).write(
+                tick: LastTick(
+                    startedAt: started, durationSeconds: Date().timeIntervalSince(started), status: status))
+        }
+        do throws(OffpeakError) {
+            try runJobs(options, report: &report)
+        } catch {
+            if let warning = recordTick(status: error.status.rawValue) {
+                context.logger.warning("\(warning)")
+            }
+            throw error
+        }
+        report.metricsWarning = recordTick(status: report.status)
+        return report
+    }
+
+    /// The tick's work, under the workspace lock.
+    private func runJobs(_ options: Options, report: inout Report) throws(OffpeakError) {
         let store = try context.openStore()
         let cache = ResponseCache(
             store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
@@ -119,7 +143,6 @@ public struct Tick: Sendable {
                         job: spec.name, why: why, message: error.description, status: error.status.rawValue))
             }
         }
-        return report
     }
 
     /// The jobs this tick runs, each once, in order: unfinished runs first (oldest first), then

@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+
+/// The workspace's totals as one snapshot of the store: what the Prometheus metrics report. Read
+/// in one transaction, so a scrape never sees spend from after its item counts; read from the
+/// store, not from a process's memory, so every process that writes the metrics writes the same.
+struct WorkspaceTotals: Sendable, Equatable {
+    /// The whole ledger, cache hits included (as `costs`' total).
+    var spend = Spend()
+    /// The ledger by lane and model, or nil when the workspace never made a provider batch.
+    var lanes: [LaneModelSpend]?
+    /// Items of every run (steps of long items left out): answered, failed for good, dropped by
+    /// `offpeak cancel`, and all of them.
+    var itemsTotal = 0
+    var itemsDone = 0
+    var itemsFailed = 0
+    var itemsCanceled = 0
+    /// Runs by state (a state with none is absent).
+    var runs: [RunState: Int] = [:]
+    /// Each open deferral's reasons, as stored (`ConditionGate.Reason` words and others).
+    var deferredReasons: [[String]] = []
+    /// Cache hits and misses since the store began, by cache kind (`answer`, `source`).
+    var cacheHits: [String: Int] = [:]
+    var cacheMisses: [String: Int] = [:]
+    /// Provider batches made and not yet collected or failed.
+    var batchesInFlight = 0
+}
+
+extension Store {
+    /// Every total in one read. Each query reads an index or a small table (run counters, the
+    /// deferred queue, the cache's daily counters, provider batches), but the lane split, which
+    /// reads the ledger once when the workspace has used the batch lane (as `costs` does).
+    func workspaceTotals() throws(OffpeakError) -> WorkspaceTotals {
+        try read { db in
+            var totals = WorkspaceTotals()
+            if let row = try Row.fetchOne(db, sql: "SELECT \(Store.spendColumns) FROM ledger") {
+                totals.spend = Store.spend(row)
+            }
+            totals.lanes = try Store.spendByLane(db)
+            if let items = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT COALESCE(SUM(total), 0) AS total, COALESCE(SUM(done), 0) AS done,
+                        COALESCE(SUM(failed), 0) AS failed FROM run_items
+                    """)
+            {
+                totals.itemsTotal = items["total"]
+                totals.itemsDone = items["done"]
+                totals.itemsFailed = items["failed"]
+            }
+            // A canceled run's items not answered nor failed are the ones `cancel` dropped.
+            totals.itemsCanceled =
+                try Int.fetchOne(
+                    db,
+                    sql: """
+                        SELECT COALESCE(SUM(items.total - items.done - items.failed), 0)
+                        FROM runs JOIN run_items AS items ON items.run_id = runs.id
+                        WHERE runs.state = ?
+                        """, arguments: [RunState.canceled.rawValue]) ?? 0
+            // A count per state, each over its range of `runs_by_state`.
+            for state in RunState.allCases {
+                let count =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM runs WHERE state = ?", arguments: [state.rawValue])
+                    ?? 0
+                if count > 0 { totals.runs[state] = count }
+            }
+            totals.deferredReasons = try DeferredRecord.filter(Column("released_at") == nil)
+                .order(Column("deferred_at"), Column("id")).fetchAll(db).map(\.reasonList)
+            for row in try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT kind, COALESCE(SUM(hits), 0) AS hits, COALESCE(SUM(misses), 0) AS misses
+                    FROM cache_counters GROUP BY kind
+                    """)
+            {
+                let kind: String = row["kind"]
+                totals.cacheHits[kind] = row["hits"]
+                totals.cacheMisses[kind] = row["misses"]
+            }
+            let open: [BatchRecord.State] = [.preparing, .submitted, .ended]
+            totals.batchesInFlight =
+                try Int.fetchOne(
+                    db, sql: "SELECT COUNT(*) FROM provider_batches WHERE state IN (?, ?, ?)",
+                    arguments: StatementArguments(open.map(\.rawValue))) ?? 0
+            return totals
+        }
+    }
+}
