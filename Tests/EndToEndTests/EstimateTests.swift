@@ -47,8 +47,8 @@ struct EstimateTests {
                 answers: about 20 tokens an answer: half of max_tokens (40), as no answer of claude-sonnet-4-5 is measured in this workspace yet
 
                 LANE    CALLS  BATCHED  INPUT  CACHE READ  CACHE WRITE  OUTPUT  COST
-                live *  1      1        540    0           0            130     $0.003570
-                batch   1      1        540    0           0            130     $0.001785
+                live *  1      1        520    0           0            130     $0.003510
+                batch   1      1        520    0           0            130     $0.001755
                 naive   5      0        1885   0           0            100     $0.007155
                 * the lane the run takes
                 naive: one request per item, whole, with no cache, no batching and no prompt cache
