@@ -60,7 +60,7 @@ struct SimState: Sendable {
     func refusal(of call: ParsedCall) -> SimAPIError? {
         guard call.form != .text, !options.structuredOutput else { return nil }
         return SimAPIError(
-            .invalidRequest,
+            options.structuredRefusalStatus == 500 ? .server : .invalidRequest,
             "this server does not support structured output (response_format json_schema, tool_choice)")
     }
 

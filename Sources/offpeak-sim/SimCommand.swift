@@ -151,6 +151,12 @@ struct SimCommand: AsyncParsableCommand {
     )
     var refuseStructuredOutput = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The status of that refusal: 400, or 500 as llama-cpp-python's server answers json_schema.",
+            valueName: "400|500"))
+    var structuredRefusalStatus = 400
+
     @Option(help: "Seed of the random fault, damage and latency sequences, to make them repeatable.")
     var seed: UInt64?
 
@@ -218,6 +224,11 @@ struct SimCommand: AsyncParsableCommand {
         options.damage = try DamagePolicy(rate: damageRate, parsing: damage)
         options.weakModel = weakModel
         options.structuredOutput = !refuseStructuredOutput
+        guard [400, 500].contains(structuredRefusalStatus) else {
+            throw ValidationError(
+                "--structured-refusal-status must be 400 or 500, got \(structuredRefusalStatus)")
+        }
+        options.structuredRefusalStatus = structuredRefusalStatus
         options.seed = seed
         options.retryAfterSeconds = retryAfter
         options.timeoutDelaySeconds = timeoutDelay

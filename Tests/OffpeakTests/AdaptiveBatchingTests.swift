@@ -89,4 +89,24 @@ struct AdaptiveBatchingTests {
                 == "400: this server does not support structured output (response_format json_schema, tool_choice)"
         )
     }
+
+    /// llama-cpp-python's server refuses `json_schema` with a 500. The transport retries 500s, but
+    /// not this one: one HTTP call, not three, then the items go again without the form.
+    @Test func aFiveHundredRefusalOfTheFormIsNotRetried() throws {
+        let sim = try SimProcess(arguments: ["--no-structured-output", "--structured-refusal-status", "500"])
+        let workspace = try Self.workspace(
+            sim: sim, count: 40, settings: "limits: {openai: {in_flight: 1}}", provider: "openai")
+        let outcome = try Self.run(workspace)
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(outcome.run.itemsDone == 40)
+        #expect(outcome.spend.failedCalls == 1)
+        #expect(
+            (try sim.stats()["calls"] as? NSNumber)?.intValue == 6, "one refused call and five plain ones")
+        let store = try Store.open(Workspace(root: workspace.root))
+        let fitness = try #require(try store.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
+        #expect(
+            fitness.structuredRefusal
+                == "500: this server does not support structured output (response_format json_schema, tool_choice)"
+        )
+    }
 }

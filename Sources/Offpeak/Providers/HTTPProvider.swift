@@ -26,7 +26,9 @@ extension HTTPProvider {
         do { body = try Self.requestBody(for: request) } catch {
             return CallReply(answer: .failure(error), attempts: 0)
         }
-        return transport.call(endpoint, headers: headers, body: body, timeout: timeout) {
+        let repeats: ProviderTransport.Repeats =
+            request.answerKeys == nil ? .asPolicySays : .unlessTheFormIsRefused
+        return transport.call(endpoint, headers: headers, body: body, timeout: timeout, repeats: repeats) {
             body throws(ProviderError) in
             try Self.parseResponse(body, for: request, redactor: redactor)
         }

@@ -27,9 +27,9 @@ struct ProviderTransport: Sendable {
     /// - Parameter timeout: seconds each attempt may take; nil: `options.requestTimeout`.
     func call(
         _ url: String, headers: [(name: String, value: String)], body: Data, timeout: TimeInterval? = nil,
-        read: (Data) throws(ProviderError) -> CompletionResponse
+        repeats: Repeats = .asPolicySays, read: (Data) throws(ProviderError) -> CompletionResponse
     ) -> CallReply {
-        let sent = send(url, method: "POST", headers: headers, body: body, timeout: timeout)
+        let sent = send(url, method: "POST", headers: headers, body: body, repeats: repeats, timeout: timeout)
         return CallReply(
             answer: answer(sent.response, read: read).mapError { error -> any Error in error },
             rateLimit: sent.rateLimit, attempts: sent.attempts, throttledAttempts: sent.throttledAttempts)
@@ -66,6 +66,11 @@ struct ProviderTransport: Sendable {
         /// only when the policy retries them too: for calls that are not idempotent, like creating
         /// a provider batch, where a second call after a timeout could create a second batch.
         case ifNeverActedOn
+        /// Whatever `RetryPolicy` retries, except a refusal of the structured-answer form
+        /// (`StructuredAnswer.isRefusal`): llama-cpp-python answers `json_schema` with a 500, and
+        /// asking twice more gets the same 500. The session remembers the refusal and sends the
+        /// items again without the form.
+        case unlessTheFormIsRefused
     }
 
     /// POSTs `body` to `url` until it gets a 2xx answer or the policy gives up.
@@ -124,6 +129,11 @@ struct ProviderTransport: Sendable {
             }
             delivery.response = .failure(failure)
             if repeats == .ifNeverActedOn, !neverActedOn { return delivery }
+            if repeats == .unlessTheFormIsRefused, case .http(let status, let message, _) = failure,
+                StructuredAnswer.isRefusal(status: status, message: message)
+            {
+                return delivery
+            }
             let decision = options.retryPolicy.decision(
                 for: failure, errorCode: errorCode, retryAfterHeader: retryAfter, attempt: attempt,
                 random: &random)
