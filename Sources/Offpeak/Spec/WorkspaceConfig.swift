@@ -1,7 +1,7 @@
 import Foundation
 
 /// `offpeak.yaml`: which provider, which model per tier, prices, interfaces, cache bounds, HTTP
-/// timeouts and each provider's limits.
+/// timeouts, each provider's limits and the workspace's daily and monthly budget.
 ///
 /// Every field has a default, so a workspace with no `offpeak.yaml` works (with the sim, or with a key).
 struct WorkspaceConfig: Sendable, Equatable {
@@ -32,6 +32,8 @@ struct WorkspaceConfig: Sendable, Equatable {
     var lane: JobSpec.Lane = .auto
     /// Whether batched prompts ask for their answer in the provider's structured-output form.
     var structuredOutput: StructuredOutput = .auto
+    /// What the whole workspace may spend per local day and month (`budget:`).
+    var budget = WorkspaceBudget()
 
     init() {}
 

@@ -12,7 +12,7 @@ enum WorkspaceConfigParser {
     static let fileName = "offpeak.yaml"
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
-        "structured_output",
+        "structured_output", "budget",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -62,6 +62,7 @@ enum WorkspaceConfigParser {
         config.lane = try root.choice("lane", as: JobSpec.Lane.self) ?? config.lane
         config.structuredOutput =
             try root.choice("structured_output", as: StructuredOutput.self) ?? config.structuredOutput
+        config.budget = try budget(root)
         return config
     }
 
