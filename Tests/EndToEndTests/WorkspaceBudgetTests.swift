@@ -39,7 +39,9 @@ import Testing
         try workspace.write(
             "jobs/inbox.yaml",
             "kind: prompt\nqueue: true\ntier: fast\ntemplate: \"{{item}}\"\nbatching: off\nmax_tokens: 20\n")
-        for index in 1...3 { try workspace.write("spool/inbox/note\(index).txt", "Say something about note \(index).") }
+        for index in 1...3 {
+            try workspace.write("spool/inbox/note\(index).txt", "Say something about note \(index).")
+        }
         return workspace
     }
 
@@ -68,7 +70,8 @@ import Testing
     static func deferred(_ workspace: TemporaryWorkspace) throws -> [String: String] {
         let queue = try workspace.offpeak(["queue", "--json"])
         #expect(queue.status == 0, "\(queue.stderr)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(queue.stdout.utf8)) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(queue.stdout.utf8)) as? [String: Any])
         let entries = try #require(object["deferred"] as? [[String: Any]])
         var reasons: [String: String] = [:]
         for entry in entries {
@@ -111,7 +114,9 @@ import Testing
         #expect(tick.status == 0, "\(tick.stdout)\(tick.stderr)")
         #expect(days >= 1)
         #expect(try Self.deferred(workspace).isEmpty)
-        for job in ["a", "b"] { #expect(workspace.snapshot("out/\(job)").count == 6, "five answers and the index") }
+        for job in ["a", "b"] {
+            #expect(workspace.snapshot("out/\(job)").count == 6, "five answers and the index")
+        }
         #expect(workspace.snapshot("out/inbox").count == 4, "three answers and the index")
     }
 
