@@ -17,8 +17,8 @@ struct BudgetRunTests {
                           "max_input_tokens": 100000, "max_output_tokens": 4000}}
         """
 
-    static func workspace(sim: SimProcess, budget: String, items: Int, job: String = "j") throws
-        -> TemporaryWorkspace
+    static func workspace(sim: SimProcess, budget: String, items: Int, job: String = "j", extra: String = "")
+        throws -> TemporaryWorkspace
     {
         let workspace = try TemporaryWorkspace()
         try workspace.write("prices.json", prices)
@@ -35,7 +35,7 @@ struct BudgetRunTests {
         let list = (1...items).map { "  - \"Say something short about the number \($0).\"" }
         try workspace.write(
             "jobs/\(job).yaml",
-            "kind: prompt\ntier: fast\ntemplate: \"{{item}}\"\nbatching: off\nmax_tokens: 20\nitems:\n"
+            "kind: prompt\ntier: fast\ntemplate: \"{{item}}\"\nbatching: off\nmax_tokens: 20\n\(extra)\nitems:\n"
                 + list.joined(separator: "\n") + "\n")
         return workspace
     }
@@ -90,5 +90,31 @@ struct BudgetRunTests {
         let days = try Self.dollarsByDay(workspace)
         #expect(days.count >= 2)
         for (name, dollars) in days { #expect(dollars <= 0.5, "\(name): $\(dollars)") }
+    }
+
+    /// A provider batch's requests are reserved before it is created, and the batch holds the
+    /// budget at its worst case until it is collected: no second batch passes it meanwhile.
+    @Test func providerBatchesCountAgainstTheDailyBudgetUntilCollected() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "600"])
+        let workspace = try Self.workspace(
+            sim: sim, budget: "budget: {per_day: 0.50}", items: 8, extra: "lane: batch")
+        let first = try Self.run(workspace, at: Date())
+        #expect(first.run.state == .waiting)
+        #expect(first.deferred == [.budget])
+        let store = try JobRunnerIntegrationTests.context(workspace).openStore()
+        let worst = try store.read { db in
+            try Double.fetchOne(db, sql: "SELECT TOTAL(worst_dollars) FROM provider_batches") ?? 0
+        }
+        let inBatch = try store.summary(runID: first.run.id, state: .inBatch).count
+        #expect(inBatch > 0 && inBatch < 8)
+        #expect(worst > 0 && worst <= 0.5)
+        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM budget_reservations") } == 0)
+        let day = BudgetLimits(workspace: WorkspaceBudget(perDay: 0.5)).periods(at: Date()).day
+        #expect(try store.budgetUse(in: day).reservedDollars == worst)
+        // The same day, the batch out still holds the budget: nothing more is submitted.
+        let again = try Self.run(workspace, at: Date())
+        #expect(again.deferred == [.budget])
+        #expect(try store.summary(runID: first.run.id, state: .inBatch).count == inBatch)
+        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM provider_batches") } == 1)
     }
 }
