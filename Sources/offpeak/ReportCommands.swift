@@ -16,9 +16,7 @@ extension OffpeakCommand {
 
         func run() throws {
             let context = try common.context()
-            let report = try Terminal.attempt {
-                try StatusReport.make(store: try context.openStoreForReading(), limit: limit)
-            }
+            let report = try Terminal.attempt { try context.status(limit: limit) }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
         }
     }

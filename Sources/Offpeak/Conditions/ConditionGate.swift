@@ -9,6 +9,9 @@ public struct ConditionGate: Sendable {
         case unmeteredNetwork = "waiting for an unmetered network"
         case batteryLow = "battery low"
         case offline
+        /// A workspace or job budget (per day, per month) is reached: the stop's reason says which
+        /// and when it resumes.
+        case budget = "budget reached"
     }
 
     /// Where the conditions are read from: a sysfs root and the workspace's interface overrides.

@@ -17,6 +17,8 @@ final class CallsInFlight: Sendable {
         var reply: CallReply
         var started: Date
         var ended: Date
+        /// The call's budget reservation, released when it is committed.
+        var reservation: Int64?
     }
 
     /// What a call may cost at worst: the run's budgets count it while it is in flight.
@@ -58,14 +60,16 @@ final class CallsInFlight: Sendable {
     /// Sends `call` on a thread of its own.
     /// - Parameter send: the blocking provider call.
     func start(
-        _ call: PlannedCall, ticket: CallLimiter.CallTicket, worst: Worst,
+        _ call: PlannedCall, ticket: CallLimiter.CallTicket, worst: Worst, reservation: Int64? = nil,
         send: @escaping @Sendable (CompletionRequest) -> CallReply
     ) {
         state.withLock { $0.inFlight[ticket.number] = worst }
         Thread.detachNewThread { [self] in
             let started = Date()
             let reply = send(call.request)
-            let done = Finished(call: call, ticket: ticket, reply: reply, started: started, ended: Date())
+            let done = Finished(
+                call: call, ticket: ticket, reply: reply, started: started, ended: Date(),
+                reservation: reservation)
             state.withLock { $0.finished.append(done) }
             arrivals.signal()
         }

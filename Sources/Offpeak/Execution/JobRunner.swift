@@ -25,6 +25,8 @@ public struct JobRunner: Sendable {
         /// The most stored requests one round of the pass reads and plans (see
         /// `RunSession.nextCalls`); smaller only in tests.
         var roundRequests = 1024
+        /// What the workspace's budgets take as now; library tests move it to the next day.
+        var clock: @Sendable () -> Date = { Date() }
         public init(
             force: Bool = false, cachePolicy: RequestRecord.CachePolicy = .normal,
             progress: (@Sendable (RunProgress) -> Void)? = nil, gate: ConditionGate? = nil,
@@ -115,7 +117,9 @@ public struct JobRunner: Sendable {
                 ?? CallLimiter(
                     config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL),
             callTimeout: CallTimeout(floor: config.requestTimeout, connect: config.connectTimeout),
-            structuredOutput: config.structuredOutput)
+            structuredOutput: config.structuredOutput,
+            budget: BudgetLimits(workspace: config.budget, jobPerDay: spec.budget.perDay),
+            clock: options.clock)
         var session = RunSession(context: context, spec: spec, run: run, options: options)
         if !failing.isEmpty && options.force { session.forcedPast = failing }
         session.holdCalls = holdCalls

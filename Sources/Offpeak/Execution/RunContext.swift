@@ -19,6 +19,11 @@ struct RunContext: Sendable {
     let callTimeout: CallTimeout
     /// Whether batched prompts ask for the provider's structured-output form (offpeak.yaml).
     var structuredOutput: StructuredOutput = .auto
+    /// The workspace's and the job's daily and monthly budgets, reserved against before each call.
+    var budget = BudgetLimits(workspace: WorkspaceBudget())
+    /// What the budgets take as now (which day and month a call counts in, and its ledger row's
+    /// time); tests move it to the next day.
+    var clock: @Sendable () -> Date = { Date() }
 }
 
 /// Why a pass ended before its run was done, and what that makes of the run.

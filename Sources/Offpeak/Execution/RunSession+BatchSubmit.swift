@@ -26,6 +26,9 @@ extension RunSession {
                 let out = worst
                 var bytes = 0
                 var stop: RunStop?
+                // Each request's worst case is reserved against the workspace's budgets until the
+                // batch's own row (its worst case, held until collected) counts it instead.
+                var reservations: [Int64] = []
                 while let call = rest.first, take.count < mostRequests {
                     let size = BatchLane.estimatedBytes(call.request)
                     if !take.isEmpty, bytes + size > api.limits.maxBytes / 10 * 9 { break }
@@ -35,16 +38,27 @@ extension RunSession {
                     }
                     let input = TokenEstimator.inputTokens(call.request)
                     let usage = Usage(input: input, output: call.request.maxTokens)
+                    let dollars = price?.dollars(for: usage, batch: true) ?? 0
+                    let reserved = try reserve(
+                        CallsInFlight.Worst(
+                            inputTokens: input, outputTokens: call.request.maxTokens, dollars: dollars),
+                        settling: nil)
+                    if let refused = reserved.stop {
+                        stop = refused
+                        break
+                    }
+                    if let id = reserved.id { reservations.append(id) }
                     worst.calls += 1
                     worst.inputTokens += input
                     worst.outputTokens += call.request.maxTokens
-                    worst.dollars += price?.dollars(for: usage, batch: true) ?? 0
+                    worst.dollars += dollars
                     bytes += size
                     take.append(call)
                     rest.removeFirst()
                 }
                 if !take.isEmpty,
-                    let failed = try create(take, model: model, worst: worst, out: out, api: api)
+                    let failed = try create(
+                        take, model: model, worst: worst, out: out, api: api, releasing: reservations)
                 {
                     return failed
                 }
@@ -59,8 +73,10 @@ extension RunSession {
     /// - Parameters:
     ///   - worst: the worst case of the batches out and this one; `out`: of those out, so this
     ///     batch's own is the difference.
+    ///   - reservations: its requests' budget reservations, given back once the batch's row holds them.
     private mutating func create(
-        _ calls: [PlannedCall], model: String, worst: Spend, out: Spend, api: any BatchAPI
+        _ calls: [PlannedCall], model: String, worst: Spend, out: Spend, api: any BatchAPI,
+        releasing reservations: [Int64]
     ) throws(OffpeakError) -> RunStop? {
         let store = context.store
         let batch = try store.prepareBatch(
@@ -68,6 +84,7 @@ extension RunSession {
             calls: calls.map { $0.requests.map(\.id) }, worstDollars: worst.dollars - out.dollars,
             worstTokens: (worst.inputTokens - out.inputTokens, worst.outputTokens - out.outputTokens),
             now: Date())
+        for id in reservations { try store.releaseReservation(id) }
         let requests = calls.enumerated().map { index, call in
             BatchRequest(customID: "\(batch.id)_\(index)", request: call.request)
         }

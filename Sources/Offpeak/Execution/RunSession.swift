@@ -161,13 +161,19 @@ struct RunSession {
                 "no price known for model \(request.model); its calls are marked unpriced in costs and status"
             )
         }
-        callsMade += 1
         let worst = CallsInFlight.Worst(
             inputTokens: inputTokens, outputTokens: request.maxTokens,
             dollars: price?.dollars(for: Usage(input: inputTokens, output: request.maxTokens), batch: false)
                 ?? 0)
+        let reserved = try reserve(worst, settling: calls)
+        if let stop = reserved.stop {
+            context.limiter.withdraw(ticket)
+            return stop
+        }
+        callsMade += 1
         let timeout = try context.timeout(for: request, inputTokens: inputTokens)
-        calls.start(call, ticket: ticket, worst: worst) { [provider = context.provider] in
+        calls.start(call, ticket: ticket, worst: worst, reservation: reserved.id) {
+            [provider = context.provider] in
             provider.call($0, timeout: timeout)
         }
         return nil
@@ -215,7 +221,7 @@ struct RunSession {
 
     /// Commits a call that came back: its answer, or what its failure does to its items and run.
     /// - Returns: why the pass stops, when the call says so.
-    private mutating func settle(_ done: CallsInFlight.Finished) throws(OffpeakError) -> RunStop? {
+    mutating func settle(_ done: CallsInFlight.Finished) throws(OffpeakError) -> RunStop? {
         context.limiter.finished(done.ticket, reply: done.reply, now: done.ended)
         let call = done.call
         let price = context.prices.cost(of: call.request.model)
@@ -240,7 +246,9 @@ struct RunSession {
                 receipt = failure(error, call: call, ledger: ledger)
             }
         }
-        try commit(receipt)
+        var booked = receipt
+        booked.ledger?.at = context.clock()  // the day its spend counts in, as its reservation did
+        try commit(booked, releasing: done.reservation)
         report()
         return receipt.stop
     }
@@ -264,10 +272,12 @@ struct RunSession {
 
     /// Commits what one call left, with the run's counters and checkpoint, in one transaction; then
     /// keeps its new answers in the cache.
-    private mutating func commit(_ receipt: CallReceipt) throws(OffpeakError) {
+    private mutating func commit(_ receipt: CallReceipt, releasing reservation: Int64? = nil)
+        throws(OffpeakError)
+    {
         try context.store.commitCall(
             run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
-            failed: receipt.failed, later: receipt.later, lease: context.lease)
+            failed: receipt.failed, later: receipt.later, lease: context.lease, releasing: reservation)
         answeredNow += receipt.itemsAnswered
         saveToCache(receipt.cacheEntries)
         run = try context.store.run(id: run.id) ?? run

@@ -42,7 +42,8 @@ struct RunVerdict: Equatable, Sendable {
             let message =
                 stop.deferred.isEmpty
                 ? "job \(job): \(stop.reason); \(counts)"
-                : "job \(job) deferred part-way (\(stop.reason)); \(counts); `offpeak tick` goes on once they hold"
+                : "job \(job) deferred part-way (\(stop.reason)); \(counts); `offpeak tick` goes on once "
+                    + (stop.deferred == [.budget] ? "the budget allows" : "they hold")
             verdict = RunVerdict(
                 state: stop.state, reason: stop.reason, status: stop.status,
                 message: message + (stop.state == .interrupted ? "; run it again to do the rest" : ""),

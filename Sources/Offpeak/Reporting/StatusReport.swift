@@ -29,10 +29,20 @@ public struct StatusReport: Sendable, Codable {
     var batches: [BatchLine] = []
     /// Models whose batched prompts lost items, and what offpeak does about it.
     var models: [FitnessLine] = []
+    /// Spend against each workspace budget set in offpeak.yaml (`budget:`); `nil` (left out of
+    /// `--json`) when none is set.
+    var budgets: [BudgetLine]?
     /// The longest WHY shown in the table; `--json` and `result` have the whole text.
     static let whyWidth = 160
 
     public static func make(store: Store, now: Date = Date(), limit: Int = 20) throws(OffpeakError)
+        -> StatusReport
+    {
+        try make(store: store, now: now, limit: limit, budget: WorkspaceBudget())
+    }
+
+    /// The report, with a line per workspace budget `budget` sets.
+    static func make(store: Store, now: Date, limit: Int, budget: WorkspaceBudget) throws(OffpeakError)
         -> StatusReport
     {
         var lines: [RunLine] = []
@@ -55,7 +65,8 @@ public struct StatusReport: Sendable, Codable {
         return StatusReport(
             runs: lines, spendToday: try store.spend(since: midnight), unreadable: rows.unreadable,
             batches: batches,
-            models: try store.batchFitnessRecords().compactMap { FitnessLine($0, now: now) })
+            models: try store.batchFitnessRecords().compactMap { FitnessLine($0, now: now) },
+            budgets: budget.isSet ? try BudgetLine.lines(budget, store: store, now: now) : nil)
     }
 
     /// The report as a person reads it.
@@ -63,6 +74,7 @@ public struct StatusReport: Sendable, Codable {
         var out = "spend today: \(spendToday.dollarCell(spendToday.dollars)) in "
         out +=
             "\(Plural.count(spendToday.calls, "call")) (naive \(spendToday.dollarCell(spendToday.naiveDollars)))\n"
+        for line in budgets ?? [] { out += line.text }
         if runs.isEmpty && unreadable.isEmpty { return out + "no runs yet\n" }
         let table = TextTable(columns: ["RUN", "STATE", "ITEMS", "CALLS", "COST", "WHY"])
         for run in runs {

@@ -72,10 +72,14 @@ public struct JobSpec: Sendable, Equatable, Codable {
         var maxOutputTokens: Int?
         var maxCalls: Int?
         var maxDollars: Double?
+        /// Dollars the job may spend per local day, across all its runs (`per_day`): counted like
+        /// the workspace's budget, with reservations, not per run.
+        var perDay: Double?
         init(
             maxInputTokens: Int? = nil, maxOutputTokens: Int? = nil, maxCalls: Int? = nil,
-            maxDollars: Double? = nil
+            maxDollars: Double? = nil, perDay: Double? = nil
         ) {
+            self.perDay = perDay
             self.maxInputTokens = maxInputTokens
             self.maxOutputTokens = maxOutputTokens
             self.maxCalls = maxCalls

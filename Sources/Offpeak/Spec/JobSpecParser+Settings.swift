@@ -13,14 +13,15 @@ extension JobSpecParser {
     }
 
     static func budget(_ root: YAMLMapping) throws(OffpeakError) -> JobSpec.Budget {
-        let allowed = ["max_input_tokens", "max_output_tokens", "max_calls", "max_dollars"]
+        let allowed = ["max_input_tokens", "max_output_tokens", "max_calls", "max_dollars", "per_day"]
         guard let mapping = try root.mapping("budget", allowed: allowed) else { return .init() }
         let tokens = 1...ValueLimits.tokens
         return JobSpec.Budget(
             maxInputTokens: try mapping.wholeNumber("max_input_tokens", in: tokens),
             maxOutputTokens: try mapping.wholeNumber("max_output_tokens", in: tokens),
             maxCalls: try mapping.wholeNumber("max_calls", in: 1...ValueLimits.calls),
-            maxDollars: try mapping.number("max_dollars", in: 0...ValueLimits.dollars, exclusiveLower: true))
+            maxDollars: try mapping.number("max_dollars", in: 0...ValueLimits.dollars, exclusiveLower: true),
+            perDay: try mapping.number("per_day", in: 0...ValueLimits.dollars, exclusiveLower: true))
     }
 
     /// `batching: off`, or `batching: {max_items: 8, max_item_tokens: 1500}`.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// `offpeak.yaml`: which provider, which model per tier, prices, interfaces, cache bounds, HTTP
-/// timeouts and each provider's limits.
+/// timeouts, each provider's limits and the workspace's daily and monthly budget.
 ///
 /// Every field has a default, so a workspace with no `offpeak.yaml` works (with the sim, or with a key).
 struct WorkspaceConfig: Sendable, Equatable {
@@ -35,6 +35,8 @@ struct WorkspaceConfig: Sendable, Equatable {
     /// `metrics.textfile`: where `tick` and `run` write node_exporter textfile-collector metrics
     /// (relative to the workspace, or absolute); `nil`: no metrics are written.
     var metricsTextfile: String?
+    /// What the whole workspace may spend per local day and month (`budget:`).
+    var budget = WorkspaceBudget()
 
     init() {}
 

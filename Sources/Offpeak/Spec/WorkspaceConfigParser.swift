@@ -12,7 +12,7 @@ enum WorkspaceConfigParser {
     static let fileName = "offpeak.yaml"
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
-        "structured_output", "metrics",
+        "structured_output", "metrics", "budget",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -63,6 +63,7 @@ enum WorkspaceConfigParser {
         config.structuredOutput =
             try root.choice("structured_output", as: StructuredOutput.self) ?? config.structuredOutput
         config.metricsTextfile = try metricsTextfile(root)
+        config.budget = try budget(root)
         return config
     }
 

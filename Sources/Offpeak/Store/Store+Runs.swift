@@ -106,16 +106,18 @@ extension Store {
 
     /// Commits one call: its ledger row, each answered item's result, items to ask again, items
     /// failed for good, the run's counters and the checkpoint, in one transaction. A crash before it
-    /// loses the call; after it, nothing. The run's lease is renewed in the same transaction.
+    /// loses the call; after it, nothing. The run's lease is renewed in the same transaction, and
+    /// the call's budget reservation, if it had one, gives way to its ledger row.
     func commitCall(
         run: RunRecord, ledger: LedgerEntry?, results: [ResultRecord],
         retry: [(id: String, reason: String)] = [],
         failed: [(id: String, reason: String)] = [], segment: Int = 0,
         later: [(id: String, reason: String, at: Date)] = [],
-        lease: (owner: String, ttl: TimeInterval)? = nil
+        lease: (owner: String, ttl: TimeInterval)? = nil, releasing reservation: Int64? = nil
     ) throws(OffpeakError) {
         try write { db in
             if let lease { try Store.renew(lease, runID: run.id, db) }
+            if let reservation { try Store.releaseReservation(reservation, db) }
             if let ledger, !ledger.cacheHit, !ledger.failed { try Store.record(LatencySample(ledger), db) }
             var ledger = ledger
             try ledger?.insert(db)

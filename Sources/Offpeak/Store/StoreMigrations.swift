@@ -64,6 +64,9 @@ enum StoreMigrations {
                 t.primaryKey(["provider", "model"])
             }
         }
+        migrator.registerMigration("v11: budget reservations of calls in flight") { db in
+            try createBudgetReservations(db)
+        }
         return migrator
     }
 

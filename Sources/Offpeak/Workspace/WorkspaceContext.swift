@@ -41,6 +41,12 @@ public struct WorkspaceContext: Sendable {
         try CostReport.make(store: try openStoreForReading(), by: grouping, prices: prices)
     }
 
+    /// `offpeak status`: recent runs, batches out, and spend against the workspace's budgets.
+    public func status(limit: Int) throws(OffpeakError) -> StatusReport {
+        try StatusReport.make(
+            store: try openStoreForReading(), now: Date(), limit: limit, budget: config.budget)
+    }
+
     func openStore() throws(OffpeakError) -> Store {
         try Store.open(workspace)
     }

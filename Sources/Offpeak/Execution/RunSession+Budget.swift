@@ -1,0 +1,50 @@
+import Foundation
+
+/// The workspace's and the job's daily and monthly budgets, as a pass meets them before each call.
+extension RunSession {
+    /// Reserves a call's (or a provider batch request's) worst case against the budgets, in the
+    /// store, so every process counts it before it is sent (`Store.reserveBudget`).
+    ///
+    /// A refused call waits while what holds the budget may still give some back: this pass's own
+    /// calls in flight are committed one by one (their real cost is mostly below their worst
+    /// case), and other processes' calls in flight are waited for. Only when spent money alone
+    /// leaves no room does the pass stop, and the job waits in the deferred queue for the next day
+    /// (or month).
+    /// - Parameter calls: this pass's calls in flight; `nil` for a provider batch's requests.
+    /// - Returns: the reservation's id (`nil` when no budget is set), or why the pass stops.
+    mutating func reserve(_ worst: CallsInFlight.Worst, settling calls: CallsInFlight?) throws(OffpeakError)
+        -> (id: Int64?, stop: RunStop?)
+    {
+        guard context.budget.isSet else { return (nil, nil) }
+        let ask = BudgetAsk(
+            job: spec.name, runID: run.id, owner: context.lease.owner, dollars: worst.dollars,
+            tokens: worst.inputTokens + worst.outputTokens)
+        while true {
+            let refusal: BudgetRefusal
+            switch try context.store.reserveBudget(ask, limits: context.budget, now: context.clock()) {
+            case .success(let id): return (id, nil)
+            case .failure(let refused): refusal = refused
+            }
+            if let calls, calls.count > 0 {
+                if let done = calls.next(), let stop = try settle(done) { return (nil, stop) }
+                continue
+            }
+            guard refusal.waitsForCallsInFlight else { return (nil, Self.budgetStop(refusal)) }
+            if let stop = options.stop, stop.isRequested { return (nil, .signal(stop.reason)) }
+            if let end = options.windowEnd, end <= Date() {
+                let reason = "the window ended while other calls in flight held the budget: \(refusal.reason)"
+                return (nil, RunStop(state: .interrupted, reason: reason, status: .temporaryFailure))
+            }
+            Thread.sleep(forTimeInterval: Self.budgetPoll)
+        }
+    }
+
+    /// How often a call refused for other processes' calls in flight asks again.
+    static var budgetPoll: TimeInterval { 0.1 }
+
+    /// The run waits in the deferred queue with the budget's reason ("daily budget reached,
+    /// resumes after 00:00 (...)"); every tick tries it again, so it resumes by itself.
+    static func budgetStop(_ refusal: BudgetRefusal) -> RunStop {
+        RunStop(state: .waiting, reason: refusal.reason, status: .temporaryFailure, deferred: [.budget])
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+
+/// The budgets one call is held to beyond its run's own: the workspace's per day and per month
+/// (offpeak.yaml `budget:`) and its job's `per_day`, with the calendar whose days and months they
+/// count (the workspace's local time: the process's time zone, `TZ`, as cron's).
+struct BudgetLimits: Sendable {
+    var workspace: WorkspaceBudget
+    var jobPerDay: Double?
+    var calendar: Calendar
+
+    init(workspace: WorkspaceBudget, jobPerDay: Double? = nil, calendar: Calendar = .current) {
+        self.workspace = workspace
+        self.jobPerDay = jobPerDay
+        self.calendar = calendar
+    }
+
+    /// Whether any of them is set: without one, calls are not reserved.
+    var isSet: Bool { workspace.isSet || jobPerDay != nil }
+
+    /// The local day and month holding `now`.
+    func periods(at now: Date) -> (day: DateInterval, month: DateInterval) {
+        let day = calendar.dateInterval(of: .day, for: now) ?? DateInterval(start: now, duration: 86_400)
+        let month = calendar.dateInterval(of: .month, for: now) ?? day
+        return (day, month)
+    }
+}
+
+/// One call's (or one provider batch's) worst case, asked of the budgets before it is sent.
+struct BudgetAsk: Sendable {
+    var job: String
+    var runID: String
+    /// The process that sends it (`ProcessOwner`): its lease on the run keeps the reservation alive.
+    var owner: String
+    var dollars: Double
+    var tokens: Int
+}
+
+/// What is spent (the ledger) and held (calls in flight, provider batches out) in one period.
+struct BudgetUse: Sendable, Equatable, Codable {
+    var spentDollars: Double = 0
+    var spentTokens: Int = 0
+    var reservedDollars: Double = 0
+    var reservedTokens: Int = 0
+    /// Of the reserved, what other processes' calls in flight hold (not provider batches): they
+    /// come back soon, so a call refused only for them waits rather than stops.
+    var inFlightDollars: Double = 0
+    var inFlightTokens: Int = 0
+}
+
+/// Why a budget refused a call, and when its period ends.
+struct BudgetRefusal: Error, Sendable, Equatable {
+    enum Period: String, Sendable { case day, month }
+    var period: Period
+    /// The job's own `per_day`, not the workspace's.
+    var jobBudget: Bool
+    /// Said in the deferred queue: "daily budget reached, resumes after 00:00 (...)".
+    var reason: String
+    /// The call would fit once calls in flight elsewhere give back what they did not use.
+    var waitsForCallsInFlight: Bool
+}
+
+extension BudgetLimits {
+    /// The first budget the ask would pass, given what each period holds already.
+    func refusal(_ ask: BudgetAsk, day: BudgetUse, month: BudgetUse, jobDay: BudgetUse) -> BudgetRefusal? {
+        let checks: [(Double?, Int?, BudgetUse, BudgetRefusal.Period, Bool)] = [
+            (workspace.perDay, workspace.perDayTokens, day, .day, false),
+            (workspace.perMonth, workspace.perMonthTokens, month, .month, false),
+            (jobPerDay, nil, jobDay, .day, true),
+        ]
+        for (dollars, tokens, use, period, job) in checks {
+            if let limit = dollars, use.spentDollars + use.reservedDollars + ask.dollars > limit {
+                let numbers =
+                    "\(Money.dollars(use.spentDollars)) spent and \(Money.dollars(use.reservedDollars)) reserved "
+                    + "of \(Money.dollars(limit)); the next call may cost up to \(Money.dollars(ask.dollars))"
+                let fits = use.spentDollars + use.reservedDollars - use.inFlightDollars + ask.dollars <= limit
+                return refusal(period, job: job, kind: "budget", numbers: numbers, waits: fits)
+            }
+            if let limit = tokens, use.spentTokens + use.reservedTokens + ask.tokens > limit {
+                let numbers =
+                    "\(use.spentTokens) tokens spent and \(use.reservedTokens) reserved of \(limit); "
+                    + "the next call may use up to \(ask.tokens)"
+                let fits = use.spentTokens + use.reservedTokens - use.inFlightTokens + ask.tokens <= limit
+                return refusal(period, job: job, kind: "token budget", numbers: numbers, waits: fits)
+            }
+        }
+        return nil
+    }
+
+    private func refusal(
+        _ period: BudgetRefusal.Period, job: Bool, kind: String, numbers: String, waits: Bool
+    ) -> BudgetRefusal {
+        let whose = job ? "the job's daily" : period == .day ? "daily" : "monthly"
+        let resumes = period == .day ? "resumes after 00:00" : "resumes on the 1st"
+        return BudgetRefusal(
+            period: period, jobBudget: job, reason: "\(whose) \(kind) reached, \(resumes) (\(numbers))",
+            waitsForCallsInFlight: waits)
+    }
+}
