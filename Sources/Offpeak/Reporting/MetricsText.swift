@@ -19,11 +19,14 @@ struct MetricsText {
         case .unmeteredNetwork: return "unmetered_network"
         case .batteryLow: return "battery_low"
         case .offline: return "offline"
+        case .budget: return "budget"
         case nil: return "other"
         }
     }
 
-    static let reasonKinds = ["external_power", "unmetered_network", "battery_low", "offline", "other"]
+    static let reasonKinds = [
+        "external_power", "unmetered_network", "battery_low", "offline", "budget", "other",
+    ]
 
     var text: String {
         var out = MetricsFamilies()
