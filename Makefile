@@ -3,7 +3,7 @@ SWIFT ?= swift
 DEBIAN_PACKAGES := libcurl4-openssl-dev libssl-dev liblz4-dev libsqlite3-dev lz4
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps build demo test bench format lint clean chaos chaos-batch llama-check
+.PHONY: deps test-deps build demo test bench format lint clean chaos chaos-batch llama-check
 
 ## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
 deps:
@@ -17,8 +17,13 @@ build: deps
 demo: build
 	@scripts/demo.sh "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 
+## test-deps: what the tests need beyond the build (setpriv, python3 with the official SDKs and
+## croniter, promtool), installed only when missing.
+test-deps:
+	@scripts/test-deps.sh
+
 ## test: unit, integration (real HTTP to offpeak-sim) and end-to-end tests.
-test: build
+test: build test-deps
 	OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" $(SWIFT) test $(SWIFT_BUILD_FLAGS)
 
 ## format: rewrite sources with the committed .swift-format; lint: fail if anything would change.

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# What `make test` needs beyond the build, installed only when missing, so the README's `make test`
+# works on a fresh machine: setpriv (util-linux) runs the read-only store tests as another user;
+# python3 with the official SDKs checks that offpeak-sim's answers parse where real clients parse
+# them, and drives the croniter, chaos and hang-up tests; promtool (Debian's prometheus package,
+# without its recommended exporters) checks the metrics a tick writes. A dependency that cannot be
+# installed fails here, by name: the tests must not go green by skipping what needs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh util-linux python3-pip
+# The package's postinst enables its service; where systemd runs without a policy-rc.d it starts a
+# Prometheus server on :9090, which the tests do not use.
+scripts/install-deps.sh --no-install-recommends prometheus
+if ! python3 -c 'import anthropic, openai, croniter' 2>/dev/null; then
+    python3 -m pip install --quiet anthropic openai croniter \
+        || python3 -m pip install --quiet --break-system-packages anthropic openai croniter || true
+fi
+if ! python3 -c 'import anthropic, openai, croniter'; then
+    echo "error: the tests need the anthropic and openai SDKs and croniter, and they could not be installed" \
+        "(python3 -m pip install anthropic openai croniter)" >&2
+    exit 1
+fi
+command -v promtool >/dev/null || { echo "error: promtool is missing after installing prometheus" >&2; exit 1; }
