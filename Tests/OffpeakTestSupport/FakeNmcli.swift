@@ -31,9 +31,21 @@ public final class FakeNmcli: @unchecked Sendable {
             exit \(status)
 
             """
-        let url = folder.appendingPathComponent("nmcli")
-        try Data(script.utf8).write(to: url)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path)
+        try Self.writeExecutable(script, to: folder.appendingPathComponent("nmcli"))
+    }
+
+    /// Writes through a descriptor that closes on exec: a process another test thread starts
+    /// meanwhile would otherwise inherit it open for writing, and starting the script would then
+    /// fail with "Text file busy" (ETXTBSY) for as long as that process lives.
+    private static func writeExecutable(_ text: String, to url: URL) throws {
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path]) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == bytes.count else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
     }
 
     deinit { try? FileManager.default.removeItem(at: folder) }

@@ -45,7 +45,9 @@ struct NetworkManagerTests {
         #expect(guessYes.network.networkManager?.metered("wlan0") == .guessYes)
         for word in ["no (guessed)", "unknown"] {
             let network = Self.read(fs, try FakeNmcli(stdout: FakeNmcli.terse([("wlan0", word)]))).network
-            #expect(network.unmetered && network.decidedBy == .sysfs, "\(word)")
+            #expect(
+                network.unmetered && network.decidedBy == .sysfs,
+                "\(word): \(network.networkManager?.why ?? "")")
             #expect(network.interfaces.first { $0.name == "wlan0" }?.why.contains("NetworkManager:") == true)
         }
         // A firm "no" from NetworkManager (the user said so there) makes even a modem unmetered.

@@ -33,6 +33,8 @@ struct BoundedCommand: Sendable {
     static let maxOutputBytes = 256 * 1024
     /// How long pipes may stay open after the program exited.
     static let drainGrace: TimeInterval = 0.5
+    /// How often a start that failed with ETXTBSY is tried again, 50 ms apart.
+    static let busyRetries = 5
 
     func run() -> Outcome {
         var outPipe: [Int32] = [-1, -1]
@@ -112,7 +114,13 @@ struct BoundedCommand: Sendable {
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        var result = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        // "Text file busy": the program is open for writing somewhere, typically by a process
+        // started while it was being written (an update in progress); that passes, so try again.
+        for _ in 0..<Self.busyRetries where result == ETXTBSY {
+            Thread.sleep(forTimeInterval: 0.05)
+            result = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
+        }
         guard result == 0 else { return .failure(String(cString: strerror(result))) }
         return .success(pid)
     }
