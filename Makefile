@@ -3,15 +3,18 @@ SWIFT ?= swift
 DEBIAN_PACKAGES := libcurl4-openssl-dev libssl-dev liblz4-dev libsqlite3-dev lz4
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps test-deps build demo test bench format lint clean chaos chaos-batch llama-check
+.PHONY: deps test-deps build demo test bench format lint clean chaos chaos-batch llama-check release install \
+	uninstall
 
 ## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
 deps:
 	@scripts/install-deps.sh $(DEBIAN_PACKAGES)
 
-## build: debug build of the library, the CLI and offpeak-sim.
+## build: debug build of the library, the CLI and offpeak-sim (and swift-argument-parser's
+## generate-manual, which `make install` writes the man page with).
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product generate-manual
 
 ## demo: summarize the sample documents through offpeak-sim and print the cost.
 demo: build
@@ -58,3 +61,32 @@ chaos-batch: build
 LLAMA_CHECK_FLAGS ?=
 llama-check: build
 	python3 scripts/llama_check.py --bin-dir "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" $(LLAMA_CHECK_FLAGS)
+
+## install: the release binaries (offpeak, offpeak-sim), offpeak's bash, zsh and fish completions and
+## its man page (both generated from the argument parser) under $(DESTDIR)$(PREFIX), where Debian
+## looks for them. INSTALL_FROM=DIR installs the binaries already in DIR instead of building a
+## release (the install test uses the debug build; DIR must hold generate-manual too).
+## uninstall: removes exactly the files install puts there.
+PREFIX ?= /usr/local
+DESTDIR ?=
+INSTALL_FROM ?=
+INSTALL_ROOT = $(DESTDIR)$(PREFIX)
+INSTALLED = $(INSTALL_ROOT)/bin/offpeak $(INSTALL_ROOT)/bin/offpeak-sim \
+	$(INSTALL_ROOT)/share/bash-completion/completions/offpeak \
+	$(INSTALL_ROOT)/share/zsh/site-functions/_offpeak \
+	$(INSTALL_ROOT)/share/fish/vendor_completions.d/offpeak.fish \
+	$(INSTALL_ROOT)/share/man/man1/offpeak.1
+# The man page's date: the last commit's, so the same source gives the same page.
+MAN_DATE = $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
+
+release: deps
+	$(SWIFT) build -c release --product offpeak
+	$(SWIFT) build -c release --product offpeak-sim
+	$(SWIFT) build -c release --product generate-manual
+
+install: $(if $(INSTALL_FROM),,release)
+	@scripts/install.sh "$(if $(INSTALL_FROM),$(INSTALL_FROM),$$($(SWIFT) build -c release --show-bin-path))" \
+		"$(INSTALL_ROOT)" "$(MAN_DATE)"
+
+uninstall:
+	rm -f $(INSTALLED)

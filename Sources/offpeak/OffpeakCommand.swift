@@ -11,6 +11,7 @@ struct OffpeakCommand: ParsableCommand {
             74 the store or outputs cannot be read or written, 75 interrupted (run again or wait for the
             next tick to finish), 78 configuration.
             """,
+        version: OffpeakVersion.current,
         subcommands: [
             Run.self, Summarize.self, Estimate.self, Submit.self, Result.self, Jobs.self, Status.self,
             Batches.self,

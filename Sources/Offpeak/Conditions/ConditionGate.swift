@@ -14,20 +14,28 @@ public struct ConditionGate: Sendable {
         case budget = "budget reached"
     }
 
-    /// Where the conditions are read from: a sysfs root and the workspace's interface overrides.
+    /// Where the conditions are read from: a sysfs root, NetworkManager (when it is to be asked)
+    /// and the workspace's interface overrides.
     let sysfsRoot: URL
     let metered: [String]
     let unmetered: [String]
+    let networkManager: NetworkManagerSource?
 
-    init(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = []) {
+    init(
+        sysfsRoot: URL, metered: [String] = [], unmetered: [String] = [],
+        networkManager: NetworkManagerSource? = nil
+    ) {
         self.sysfsRoot = sysfsRoot
         self.metered = metered
         self.unmetered = unmetered
+        self.networkManager = networkManager
     }
 
-    /// Reads the conditions now (a few small files; cheap enough for every call boundary).
+    /// Reads the conditions now: a few small files, plus NetworkManager's answer at most every
+    /// few seconds (`NetworkManagerSource`), so cheap enough for every call boundary.
     public func read() -> MachineConditions {
-        MachineConditions.read(sysfsRoot: sysfsRoot, metered: metered, unmetered: unmetered)
+        MachineConditions.read(
+            sysfsRoot: sysfsRoot, metered: metered, unmetered: unmetered, networkManager: networkManager)
     }
 
     /// The job's failing constraints, in a fixed order. With `needsNetwork` (the provider is not on

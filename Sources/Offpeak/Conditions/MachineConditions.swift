@@ -22,13 +22,17 @@ public struct MachineConditions: Sendable, Equatable, Encodable {
         self.sysfsRoot = sysfsRoot
     }
 
-    /// Reads both; never fails (see `PowerState.read` and `NetworkState.read` for the fallbacks).
-    static func read(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = [])
-        -> MachineConditions
-    {
+    /// Reads both, asking `networkManager` too when given; never fails (see `PowerState.read`,
+    /// `NetworkState.read` and `NetworkManagerSource` for the fallbacks).
+    static func read(
+        sysfsRoot: URL, metered: [String] = [], unmetered: [String] = [],
+        networkManager: NetworkManagerSource? = nil
+    ) -> MachineConditions {
         MachineConditions(
             power: PowerState.read(sysfsRoot: sysfsRoot),
-            network: NetworkState.read(sysfsRoot: sysfsRoot, metered: metered, unmetered: unmetered),
+            network: NetworkState.read(
+                sysfsRoot: sysfsRoot, metered: metered, unmetered: unmetered,
+                networkManager: networkManager?.read()),
             sysfsRoot: sysfsRoot.path)
     }
 
@@ -56,13 +60,18 @@ public struct MachineConditions: Sendable, Equatable, Encodable {
         out += "  low-power profile: \(power.lowPower ? "yes" : "no")\n"
         out += "Network: \(network.online ? "online" : "offline")"
         out += network.online ? (network.unmetered ? ", unmetered" : ", metered only") : ""
-        out += ". \(network.why)\n"
+        out += ". \(network.why) Decided by \(network.decidedBy.rawValue).\n"
+        if let answer = network.networkManager {
+            let said = answer.devices.map { "\($0.name) \($0.metered.rawValue)" }.joined(separator: ", ")
+            out += "  NetworkManager: \(answer.status.rawValue). \(answer.why)"
+            out += said.isEmpty ? "\n" : " Metered: \(said).\n"
+        }
         if !network.interfaces.isEmpty {
-            let table = TextTable(columns: ["INTERFACE", "KIND", "COUNTS", "METERED", "WHY"])
+            let table = TextTable(columns: ["INTERFACE", "KIND", "COUNTS", "METERED", "DECIDED BY", "WHY"])
             for interface in network.interfaces {
                 table.add([
                     interface.name, interface.kind.rawValue, interface.counts ? "yes" : "no",
-                    interface.metered ? "yes" : "no", interface.why,
+                    interface.metered ? "yes" : "no", interface.meteredBy.rawValue, interface.why,
                 ])
             }
             out += table.render().split(separator: "\n").map { "  \($0)\n" }.joined()

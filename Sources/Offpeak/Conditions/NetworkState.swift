@@ -1,7 +1,7 @@
 import Foundation
 
-/// The machine's network, decided from `class/net` (the kernel's sysfs-class-net ABI) and the
-/// workspace's metered/unmetered interface lists.
+/// The machine's network, decided from `class/net` (the kernel's sysfs-class-net ABI), what
+/// NetworkManager says is metered, and the workspace's metered/unmetered interface lists.
 struct NetworkState: Sendable, Equatable {
     /// One interface under `class/net` and what was decided about it.
     struct Interface: Sendable, Equatable, Codable {
@@ -17,13 +17,23 @@ struct NetworkState: Sendable, Equatable {
         var metered: Bool
         /// One sentence: why it counts or not, and why it is metered or not.
         var why: String
+        /// Who decided `metered` (listed by `NetworkState`'s `metered_by`, not here).
+        var meteredBy: MeteredRule.Source = .sysfs
 
-        init(name: String, kind: Kind, counts: Bool, metered: Bool, why: String) {
+        enum CodingKeys: String, CodingKey {
+            case name, kind, counts, metered, why
+        }
+
+        init(
+            name: String, kind: Kind, counts: Bool, metered: Bool, why: String,
+            meteredBy: MeteredRule.Source = .sysfs
+        ) {
             self.name = name
             self.kind = kind
             self.counts = counts
             self.metered = metered
             self.why = why
+            self.meteredBy = meteredBy
         }
     }
 
@@ -36,16 +46,26 @@ struct NetworkState: Sendable, Equatable {
     var why: String
     /// Every file read, with what it meant.
     var readings: [Reading]
+    /// What NetworkManager said, or nil when it was not asked.
+    var networkManager: NetworkManagerAnswer?
 
     init(
         online: Bool, unmetered: Bool, interfaces: [Interface] = [], why: String = "",
-        readings: [Reading] = []
+        readings: [Reading] = [], networkManager: NetworkManagerAnswer? = nil
     ) {
         self.online = online
         self.unmetered = unmetered
         self.interfaces = interfaces
         self.why = why
         self.readings = readings
+        self.networkManager = networkManager
+    }
+
+    /// The source that decided `unmetered`: that of the interface `why` names (the first usable
+    /// unmetered one, else the first usable one); sysfs when offline.
+    var decidedBy: MeteredRule.Source {
+        let usable = interfaces.filter(\.counts)
+        return (usable.first { !$0.metered } ?? usable.first)?.meteredBy ?? .sysfs
     }
 
     /// `type` of an Ethernet-like interface (ARPHRD_ETHER), which WiFi and some modems share.
@@ -64,9 +84,13 @@ struct NetworkState: Sendable, Equatable {
     ///   and garbage) means no carrier, so not usable;
     /// - `uevent` missing or without `DEVTYPE`: the kind comes from `type` (1 is Ethernet, anything
     ///   else, missing or garbage is other); `DEVTYPE=wlan` is WiFi, `DEVTYPE=wwan` is cellular;
-    /// - metered: a name in `metered` is metered, else a name in `unmetered` is not, else cellular
-    ///   is metered and everything else is not. A list entry ending in `*` matches by prefix.
-    static func read(sysfsRoot: URL, metered: [String] = [], unmetered: [String] = []) -> NetworkState {
+    /// - metered: as `MeteredRule` decides (the workspace's lists, then NetworkManager's firm
+    ///   answers, then cellular is metered and everything else is not). A list entry ending in `*`
+    ///   matches by prefix.
+    static func read(
+        sysfsRoot: URL, metered: [String] = [], unmetered: [String] = [],
+        networkManager: NetworkManagerAnswer? = nil
+    ) -> NetworkState {
         let tree = SysfsTree(root: sysfsRoot)
         var readings: [Reading] = []
         var interfaces: [Interface] = []
@@ -78,7 +102,13 @@ struct NetworkState: Sendable, Equatable {
         }
         for name in names ?? [] {
             interfaces.append(
-                readInterface(name, tree: tree, metered: metered, unmetered: unmetered, readings: &readings))
+                readInterface(
+                    name, tree: tree,
+                    rule: { kind in
+                        MeteredRule.decide(
+                            name: name, kind: kind, metered: metered, unmetered: unmetered,
+                            networkManager: networkManager)
+                    }, readings: &readings))
         }
         let usable = interfaces.filter(\.counts)
         let free = usable.filter { !$0.metered }
@@ -92,7 +122,7 @@ struct NetworkState: Sendable, Equatable {
         }
         return NetworkState(
             online: !usable.isEmpty, unmetered: !free.isEmpty, interfaces: interfaces, why: why,
-            readings: readings)
+            readings: readings, networkManager: networkManager)
     }
 
     static func matches(_ name: String, _ list: [String]) -> Bool {
@@ -102,7 +132,8 @@ struct NetworkState: Sendable, Equatable {
     }
 
     private static func readInterface(
-        _ name: String, tree: SysfsTree, metered: [String], unmetered: [String], readings: inout [Reading]
+        _ name: String, tree: SysfsTree, rule: (Interface.Kind) -> MeteredRule.Decision,
+        readings: inout [Reading]
     ) -> Interface {
         let base = "class/net/\(name)"
         if name == "lo" {
@@ -174,23 +205,14 @@ struct NetworkState: Sendable, Equatable {
         }
         let counts = statePasses && hasCarrier
 
-        let isMetered: Bool
-        let meteredWhy: String
-        if matches(name, metered) {
-            (isMetered, meteredWhy) = (true, "metered per offpeak.yaml")
-        } else if matches(name, unmetered) {
-            (isMetered, meteredWhy) = (false, "unmetered per offpeak.yaml")
-        } else if kind == .wwan {
-            (isMetered, meteredWhy) = (true, "cellular, metered by default")
-        } else {
-            (isMetered, meteredWhy) = (false, "\(kind.displayName), unmetered by default")
-        }
+        let decision = rule(kind)
         let usableWhy =
             counts
             ? "Up with carrier"
             : statePasses ? "No carrier" : "Operstate \(state)"
         return Interface(
-            name: name, kind: kind, counts: counts, metered: isMetered, why: "\(usableWhy); \(meteredWhy).")
+            name: name, kind: kind, counts: counts, metered: decision.metered,
+            why: "\(usableWhy); \(decision.why).", meteredBy: decision.source)
     }
 }
 
@@ -202,20 +224,5 @@ extension NetworkState.Interface.Kind {
         case .wwan: return "cellular"
         case .other: return "other link"
         }
-    }
-}
-
-extension NetworkState: Encodable {
-    enum CodingKeys: String, CodingKey {
-        case online, unmetered, interfaces, why
-    }
-
-    /// The decisions only; the readings are listed once, by `MachineConditions`.
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(online, forKey: .online)
-        try container.encode(unmetered, forKey: .unmetered)
-        try container.encode(interfaces, forKey: .interfaces)
-        try container.encode(why, forKey: .why)
     }
 }

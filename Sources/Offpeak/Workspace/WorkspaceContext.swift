@@ -84,14 +84,15 @@ public struct WorkspaceContext: Sendable {
         }
     }
 
-    /// Reads conditions from `sysfsRoot` (else `$OFFPEAK_SYSFS_ROOT`, else `/sys`) with the
-    /// workspace's metered and unmetered interfaces.
+    /// Reads conditions from `sysfsRoot` (else `$OFFPEAK_SYSFS_ROOT`, else `/sys`), NetworkManager
+    /// (the `nmcli` on `PATH`, if any) and the workspace's metered and unmetered interfaces.
     public func gate(sysfsRoot: String? = nil) -> ConditionGate {
         let root =
             sysfsRoot.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? MachineConditions.defaultRoot(environment: environment)
         return ConditionGate(
-            sysfsRoot: root, metered: config.meteredInterfaces, unmetered: config.unmeteredInterfaces)
+            sysfsRoot: root, metered: config.meteredInterfaces, unmetered: config.unmeteredInterfaces,
+            networkManager: NetworkManagerSource(environment: environment))
     }
 
     /// What the model `tier` maps to can read and write, from the price table.
