@@ -145,8 +145,8 @@ import Testing
             items: ["Say a", "Say b", "Say c", "Say d", "Say e", "Say f", "Say g", "Say h"]
             """)
         let reason =
-            "daily budget reached, resumes after 00:00 ($0.2100 spent and $0.00 reserved of $0.4000; "
-            + "the next call may cost up to $0.2020)"
+            "daily budget reached, resumes after 00:00 ($0.2100 spent and $0.00 reserved of $0.4000, "
+            + "and the next call may cost up to $0.2020)"
         let run = try workspace.offpeak(["run", "a"])
         #expect(run.status == 75)
         #expect(

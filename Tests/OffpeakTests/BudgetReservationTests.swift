@@ -67,8 +67,8 @@ struct BudgetReservationTests {
         #expect(refusal.waitsForCallsInFlight, "the first call may cost less than its worst case")
         #expect(
             refusal.reason
-                == "daily budget reached, resumes after 00:00 ($0.00 spent and $0.6000 reserved of $1.00; "
-                + "the next call may cost up to $0.6000)")
+                == "daily budget reached, resumes after 00:00 ($0.00 spent and $0.6000 reserved of $1.00, "
+                + "and the next call may cost up to $0.6000)")
         // The call comes back costing $0.30: its reservation gives way to its ledger row.
         var ledger = ReportTextTests.entry(model: "m", run: "r1", dollars: 0.3, naive: 0.3)
         ledger.at = now
@@ -180,7 +180,7 @@ struct BudgetReservationTests {
         }
         #expect(
             refusal.reason
-                == "daily token budget reached, resumes after 00:00 (110 tokens spent and 100 reserved of 300; "
-                + "the next call may use up to 100)")
+                == "daily token budget reached, resumes after 00:00 (110 tokens spent and 100 reserved of 300, "
+                + "and the next call may use up to 100)")
     }
 }

@@ -42,6 +42,11 @@ struct MetricsTextTests {
         try store.deferJob("a", run: nil, reasons: "waiting for external power; battery low", at: Date())
         try store.deferJob("b", run: nil, reasons: "on battery", at: Date())
         try store.deferJob("c", run: nil, reasons: "battery low", at: Date())
+        try store.deferJob(
+            "d", run: nil,
+            reasons:
+                "daily budget reached, resumes after 00:00 ($0.2100 spent and $0.00 reserved of $0.4000, "
+                + "and the next call may cost up to $0.2020)", at: Date())
         try store.write { db in
             try db.execute(
                 sql: """
@@ -114,7 +119,7 @@ struct MetricsTextTests {
             offpeak_deferred_jobs{reason="unmetered_network"} 0
             offpeak_deferred_jobs{reason="battery_low"} 2
             offpeak_deferred_jobs{reason="offline"} 0
-            offpeak_deferred_jobs{reason="budget"} 0
+            offpeak_deferred_jobs{reason="budget"} 1
             offpeak_deferred_jobs{reason="other"} 1
             # HELP offpeak_cache_hits_total Lookups the response cache answered, by kind.
             # TYPE offpeak_cache_hits_total counter

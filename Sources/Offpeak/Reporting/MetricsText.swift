@@ -14,6 +14,8 @@ struct MetricsText {
 
     /// The kinds a deferral's reasons count under; `other` for any the metrics do not know.
     static func reasonKind(_ reason: String) -> String {
+        // A budget's reason says which budget and its numbers ("daily budget reached, resumes …").
+        if reason.contains(ConditionGate.Reason.budget.rawValue) { return "budget" }
         switch ConditionGate.Reason(rawValue: reason) {
         case .externalPower: return "external_power"
         case .unmeteredNetwork: return "unmetered_network"

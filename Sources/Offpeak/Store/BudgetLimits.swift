@@ -71,14 +71,14 @@ extension BudgetLimits {
             if let limit = dollars, use.spentDollars + use.reservedDollars + ask.dollars > limit {
                 let numbers =
                     "\(Money.dollars(use.spentDollars)) spent and \(Money.dollars(use.reservedDollars)) reserved "
-                    + "of \(Money.dollars(limit)); the next call may cost up to \(Money.dollars(ask.dollars))"
+                    + "of \(Money.dollars(limit)), and the next call may cost up to \(Money.dollars(ask.dollars))"
                 let fits = use.spentDollars + use.reservedDollars - use.inFlightDollars + ask.dollars <= limit
                 return refusal(period, job: job, kind: "budget", numbers: numbers, waits: fits)
             }
             if let limit = tokens, use.spentTokens + use.reservedTokens + ask.tokens > limit {
                 let numbers =
-                    "\(use.spentTokens) tokens spent and \(use.reservedTokens) reserved of \(limit); "
-                    + "the next call may use up to \(ask.tokens)"
+                    "\(use.spentTokens) tokens spent and \(use.reservedTokens) reserved of \(limit), "
+                    + "and the next call may use up to \(ask.tokens)"
                 let fits = use.spentTokens + use.reservedTokens - use.inFlightTokens + ask.tokens <= limit
                 return refusal(period, job: job, kind: "token budget", numbers: numbers, waits: fits)
             }
