@@ -78,6 +78,14 @@ struct StructuredFormTests {
         #expect(
             try #require(FitnessLine(fitness, now: start)).nowCell
                 == "as each job says; structured output refused (400: unknown field schema)")
+        var llama = BatchFitness(provider: "openai", model: "m", at: start)
+        llama.refuseStructured(
+            "500: 1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                + "'msg': \"Input should be 'text' or 'json_object'\"}", form: .jsonSchema, at: start)
+        #expect(
+            try #require(FitnessLine(llama, now: start)).nowCell
+                == "as each job says; json_schema refused (500: 1 validation error: {'type': 'literal_error', 'loc': (…); "
+                + "json_object with a schema used", "the server's words cut short, what is used kept")
         var anthropic = BatchFitness(provider: "anthropic", model: "m", at: start)
         anthropic.refuseStructured("400: tool_choice is not supported", form: .jsonSchema, at: start)
         #expect(

@@ -59,7 +59,10 @@ struct FitnessLine: Sendable, Codable, Equatable {
         } else {
             cell = "as each job says"
         }
-        if let refusal = structuredRefusal {
+        if let words = structuredRefusal {
+            // The server's words cut short, so what is used now is still in the (shortened) cell.
+            let refusal = TextTable.shortened(
+                words.split(whereSeparator: \.isWhitespace).joined(separator: " "), to: 60)
             cell +=
                 structuredFallback.map { "; json_schema refused (\(refusal)); \($0) with a schema used" }
                 ?? "; structured output refused (\(refusal))"
