@@ -134,7 +134,7 @@ struct AdaptiveBatchingTests {
         #expect(
             try #require(FitnessLine(fitness, now: Date())).nowCell
                 == "as each job says; json_schema refused (500: this server does not support structured output "
-                + "(response_format json_schema, tool_choice)); json_object with a schema used")
+                + "(respon…); json_object with a schema used")
     }
 
     @Test func aServerRefusingBothFormsGetsPlainPromptsAfterTwoRefusals() throws {
