@@ -36,7 +36,11 @@ public struct SimOptions: Sendable, Equatable {
     /// Whether the server takes structured-output forms (`response_format` json_schema, a forced
     /// tool); when not, it refuses them with a 400, as some servers and proxies do.
     public var structuredOutput = true
-    /// The status of that refusal: 400, or 500 as llama-cpp-python's server answers `json_schema`.
+    /// Whether a server that takes structured output takes `response_format` `json_schema`; when
+    /// not, it refuses that form alone, as llama-cpp-python's server does, and holds `json_object`
+    /// with a `schema` to its shape.
+    public var jsonSchema = true
+    /// The status of a refusal: 400, or 500 as llama-cpp-python's server answers `json_schema`.
     public var structuredRefusalStatus = 400
     /// Seed of the random fault, damage and latency sequences; nil picks one at random (not
     /// repeatable).

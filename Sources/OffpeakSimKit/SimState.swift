@@ -56,9 +56,12 @@ struct SimState: Sendable {
     }
 
     /// The refusal a server without structured output (`--no-structured-output`) gives a call that
-    /// asks for a shaped answer; nil when it takes the call.
+    /// asks for a shaped answer, or one without `json_schema` (`--refuse-json-schema`) a call that
+    /// asks for that form; nil when it takes the call.
     func refusal(of call: ParsedCall) -> SimAPIError? {
-        guard call.form != .text, !options.structuredOutput else { return nil }
+        let refused =
+            options.structuredOutput ? !options.jsonSchema && call.form.isJSONSchema : call.form != .text
+        guard refused else { return nil }
         return SimAPIError(
             options.structuredRefusalStatus == 500 ? .server : .invalidRequest,
             "this server does not support structured output (response_format json_schema, tool_choice)")

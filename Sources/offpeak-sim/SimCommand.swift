@@ -151,9 +151,15 @@ struct SimCommand: AsyncParsableCommand {
     )
     var refuseStructuredOutput = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Refuse response_format json_schema alone, as llama-cpp-python's server does (with "
+                + "--structured-refusal-status 500), and hold json_object with a schema to its shape."))
+    var refuseJsonSchema = false
+
     @Option(
         help: ArgumentHelp(
-            "The status of that refusal: 400, or 500 as llama-cpp-python's server answers json_schema.",
+            "The status of a refusal: 400, or 500 as llama-cpp-python's server answers json_schema.",
             valueName: "400|500"))
     var structuredRefusalStatus = 400
 
@@ -224,6 +230,7 @@ struct SimCommand: AsyncParsableCommand {
         options.damage = try DamagePolicy(rate: damageRate, parsing: damage)
         options.weakModel = weakModel
         options.structuredOutput = !refuseStructuredOutput
+        options.jsonSchema = !refuseJsonSchema
         guard [400, 500].contains(structuredRefusalStatus) else {
             throw ValidationError(
                 "--structured-refusal-status must be 400 or 500, got \(structuredRefusalStatus)")

@@ -73,7 +73,7 @@ struct AdaptiveBatchingTests {
     }
 
     @Test func aServerThatRefusesTheFormIsRememberedNotAskedPerCall() throws {
-        let sim = try SimProcess(arguments: ["--no-structured-output"])
+        let sim = try SimProcess(arguments: ["--refuse-json-schema"])
         let workspace = try Self.workspace(
             sim: sim, count: 40, settings: "limits: {openai: {in_flight: 1}}", provider: "openai")
         let outcome = try Self.run(workspace)
@@ -93,7 +93,7 @@ struct AdaptiveBatchingTests {
     /// llama-cpp-python's server refuses `json_schema` with a 500. The transport retries 500s, but
     /// not this one: one HTTP call, not three, then the items go again without the form.
     @Test func aFiveHundredRefusalOfTheFormIsNotRetried() throws {
-        let sim = try SimProcess(arguments: ["--no-structured-output", "--structured-refusal-status", "500"])
+        let sim = try SimProcess(arguments: ["--refuse-json-schema", "--structured-refusal-status", "500"])
         let workspace = try Self.workspace(
             sim: sim, count: 40, settings: "limits: {openai: {in_flight: 1}}", provider: "openai")
         let outcome = try Self.run(workspace)
@@ -108,5 +108,48 @@ struct AdaptiveBatchingTests {
             fitness.structuredRefusal
                 == "500: this server does not support structured output (response_format json_schema, tool_choice)"
         )
+    }
+
+    /// llama-cpp-python's server: `json_schema` refused with a 500, `json_object` with a schema
+    /// held to the shape. A weak model behind it answers every item in the perfect model's calls,
+    /// plus the one refused.
+    @Test func aWeakModelBehindAServerRefusingJSONSchemaIsHeldByTheJSONObjectForm() throws {
+        let perfect = try SimProcess()
+        let reference = try Self.workspace(
+            sim: perfect, count: 40, settings: "limits: {openai: {in_flight: 1}}", provider: "openai")
+        #expect(try Self.run(reference).spend.calls == 5)
+        let weak = try SimProcess(arguments: [
+            "--weak-model", "--seed", "3", "--refuse-json-schema", "--structured-refusal-status", "500",
+        ])
+        let workspace = try Self.workspace(
+            sim: weak, count: 40, settings: "limits: {openai: {in_flight: 1}}", provider: "openai")
+        let outcome = try Self.run(workspace)
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(outcome.spend.failedCalls == 1, "json_schema refused once")
+        #expect(outcome.spend.calls == 6, "then the perfect model's five")
+        #expect(BatchedRunTests.answers(workspace) == BatchedRunTests.answers(reference))
+        let store = try Store.open(Workspace(root: workspace.root))
+        let fitness = try #require(try store.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
+        #expect(fitness.prompts == 5 && fitness.itemsKept == 40, "every batched answer held")
+        #expect(
+            try #require(FitnessLine(fitness, now: Date())).nowCell
+                == "as each job says; json_schema refused (500: this server does not support structured output "
+                + "(respon…); json_object with a schema used")
+    }
+
+    @Test func aServerRefusingBothFormsGetsPlainPromptsAfterTwoRefusals() throws {
+        let sim = try SimProcess(arguments: ["--no-structured-output"])
+        let workspace = try Self.workspace(
+            sim: sim, count: 40, settings: "limits: {openai: {in_flight: 1}}", provider: "openai")
+        let outcome = try Self.run(workspace)
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(outcome.run.itemsDone == 40)
+        #expect(outcome.spend.failedCalls == 2, "json_schema refused, then json_object")
+        #expect(outcome.spend.calls == 7, "then five plain prompts")
+        let store = try Store.open(Workspace(root: workspace.root))
+        let fitness = try #require(try store.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
+        #expect(fitness.refuses(.jsonSchema, at: Date()) && fitness.refuses(.jsonObject, at: Date()))
+        #expect(
+            CallPlanning.answerForm(.auto, provider: .openai, fitness: fitness, now: Date()) == nil)
     }
 }

@@ -39,8 +39,30 @@ struct SimStructuredTests {
         #expect(try Self.openAI(#"{\#(messages)}"#).validated().form == .text)
         let object = try Self.openAI(#"{\#(messages),"response_format":{"type":"json_object"}}"#)
         #expect(try object.validated().form == .jsonObject)
+        #expect(!AnswerForm.jsonObject.holdsShape, "any object: a weak model's own keys pass")
         let wrong = try Self.openAI(#"{\#(messages),"response_format":{"type":"xml"}}"#)
         #expect(throws: SimAPIError.self) { try wrong.validated() }
+    }
+
+    /// llama-cpp-python's form: `json_object` with a schema, from which it builds a grammar.
+    @Test func aJSONObjectWithASchemaHoldsTheShapeAndOnlyJSONSchemaIsRefusedWhenAsked() throws {
+        let messages = #""model":"m","messages":[{"role":"user","content":"x"}]"#
+        let call = try Self.openAI(
+            #"{\#(messages),"response_format":{"type":"json_object","schema":{"type":"object","#
+                + #""required":["a","b"],"properties":{}}}}"#)
+        let form = try call.validated().form
+        #expect(form == .objectSchema(required: ["a", "b"]) && form.holdsShape)
+        var options = SimOptions()
+        options.jsonSchema = false
+        options.structuredRefusalStatus = 500
+        let state = SimState(options: options)
+        func refusal(_ form: AnswerForm) -> SimAPIError? {
+            state.refusal(
+                of: ParsedCall(
+                    model: "m", conversation: SimConversation(messages: []), maxTokens: 10, form: form))
+        }
+        #expect(refusal(.schema(required: ["a"])) != nil)
+        #expect(refusal(form) == nil && refusal(.jsonObject) == nil && refusal(.tool(name: "t")) == nil)
     }
 
     @Test func aForcedAnthropicToolIsAShapedAnswerBilledWithTheToolPrompt() throws {

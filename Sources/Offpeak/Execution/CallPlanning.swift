@@ -3,22 +3,31 @@ import Foundation
 /// How a pass packs its requests into calls, as pure decisions: the run (`RunSession`) and the
 /// estimate (`RunEstimator`) both ask these, so an estimate plans exactly what a run would send.
 enum CallPlanning {
-    /// Whether batched prompts ask for the structured-output form (`StructuredOutput`): `auto` uses
-    /// it on OpenAI-compatible servers, and on Anthropic only for a model whose plain batched
-    /// answers lost items, unless the server refused it.
-    static func structuredAnswers(
+    /// The structured-output form batched prompts ask for (`StructuredOutput`); nil: plain. `auto`
+    /// uses it on OpenAI-compatible servers, and on Anthropic only for a model whose plain batched
+    /// answers lost items, unless the server refused it. An OpenAI-compatible server that refused
+    /// `json_schema` is asked for `json_object` with the schema, and plain once it refused that too.
+    static func answerForm(
         _ setting: StructuredOutput, provider: ProviderKind, fitness: BatchFitness?, now: Date
-    ) -> Bool {
+    ) -> StructuredForm? {
+        let open = firstFormNotRefused(provider: provider, fitness: fitness, now: now)
         switch setting {
-        case .off: return false
-        case .on: return true
+        case .off: return nil
+        case .on: return open ?? .jsonSchema
         case .auto:
-            if fitness?.refusesStructured(at: now) == true { return false }
             switch provider {
-            case .openai: return true
-            case .anthropic, .sim: return fitness?.lostPlainAnswers(at: now) == true
+            case .openai: return open
+            case .anthropic, .sim: return fitness?.lostPlainAnswers(at: now) == true ? open : nil
             }
         }
+    }
+
+    /// The first form the model's server has not refused lately: Anthropic has one.
+    private static func firstFormNotRefused(provider: ProviderKind, fitness: BatchFitness?, now: Date)
+        -> StructuredForm?
+    {
+        let forms: [StructuredForm] = provider == .openai ? [.jsonSchema, .jsonObject] : [.jsonSchema]
+        return forms.first { fitness?.refuses($0, at: now) != true }
     }
 
     /// The planner a pass's calls to `model` are made with. A batch-lane pass packs up to
@@ -26,7 +35,7 @@ enum CallPlanning {
     /// whose batched answers fare badly gets fewer (`BatchFitness`).
     static func batchPlanner(
         spec: JobSpec, model: String, prices: PriceTable, batchLane: Bool, fitness: BatchFitness?,
-        structured: Bool, now: Date
+        form: StructuredForm?, now: Date
     ) -> BatchPlanner {
         let price = prices.price(for: model)
         var batching = spec.batching
@@ -35,7 +44,7 @@ enum CallPlanning {
         var planner = BatchPlanner(
             batching: batching, contextWindow: price?.maxInputTokens ?? 128_000,
             maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)
-        planner.structured = structured
+        planner.answerForm = form
         return planner
     }
 

@@ -212,6 +212,6 @@ extension RunSession {
         let fitness = fitness(of: model)
         return CallPlanning.batchPlanner(
             spec: spec, model: model, prices: context.prices, batchLane: batchAPI != nil, fitness: fitness,
-            structured: structuredAnswers(fitness: fitness), now: Date())
+            form: answerForm(fitness: fitness), now: Date())
     }
 }

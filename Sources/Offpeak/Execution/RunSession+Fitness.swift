@@ -10,9 +10,9 @@ extension RunSession {
         try? context.store.batchFitness(provider: context.provider.kind.rawValue, model: model)
     }
 
-    /// Whether batched prompts ask for the structured-output form (`StructuredOutput`).
-    func structuredAnswers(fitness: BatchFitness?) -> Bool {
-        CallPlanning.structuredAnswers(
+    /// The structured-output form batched prompts ask for (`StructuredOutput`); nil: plain.
+    func answerForm(fitness: BatchFitness?) -> StructuredForm? {
+        CallPlanning.answerForm(
             context.structuredOutput, provider: context.provider.kind, fitness: fitness, now: Date())
     }
 
@@ -23,7 +23,7 @@ extension RunSession {
         guard call.isBatched else { return false }
         let fitness = fitness(of: call.request.model)
         if let limit = fitness?.itemLimit(at: Date()), call.requests.count > limit { return true }
-        return (call.request.answerKeys != nil) != structuredAnswers(fitness: fitness)
+        return call.request.structuredForm != answerForm(fitness: fitness)
     }
 
     /// Folds a batched answer into its model's record, and says at `--verbose` how it fared.
@@ -62,23 +62,27 @@ extension RunSession {
         }
     }
 
-    /// A structured call the server refused (`StructuredAnswer.isRefusal`): the form is remembered as refused for the model, and the call's items stay
-    /// pending, to go again without it (no attempt counted).
+    /// A structured call the server refused (`StructuredAnswer.isRefusal`): its form is remembered
+    /// as refused for the model, and the call's items stay pending, to go again in the next form
+    /// (`json_object` with the schema, after `json_schema`) or without one (no attempt counted).
     /// - Returns: whether the error was such a refusal.
     func refusedStructured(_ call: PlannedCall, error: any Error) -> Bool {
-        guard call.request.answerKeys != nil, let error = error as? ProviderError,
+        guard let form = call.request.structuredForm, let error = error as? ProviderError,
             case .http(let status, let message, _) = error,
             StructuredAnswer.isRefusal(status: status, message: message)
         else { return false }
         let model = call.request.model
-        let news =
-            "the server refused the structured-output form for \(model) (\(status): \(message)); "
-            + "batched prompts to it go without it from now on"
-        context.logger.warning("\(news)")
         let now = Date()
-        _ = try? context.store.updateBatchFitness(
+        let after = try? context.store.updateBatchFitness(
             provider: context.provider.kind.rawValue, model: model, at: now
-        ) { $0.refuseStructured("\(status): \(message)", at: now) }
+        ) { $0.refuseStructured("\(status): \(message)", form: form, at: now) }
+        let next = after.flatMap { answerForm(fitness: $0) }
+        let openAI = context.provider.kind == .openai
+        let news =
+            "the server refused the structured-output form \(openAI ? form.rawValue : "(a forced tool)") for "
+            + "\(model) (\(status): \(message)); batched prompts to it go "
+            + (next.map { openAI ? "as \($0.rawValue)" : "with it" } ?? "without it") + " from now on"
+        context.logger.warning("\(news)")
         return true
     }
 }

@@ -28,9 +28,9 @@ struct BatchPlanner: Sendable {
     let maxOutputTokens: Int
     /// What an output token costs in input tokens (output price / input price).
     let outputWeight: Double
-    /// Batched prompts ask for their answer in the provider's structured-output form
-    /// (`CompletionRequest.answerKeys`).
-    var structured = false
+    /// The structured-output form batched prompts ask for their answer in
+    /// (`CompletionRequest.answerKeys`); nil: plain.
+    var answerForm: StructuredForm?
     /// Output tokens allowed per item beyond its answer, for its id, quotes and separators.
     static let perItemOverhead = 16
     /// Tokens a batch adds: per item, its tags in the prompt and its key and quotes in the answer;
@@ -141,7 +141,8 @@ struct BatchPlanner: Sendable {
         let ids = BatchPrompt.itemIDs(count: chunk.count)
         request.messages = [ChatMessage(role: .user, content: BatchPrompt.render(Array(zip(ids, texts))))]
         request.maxTokens = min(maxOutputTokens, outputTokens(chunk))
-        request.answerKeys = structured ? ids : nil
+        request.answerKeys = answerForm == nil ? nil : ids
+        request.answerForm = answerForm == .jsonObject ? .jsonObject : nil  // nil: the first form
         return PlannedCall(requests: chunk.map(\.record), itemIDs: ids, itemTexts: texts, request: request)
     }
 

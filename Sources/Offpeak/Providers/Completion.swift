@@ -38,6 +38,10 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
     /// free text. Optional so requests stored before it existed still decode, and left out of the
     /// JSON when unset, so a single request's cache key is what it always was.
     var answerKeys: [String]?
+    /// The form those keys are asked in; nil: the first (`json_schema`, or Anthropic's forced
+    /// tool), so a structured request stored before the second form existed, and its cache key,
+    /// mean what they meant. Set only with `answerKeys`.
+    var answerForm: StructuredForm?
 
     public init(
         model: String, system: String? = nil, messages: [ChatMessage], maxTokens: Int,
@@ -53,6 +57,11 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
         self.stop = stop
         self.cacheSystemPrompt = cacheSystemPrompt
         self.answerKeys = answerKeys
+    }
+
+    /// The structured-output form this request asks for; nil: free text.
+    var structuredForm: StructuredForm? {
+        answerKeys == nil ? nil : answerForm ?? .jsonSchema
     }
 }
 

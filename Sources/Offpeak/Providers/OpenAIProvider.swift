@@ -59,7 +59,9 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
             model: request.model, messages: messages, maxTokens: reasoning ? nil : request.maxTokens,
             maxCompletionTokens: reasoning ? request.maxTokens : nil, temperature: request.temperature,
             topP: request.topP, stop: request.stop.isEmpty ? nil : request.stop,
-            responseFormat: request.answerKeys.map(StructuredAnswer.responseFormat(keys:)))
+            responseFormat: request.answerKeys.map {
+                StructuredAnswer.responseFormat(keys: $0, form: request.answerForm ?? .jsonSchema)
+            })
         return try ProviderTransport.encode(body)
     }
 

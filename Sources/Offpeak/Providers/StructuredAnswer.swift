@@ -10,9 +10,13 @@ enum StructuredAnswer {
     static let name = "record_answers"
 
     /// OpenAI-compatible `response_format` (OpenAI, llama.cpp, vLLM, Ollama, LiteLLM): a strict JSON
-    /// schema whose properties, all required, are exactly `keys`, each a string.
-    static func responseFormat(keys: [String]) -> JSONValue {
-        .object([
+    /// schema whose properties, all required, are exactly `keys`, each a string; in the
+    /// `json_object` form, the same schema beside `type` (llama-cpp-python builds a grammar from it).
+    static func responseFormat(keys: [String], form: StructuredForm = .jsonSchema) -> JSONValue {
+        if form == .jsonObject {
+            return .object(["type": .string("json_object"), "schema": schema(keys: keys)])
+        }
+        return .object([
             "type": .string("json_schema"),
             "json_schema": .object([
                 "name": .string(name), "strict": .bool(true), "schema": schema(keys: keys),

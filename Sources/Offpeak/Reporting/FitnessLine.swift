@@ -16,6 +16,9 @@ struct FitnessLine: Sendable, Codable, Equatable {
     var alone: Bool
     var pausedUntil: Date?
     var structuredRefusal: String?
+    /// The form used since `json_schema` was refused (`json_object` with the schema); nil: none,
+    /// structured output is refused whole.
+    var structuredFallback: String?
 
     init?(_ fitness: BatchFitness, now: Date) {
         let refused = fitness.refusesStructured(at: now)
@@ -30,7 +33,14 @@ struct FitnessLine: Sendable, Codable, Equatable {
         itemLimit = limit
         alone = limit == 1
         pausedUntil = alone ? fitness.pausedUntil : nil
-        structuredRefusal = refused ? fitness.structuredRefusal : nil
+        // An OpenAI-compatible server that refused json_schema is asked for json_object with the
+        // schema (`CallPlanning.answerForm`), until it refuses that too.
+        let fallback = ProviderKind(rawValue: provider) == .openai && !fitness.refuses(.jsonObject, at: now)
+        structuredFallback = refused && fallback ? StructuredForm.jsonObject.rawValue : nil
+        // Refused whole: the latest refusal's words (json_object's, when both were refused).
+        let words =
+            fallback ? fitness.structuredRefusal : fitness.jsonObjectRefusal ?? fitness.structuredRefusal
+        structuredRefusal = refused ? words : nil
     }
 
     /// `no JSON object in the answer 150, missing from the answer 8`, most first.
@@ -49,7 +59,14 @@ struct FitnessLine: Sendable, Codable, Equatable {
         } else {
             cell = "as each job says"
         }
-        if let refusal = structuredRefusal { cell += "; structured output refused (\(refusal))" }
+        if let words = structuredRefusal {
+            // The server's words cut short, so what is used now is still in the (shortened) cell.
+            let refusal = TextTable.shortened(
+                words.split(whereSeparator: \.isWhitespace).joined(separator: " "), to: 60)
+            cell +=
+                structuredFallback.map { "; json_schema refused (\(refusal)); \($0) with a schema used" }
+                ?? "; structured output refused (\(refusal))"
+        }
         return cell
     }
 

@@ -98,7 +98,7 @@ struct RunEstimator {
         let fitness = try store?.batchFitness(provider: provider.kind.rawValue, model: model)
         return CallPlanning.batchPlanner(
             spec: spec, model: model, prices: prices, batchLane: batchLane, fitness: fitness,
-            structured: CallPlanning.structuredAnswers(
+            form: CallPlanning.answerForm(
                 config.structuredOutput, provider: provider.kind, fitness: fitness, now: now),
             now: now)
     }

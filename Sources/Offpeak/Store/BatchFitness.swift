@@ -28,9 +28,14 @@ struct BatchFitness: Sendable, Equatable, Codable {
     /// When a batched prompt without the structured-output form last lost items: under
     /// `structured_output: auto`, Anthropic models then get the forced shape too.
     var plainLossAt: Date?
-    /// The server refused the structured-output form (its words, redacted), and when.
+    /// The server refused the structured-output form asked first (`json_schema`, or Anthropic's
+    /// forced tool): its words, redacted, and when.
     var structuredRefusal: String?
     var structuredRefusedAt: Date?
+    /// The server refused the second form too (`json_object` with a schema), and when. Optional, as
+    /// every field added later: a record stored before it existed decodes as "not refused".
+    var jsonObjectRefusal: String?
+    var jsonObjectRefusedAt: Date?
     var updatedAt: Date
 
     init(provider: String, model: String, at now: Date) {
@@ -52,9 +57,15 @@ struct BatchFitness: Sendable, Equatable, Codable {
         return cap
     }
 
-    /// Whether the server refused the structured form lately.
+    /// Whether the server refused the structured form asked first (`json_schema`) lately.
     func refusesStructured(at now: Date) -> Bool {
-        guard let at = structuredRefusedAt else { return false }
+        refuses(.jsonSchema, at: now)
+    }
+
+    /// Whether the server refused `form` lately.
+    func refuses(_ form: StructuredForm, at now: Date) -> Bool {
+        let at = form == .jsonSchema ? structuredRefusedAt : jsonObjectRefusedAt
+        guard let at else { return false }
         return now.timeIntervalSince(at) < Self.memory
     }
 
@@ -103,10 +114,16 @@ struct BatchFitness: Sendable, Equatable, Codable {
         }
     }
 
-    /// Remembers that the server refused the structured form, in its (redacted) words.
-    mutating func refuseStructured(_ why: String, at now: Date) {
-        structuredRefusal = why
-        structuredRefusedAt = now
+    /// Remembers that the server refused `form`, in its (redacted) words; nil: every form.
+    mutating func refuseStructured(_ why: String, form: StructuredForm? = nil, at now: Date) {
+        if form != .jsonObject {
+            structuredRefusal = why
+            structuredRefusedAt = now
+        }
+        if form != .jsonSchema {
+            jsonObjectRefusal = why
+            jsonObjectRefusedAt = now
+        }
         updatedAt = now
     }
 

@@ -8,6 +8,9 @@ public enum AnswerForm: Sendable, Equatable {
     case jsonObject
     /// `response_format: {type: json_schema}` with the schema's required properties.
     case schema(required: [String])
+    /// `response_format: {type: json_object, schema}` with the schema's required properties:
+    /// llama-cpp-python's form, which builds a grammar from the schema.
+    case objectSchema(required: [String])
     /// `tool_choice: {type: tool, name}`: the answer is that tool's input.
     case tool(name: String)
 
@@ -15,7 +18,7 @@ public enum AnswerForm: Sendable, Equatable {
     /// then never written as prose, with other keys or half finished, whatever the model.
     var holdsShape: Bool {
         switch self {
-        case .schema, .tool: return true
+        case .schema, .objectSchema, .tool: return true
         case .text, .jsonObject: return false
         }
     }
@@ -30,19 +33,31 @@ public enum AnswerForm: Sendable, Equatable {
         guard let format else { return .text }
         switch format["type"]?.string {
         case "text": return .text
-        case "json_object": return .jsonObject
+        case "json_object":
+            guard let schema = format["schema"] else { return .jsonObject }
+            return .objectSchema(required: required(in: schema))
         case "json_schema":
             guard let schema = format["json_schema"]?["schema"] else {
                 throw SimAPIError(.invalidRequest, "response_format.json_schema.schema: field required")
             }
-            guard case .array(let required)? = schema["required"] else { return .schema(required: []) }
-            return .schema(required: required.compactMap(\.string))
+            return .schema(required: required(in: schema))
         case let other:
             throw SimAPIError(
                 .invalidRequest,
                 "response_format.type: invalid value '\(other ?? "")'; supported values are 'json_object', "
                     + "'json_schema' and 'text'")
         }
+    }
+
+    private static func required(in schema: SimJSON) -> [String] {
+        guard case .array(let required)? = schema["required"] else { return [] }
+        return required.compactMap(\.string)
+    }
+
+    /// Whether this is the `json_schema` form, the one llama-cpp-python's server refuses.
+    var isJSONSchema: Bool {
+        if case .schema = self { return true }
+        return false
     }
 
     /// Anthropic's `tools` and `tool_choice`: a forced tool is a shaped answer.
