@@ -152,4 +152,17 @@ struct AdaptiveBatchingTests {
         #expect(
             CallPlanning.answerForm(.auto, provider: .openai, fitness: fitness, now: Date()) == nil)
     }
+
+    /// `structured_output: on` against a server that refuses the form: one refused call, then
+    /// plain prompts; the items are answered, not sent round and round to be refused again.
+    @Test func onAgainstAServerThatRefusesEveryFormGoesPlainAfterTheRefusal() throws {
+        let sim = try SimProcess(arguments: ["--no-structured-output"])
+        let workspace = try Self.workspace(
+            sim: sim, count: 40, settings: "structured_output: on\nlimits: {sim: {in_flight: 1}}")
+        let outcome = try Self.run(workspace)
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(outcome.run.itemsDone == 40)
+        #expect(outcome.spend.failedCalls == 1)
+        #expect(outcome.spend.calls == 6, "one refused call, then five plain prompts of 8")
+    }
 }

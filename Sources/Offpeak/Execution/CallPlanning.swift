@@ -13,7 +13,9 @@ enum CallPlanning {
         let open = firstFormNotRefused(provider: provider, fitness: fitness, now: now)
         switch setting {
         case .off: return nil
-        case .on: return open ?? .jsonSchema
+        // A server that refused every form gets plain prompts even under `on`: asking again would
+        // be refused again, and a refusal costs no attempt, so the items would go round for ever.
+        case .on: return open
         case .auto:
             switch provider {
             case .openai: return open

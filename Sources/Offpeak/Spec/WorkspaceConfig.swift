@@ -68,7 +68,8 @@ enum StructuredOutput: String, Sendable, Codable, CaseIterable {
     /// plain batched answers were rejected, since a forced tool adds Anthropic's tool-use system
     /// prompt (about 300 input tokens) to every call.
     case auto
-    /// Every batched prompt, on every provider.
+    /// Every batched prompt, on every provider, unless the server refused the form lately: then
+    /// plain, as under `auto`.
     case on
     /// Never: for servers that reject the form (a rejection is also detected and remembered).
     case off

@@ -67,7 +67,9 @@ extension RunRecord {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss"
-        let suffix = String(UInt16.random(in: 0...UInt16.max), radix: 16)
+        // Always 4 digits, so run ids of one job have one width (tables line up the same way).
+        let hex = String(UInt16.random(in: 0...UInt16.max), radix: 16)
+        let suffix = String(repeating: "0", count: 4 - hex.count) + hex
         return "\(job)-\(formatter.string(from: date))-\(suffix)"
     }
 
