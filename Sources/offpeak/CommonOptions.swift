@@ -30,8 +30,9 @@ struct OutputOptions: ParsableArguments {
     var json = false
 }
 
-/// Flags of the commands that call a provider.
-struct ProviderOptions: ParsableArguments {
+/// Which provider, at which URL: `--provider` and `--base-url`, for the commands that call one and
+/// for `estimate`, which plans as a run on it would.
+struct ProviderChoice: ParsableArguments {
     @Option(name: .long, help: "anthropic, openai or sim (overrides offpeak.yaml).")
     var provider: ProviderKind?
 
@@ -39,6 +40,11 @@ struct ProviderOptions: ParsableArguments {
         name: .customLong("base-url"),
         help: "The provider's base URL (overrides offpeak.yaml and the environment).")
     var baseURL: String?
+}
+
+/// Flags of the commands that call a provider.
+struct ProviderOptions: ParsableArguments {
+    @OptionGroup var choice: ProviderChoice
 
     @Flag(name: .long, help: "Run even when the job's conditions do not hold.")
     var force = false

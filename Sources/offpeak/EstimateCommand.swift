@@ -21,7 +21,8 @@ extension OffpeakCommand {
         @OptionGroup var output: OutputOptions
 
         func run() throws {
-            let context = try common.context(provider: planning.provider, baseURL: planning.baseURL)
+            let context = try common.context(
+                provider: planning.choice.provider, baseURL: planning.choice.baseURL)
             let spec = try Terminal.attempt { try context.loadJob(job) }
             try EstimateReporter.print(
                 spec, context: context, cachePolicy: planning.cachePolicy, json: output.json)
@@ -31,13 +32,7 @@ extension OffpeakCommand {
 
 /// The flags of an estimate: the provider a run would use, and whether it would read the cache.
 struct EstimateOptions: ParsableArguments {
-    @Option(name: .long, help: "anthropic, openai or sim (overrides offpeak.yaml).")
-    var provider: ProviderKind?
-
-    @Option(
-        name: .customLong("base-url"),
-        help: "The provider's base URL (overrides offpeak.yaml and the environment).")
-    var baseURL: String?
+    @OptionGroup var choice: ProviderChoice
 
     @Flag(name: .customLong("no-cache"), help: "Estimate a run that reads no cached answer.")
     var noCache = false

@@ -17,7 +17,7 @@ extension OffpeakCommand {
 
         func run() throws {
             let context = try common.context(
-                provider: providerOptions.provider, baseURL: providerOptions.baseURL)
+                provider: providerOptions.choice.provider, baseURL: providerOptions.choice.baseURL)
             let spec = try Terminal.attempt { try context.loadJob(job) }
             try RunReporter.execute(
                 spec, context: context, options: providerOptions, conditions: conditions, json: output.json)
@@ -63,7 +63,7 @@ extension OffpeakCommand {
 
         func run() throws {
             let context = try common.context(
-                provider: providerOptions.provider, baseURL: providerOptions.baseURL)
+                provider: providerOptions.choice.provider, baseURL: providerOptions.choice.baseURL)
             if let problem = context.limits(for: tier).outputProblem(maxTokens: maxTokens) {
                 Terminal.printError("--max-tokens: \(problem)")
                 throw ExitCode(ExitStatus.usage.rawValue)

@@ -19,6 +19,7 @@ extension RunSession {
         let ask = BudgetAsk(
             job: spec.name, runID: run.id, owner: context.lease.owner, dollars: worst.dollars,
             tokens: worst.inputTokens + worst.outputTokens)
+        var poll = Self.budgetPoll
         while true {
             let refusal: BudgetRefusal
             switch try context.store.reserveBudget(ask, limits: context.budget, now: context.clock()) {
@@ -35,12 +36,16 @@ extension RunSession {
                 let reason = "the window ended while other calls in flight held the budget: \(refusal.reason)"
                 return (nil, RunStop(state: .interrupted, reason: reason, status: .temporaryFailure))
             }
-            Thread.sleep(forTimeInterval: Self.budgetPoll)
+            Thread.sleep(forTimeInterval: poll)
+            poll = min(poll * 2, Self.longestBudgetPoll)
         }
     }
 
-    /// How often a call refused for other processes' calls in flight asks again.
+    /// How soon a call refused for other processes' calls in flight first asks again; each ask is
+    /// a write transaction, so the wait doubles up to `longestBudgetPoll` while a slow call (a local
+    /// model's, minutes long) holds the budget.
     static var budgetPoll: TimeInterval { 0.1 }
+    static var longestBudgetPoll: TimeInterval { 2 }
 
     /// The run waits in the deferred queue with the budget's reason ("daily budget reached,
     /// resumes after 00:00 (...)"); every tick tries it again, so it resumes by itself.
