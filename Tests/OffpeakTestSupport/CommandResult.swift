@@ -17,6 +17,9 @@ public struct CommandResult: Sendable {
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
         var env = ProcessInfo.processInfo.environment
+        // The machine's NetworkManager stays out of the tests (their sysfs fixtures decide) unless a
+        // test puts its own fake nmcli on PATH or names one.
+        if environment["PATH"] == nil, environment["OFFPEAK_NMCLI"] == nil { env["OFFPEAK_NMCLI"] = "" }
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()

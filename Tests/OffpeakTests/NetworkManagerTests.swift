@@ -76,6 +76,27 @@ struct NetworkManagerTests {
         #expect(MachineConditions.read(sysfsRoot: fs.root).network.networkManager == nil)
     }
 
+    /// `OFFPEAK_NMCLI` names the nmcli to ask, over `PATH`; set empty, NetworkManager is not
+    /// asked, even with an nmcli on `PATH` (the tests' binaries run so on a machine where it runs).
+    @Test func offpeakNmcliNamesTheProgramOrKeepsNetworkManagerOut() throws {
+        let fs = try Self.wifiLaptop()
+        let nmcli = try FakeNmcli(stdout: FakeNmcli.terse([("wlan0", "yes")]))
+        let program = nmcli.folder.appendingPathComponent("nmcli").path
+        let named = NetworkManagerSource(environment: [
+            "PATH": "/usr/bin:/bin", "OFFPEAK_NMCLI": program,
+        ])
+        let network = MachineConditions.read(sysfsRoot: fs.root, networkManager: named).network
+        #expect(network.decidedBy == .networkManager && !network.unmetered)
+
+        let off = NetworkManagerSource(environment: ["PATH": nmcli.path, "OFFPEAK_NMCLI": ""])
+        let answer = MachineConditions.read(sysfsRoot: fs.root, networkManager: off).network
+        #expect(answer.networkManager?.status == .absent)
+        #expect(
+            answer.networkManager?.why
+                == "OFFPEAK_NMCLI is empty, so NetworkManager is not asked; sysfs decides.")
+        #expect(answer.unmetered && answer.decidedBy == .sysfs)
+    }
+
     @Test func networkManagerNotRunning() throws {
         let fs = try Self.wifiLaptop()
         let nmcli = try FakeNmcli(stdout: "", stderr: "Error: NetworkManager is not running.\n", status: 8)

@@ -13,8 +13,11 @@ import Synchronization
 /// translated) and no input; whatever goes wrong is an answer whose status says so, and sysfs then
 /// decides alone.
 final class NetworkManagerSource: Sendable {
-    /// The nmcli found on `PATH`, or nil.
+    /// The nmcli to run: `$OFFPEAK_NMCLI` when set, else the first on `PATH`; nil when there is
+    /// none, or `OFFPEAK_NMCLI` is set empty (NetworkManager is then not asked).
     let executable: URL?
+    /// Why `executable` is nil, in words `offpeak conditions` shows.
+    private let missing: String
     let environment: [String: String]
     let timeout: TimeInterval
     let reuseSeconds: TimeInterval
@@ -27,14 +30,25 @@ final class NetworkManagerSource: Sendable {
     /// nmcli's exit status when NetworkManager is not running.
     static let notRunningStatus: Int32 = 8
 
-    /// Finds `nmcli` in `environment`'s `PATH` (the first executable file named so).
+    /// The variable that names the nmcli to run, or, set empty, keeps NetworkManager out: for a
+    /// machine whose NetworkManager should not decide, and for tests on a machine where it runs.
+    static let variable = "OFFPEAK_NMCLI"
+
+    /// Finds `nmcli`: `$OFFPEAK_NMCLI`, else in `environment`'s `PATH` (the first executable file
+    /// named so).
     init(
         environment: [String: String], timeout: TimeInterval = defaultTimeout,
         reuseSeconds: TimeInterval = defaultReuseSeconds
     ) {
-        let folders = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        executable = folders.lazy.map { URL(fileURLWithPath: $0).appendingPathComponent("nmcli") }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+        if let named = environment[Self.variable] {
+            executable = named.isEmpty ? nil : URL(fileURLWithPath: named)
+            missing = "\(Self.variable) is empty, so NetworkManager is not asked; sysfs decides."
+        } else {
+            let folders = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            executable = folders.lazy.map { URL(fileURLWithPath: $0).appendingPathComponent("nmcli") }
+                .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+            missing = "No nmcli on PATH, so NetworkManager is not asked; sysfs decides."
+        }
         var childEnvironment = environment
         childEnvironment["LC_ALL"] = "C"
         self.environment = childEnvironment
@@ -59,9 +73,7 @@ final class NetworkManagerSource: Sendable {
 
     private func ask() -> NetworkManagerAnswer {
         guard let executable else {
-            return NetworkManagerAnswer(
-                status: .absent, command: command,
-                why: "No nmcli on PATH, so NetworkManager is not asked; sysfs decides.")
+            return NetworkManagerAnswer(status: .absent, command: command, why: missing)
         }
         let run = BoundedCommand(
             executable: executable, arguments: Self.arguments, environment: environment, timeout: timeout)
