@@ -85,7 +85,8 @@ public struct WorkspaceContext: Sendable {
     }
 
     /// Reads conditions from `sysfsRoot` (else `$OFFPEAK_SYSFS_ROOT`, else `/sys`), NetworkManager
-    /// (the `nmcli` on `PATH`, if any) and the workspace's metered and unmetered interfaces.
+    /// (`$OFFPEAK_NMCLI`, else the `nmcli` on `PATH`, if any) and the workspace's metered and
+    /// unmetered interfaces.
     public func gate(sysfsRoot: String? = nil) -> ConditionGate {
         let root =
             sysfsRoot.map { URL(fileURLWithPath: $0, isDirectory: true) }
