@@ -27,6 +27,7 @@ import cache_bench  # noqa: E402
 import load_bench  # noqa: E402
 import report  # noqa: E402
 import scale_bench  # noqa: E402
+import durability_bench  # noqa: E402
 import sides  # noqa: E402
 import workloads  # noqa: E402
 from sim import Sim, SimError, has_batch_mode, has_flags  # noqa: E402
@@ -151,6 +152,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--no-scale", action="store_true",
                         help="skip the scale table: a 100,000-request backlog and a store of 1,000,000 cache "
                              "entries (bench/scale_bench.py)")
+    parser.add_argument("--no-durability", action="store_true",
+                        help="skip the table of what durable commits cost per call (bench/durability_bench.py)")
     parser.add_argument("--scale-quick", action="store_true",
                         help="run the scale table at a tenth of that (10,000 requests, 100,000 entries)")
     parser.add_argument("--before-bin", type=Path, metavar="DIR",
@@ -241,6 +244,10 @@ def main() -> int:
         scale_text, scale_ok = scale_bench.section(bin_dir, scale_args)
         print("\n" + scale_text, end="")
         text, cache_ok = text + "\n" + scale_text, cache_ok and scale_ok
+    if not args.no_durability:
+        durability_text, durability_ok = durability_bench.section(bin_dir, args.before_bin)
+        print("\n" + durability_text, end="")
+        text, cache_ok = text + "\n" + durability_text, cache_ok and durability_ok
     args.out.write_text(text)
     return 1 if any(r.error for r in rows) or not cache_ok or not load_ok else 0
 
