@@ -11,6 +11,8 @@ extension OffpeakCommand {
         @OptionGroup var common: CommonOptions
         @OptionGroup var output: OutputOptions
 
+        /// What could be read is shown; a root or a file that could not be read then fails the
+        /// command with its error (78 for a wrong root, 69 for a file that cannot be read).
         func run() throws {
             let context = try common.context()
             let conditions = context.gate(sysfsRoot: sysfs.sysfsRoot).read()
@@ -19,6 +21,7 @@ extension OffpeakCommand {
             } else {
                 print(conditions.text, terminator: "")
             }
+            try Terminal.attempt { if let error = conditions.error { throw error } }
         }
     }
 }

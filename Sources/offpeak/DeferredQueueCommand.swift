@@ -14,14 +14,16 @@ extension OffpeakCommand {
         @OptionGroup var common: CommonOptions
         @OptionGroup var output: OutputOptions
 
+        /// The queue is shown even when the conditions cannot be read; the command then fails with
+        /// their error (78 for a wrong root, 69 for a file that cannot be read).
         func run() throws {
             let context = try common.context()
+            let conditions = context.gate(sysfsRoot: sysfs.sysfsRoot).read()
             let report = try Terminal.attempt {
-                try QueueReport.make(
-                    store: try context.openStoreForReading(),
-                    conditions: context.gate(sysfsRoot: sysfs.sysfsRoot).read())
+                try QueueReport.make(store: try context.openStoreForReading(), conditions: conditions)
             }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
+            try Terminal.attempt { if let error = conditions.error { throw error } }
         }
     }
 }

@@ -11,29 +11,26 @@ import Glibc
 @Suite(.serialized) struct ReadOnlyStoreTests {
     /// The workspace's `cache/` made read-only for the user the commands run as. Root passes file
     /// modes, so as root (CI) the commands run as `nobody` (setpriv), `cache/` given to it with its
-    /// write bits off; otherwise as this user, with the write bits off.
+    /// write bits off; otherwise as this user, with the write bits off. What the commands read
+    /// besides the workspace (the binary, the sysfs fixture) are copies `OtherUser` keeps where
+    /// `nobody` can reach them: the checkout may be in a folder only its owner can enter.
     final class Reader {
         let workspace: TemporaryWorkspace
-        let bin: URL
-        static var isRoot: Bool { getuid() == 0 }
+        let user: OtherUser
+        /// A copy of the `ac-wifi` sysfs fixture the reader can read.
+        let fixture: String
+        static var isRoot: Bool { OtherUser.isRoot }
 
         init(_ workspace: TemporaryWorkspace) throws {
             self.workspace = workspace
-            // A copy of the binary any user can run, wherever the build folder is.
-            bin = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "offpeak-reader-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: false)
-            try FileManager.default.copyItem(
-                at: BuiltBinaries.offpeak, to: bin.appendingPathComponent("offpeak"))
-            for (path, mode) in [(bin, 0o755), (bin.appendingPathComponent("offpeak"), 0o755)] {
-                try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: path.path)
-            }
+            user = try OtherUser()
+            fixture = try user.copy(SwitchableSysfs.fixtures.appendingPathComponent("ac-wifi"), as: "ac-wifi")
+                .path
         }
 
         deinit {
             let cache = workspace.root.appendingPathComponent("cache")
             try? FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: cache.path)
-            try? FileManager.default.removeItem(at: bin)
         }
 
         /// Takes away write access to `cache/` and what is in it.
@@ -51,13 +48,8 @@ import Glibc
         }
 
         func offpeak(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
-            let command =
-                [bin.appendingPathComponent("offpeak").path] + arguments + [
-                    "--workspace", workspace.root.path,
-                ]
-            let user = Self.isRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
-            return try CommandResult.run(
-                URL(fileURLWithPath: "/usr/bin/env"), user + command, stdin: stdin.map { Data($0.utf8) })
+            try user.offpeak(
+                arguments + ["--workspace", workspace.root.path], stdin: stdin.map { Data($0.utf8) })
         }
     }
 
@@ -75,20 +67,19 @@ import Glibc
         return (workspace, submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
-    static let fixture = SwitchableSysfs.fixtures.appendingPathComponent("ac-wifi").path
-
     /// What the owner sees, the reader sees; what would write is refused, and the store's files
     /// are as they were.
     @Test func reportsReadItAndCommandsThatWriteSaySoAndWriteNothing() throws {
         let sim = try SimProcess()
         let (workspace, id) = try Self.inbox(sim)
+        let reader = try Reader(workspace)
         // `cache ls` as JSON: its table says "in 23 h" a second after "in 1 d".
         let reports = [
-            ["status"], ["status", "--json"], ["queue", "--sysfs-root", Self.fixture], ["costs"],
+            ["status"], ["status", "--json"], ["queue", "--sysfs-root", reader.fixture], ["costs"],
             ["cache", "stats"], ["cache", "ls", "--json"], ["result", id], ["batches", "--all"],
         ]
         let owner = try reports.map { try workspace.offpeak($0) }
-        let reader = try Reader(workspace)
+        #expect(owner[2].stdout == "now: on AC (54 %); online, unmetered (wlan0)\ndeferred: nothing\n")
         let files = workspace.snapshot("cache")
         try reader.lock()
         for (command, expected) in zip(reports, owner) {

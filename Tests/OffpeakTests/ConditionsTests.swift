@@ -4,14 +4,16 @@ import Testing
 
 @testable import Offpeak
 
-/// A fake sysfs tree in a temporary folder, removed when the test ends.
+/// A fake sysfs tree in a temporary folder, removed when the test ends. It holds `class/`, as
+/// every sysfs does (a root without it is not one: `SysfsTree.rootFailure`).
 final class FakeSysfs {
     let root: URL
 
     init() throws {
         root = FileManager.default.temporaryDirectory
             .appendingPathComponent("offpeak-sysfs-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("class"), withIntermediateDirectories: true)
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }
@@ -149,16 +151,15 @@ struct ConditionsTests {
         }
     }
 
-    @Test func garbageAndUnreadablePowerFiles() throws {
+    @Test func garbagePowerFiles() throws {
         let fs = try FakeSysfs()
         try fs.supply("BAT0", ["type": "Battery", "status": "Discharging", "capacity": "abc"])
         try fs.supply("AC", ["type": "Mains", "online": "yes"])
-        // A folder where a file should be cannot be read (tests run as root, so chmod 000 would not do).
-        try fs.mkdir("class/power_supply/BAT1/type")
+        try fs.supply("BAT1", ["type": ""])
         try fs.supply("BAT2", ["type": "Battery", "capacity": "250"])
-        try fs.mkdir("class/power_supply/BAT2/status")
-        try fs.mkdir("firmware/acpi/platform_profile")
+        try fs.write("firmware/acpi/platform_profile", "turbo")
         let power = fs.power()
+        #expect(power.failure == nil)
         #expect(!power.onAC)
         #expect(power.batteryPercent == nil)
         #expect(!power.batteryLow)
@@ -166,11 +167,29 @@ struct ConditionsTests {
         let values = Dictionary(
             power.readings.map { ($0.file, $0.value) }, uniquingKeysWith: { first, _ in first })
         #expect(values["class/power_supply/BAT0/capacity"] == "abc")
-        #expect(values["class/power_supply/BAT1/type"] == "unreadable")
-        #expect(values["class/power_supply/BAT2/status"] == "unreadable")
+        #expect(values["class/power_supply/BAT1/type"] == "")
+        #expect(values["class/power_supply/BAT2/status"] == "missing")
         #expect(values["class/power_supply/BAT2/capacity"] == "250")
-        #expect(values["firmware/acpi/platform_profile"] == "unreadable")
+        #expect(values["firmware/acpi/platform_profile"] == "turbo")
         #expect(power.readings.allSatisfy { !$0.rule.isEmpty })
+    }
+
+    /// A folder where a file should be cannot be read: that is no value to fall back from, so
+    /// power is unknown (it used to count as "no battery": issue 21).
+    @Test func aFolderWhereAPowerFileShouldBeLeavesPowerUnknown() throws {
+        for file in [
+            "class/power_supply/BAT1/type", "class/power_supply/BAT1/status",
+            "firmware/acpi/platform_profile",
+        ] {
+            let fs = try FakeSysfs()
+            try fs.supply("BAT1", ["type": "Battery", "status": "Discharging", "capacity": "50"])
+            try? FileManager.default.removeItem(at: fs.root.appendingPathComponent(file))
+            try fs.mkdir(file)
+            let power = fs.power()
+            let path = fs.root.appendingPathComponent(file).path
+            #expect(power.failure == SysfsFailure(path: path, reason: "Is a directory"), "\(file)")
+            #expect(power.readings.first { $0.file == file }?.value == "cannot be read (Is a directory)")
+        }
     }
 
     @Test func hugeAndBinaryValuesDoNotCrash() throws {
@@ -227,9 +246,9 @@ struct ConditionsTests {
     @Test func everythingDown() throws {
         let fs = try FakeSysfs()
         try fs.interface("eth0", operstate: "down", carrier: nil)
-        // Reading carrier of a down interface fails with EINVAL; a folder stands in for that.
+        // Reading carrier of a down interface fails with EINVAL, which is no value
+        // (`UnreadableConditionsTests`), as a missing file is.
         try fs.interface("wlan0", operstate: "dormant", carrier: nil, devtype: "wlan")
-        try fs.mkdir("class/net/wlan0/carrier")
         try fs.interface("eth1", operstate: "up", carrier: "0")
         try fs.interface("lo", operstate: "unknown", type: "772")
         let network = fs.network()
@@ -269,29 +288,33 @@ struct ConditionsTests {
         #expect(network.readings.contains { $0.file == "class/net/docker0" && $0.value.contains("virtual") })
     }
 
-    @Test func garbageAndUnreadableNetworkFiles() throws {
+    @Test func garbageAndMissingNetworkFiles() throws {
         let fs = try FakeSysfs()
         try fs.interface("eth0", operstate: "sideways", carrier: "maybe", type: "ether")
-        try fs.mkdir("class/net/eth1/operstate")
         try fs.write("class/net/eth1/carrier", "1")
-        try fs.mkdir("class/net/eth1/uevent")
         try fs.write("class/net/eth1/type", "1")
         try fs.mkdir("class/net/eth2")
         let network = fs.network()
         let byName = Dictionary(uniqueKeysWithValues: network.interfaces.map { ($0.name, $0) })
+        #expect(network.failure == nil)
         #expect(byName["eth0"]?.counts == false)
         #expect(byName["eth0"]?.kind == .other)
-        // Unreadable operstate is treated as unknown, so the carrier decides.
+        // A missing operstate is treated as unknown, so the carrier decides.
         #expect(byName["eth1"]?.counts == true)
         #expect(byName["eth1"]?.kind == .ethernet)
         #expect(byName["eth2"]?.counts == false)
         #expect(network.online)
-        #expect(
-            network.readings.contains { $0.file == "class/net/eth1/operstate" && $0.value == "unreadable" })
+        #expect(network.readings.contains { $0.file == "class/net/eth1/operstate" && $0.value == "missing" })
         #expect(network.readings.contains { $0.file == "class/net/eth2/carrier" && $0.value == "missing" })
         #expect(fs.network().interfaces.count == 3)
         let empty = try FakeSysfs()
         #expect(!empty.network().online)
+        // A folder where a file should be cannot be read: the network is unknown, not offline.
+        try fs.mkdir("class/net/eth3/operstate")
+        let unknown = fs.network()
+        let path = fs.root.appendingPathComponent("class/net/eth3/operstate").path
+        #expect(unknown.failure == SysfsFailure(path: path, reason: "Is a directory"))
+        #expect(unknown.why == "Cannot read \(path) (Is a directory).")
     }
 
     // MARK: Together

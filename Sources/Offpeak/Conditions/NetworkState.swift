@@ -48,10 +48,13 @@ struct NetworkState: Sendable, Equatable {
     var readings: [Reading]
     /// What NetworkManager said, or nil when it was not asked.
     var networkManager: NetworkManagerAnswer?
+    /// The first file the decision needed that could not be read: then `online` and `unmetered`
+    /// are not known, and whatever needs the network must wait (`ConditionGate`).
+    var failure: SysfsFailure?
 
     init(
         online: Bool, unmetered: Bool, interfaces: [Interface] = [], why: String = "",
-        readings: [Reading] = [], networkManager: NetworkManagerAnswer? = nil
+        readings: [Reading] = [], networkManager: NetworkManagerAnswer? = nil, failure: SysfsFailure? = nil
     ) {
         self.online = online
         self.unmetered = unmetered
@@ -59,6 +62,12 @@ struct NetworkState: Sendable, Equatable {
         self.why = why
         self.readings = readings
         self.networkManager = networkManager
+        self.failure = failure
+    }
+
+    /// A network that could not be read at all (the sysfs root itself failed).
+    static func unknown(_ failure: SysfsFailure) -> NetworkState {
+        NetworkState(online: false, unmetered: false, why: failure.sentence, failure: failure)
     }
 
     /// The source that decided `unmetered`: that of the interface `why` names (the first usable
@@ -73,15 +82,16 @@ struct NetworkState: Sendable, Equatable {
     /// `type` of the loopback interface (ARPHRD_LOOPBACK).
     static let loopbackType = 772
 
-    /// Reads the network state under `sysfsRoot` (normally `/sys`). Never fails; fallbacks:
+    /// Reads the network state under `sysfsRoot` (normally `/sys`). A file or folder that is there
+    /// but cannot be read sets `failure` and the state is unknown; otherwise the fallbacks are:
     /// - no `class/net` folder: offline;
     /// - `lo`, and any interface of `type` 772 (loopback), does not count;
     /// - an interface whose `class/net/NAME` link points under `devices/virtual/net`, or that has a
     ///   `devices/virtual/net/NAME` folder, is virtual (bridge, tunnel, ifb, veth) and does not count;
-    /// - `operstate` missing, unreadable or garbage is treated as `unknown`: `up` and `unknown`
+    /// - `operstate` missing, without a value or garbage is treated as `unknown`: `up` and `unknown`
     ///   pass, anything else (`down`, `dormant`, ...) means not usable;
-    /// - `carrier` other than `1` (including the read error a down interface gives, a missing file
-    ///   and garbage) means no carrier, so not usable;
+    /// - `carrier` other than `1` (including the `EINVAL` a down interface answers with, a missing
+    ///   file and garbage) means no carrier, so not usable;
     /// - `uevent` missing or without `DEVTYPE`: the kind comes from `type` (1 is Ethernet, anything
     ///   else, missing or garbage is other); `DEVTYPE=wlan` is WiFi, `DEVTYPE=wwan` is cellular;
     /// - metered: as `MeteredRule` decides (the workspace's lists, then NetworkManager's firm
@@ -94,26 +104,47 @@ struct NetworkState: Sendable, Equatable {
         let tree = SysfsTree(root: sysfsRoot)
         var readings: [Reading] = []
         var interfaces: [Interface] = []
+        var failure: SysfsFailure?
+        var failed: Set<String> = []
+        /// Keeps the first failure, and which files failed.
+        func note(_ file: String, _ unread: SysfsFailure?) {
+            guard let unread else { return }
+            failure = failure ?? unread
+            failed.insert(file)
+        }
         let folder = "class/net"
-        let names = tree.entries(folder)
-        if names == nil {
+        var names: [String] = []
+        switch tree.entries(folder) {
+        case .missing:
             readings.append(
                 Reading(file: folder, value: "missing", rule: "No network class: no interface, so offline."))
+        case .failed(let reason):
+            note(folder, SysfsFailure(path: tree.path(folder), reason: reason))
+            readings.append(Reading(file: folder, value: SysfsValue.failed(reason).shown, rule: ""))
+        case .names(let listed):
+            names = listed
         }
-        for name in names ?? [] {
+        for name in names {
             interfaces.append(
                 readInterface(
-                    name, tree: tree,
+                    name, tree: tree, note: note,
                     rule: { kind in
                         MeteredRule.decide(
                             name: name, kind: kind, metered: metered, unmetered: unmetered,
                             networkManager: networkManager)
                     }, readings: &readings))
         }
+        readings = readings.map { reading in
+            guard failed.contains(reading.file) else { return reading }
+            return Reading(
+                file: reading.file, value: reading.value, rule: "Cannot be read, so the network is unknown.")
+        }
         let usable = interfaces.filter(\.counts)
         let free = usable.filter { !$0.metered }
         let why: String
-        if usable.isEmpty {
+        if let failure {
+            why = failure.sentence
+        } else if usable.isEmpty {
             why = "No interface other than loopback or virtual ones is up with carrier."
         } else if let first = free.first {
             why = "\(first.name) is up with carrier and not metered."
@@ -122,107 +153,6 @@ struct NetworkState: Sendable, Equatable {
         }
         return NetworkState(
             online: !usable.isEmpty, unmetered: !free.isEmpty, interfaces: interfaces, why: why,
-            readings: readings, networkManager: networkManager)
-    }
-
-    static func matches(_ name: String, _ list: [String]) -> Bool {
-        list.contains { entry in
-            entry.hasSuffix("*") ? name.hasPrefix(String(entry.dropLast())) : entry == name
-        }
-    }
-
-    private static func readInterface(
-        _ name: String, tree: SysfsTree, rule: (Interface.Kind) -> MeteredRule.Decision,
-        readings: inout [Reading]
-    ) -> Interface {
-        let base = "class/net/\(name)"
-        if name == "lo" {
-            return Interface(name: name, kind: .other, counts: false, metered: false, why: "Loopback.")
-        }
-        let link = tree.linkTarget(base)
-        if link?.contains("devices/virtual/net/") == true || tree.exists("devices/virtual/net/\(name)") {
-            readings.append(
-                Reading(
-                    file: base, value: link ?? "devices/virtual/net/\(name) exists",
-                    rule: "A virtual interface does not reach the network by itself."))
-            return Interface(
-                name: name, kind: .other, counts: false, metered: false, why: "A virtual interface.")
-        }
-
-        let type = tree.read("\(base)/type")
-        if type.integer == loopbackType {
-            readings.append(Reading(file: "\(base)/type", value: type.shown, rule: "Type 772 is loopback."))
-            return Interface(name: name, kind: .other, counts: false, metered: false, why: "Loopback.")
-        }
-        let uevent = tree.read("\(base)/uevent")
-        let devtype = uevent.string.flatMap { text in
-            text.split(whereSeparator: \.isNewline).first { $0.hasPrefix("DEVTYPE=") }
-                .map { String($0.dropFirst("DEVTYPE=".count)) }
-        }
-        let kind: Interface.Kind
-        switch devtype {
-        case "wlan": kind = .wifi
-        case "wwan": kind = .wwan
-        case nil: kind = type.integer == etherType ? .ethernet : .other
-        default: kind = .other
-        }
-        readings.append(
-            Reading(
-                file: "\(base)/uevent", value: uevent.shown,
-                rule: devtype.map { "DEVTYPE=\($0) makes it \(kind.rawValue)." }
-                    ?? "No DEVTYPE: the kind comes from type."))
-        if devtype == nil {
-            readings.append(
-                Reading(
-                    file: "\(base)/type", value: type.shown,
-                    rule: kind == .ethernet
-                        ? "Type 1 without DEVTYPE is Ethernet." : "Not type 1: some other kind of link."))
-        }
-
-        let operstate = tree.read("\(base)/operstate")
-        let state = operstate.string ?? "unknown"
-        let stateKnown = ["up", "down", "dormant", "lowerlayerdown", "notpresent", "testing", "unknown"]
-            .contains(state)
-        let statePasses = state == "up" || state == "unknown" || !stateKnown
-        readings.append(
-            Reading(
-                file: "\(base)/operstate", value: operstate.shown,
-                rule: state == "up"
-                    ? "Up."
-                    : statePasses
-                        ? "Unknown (or unreadable): the carrier decides."
-                        : "Not up: the interface is not usable."))
-        var hasCarrier = false
-        if statePasses {
-            let carrier = tree.read("\(base)/carrier")
-            hasCarrier = carrier.integer == 1
-            readings.append(
-                Reading(
-                    file: "\(base)/carrier", value: carrier.shown,
-                    rule: hasCarrier
-                        ? "Carrier 1: the link is connected."
-                        : "No carrier (0, missing, unreadable or garbage): the link is not connected."))
-        }
-        let counts = statePasses && hasCarrier
-
-        let decision = rule(kind)
-        let usableWhy =
-            counts
-            ? "Up with carrier"
-            : statePasses ? "No carrier" : "Operstate \(state)"
-        return Interface(
-            name: name, kind: kind, counts: counts, metered: decision.metered,
-            why: "\(usableWhy); \(decision.why).", meteredBy: decision.source)
-    }
-}
-
-extension NetworkState.Interface.Kind {
-    var displayName: String {
-        switch self {
-        case .ethernet: return "Ethernet"
-        case .wifi: return "WiFi"
-        case .wwan: return "cellular"
-        case .other: return "other link"
-        }
+            readings: readings, networkManager: networkManager, failure: failure)
     }
 }

@@ -15,6 +15,9 @@ struct PowerState: Sendable, Equatable {
     var why: String
     /// Every file read, with what it meant.
     var readings: [Reading]
+    /// The first file the decision needed that could not be read: then nothing above is known,
+    /// and whatever needs power must wait (`ConditionGate`) or say so (`MachineConditions.error`).
+    var failure: SysfsFailure?
 
     /// WorkManager's "battery not low" threshold: at or below this the battery is low.
     static let lowBatteryPercent = 15
@@ -23,7 +26,7 @@ struct PowerState: Sendable, Equatable {
 
     init(
         onAC: Bool, batteryPercent: Int? = nil, batteryLow: Bool = false, lowPower: Bool = false,
-        why: String = "", readings: [Reading] = []
+        why: String = "", readings: [Reading] = [], failure: SysfsFailure? = nil
     ) {
         self.onAC = onAC
         self.batteryPercent = batteryPercent
@@ -31,42 +34,72 @@ struct PowerState: Sendable, Equatable {
         self.lowPower = lowPower
         self.why = why
         self.readings = readings
+        self.failure = failure
     }
 
-    /// Reads the power state under `sysfsRoot` (normally `/sys`). Never fails; fallbacks:
+    /// Power that could not be read at all (the sysfs root itself failed).
+    static func unknown(_ failure: SysfsFailure) -> PowerState {
+        PowerState(onAC: false, why: failure.sentence, failure: failure)
+    }
+
+    /// Reads the power state under `sysfsRoot` (normally `/sys`). A file that is there but cannot
+    /// be read (no permission, an I/O error, a folder where a file should be) sets `failure` and
+    /// the state is unknown; for files that are missing or that the kernel says have no value
+    /// (`SysfsValue`) the fallbacks are:
     /// - no `class/power_supply` folder, or no supplies: on AC (a desktop or server);
-    /// - a supply whose `type` is missing, unreadable or empty: ignored (systemd does the same);
+    /// - a supply whose `type` is missing, has no value or is empty: ignored (systemd does the same);
     /// - a non-Battery supply's `online` missing or not a number: not online;
     /// - a battery's `scope` missing: a system battery; `present` missing or garbage: present;
-    /// - a battery's `status` missing, unreadable or anything but `Discharging`: not discharging
+    /// - a battery's `status` missing, without a value or anything but `Discharging`: not discharging
     ///   (so `Not charging` at a charge limit, `Full` and `Unknown` count as AC);
     /// - `capacity` missing, not a number or outside 0-100: percent unknown, battery not low; with
     ///   several system batteries the first (by name) with a valid capacity gives the percent;
-    /// - `platform_profile` missing, unreadable or any other value: not low power.
+    /// - `platform_profile` missing, without a value or any other value: not low power.
     static func read(sysfsRoot: URL) -> PowerState {
         let tree = SysfsTree(root: sysfsRoot)
         var readings: [Reading] = []
+        var failure: SysfsFailure?
+        var failed: Set<String> = []
+        /// Reads one file, keeping those that could not be read.
+        func read(_ file: String) -> SysfsValue {
+            let value = tree.read(file)
+            if let unread = tree.failure(file, value) {
+                failure = failure ?? unread
+                failed.insert(file)
+            }
+            return value
+        }
         var onlineSupply: String?
         var dischargingBattery: String?
         var percent: Int?
         var systemBatteries = 0
 
         let folder = "class/power_supply"
-        let names = tree.entries(folder)
-        if names == nil {
+        var names: [String] = []
+        switch tree.entries(folder) {
+        case .missing:
             readings.append(
                 Reading(
                     file: folder, value: "missing",
                     rule: "No power supply class: no battery, so the machine counts as on AC."))
-        } else if names?.isEmpty == true {
+        case .failed(let reason):
+            failure = SysfsFailure(path: tree.path(folder), reason: reason)
             readings.append(
                 Reading(
-                    file: folder, value: "empty",
-                    rule: "No power supplies: no battery, so the machine counts as on AC."))
+                    file: folder, value: SysfsValue.failed(reason).shown,
+                    rule: "The supplies cannot be listed: power is unknown."))
+        case .names(let listed):
+            names = listed
+            if listed.isEmpty {
+                readings.append(
+                    Reading(
+                        file: folder, value: "empty",
+                        rule: "No power supplies: no battery, so the machine counts as on AC."))
+            }
         }
-        for name in names ?? [] {
+        for name in names {
             let base = "\(folder)/\(name)"
-            let type = tree.read("\(base)/type")
+            let type = read("\(base)/type")
             guard let typeName = type.string, !typeName.isEmpty else {
                 readings.append(
                     Reading(
@@ -75,7 +108,7 @@ struct PowerState: Sendable, Equatable {
                 continue
             }
             guard typeName == "Battery" else {
-                let online = tree.read("\(base)/online")
+                let online = read("\(base)/online")
                 let isOnline = (online.integer ?? 0) > 0
                 if isOnline && onlineSupply == nil { onlineSupply = name }
                 readings.append(
@@ -87,7 +120,7 @@ struct PowerState: Sendable, Equatable {
                     ))
                 continue
             }
-            let scope = tree.read("\(base)/scope")
+            let scope = read("\(base)/scope")
             if scope.string == "Device" {
                 readings.append(
                     Reading(
@@ -95,7 +128,7 @@ struct PowerState: Sendable, Equatable {
                         rule: "A peripheral's battery (scope Device) is ignored."))
                 continue
             }
-            let present = tree.read("\(base)/present")
+            let present = read("\(base)/present")
             if present.string == "0" {
                 readings.append(
                     Reading(
@@ -104,7 +137,7 @@ struct PowerState: Sendable, Equatable {
                 continue
             }
             systemBatteries += 1
-            let status = tree.read("\(base)/status")
+            let status = read("\(base)/status")
             let discharging = status.string == "Discharging"
             if discharging && dischargingBattery == nil { dischargingBattery = name }
             readings.append(
@@ -113,7 +146,7 @@ struct PowerState: Sendable, Equatable {
                     rule: discharging
                         ? "A system battery that is discharging means on battery unless a supply is online."
                         : "A system battery that is not discharging does not mean on battery."))
-            let capacity = tree.read("\(base)/capacity")
+            let capacity = read("\(base)/capacity")
             let value = capacity.integer.flatMap { (0...100).contains($0) ? $0 : nil }
             let used = value != nil && percent == nil
             if used { percent = value }
@@ -128,7 +161,7 @@ struct PowerState: Sendable, Equatable {
         }
 
         let profileFile = "firmware/acpi/platform_profile"
-        let profile = tree.read(profileFile)
+        let profile = read(profileFile)
         let lowPower = profile.string.map { lowPowerProfiles.contains($0) } ?? false
         readings.append(
             Reading(
@@ -153,9 +186,14 @@ struct PowerState: Sendable, Equatable {
             why = "No system battery is discharging (plugged in, full or held at a charge limit)."
         }
         let low = percent.map { $0 <= lowBatteryPercent } ?? false
+        readings = readings.map { reading in
+            guard failed.contains(reading.file) else { return reading }
+            return Reading(
+                file: reading.file, value: reading.value, rule: "Cannot be read, so power is unknown.")
+        }
         return PowerState(
-            onAC: onAC, batteryPercent: percent, batteryLow: low, lowPower: lowPower, why: why,
-            readings: readings)
+            onAC: onAC, batteryPercent: percent, batteryLow: low, lowPower: lowPower,
+            why: failure?.sentence ?? why, readings: readings, failure: failure)
     }
 }
 
@@ -165,17 +203,20 @@ extension PowerState: Encodable {
         case batteryPercent = "battery_percent"
         case batteryLow = "battery_low"
         case lowPower = "low_power"
-        case why
+        case why, error
     }
 
     /// The decisions only (`battery_percent` is null when unknown); the readings are listed once, by
-    /// `MachineConditions`.
+    /// `MachineConditions`. When a file could not be read every decision is null and `error` says
+    /// which file (the key is left out otherwise).
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(onAC, forKey: .onAC)
-        try container.encode(batteryPercent, forKey: .batteryPercent)
-        try container.encode(batteryLow, forKey: .batteryLow)
-        try container.encode(lowPower, forKey: .lowPower)
+        let known = failure == nil
+        try container.encode(known ? onAC : nil, forKey: .onAC)
+        try container.encode(known ? batteryPercent : nil, forKey: .batteryPercent)
+        try container.encode(known ? batteryLow : nil, forKey: .batteryLow)
+        try container.encode(known ? lowPower : nil, forKey: .lowPower)
         try container.encode(why, forKey: .why)
+        try container.encodeIfPresent(failure?.description, forKey: .error)
     }
 }

@@ -74,8 +74,11 @@ struct CallGate: Sendable {
         var failing = ConditionGate.failing(constraints, conditions, needsNetwork: needsNetwork)
         if force { failing.removeAll { $0 != .offline } }
         guard !failing.isEmpty else { return .go }
+        let unread = ConditionGate.unread(constraints, conditions, needsNetwork: needsNetwork)
         return .stop(
-            RunStop(state: .waiting, reason: failing.sentence, status: .temporaryFailure, deferred: failing))
+            RunStop(
+                state: .waiting, reason: ConditionGate.sentence(failing, unread: unread),
+                status: .temporaryFailure, deferred: failing))
     }
 
     /// A call starts only if its expected duration fits the time left; the first call of a pass

@@ -78,18 +78,31 @@ public struct JobRunner: Sendable {
             options.windowEnd = min(options.windowEnd ?? end, end)
         }
         let conditions = options.gate?.read()
+        // A sysfs root that is not one (a wrong --sysfs-root) decides nothing for any job: say so.
+        if let error = conditions?.rootError { throw error }
         // The job's own constraints gate the whole run; being offline only stops calls (see
-        // `CallGate`), so cached answers and outputs still go on.
+        // `CallGate`), so cached answers and outputs still go on. A reading the job needs that
+        // could not be made defers it like a condition that does not hold, naming the file.
+        let downgrades = ConditionGate.mayDowngrade(spec)
         let failing =
-            conditions.map { ConditionGate.failing(spec.constraints, $0, needsNetwork: false) } ?? []
+            conditions.map {
+                ConditionGate.failing(spec.constraints, $0, needsNetwork: false, downgrades: downgrades)
+            } ?? []
+        let sentence = ConditionGate.sentence(
+            failing,
+            unread: conditions.flatMap {
+                ConditionGate.unread(spec.constraints, $0, needsNetwork: false, downgrades: downgrades)
+            })
         // Work already paid for is collected whatever the conditions: a run with provider batches
         // out has its pass, which books what they answered and sends nothing new.
         var holdCalls: RunStop?
         if !failing.isEmpty && !options.force {
             try checkModel(config.model(for: spec.tier, provider: provider.kind), for: spec)
-            guard try hasBatchesOut(job: spec.name) else { return try deferRun(spec, reasons: failing) }
+            guard try hasBatchesOut(job: spec.name) else {
+                return try deferRun(spec, reasons: failing, sentence: sentence)
+            }
             holdCalls = RunStop(
-                state: .waiting, reason: failing.sentence, status: .temporaryFailure, deferred: failing)
+                state: .waiting, reason: sentence, status: .temporaryFailure, deferred: failing)
         }
         let downgraded = conditions.map { ConditionGate.downgrades(spec, $0) } ?? false
         let tier = downgraded ? spec.tier.lower : spec.tier
@@ -140,8 +153,9 @@ public struct JobRunner: Sendable {
 
     /// Puts the job in the deferred queue, and its run (a new, empty one if it has none: its
     /// requests are planned when it runs) in `waiting`. Nothing is sent or dropped.
-    private func deferRun(_ spec: JobSpec, reasons: [ConditionGate.Reason]) throws(OffpeakError) -> RunOutcome
-    {
+    private func deferRun(
+        _ spec: JobSpec, reasons: [ConditionGate.Reason], sentence: String
+    ) throws(OffpeakError) -> RunOutcome {
         let now = Date()
         // A new run holds no requests yet: they are planned when it runs.
         let fresh = RunRecord.new(
@@ -150,15 +164,15 @@ public struct JobRunner: Sendable {
         var run = try store.openRun(job: spec.name, creating: fresh, requests: []).run
         try takeLease(run, job: spec.name)
         defer { try? store.releaseLease(runID: run.id, owner: owner) }
-        do { try run.move(to: .waiting, reason: reasons.sentence, at: now) } catch {
+        do { try run.move(to: .waiting, reason: sentence, at: now) } catch {
             throw OffpeakError(.software, error.description)
         }
-        let deferred = try store.deferJob(spec.name, run: run, reasons: reasons.sentence, at: now)
+        let deferred = try store.deferJob(spec.name, run: run, reasons: sentence, at: now)
         let since =
             deferred.deferredAt == now ? "" : " (deferred since \(Timestamp.text(deferred.deferredAt)))"
         return RunOutcome(
             run: run, status: .temporaryFailure,
-            message: "job \(spec.name) deferred: \(reasons.sentence)\(since); `offpeak tick` runs it once "
+            message: "job \(spec.name) deferred: \(sentence)\(since); `offpeak tick` runs it once "
                 + "its conditions hold, `offpeak run --force` runs it now",
             spend: try store.spend(runID: run.id), outputDirectory: spec.output, answeredNow: 0,
             deferred: reasons)

@@ -16,18 +16,22 @@ struct MetricsText {
     static func reasonKind(_ reason: String) -> String {
         // A budget's reason says which budget and its numbers ("daily budget reached, resumes …").
         if reason.contains(ConditionGate.Reason.budget.rawValue) { return "budget" }
+        // An unknown condition's reason names the file that could not be read.
+        if reason.hasPrefix(ConditionGate.Reason.unknown.rawValue) { return "conditions_unknown" }
         switch ConditionGate.Reason(rawValue: reason) {
         case .externalPower: return "external_power"
         case .unmeteredNetwork: return "unmetered_network"
         case .batteryLow: return "battery_low"
         case .offline: return "offline"
         case .budget: return "budget"
+        case .unknown: return "conditions_unknown"
         case nil: return "other"
         }
     }
 
     static let reasonKinds = [
-        "external_power", "unmetered_network", "battery_low", "offline", "budget", "other",
+        "external_power", "unmetered_network", "battery_low", "offline", "budget", "conditions_unknown",
+        "other",
     ]
 
     var text: String {

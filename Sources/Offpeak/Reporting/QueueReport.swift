@@ -70,8 +70,12 @@ public struct QueueReport: Sendable, Encodable {
             now: conditions.map(QueueReport.summary))
     }
 
-    /// Power and network in one line.
+    /// Power and network in one line; "conditions unknown: cannot read …" when either could not be
+    /// read (the command then also exits with `MachineConditions.error`).
     static func summary(_ conditions: MachineConditions) -> String {
+        if let failure = conditions.failure {
+            return "\(ConditionGate.Reason.unknown.rawValue): \(failure.description)"
+        }
         var power = conditions.power.onAC ? "on AC" : "on battery"
         if let percent = conditions.power.batteryPercent { power += " (\(percent) %)" }
         if conditions.power.lowPower { power += ", low-power profile" }

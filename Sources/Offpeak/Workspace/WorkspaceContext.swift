@@ -86,13 +86,16 @@ public struct WorkspaceContext: Sendable {
 
     /// Reads conditions from `sysfsRoot` (else `$OFFPEAK_SYSFS_ROOT`, else `/sys`), NetworkManager
     /// (`$OFFPEAK_NMCLI`, else the `nmcli` on `PATH`, if any) and the workspace's metered and
-    /// unmetered interfaces.
+    /// unmetered interfaces. A root named by the flag or the variable that is not a readable sysfs
+    /// tree is a configuration error (`MachineConditions.error`).
     public func gate(sysfsRoot: String? = nil) -> ConditionGate {
         let root =
             sysfsRoot.map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? MachineConditions.defaultRoot(environment: environment)
         return ConditionGate(
-            sysfsRoot: root, metered: config.meteredInterfaces, unmetered: config.unmeteredInterfaces,
+            sysfsRoot: root,
+            rootNamedBy: sysfsRoot != nil ? "--sysfs-root" : MachineConditions.rootVariable(environment),
+            metered: config.meteredInterfaces, unmetered: config.unmeteredInterfaces,
             networkManager: NetworkManagerSource(environment: environment))
     }
 
