@@ -331,6 +331,9 @@ struct RunSession {
             forcedPast: forcedPast, notices: notices)
         facts.pending = try store.summary(runID: run.id, state: .pending).count
         facts.inBatch = try store.summary(runID: run.id, state: .inBatch).count
+        if facts.inBatch > 0, let failing = try store.batches(runID: run.id).first(where: \.isFailing) {
+            facts.failingBatch = (failing.pollFailures, failing.pollError ?? "unknown")
+        }
         facts.submittedNow = submittedNow
         facts.canceled = canceled
         let verdict = RunVerdict.decide(facts, stop: stop)
