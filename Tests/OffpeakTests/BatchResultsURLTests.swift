@@ -157,4 +157,21 @@ import Testing
         #expect(collected.state == .collected && collected.pollFailures == 0 && collected.pollError == nil)
         #expect(try workspace.offpeak(["batches"]).stdout == "no provider batches out\n")
     }
+
+    /// `run --wait` stays for batches being answered, not for one whose polls keep failing: it ends
+    /// once the batch is shown as failing, saying why, and the ticks go on asking.
+    @Test func runWaitEndsOnceItsBatchKeepsFailingAndSaysWhy() throws {
+        let sim = try SimProcess(arguments: ["--batch-delay", "0", "--results-status", "403"])
+        let workspace = try Self.workspace(base: sim.url)
+        let run = try workspace.offpeak(["run", "classify", "--wait"], timeout: 60)
+        let batch = try #require(try Self.store(workspace).openBatches().first)
+        let remote = try #require(batch.remoteId)
+        #expect(run.status == 75, "\(run.stderr)")
+        #expect(
+            run.stdout.split(separator: "\n").first.map(String.init)
+                == "job classify: 0 of 12 items answered (0 now); 12 items in a provider batch whose polls failed "
+                + "3 times in a row: provider answered HTTP 403 to \(sim.url)/v1/messages/batches/\(remote)/results: "
+                + "offpeak-sim refuses results downloads (--results-status 403); each tick asks again")
+        #expect(batch.pollFailures == 3 && batch.state == .ended)
+    }
 }

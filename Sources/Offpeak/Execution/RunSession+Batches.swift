@@ -158,7 +158,7 @@ extension RunSession {
     /// A poll that failed: asked again at the next poll either way (the items were paid for, and
     /// nothing is dropped); a failure that is not transient (a 4xx, a results URL that is not one,
     /// results that cannot be read) is also counted and its reason kept, redacted, for `status`,
-    /// `batches` and `queue` (`BatchLine.failuresShown`).
+    /// `batches` and `queue` (`BatchRecord.failuresShown`).
     private func pollFailed(_ batch: BatchRecord, _ error: ProviderError, doing what: String)
         throws(OffpeakError)
     {

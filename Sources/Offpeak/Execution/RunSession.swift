@@ -90,8 +90,11 @@ struct RunSession {
                     stop = stop ?? ended
                 }
             }
-            // `run --wait`: stay until the run's batches are collected.
-            guard stop == nil, options.waitForBatches, let next = try nextBatchPoll() else { break }
+            // `run --wait`: stay until the run's batches are collected, or one of them keeps
+            // failing (its polls are the ticks' to go on with; the verdict says why).
+            guard stop == nil, options.waitForBatches, let next = try nextBatchPoll(),
+                try !context.store.batches(runID: run.id).contains(where: \.isFailing)
+            else { break }
             stop = waitUntil(next)
         }
         try writeOutputs()
