@@ -1,3 +1,5 @@
+import Foundation
+
 /// Everything `offpeak-sim` can be told at start; the defaults are the command's defaults.
 public struct SimOptions: Sendable, Equatable {
     /// Loopback by default: the sim is for tests and demos on this machine.
@@ -56,6 +58,19 @@ public struct SimOptions: Sendable, Equatable {
     public var batchErrorRate = 0.0
     public var batchExpireRate = 0.0
     public var batchCancelRate = 0.0
+    /// Serves the provider APIs under this path (`/anthropic`), as a proxy that mounts them there
+    /// does: `/anthropic/v1/messages`, and nothing at `/v1/...`. The `/sim/` control routes and
+    /// research sources stay at the root. Empty: at the root.
+    public var pathPrefix = ""
+    /// Anthropic batches name their results as a path with no scheme or host
+    /// (`/v1/messages/batches/{id}/results`, under `pathPrefix`), as some third-party servers do.
+    public var relativeResultsURL = false
+    /// The origin Anthropic batches' `results_url` names instead of the sim's own
+    /// (`https://api.anthropic.com`), as the real API does behind a proxy such as LiteLLM.
+    public var resultsOrigin: String?
+    /// When set, every results download (Anthropic `.../results`, OpenAI `/v1/files/{id}/content`)
+    /// answers this status, 400-599, with an error body: results that cannot be fetched.
+    public var resultsStatus: Int?
     /// swift-log level name for the server's own log on stderr.
     public var logLevel = "info"
 
@@ -93,7 +108,24 @@ public struct SimOptions: Sendable, Equatable {
             "--batch-error-rate, --batch-expire-rate and --batch-cancel-rate must be in 0...1 and sum to at most 1"
         )
         try check(
+            pathPrefix.isEmpty || (pathPrefix.hasPrefix("/") && !pathPrefix.hasSuffix("/")),
+            "--path-prefix must start with / and not end with one (/anthropic)")
+        try check(
+            resultsOrigin.map(Self.isOrigin) ?? true,
+            "--results-origin must be an origin: http or https, a host, and an optional port")
+        try check(
+            (resultsStatus ?? 400) >= 400 && (resultsStatus ?? 400) <= 599,
+            "--results-status must be in 400...599")
+        try check(
             ["trace", "debug", "info", "notice", "warning", "error", "critical"].contains(logLevel),
             "--log-level must be one of trace, debug, info, notice, warning, error, critical")
+    }
+
+    /// `scheme://host[:port]`, nothing after.
+    static func isOrigin(_ text: String) -> Bool {
+        guard let parts = URLComponents(string: text), let scheme = parts.scheme,
+            ["http", "https"].contains(scheme), !(parts.host ?? "").isEmpty
+        else { return false }
+        return parts.path.isEmpty && parts.query == nil && parts.fragment == nil && parts.user == nil
     }
 }

@@ -44,7 +44,7 @@ public struct SimServer: Sendable {
         let port = options.port
         let shutdown = state.shutdown
         let app = Application(
-            router: buildRouter(),
+            responder: PathPrefixResponder(prefix: options.pathPrefix, inner: buildRouter().buildResponder()),
             configuration: .init(address: .hostname(options.host, port: port), serverName: "offpeak-sim"),
             onServerRunning: { channel in
                 // The listening channel closes first thing in a graceful shutdown.

@@ -27,7 +27,7 @@ struct SimState: Sendable {
             answerTokens: options.answerTokens)
         let seed = options.seed ?? UInt64.random(in: .min ... .max)
         self.seed = seed
-        self.batches = BatchBook()
+        self.batches = BatchBook(downloadRefusal: options.resultsStatus)
         self.faults = FaultInjector(rates: options.faultRates, seed: seed)
         self.damager = BatchDamager(policy: options.damage, seed: seed)
         self.weak = WeakModel(seed: seed)

@@ -81,7 +81,8 @@ struct SimCommand: AsyncParsableCommand {
             never is; rate_limited: calls the rate limiter answered 429, rate_limited_by: by limit, \
             in_flight and max_in_flight: API calls being answered now and at most at once), \
             POST /sim/reset (counters, prompt cache, fault queue, random sequences and limits), GET /sim/health, POST /sim/expected {"texts": [...]} -> \
-            {"answers": [...]} (each text's answer sent alone: no damage, no max_tokens cut).
+            {"answers": [...]} (each text's answer sent alone: no damage, no max_tokens cut), \
+            POST /sim/results-status {"status": 404 | null} (results downloads answer that status, or are served).
             """)
 
     @Option(help: "Address to listen on.")
@@ -190,6 +191,18 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "Require this API key (x-api-key for Anthropic, Authorization: Bearer for OpenAI).")
     var requireKey: String?
 
+    @Option(help: "Serve the provider APIs under this path (/anthropic), as a proxy mounting them does.")
+    var pathPrefix = SimOptions().pathPrefix
+
+    @Flag(help: "Anthropic batches give results_url as a path, with no scheme or host.")
+    var relativeResultsUrl = false
+
+    @Option(help: "The origin Anthropic batches' results_url names instead of the sim's own.")
+    var resultsOrigin: String?
+
+    @Option(help: "Every batch results download answers this status (400-599).")
+    var resultsStatus: Int?
+
     @Option(help: "Server log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel = SimOptions().logLevel
 
@@ -244,6 +257,10 @@ struct SimCommand: AsyncParsableCommand {
         options.batchErrorRate = batchErrorRate
         options.batchExpireRate = batchExpireRate
         options.batchCancelRate = batchCancelRate
+        options.pathPrefix = pathPrefix
+        options.relativeResultsURL = relativeResultsUrl
+        options.resultsOrigin = resultsOrigin
+        options.resultsStatus = resultsStatus
         options.logLevel = logLevel
         return options
     }

@@ -70,6 +70,14 @@ public final class SimProcess: @unchecked Sendable {
         }
     }
 
+    /// `POST /sim/results-status`: every results download answers `status` from now on, or (nil)
+    /// is served again.
+    public func refuseResults(_ status: Int?) throws {
+        let body = try JSONSerialization.data(withJSONObject: ["status": status.map { $0 as Any } ?? NSNull()]
+        )
+        _ = try request("POST", "/sim/results-status", body: body)
+    }
+
     /// Billed tokens by kind, from `/sim/stats`.
     public func billed() throws -> [String: Int] {
         let stats = try stats()

@@ -164,4 +164,50 @@ struct AnthropicBatchesTests {
             #expect(message.contains("x-api-key") && !message.contains(Self.key))
         }
     }
+
+    /// A server that mounts the API under `/anthropic` and names results by a path (issue 21):
+    /// the path is resolved against the base URL, prefix kept once; the API is not served at the
+    /// root, so a prefix dropped or doubled would fail.
+    @Test(.timeLimit(.minutes(1))) func aResultsPathUnderAPrefixIsFetchedFromTheBaseURL() throws {
+        let sim = try SimProcess(arguments: [
+            "--batch-delay", "0", "--path-prefix", "/anthropic", "--relative-results-url",
+        ])
+        let options = ProviderOptions(
+            requestTimeout: 30, retryPolicy: RetryPolicy(maxRetries: 0), sleep: { _ in })
+        let api = try api(
+            AnthropicProvider(
+                apiKey: Self.key, baseURL: sim.url + "/anthropic", kind: .sim, options: options,
+                logger: Logger(label: "test")))
+        let done = try ended(api, try api.create(label: "p1", requests: batch("p1")).id)
+        #expect(done.resultsURL == "/anthropic/v1/messages/batches/\(done.id)/results")
+        #expect(
+            try api.results(of: done, requests: [:]).map(\.customID).sorted() == batch("p1").map(\.customID))
+        #expect(throws: ProviderError.self) {
+            try self.api(provider(sim)).create(label: "p2", requests: batch("p2"))
+        }
+    }
+
+    /// What the provider named, quoted in an error, is redacted like any text from outside.
+    @Test(.timeLimit(.minutes(1))) func aResultsURLCarryingAKeyLeavesItOutOfTheError() throws {
+        let sim = try SimProcess(arguments: ["--results-status", "404"])
+        let api = try api(provider(sim))
+        var batch = RemoteBatch(id: "msgbatch_k", phase: .ended, status: "ended")
+        batch.resultsURL = "/v1/not a url/\(Self.key)"
+        #expect(
+            throws: ProviderError.badResponse(
+                "the provider's URL \"/v1/not a url/[redacted]\" is not an http or https URL")
+        ) {
+            try api.results(of: batch, requests: [:])
+        }
+        batch.resultsURL = "http://127.0.0.1:1/v1/\(Self.key)/results"
+        #expect(
+            throws: ProviderError.http(
+                status: 404,
+                message:
+                    "offpeak-sim refuses results downloads (--results-status 404); the provider's results_url "
+                    + "was http://127.0.0.1:1/v1/[redacted]/results, on another host than the base URL, and offpeak "
+                    + "sends its key to the base URL's host only",
+                url: sim.url + "/v1/messages/batches/msgbatch_k/results")
+        ) { try api.results(of: batch, requests: [:]) }
+    }
 }

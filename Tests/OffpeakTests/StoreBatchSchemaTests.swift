@@ -27,6 +27,7 @@ struct StoreBatchSchemaTests {
                 "id", "run_id", "provider", "model", "remote_id", "state", "prepared_at", "submitted_at",
                 "ended_at", "collected_at", "next_poll_at", "worst_dollars", "error", "requests", "items",
                 "remote_status", "counts", "expires_at", "polls", "worst_input_tokens", "worst_output_tokens",
+                "poll_failures", "poll_error",
             ])
         let itemColumns = try store.read { db in try db.columns(in: "batch_items").map(\.name) }
         #expect(itemColumns == ["batch_id", "request_id", "custom_id", "slot", "outcome"])
@@ -40,6 +41,31 @@ struct StoreBatchSchemaTests {
             runID: "r1", provider: "anthropic", model: "m", requestIDs: pending.map(\.id), worstDollars: 1,
             now: Date())
         #expect(try store.items(batchID: batch.id).map(\.requestId) == pending.map(\.id))
+    }
+
+    /// v12 on a store with a batch out: it starts with no failed polls, and counts them from there.
+    @Test func aV11StoresBatchOutGainsPollFailuresAtZero() throws {
+        let workspace = try TemporaryWorkspace()
+        let url = Workspace(root: workspace.root).databaseURL
+        try StoreUpgradeTests.makeV5Store(at: url)
+        let queue = try DatabaseQueue(path: url.path)
+        try StoreMigrations.migrator.migrate(queue, upTo: "v11: budget reservations of calls in flight")
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO provider_batches (id, run_id, provider, model, remote_id, state, prepared_at)
+                    VALUES ('ob000000000001', 'r1', 'anthropic', 'm', 'msgbatch_1', 'ended', '2026-01-01 00:00:00.000')
+                    """)
+        }
+        try queue.close()
+        let store = try Store(url: url)
+        let batch = try #require(try store.batch(id: "ob000000000001"))
+        #expect(batch.pollFailures == 0 && batch.pollError == nil && !batch.isFailing)
+        for _ in 0..<BatchRecord.failuresShown {
+            try store.recordPollFailure(batchID: batch.id, reason: "HTTP 404", next: Date())
+        }
+        let failing = try #require(try store.batch(id: batch.id))
+        #expect(failing.pollFailures == 3 && failing.pollError == "HTTP 404" && failing.isFailing)
     }
 
     @Test func theBatchLanesQueriesUseIndexes() throws {
@@ -56,6 +82,8 @@ struct StoreBatchSchemaTests {
             _ = try store.items(batchID: batch.id)
             try store.markEnded(batchID: batch.id, now: Date())
             try store.reschedulePoll(batchID: batch.id, next: Date())
+            try store.recordPollFailure(batchID: batch.id, reason: "HTTP 404", next: Date())
+            try store.clearPollFailures(batchID: batch.id)
             try store.commitBatchCall(
                 batchID: batch.id, customID: "\(batch.id)_0", .again(.expired, reason: "expired"), run: nil,
                 now: Date()

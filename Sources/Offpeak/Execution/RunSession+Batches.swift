@@ -69,16 +69,17 @@ extension RunSession {
         let store = context.store
         let remote: RemoteBatch
         do { remote = try api.retrieve(remoteID) } catch {
-            context.logger.warning("batch \(batch.id) (\(remoteID)): could not ask the provider: \(error)")
-            try store.reschedulePoll(
-                batchID: batch.id, next: BatchLane.nextPoll(submittedAt: batch.submittedAt, now: Date()))
+            try pollFailed(batch, error, doing: "could not ask the provider (\(remoteID))")
             return
         }
         let now = Date()
         try store.recordPoll(
             batchID: batch.id, status: remote.status, counts: remote.counts, expiresAt: remote.expiresAt,
             next: BatchLane.nextPoll(submittedAt: batch.submittedAt, now: now))
-        guard remote.phase == .ended else { return }
+        guard remote.phase == .ended else {
+            if batch.pollFailures > 0 { try store.clearPollFailures(batchID: batch.id) }
+            return
+        }
         try store.markEnded(batchID: batch.id, now: now)
         try collect(batch, remote, api: api)
     }
@@ -104,13 +105,11 @@ extension RunSession {
         var results: [BatchResult] = []
         if remote.failure == nil {
             do { results = try api.results(of: remote, requests: calls.mapValues(\.request)) } catch {
-                context.logger.warning(
-                    "batch \(batch.id): its results could not be read: \(error); next poll")
-                try store.reschedulePoll(
-                    batchID: batch.id, next: BatchLane.nextPoll(submittedAt: batch.submittedAt, now: Date()))
+                try pollFailed(batch, error, doing: "its results could not be fetched")
                 return
             }
         }
+        if batch.pollFailures > 0 { try store.clearPollFailures(batchID: batch.id) }
         let price = context.prices.cost(of: batch.model)
         var seen = Set<String>()
         var receipts: [(customID: String, receipt: BatchReceipt)] = []
@@ -154,6 +153,27 @@ extension RunSession {
         context.logger.info(
             "collected batch \(batch.id) (\(remote.id)): \(remote.counts.succeeded) of \(batch.requests) requests answered"
         )
+    }
+
+    /// A poll that failed: asked again at the next poll either way (the items were paid for, and
+    /// nothing is dropped); a failure that is not transient (a 4xx, a results URL that is not one,
+    /// results that cannot be read) is also counted and its reason kept, redacted, for `status`,
+    /// `batches` and `queue` (`BatchRecord.failuresShown`).
+    private func pollFailed(_ batch: BatchRecord, _ error: ProviderError, doing what: String)
+        throws(OffpeakError)
+    {
+        let store = context.store
+        let reason = context.provider.redactor.redact(error.description)
+        let next = BatchLane.nextPoll(submittedAt: batch.submittedAt, now: Date())
+        if error.isTransient {
+            context.logger.warning("batch \(batch.id): \(what): \(reason); asking again at the next poll")
+            try store.reschedulePoll(batchID: batch.id, next: next)
+        } else {
+            let times = Plural.count(batch.pollFailures + 1, "time")
+            context.logger.warning(
+                "batch \(batch.id): \(what) (\(times) in a row): \(reason); asking again at the next poll")
+            try store.recordPollFailure(batchID: batch.id, reason: reason, next: next)
+        }
     }
 
     /// What one provider request's result books, and what it adds to the pass and the cache.

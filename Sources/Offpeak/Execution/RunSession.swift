@@ -90,8 +90,11 @@ struct RunSession {
                     stop = stop ?? ended
                 }
             }
-            // `run --wait`: stay until the run's batches are collected.
-            guard stop == nil, options.waitForBatches, let next = try nextBatchPoll() else { break }
+            // `run --wait`: stay until the run's batches are collected, or one of them keeps
+            // failing (its polls are the ticks' to go on with; the verdict says why).
+            guard stop == nil, options.waitForBatches, let next = try nextBatchPoll(),
+                try !context.store.batches(runID: run.id).contains(where: \.isFailing)
+            else { break }
             stop = waitUntil(next)
         }
         try writeOutputs()
@@ -331,6 +334,9 @@ struct RunSession {
             forcedPast: forcedPast, notices: notices)
         facts.pending = try store.summary(runID: run.id, state: .pending).count
         facts.inBatch = try store.summary(runID: run.id, state: .inBatch).count
+        if facts.inBatch > 0, let failing = try store.batches(runID: run.id).first(where: \.isFailing) {
+            facts.failingBatch = (failing.pollFailures, failing.pollError ?? "unknown")
+        }
         facts.submittedNow = submittedNow
         facts.canceled = canceled
         let verdict = RunVerdict.decide(facts, stop: stop)

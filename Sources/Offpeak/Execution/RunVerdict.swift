@@ -32,6 +32,9 @@ struct RunVerdict: Equatable, Sendable {
         /// Items out in provider batches, and how many of them this pass submitted.
         var inBatch = 0
         var submittedNow = 0
+        /// A batch of the run whose polls keep failing (`BatchRecord.isFailing`): how many times in
+        /// a row, and the last reason.
+        var failingBatch: (failures: Int, reason: String)?
         /// The user canceled the run (`offpeak cancel`).
         var canceled = false
     }
@@ -58,12 +61,16 @@ struct RunVerdict: Equatable, Sendable {
                 status: facts.inBatch > 0 ? .temporaryFailure : .ok, message: "job \(job): \(why); \(counts)")
         } else if facts.inBatch > 0 {
             // Collected by a later pass: the run waits, as it does for a source not fetched yet.
-            let why = "\(Plural.count(facts.inBatch, "item")) in a provider batch"
+            var why = "\(Plural.count(facts.inBatch, "item")) in a provider batch"
             let submitted = facts.submittedNow > 0 ? "submitted \(facts.submittedNow) now, " : ""
+            var next = " (\(submitted)collect with the next tick, or `offpeak run --wait`)"
+            if let failing = facts.failingBatch {
+                why += " whose polls failed \(failing.failures) times in a row: \(failing.reason)"
+                next = "; each tick asks again"
+            }
             verdict = RunVerdict(
                 state: .waiting, reason: why, status: .temporaryFailure,
-                message: "job \(job): \(counts); \(why) (\(submitted)collect with the next tick, "
-                    + "or `offpeak run --wait`)")
+                message: "job \(job): \(counts); \(why)\(next)")
         } else if facts.pending > 0 {
             // Nothing stopped the pass, yet work is left: the run is resumable, never completed.
             let why = "\(Plural.count(facts.pending, "item")) not sent yet"

@@ -71,10 +71,33 @@ struct AnthropicBatches: BatchAPI {
     func results(of batch: RemoteBatch, requests: [String: CompletionRequest]) throws(ProviderError)
         -> [BatchResult]
     {
-        let url = batch.resultsURL ?? self.url(batch.id) + "/results"
-        let data = try exchange.data("GET", url, largeBody: true)
+        let data = try download(batch)
         return try BatchExchange.lines(data, redactor: redactor).map { line throws(ProviderError) in
             try result(line, requests: requests)
+        }
+    }
+
+    /// The results file, from `results_url` resolved against the base URL (`ProviderURL`), or
+    /// from the documented `{base}/v1/messages/batches/{id}/results` when the batch names none or
+    /// names another host: the key goes to the base URL's host alone. An HTTP error from that
+    /// stand-in says which URL the provider had named.
+    private func download(_ batch: RemoteBatch) throws(ProviderError) -> Data {
+        let documented = "/v1/messages/batches/" + Self.query(batch.id) + "/results"
+        let location: ProviderURL
+        do {
+            location = try ProviderURL.resolve(batch.resultsURL, base: baseURL, documented: documented)
+        } catch { throw error.redacted(by: redactor) }
+        do {
+            return try exchange.data("GET", location.url, largeBody: true)
+        } catch {
+            guard let elsewhere = location.elsewhere, case .http(let status, let message, let url) = error
+            else {
+                throw error
+            }
+            let why =
+                "; the provider's results_url was \(elsewhere), on another host than the base URL, "
+                + "and offpeak sends its key to the base URL's host only"
+            throw .http(status: status, message: message + redactor.redact(why), url: url)
         }
     }
 

@@ -26,6 +26,10 @@ struct BatchLine: Sendable, Codable, Equatable {
     var collectedAt: Date?
     var polls: Int
     var error: String?
+    /// Polls in a row that failed for a reason that is not transient, and the last reason
+    /// (redacted); nil (left out of `--json`) while the polls go through.
+    var pollFailures: Int?
+    var pollError: String?
 
     init(_ listing: BatchListing) {
         let batch = listing.batch
@@ -48,6 +52,33 @@ struct BatchLine: Sendable, Codable, Equatable {
         collectedAt = batch.collectedAt
         polls = batch.polls
         error = batch.error
+        pollFailures = batch.pollFailures > 0 ? batch.pollFailures : nil
+        pollError = batch.pollError
+    }
+
+    /// The most of a reason the text shows; `--json` has it whole.
+    static let reasonWidth = 400
+
+    /// Whether the batch is out and its polls failed `BatchRecord.failuresShown` times in a row.
+    var isFailing: Bool {
+        (pollFailures ?? 0) >= BatchRecord.failuresShown
+            && ["preparing", "submitted", "ended"].contains(state)
+    }
+
+    /// The batches of `lines` whose polls keep failing, with why, as `status`, `batches` and
+    /// `queue` end; nothing when none does.
+    static func failingText(_ lines: [BatchLine]) -> String {
+        let failing = lines.filter(\.isFailing)
+        guard !failing.isEmpty else { return "" }
+        let table = TextTable(columns: ["BATCH", "RUN", "PROVIDER ID", "FAILED", "WHY"])
+        for line in failing {
+            table.add([
+                line.id, line.run, line.remoteIdCell, Plural.count(line.pollFailures ?? 0, "time"),
+                TextTable.shortened(TextTable.oneLine(line.pollError ?? ""), to: reasonWidth),
+            ])
+        }
+        return "\nprovider batches not collected, their polls failing (asked again at every poll; "
+            + "nothing is dropped):\n" + table.render()
     }
 
     /// The provider's id, or why there is none yet.

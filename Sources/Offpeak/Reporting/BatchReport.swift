@@ -50,6 +50,6 @@ public struct BatchReport: Sendable, Encodable {
         if notShown > 0 {
             out += "\(Plural.count(notShown, "older batch", "older batches")) not shown (--limit)\n"
         }
-        return out
+        return out + BatchLine.failingText(batches)
     }
 }

@@ -39,6 +39,9 @@ public struct QueueReport: Sendable, Encodable {
     var deferred: [Entry]
     var retrying: [Retry]
     var notTaken: [NotTaken]
+    /// Provider batches whose polls keep failing (`BatchLine.isFailing`): their items wait for a
+    /// fix, asked about at every poll.
+    var failingBatches: [BatchLine] = []
     /// The conditions now, in one line ("on battery (42 %); online, metered (wwan0)").
     var now: String?
 
@@ -67,6 +70,7 @@ public struct QueueReport: Sendable, Encodable {
         }
         return QueueReport(
             deferred: entries, retrying: retrying, notTaken: notTaken,
+            failingBatches: try store.batchListings(all: false).map(BatchLine.init).filter(\.isFailing),
             now: conditions.map(QueueReport.summary))
     }
 
@@ -125,6 +129,6 @@ public struct QueueReport: Sendable, Encodable {
             }
             out += table.render()
         }
-        return out
+        return out + BatchLine.failingText(failingBatches)
     }
 }

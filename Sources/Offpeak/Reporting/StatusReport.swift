@@ -110,6 +110,6 @@ public struct StatusReport: Sendable, Codable {
                 BatchLine.time(line.submittedAt), BatchLine.time(line.expiresAt),
             ])
         }
-        return "\nprovider batches out:\n" + table.render()
+        return "\nprovider batches out:\n" + table.render() + BatchLine.failingText(batches)
     }
 }

@@ -44,9 +44,23 @@ struct BatchRecord: StoredRecord, Equatable {
     /// The tokens the batch can use at most, counted against token budgets while it is out.
     var worstInputTokens = 0
     var worstOutputTokens = 0
+    /// Polls in a row that failed for a reason that is not transient (the batch could not be asked
+    /// about, or its results could not be fetched or read), and the last one's reason, redacted;
+    /// 0 and nil once a poll goes through.
+    var pollFailures = 0
+    var pollError: String?
 
     /// Whether the batch is still out: prepared, submitted or ended but not yet collected.
     var isOpen: Bool { state == .preparing || state == .submitted || state == .ended }
+
+    /// Failed polls in a row after which a batch still out is shown as failing (`status`,
+    /// `batches`, `queue`, the run's reason): one failure may be a server having a bad minute;
+    /// three in a row, at least 2 s apart and further as the batch ages, are worth the user's eyes.
+    /// The batch is still asked about at every poll.
+    static let failuresShown = 3
+
+    /// Whether the batch is out and its polls have failed `failuresShown` times in a row.
+    var isFailing: Bool { isOpen && pollFailures >= Self.failuresShown }
 
     static func newID() -> String {
         let hex = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)

@@ -92,3 +92,16 @@ extension StoreMigrations {
         }
     }
 }
+
+extension StoreMigrations {
+    /// v12: a batch remembers its polls that failed in a row for a reason that is not transient (a
+    /// 4xx, a results URL that is not one, results that cannot be read) and the last reason,
+    /// redacted, so `status`, `batches` and `queue` can say why its items are not collected while
+    /// the ticks keep asking (issue 21).
+    static func recordPollFailures(_ db: Database) throws {
+        try db.alter(table: "provider_batches") { t in
+            t.add(column: "poll_failures", .integer).notNull().defaults(to: 0)
+            t.add(column: "poll_error", .text)
+        }
+    }
+}

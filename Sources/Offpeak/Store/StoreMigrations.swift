@@ -67,6 +67,9 @@ enum StoreMigrations {
         migrator.registerMigration("v11: budget reservations of calls in flight") { db in
             try createBudgetReservations(db)
         }
+        migrator.registerMigration("v12: why a provider batch's polls keep failing") { db in
+            try recordPollFailures(db)
+        }
         return migrator
     }
 

@@ -34,7 +34,8 @@ struct AnthropicBatchRoutes: Sendable {
             }
         }
         router.get("/v1/messages/batches/:id/results") { request, context in
-            await http.serve(request) { _ in try results(try found(context)) }
+            if let refused = http.refusedDownload() { return refused }
+            return await http.serve(request) { _ in try results(try found(context)) }
         }
     }
 
@@ -132,7 +133,8 @@ struct AnthropicBatchRoutes: Sendable {
             body: .init(byteBuffer: ByteBuffer(bytes: lines)))
     }
 
-    /// The `message_batch` object; `results_url` is absolute, as the SDK downloads from it.
+    /// The `message_batch` object; `results_url` is absolute, as the SDK downloads from it, unless
+    /// `--relative-results-url` makes it a path or `--results-origin` names another origin.
     private func object(_ job: BatchJob, request: Request) -> [String: Any] {
         let counts = job.counts
         let status: String
@@ -141,7 +143,9 @@ struct AnthropicBatchRoutes: Sendable {
         case .canceling: status = "canceling"
         case .ended, .failed: status = "ended"
         }
-        let host = request.head.authority ?? "\(state.options.host):\(state.options.port)"
+        let options = state.options
+        let host = request.head.authority ?? "\(options.host):\(options.port)"
+        let origin = options.relativeResultsURL ? "" : options.resultsOrigin ?? "http://\(host)"
         return [
             "id": job.id, "type": "message_batch", "processing_status": status,
             "request_counts": [
@@ -154,7 +158,7 @@ struct AnthropicBatchRoutes: Sendable {
             "cancel_initiated_at": job.cancelInitiatedAt.map(Self.timestamp) ?? NSNull(),
             "archived_at": NSNull(),
             "results_url": job.phase == .ended
-                ? "http://\(host)/v1/messages/batches/\(job.id)/results" as Any : NSNull(),
+                ? "\(origin)\(options.pathPrefix)/v1/messages/batches/\(job.id)/results" as Any : NSNull(),
         ]
     }
 

@@ -13,6 +13,19 @@ final class BatchBook: Sendable {
     }
 
     private let contents = Mutex(Contents())
+    /// The status every results download answers (`--results-status`, `POST /sim/results-status`);
+    /// nil: they are served. A setting, so `/sim/reset` keeps it.
+    private let downloadRefusal: Mutex<Int?>
+
+    init(downloadRefusal: Int? = nil) {
+        self.downloadRefusal = Mutex(downloadRefusal)
+    }
+
+    var refusedDownloadStatus: Int? { downloadRefusal.withLock { $0 } }
+
+    func refuseDownloads(_ status: Int?) {
+        downloadRefusal.withLock { $0 = status }
+    }
 
     func add(_ job: BatchJob) {
         contents.withLock {

@@ -40,6 +40,21 @@ struct BatchHTTP: Sendable {
         }
     }
 
+    /// Under `--results-status` (or `POST /sim/results-status`), the error every results download
+    /// answers, in a shape both SDKs read; nil otherwise.
+    func refusedDownload() -> Response? {
+        guard let status = state.batches.refusedDownloadStatus else { return nil }
+        let kind: SimAPIError.Kind =
+            switch status {
+            case 401, 403: .authentication
+            case 404, 410: .notFound
+            case 500...599: .server
+            default: .invalidRequest
+            }
+        return SimAPIError(kind, "offpeak-sim refuses results downloads (--results-status \(status))")
+            .neutralResponse(status: status)
+    }
+
     func json(_ object: [String: Any]) -> Response {
         Response(
             status: .ok, headers: [.contentType: "application/json"],

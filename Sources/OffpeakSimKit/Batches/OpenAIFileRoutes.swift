@@ -16,7 +16,8 @@ struct OpenAIFileRoutes: Sendable {
             await http.serve(request) { _ in http.json(Self.object(try found(context))) }
         }
         router.get("/v1/files/:id/content") { request, context in
-            await http.serve(request) { _ in
+            if let refused = http.refusedDownload() { return refused }
+            return await http.serve(request) { _ in
                 Response(
                     status: .ok, headers: [.contentType: "application/octet-stream"],
                     body: .init(byteBuffer: ByteBuffer(bytes: try found(context).data)))

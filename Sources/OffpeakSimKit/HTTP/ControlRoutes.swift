@@ -27,6 +27,10 @@ struct ControlRoutes: Sendable {
         var reset = true
     }
 
+    private struct ResultsStatus: Codable {
+        var status: Int?
+    }
+
     private struct ExpectedQuestion: Decodable {
         var texts: [String]
     }
@@ -58,6 +62,9 @@ struct ControlRoutes: Sendable {
         router.post("/sim/batch-faults") { request, _ in
             await handle(request, upTo: 16 * 1024 * 1024) { body in try targetBatchFaults(body) }
         }
+        router.post("/sim/results-status") { request, _ in
+            await handle(request, upTo: 1024) { body in try refuseDownloads(body) }
+        }
         router.post("/sim/expected") { request, _ in
             await handle(request, upTo: CompletionPipeline.maxBodyBytes) { body in try expected(body) }
         }
@@ -84,6 +91,17 @@ struct ControlRoutes: Sendable {
         }
         for (kind, ids) in kinds { state.batches.target(ids, kind) }
         return json(targets)
+    }
+
+    /// `POST /sim/results-status` with `{"status": 404}`: every results download answers that
+    /// status from now on; `{"status": null}` serves them again.
+    private func refuseDownloads(_ body: Data) throws -> Response {
+        let asked = try JSONBody.decode(ResultsStatus.self, from: body)
+        if let status = asked.status, !(400...599).contains(status) {
+            throw SimAPIError(.invalidRequest, "status: expected 400-599 or null, got \(status)")
+        }
+        state.batches.refuseDownloads(asked.status)
+        return json(asked)
     }
 
     /// `POST /sim/expected` with `{"texts": [...]}`: the answer each text gets when sent alone
