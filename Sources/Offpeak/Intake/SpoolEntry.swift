@@ -7,9 +7,15 @@ struct SpoolEntry {
     /// The name as the folder lists it: bytes, since a name need not be UTF-8.
     let name: [UInt8]
 
-    /// `spool/<job>/<name>` for messages, control characters written out.
+    /// `spool/<job>/<name>` for messages, control characters written out (`new\nline.txt`).
     var display: String {
-        folder + "/" + Submission.printable(name)
+        folder + "/" + ReadableText.escaped(bytes: name)
+    }
+
+    /// `spool/<job>/<name>` as it is, for the store and `--json` (whose encoder escapes it the
+    /// ordinary way); a name that is not UTF-8 cannot be text, so it is kept as it is shown.
+    var path: String {
+        folder + "/" + (String(validating: name, as: UTF8.self) ?? ReadableText.escaped(bytes: name))
     }
 
     /// A regular file that was read, by one descriptor.
@@ -25,7 +31,7 @@ struct SpoolEntry {
     ///   listing, the `taken/` folder of earlier versions); a refusal for everything else.
     func look(in handle: FolderHandle) -> Result<Contents?, SpoolFolder.Refusal> {
         func refuse(_ reason: String) -> Result<Contents?, SpoolFolder.Refusal> {
-            .failure(SpoolFolder.Refusal(entry: display, reason: reason))
+            .failure(SpoolFolder.Refusal(entry: path, reason: reason))
         }
         guard let text = String(validating: name, as: UTF8.self) else {
             return refuse("its name is not valid UTF-8; the name is the request's id, which is text")

@@ -39,6 +39,7 @@ struct SpoolFolder: Sendable {
 
     /// An entry not taken, and why.
     struct Refusal: Error {
+        /// Its path as it is (`SpoolEntry.path`): messages write its control characters out.
         var entry: String
         var reason: String
     }
@@ -67,7 +68,7 @@ struct SpoolFolder: Sendable {
             taken.refused.append(
                 OffpeakError(
                     .dataError, "\(record.reason) (`offpeak queue` lists it until it is gone)",
-                    location: record.entry))
+                    location: ReadableText.escaped(record.entry)))
         }
         return taken
     }
