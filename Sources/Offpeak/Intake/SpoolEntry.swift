@@ -68,6 +68,9 @@ extension SpoolEntry.Contents {
     func submissions(spec: JobSpec) -> (submissions: [Submission], refused: [OffpeakError]) {
         let location = entry.display
         guard name.hasSuffix(".json") || name.hasSuffix(".jsonl") else {
+            guard data.count <= ValueLimits.lineBytes else {
+                return ([], [Submission.tooLong(bytes: data.count, location: location, what: "file")])
+            }
             do {
                 let text = try UTF8Text.decode(data, file: location, status: .dataError)
                 return (
@@ -83,8 +86,12 @@ extension SpoolEntry.Contents {
         for (index, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             .enumerated()
         {
+            let lineLocation = "\(location):\(index + 1)"
+            guard line.count <= ValueLimits.lineBytes else {
+                refused.append(Submission.tooLong(bytes: line.count, location: lineLocation))
+                continue
+            }
             do {
-                let lineLocation = "\(location):\(index + 1)"
                 guard var submission = try Submission.parse(line: line, location: lineLocation, spec: spec)
                 else { continue }
                 submission.clientId = submission.clientId ?? "\(name):\(index + 1)"

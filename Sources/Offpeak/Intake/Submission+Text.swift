@@ -12,15 +12,26 @@ extension Submission {
     {
         var bytes = Array(bytes)
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        if let bad = UTF8Text.firstInvalidByte(in: bytes) {
+        // Validated by the standard library's fast path; the column is looked for only when it fails.
+        guard let line = String(validating: bytes, as: UTF8.self) else {
+            let bad = UTF8Text.firstInvalidByte(in: bytes) ?? 0
             let byte = String(bytes[bad], radix: 16, uppercase: true)
             throw OffpeakError(
                 .dataError, "not valid UTF-8 (byte 0x\(byte.count == 1 ? "0" + byte : byte))",
                 location: "\(location):\(bad + 1)")
         }
-        let line = String(decoding: bytes, as: UTF8.self)
         if line.allSatisfy(\.isWhitespace) { return nil }
         return try parse(line, location: location, spec: spec)
+    }
+
+    /// The refusal of a line (or a spool file taken as one request) of `bytes` bytes, over
+    /// `ValueLimits.lineBytes`: named by where it is, with the limit.
+    static func tooLong(bytes: Int, location: String, what: String = "line") -> OffpeakError {
+        OffpeakError(
+            .dataError,
+            "a \(what) of \(bytes) bytes; a request may be at most \(ValueLimits.lineBytes) bytes "
+                + "(\(ValueLimits.lineBytesText)), more than any provider takes",
+            location: location)
     }
 
     /// Why `id` cannot be an id, or `nil`. An id is matched exactly, stored, printed in tables and
