@@ -27,4 +27,10 @@ struct ReadableTextTests {
                 == #"caf\xff\n.txt"#)
         #expect(ReadableText.escaped(bytes: [0xC3, 0xA9, 0xC3]) == #"é\xc3"#)
     }
+
+    /// Every located error names its file this way, whoever chose the name.
+    @Test func anErrorsLocationIsShownSo() {
+        let error = OffpeakError(.dataError, "not valid UTF-8", location: "docs/new\nline\u{1B}.md:3:1")
+        #expect(error.description == #"docs/new\nline\x1b.md:3:1: not valid UTF-8"#)
+    }
 }

@@ -39,7 +39,8 @@ struct SpoolFolder: Sendable {
 
     /// An entry not taken, and why.
     struct Refusal: Error {
-        /// Its path as it is (`SpoolEntry.path`): messages write its control characters out.
+        /// Its path as it is (`SpoolEntry.path`); an error's location writes its control characters
+        /// out (`OffpeakError.description`).
         var entry: String
         var reason: String
     }
@@ -68,7 +69,7 @@ struct SpoolFolder: Sendable {
             taken.refused.append(
                 OffpeakError(
                     .dataError, "\(record.reason) (`offpeak queue` lists it until it is gone)",
-                    location: ReadableText.escaped(record.entry)))
+                    location: record.entry))
         }
         return taken
     }

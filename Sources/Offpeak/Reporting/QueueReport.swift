@@ -110,7 +110,9 @@ public struct QueueReport: Sendable, Encodable {
             out += "\nretrying:\n"
             let table = TextTable(columns: ["JOB", "ITEM", "ATTEMPTS", "WHY"])
             for retry in retrying {
-                table.add([retry.job, retry.item, "\(retry.attempts)", retry.error ?? ""])
+                table.add([
+                    retry.job, ReadableText.escaped(retry.item), "\(retry.attempts)", retry.error ?? "",
+                ])
             }
             out += table.render()
         }
