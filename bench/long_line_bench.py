@@ -10,9 +10,10 @@ provider is asked). A 10 MB line took minutes before: each 4 KiB read searched t
 from its start again. The goal is a 10 MB valid line taken within 2 s in a release build; a line
 over the limit (32 MiB) is refused at its number with exit 65, the lines around it taken.
 
-A command still running after `--ceiling` seconds is killed and shown as `> N s (killed)`. The
-median of `--runs` runs is shown (one run for a killed case); CPU is user+sys and RSS the peak, both
-from wait4 through `spawner.py`, so the bench's own size is not counted.
+A command still running after `--ceiling` seconds is killed and shown as `> N (killed)`. The
+median of `--runs` runs is shown (`--before-runs`, default 1, for the before build, the slow side);
+CPU is user+sys and RSS the peak, both from wait4 through `spawner.py`, so the bench's own size is
+not counted.
 """
 
 import argparse
@@ -104,6 +105,7 @@ def main() -> int:
     parser.add_argument("--bin", type=Path, help="a release build's folder (default: build this tree)")
     parser.add_argument("--before-bin", type=Path, help="an older release build's folder, for a before row")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--before-runs", type=int, default=1, help="runs of the before build, the slow side")
     parser.add_argument("--ceiling", type=float, default=120, help="seconds before a command is killed")
     parser.add_argument("--out", type=Path, help="also write the table here")
     args = parser.parse_args()
@@ -117,7 +119,7 @@ def main() -> int:
             for name, stdin, expected in cases(scratch):
                 for label, folder in builds:
                     outcomes = []
-                    for attempt in range(args.runs):
+                    for attempt in range(args.before_runs if label == "before" else args.runs):
                         log(f"{name}, {label}, run {attempt + 1} ...")
                         outcome, killed = run(spawner, folder / "offpeak", stdin, scratch, args.ceiling)
                         if killed:
