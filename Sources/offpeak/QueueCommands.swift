@@ -9,8 +9,8 @@ extension OffpeakCommand {
             discussion: """
                 Each line: {"id": "mine-1", "vars": {"item": "..."}, "tier": "fast"} fills the job's template;
                 {"prompt": "..."} is sent as it is. A bad line is reported with its number on stderr; the good
-                lines around it still go in. Ids are printed once their requests are committed. The job's next
-                run (or tick) answers them.
+                lines around it still go in. A line may hold at most 32 MiB. Ids are printed once their requests
+                are committed. The job's next run (or tick) answers them.
                 """)
 
         @Option(help: "The job (its spec must say 'queue: true').")

@@ -28,10 +28,13 @@ public struct CommandResult: Sendable {
         process.standardError = err
         let input = Pipe()
         process.standardInput = stdin == nil ? FileHandle.nullDevice : input
+        // A command that exits (or is killed at the timeout) before it has read all its input must
+        // fail its test, not end the test process with SIGPIPE or a failed write.
+        signal(SIGPIPE, SIG_IGN)
         try process.run()
         if let stdin {
             Thread.detachNewThread {
-                input.fileHandleForWriting.write(stdin)
+                try? input.fileHandleForWriting.write(contentsOf: stdin)
                 try? input.fileHandleForWriting.close()
             }
         }

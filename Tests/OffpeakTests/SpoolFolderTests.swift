@@ -114,7 +114,7 @@ struct SpoolFolderTests {
             first.refused.map(\.description)
                 == [
                     "spool/inbox/dirlink: a symbolic link; offpeak takes only regular files and never follows a link",
-                    "spool/inbox/line\\u{a}break.txt: its name, the request's id, has a control character U+000A at "
+                    "spool/inbox/line\\nbreak.txt: its name, the request's id, has a control character U+000A at "
                         + "position 5; an id is printable text",
                     "spool/inbox/pipe: a named pipe; offpeak takes only regular files",
                     "spool/inbox/sock: a socket; offpeak takes only regular files",

@@ -7,9 +7,15 @@ struct SpoolEntry {
     /// The name as the folder lists it: bytes, since a name need not be UTF-8.
     let name: [UInt8]
 
-    /// `spool/<job>/<name>` for messages, control characters written out.
+    /// `spool/<job>/<name>` for messages, control characters written out (`new\nline.txt`).
     var display: String {
-        folder + "/" + Submission.printable(name)
+        folder + "/" + ReadableText.escaped(bytes: name)
+    }
+
+    /// `spool/<job>/<name>` as it is, for the store and `--json` (whose encoder escapes it the
+    /// ordinary way); a name that is not UTF-8 cannot be text, so it is kept as it is shown.
+    var path: String {
+        folder + "/" + (String(validating: name, as: UTF8.self) ?? ReadableText.escaped(bytes: name))
     }
 
     /// A regular file that was read, by one descriptor.
@@ -25,7 +31,7 @@ struct SpoolEntry {
     ///   listing, the `taken/` folder of earlier versions); a refusal for everything else.
     func look(in handle: FolderHandle) -> Result<Contents?, SpoolFolder.Refusal> {
         func refuse(_ reason: String) -> Result<Contents?, SpoolFolder.Refusal> {
-            .failure(SpoolFolder.Refusal(entry: display, reason: reason))
+            .failure(SpoolFolder.Refusal(entry: path, reason: reason))
         }
         guard let text = String(validating: name, as: UTF8.self) else {
             return refuse("its name is not valid UTF-8; the name is the request's id, which is text")
@@ -62,6 +68,9 @@ extension SpoolEntry.Contents {
     func submissions(spec: JobSpec) -> (submissions: [Submission], refused: [OffpeakError]) {
         let location = entry.display
         guard name.hasSuffix(".json") || name.hasSuffix(".jsonl") else {
+            guard data.count <= ValueLimits.lineBytes else {
+                return ([], [Submission.tooLong(bytes: data.count, location: location, what: "file")])
+            }
             do {
                 let text = try UTF8Text.decode(data, file: location, status: .dataError)
                 return (
@@ -77,8 +86,12 @@ extension SpoolEntry.Contents {
         for (index, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
             .enumerated()
         {
+            let lineLocation = "\(location):\(index + 1)"
+            guard line.count <= ValueLimits.lineBytes else {
+                refused.append(Submission.tooLong(bytes: line.count, location: lineLocation))
+                continue
+            }
             do {
-                let lineLocation = "\(location):\(index + 1)"
                 guard var submission = try Submission.parse(line: line, location: lineLocation, spec: spec)
                 else { continue }
                 submission.clientId = submission.clientId ?? "\(name):\(index + 1)"

@@ -39,6 +39,8 @@ struct SpoolFolder: Sendable {
 
     /// An entry not taken, and why.
     struct Refusal: Error {
+        /// Its path as it is (`SpoolEntry.path`); an error's location writes its control characters
+        /// out (`OffpeakError.description`).
         var entry: String
         var reason: String
     }

@@ -12,15 +12,26 @@ extension Submission {
     {
         var bytes = Array(bytes)
         if bytes.last == UInt8(ascii: "\r") { bytes.removeLast() }
-        if let bad = UTF8Text.firstInvalidByte(in: bytes) {
+        // Validated by the standard library's fast path; the column is looked for only when it fails.
+        guard let line = String(validating: bytes, as: UTF8.self) else {
+            let bad = UTF8Text.firstInvalidByte(in: bytes) ?? 0
             let byte = String(bytes[bad], radix: 16, uppercase: true)
             throw OffpeakError(
                 .dataError, "not valid UTF-8 (byte 0x\(byte.count == 1 ? "0" + byte : byte))",
                 location: "\(location):\(bad + 1)")
         }
-        let line = String(decoding: bytes, as: UTF8.self)
         if line.allSatisfy(\.isWhitespace) { return nil }
         return try parse(line, location: location, spec: spec)
+    }
+
+    /// The refusal of a line (or a spool file taken as one request) of `bytes` bytes, over
+    /// `ValueLimits.lineBytes`: named by where it is, with the limit.
+    static func tooLong(bytes: Int, location: String, what: String = "line") -> OffpeakError {
+        OffpeakError(
+            .dataError,
+            "a \(what) of \(bytes) bytes; a request may be at most \(ValueLimits.lineBytes) bytes "
+                + "(\(ValueLimits.lineBytesText)), more than any provider takes",
+            location: location)
     }
 
     /// Why `id` cannot be an id, or `nil`. An id is matched exactly, stored, printed in tables and
@@ -28,45 +39,16 @@ extension Submission {
     /// text up to the first NUL), and line breaks or escapes would garble what prints it.
     static func problem(withID id: String) -> String? {
         guard !id.isEmpty else { return "expected a non-empty string" }
-        for (index, scalar) in id.unicodeScalars.enumerated() where isControl(scalar) {
+        for (index, scalar) in id.unicodeScalars.enumerated() where ReadableText.isControl(scalar) {
             return "control character \(codePoint(scalar)) at position \(index + 1); an id is printable text"
         }
         return nil
     }
 
-    /// `id` in quotes for a message, shortened when long.
+    /// `id` in quotes for a message, shortened when long, control characters written out.
     static func quoted(_ id: String) -> String {
         let limit = 60
-        return "\"" + (id.count > limit ? String(id.prefix(limit)) + "…" : id) + "\""
-    }
-
-    /// `bytes` as text for a message, control characters written as `\u{…}` and bytes that are not
-    /// UTF-8 as `\x{…}`: a name that is refused is still shown, and its escapes reach no terminal.
-    static func printable(_ bytes: [UInt8]) -> String {
-        var parser = Unicode.UTF8.ForwardParser()
-        var iterator = bytes.makeIterator()
-        var offset = 0
-        var text = ""
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let encoded):
-                let scalar = Unicode.UTF8.decode(encoded)
-                text += isControl(scalar) ? "\\u{\(String(scalar.value, radix: 16))}" : String(scalar)
-                offset += encoded.count
-            case .error(let length):
-                for byte in bytes[offset..<offset + length] { text += "\\x{\(String(byte, radix: 16))}" }
-                offset += length
-            case .emptyInput: return text
-            }
-        }
-    }
-
-    /// C0 and C1 controls, DEL, and the line and paragraph separators.
-    static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.properties.generalCategory {
-        case .control, .lineSeparator, .paragraphSeparator: true
-        default: false
-        }
+        return "\"" + ReadableText.escaped(id.count > limit ? String(id.prefix(limit)) + "…" : id) + "\""
     }
 
     static func codePoint(_ scalar: Unicode.Scalar) -> String {

@@ -45,14 +45,25 @@ public struct SubmissionStream: Sendable {
         }
         var number = 0
         var lines = LineReader(input)
-        while let line = lines.next() {
-            number += 1
+        while true {
+            let next: LineReader.Line?
             do {
-                guard
-                    let submission = try Submission.parse(
-                        line: line, location: "\(source):\(number)", spec: spec)
-                else { continue }
-                pending.append(.success(submission))
+                next = try lines.next()
+            } catch {
+                try flush()  // the lines read before the failure are committed and reported
+                throw error
+            }
+            guard let line = next else { break }
+            number += 1
+            let location = "\(source):\(number)"
+            do throws(OffpeakError) {
+                switch line {
+                case .tooLong(let bytes): throw Submission.tooLong(bytes: bytes, location: location)
+                case .bytes(let bytes):
+                    guard let submission = try Submission.parse(line: bytes, location: location, spec: spec)
+                    else { continue }
+                    pending.append(.success(submission))
+                }
             } catch {
                 pending.append(.failure(error))
             }

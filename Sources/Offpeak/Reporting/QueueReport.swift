@@ -29,7 +29,8 @@ public struct QueueReport: Sendable, Encodable {
     /// a file it cannot read), until it is removed or becomes a regular file.
     struct NotTaken: Sendable, Encodable, Equatable {
         var job: String
-        /// Its path in the workspace: `spool/inbox/notes`.
+        /// Its path in the workspace as it is: `spool/inbox/notes`; the text table writes its
+        /// control characters out, `--json` escapes them as JSON does.
         var entry: String
         var why: String
         /// When a tick (or run) first found it.
@@ -117,7 +118,9 @@ public struct QueueReport: Sendable, Encodable {
             out += "\nretrying:\n"
             let table = TextTable(columns: ["JOB", "ITEM", "ATTEMPTS", "WHY"])
             for retry in retrying {
-                table.add([retry.job, retry.item, "\(retry.attempts)", retry.error ?? ""])
+                table.add([
+                    retry.job, ReadableText.escaped(retry.item), "\(retry.attempts)", retry.error ?? "",
+                ])
             }
             out += table.render()
         }
@@ -125,7 +128,9 @@ public struct QueueReport: Sendable, Encodable {
             out += "\nnot taken from spool folders (remove them, or make them regular files):\n"
             let table = TextTable(columns: ["JOB", "ENTRY", "SINCE", "WHY"])
             for entry in notTaken {
-                table.add([entry.job, entry.entry, Timestamp.text(entry.since), entry.why])
+                table.add([
+                    entry.job, ReadableText.escaped(entry.entry), Timestamp.text(entry.since), entry.why,
+                ])
             }
             out += table.render()
         }

@@ -25,8 +25,10 @@ public struct OffpeakError: Error, CustomStringConvertible, Sendable {
         self.cause = cause
     }
 
+    /// The location's control characters are written out (`docs/new\nline.md:3`): it names a
+    /// file, whose name a user chose and which must not break the line or reach the terminal.
     public var description: String {
-        var text = location.map { "\($0): \(message)" } ?? message
+        var text = location.map { "\(ReadableText.escaped($0)): \(message)" } ?? message
         if let cause { text += " (\(cause))" }
         return text
     }

@@ -29,4 +29,12 @@ public enum ValueLimits {
     static let requestsPerMinute = 1_000_000
     /// `limits.<provider>.tokens_per_minute`: a trillion tokens.
     static let tokensPerMinute = 1_000_000_000_000
+    /// A line of `offpeak submit` or of a spool `.jsonl` file, and a spool file taken as one
+    /// request: 32 MiB. That is more than any provider takes as one request (Anthropic's Messages
+    /// API takes 32 MB, its whole body) and some eight times the text of the longest context window
+    /// (a million tokens, about 4 MB), so no line that could be answered is refused; and a line of
+    /// garbage costs no more memory than this before it is refused.
+    static let lineBytes = 32 << 20
+    /// `lineBytes` as messages name it.
+    static let lineBytesText = "32 MiB"
 }
