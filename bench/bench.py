@@ -157,7 +157,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--scale-quick", action="store_true",
                         help="run the scale table at a tenth of that (10,000 requests, 100,000 entries)")
     parser.add_argument("--before-bin", type=Path, metavar="DIR",
-                        help="an older release build (offpeak, offpeak-sim) to run the scale table with too")
+                        help="an older release build (offpeak, offpeak-sim, offpeak-bench) to run the scale and cache "
+                             "tables with too")
     parser.add_argument("--estimate", action="store_true",
                         help="only the table of `offpeak estimate` against what the run then costs "
                              "(bench/estimate_bench.py; honours --scale, --only, --no-batch-lane)")
@@ -233,7 +234,7 @@ def main() -> int:
             text += "\n" + load_text
     cache_ok = True
     if not args.no_cache_bench:
-        cache_text, cache_ok = cache_bench.section(bin_dir)
+        cache_text, cache_ok = cache_bench.section(bin_dir, args.before_bin)
         print("\n" + cache_text, end="")
         text += "\n" + cache_text
     if not args.no_scale:

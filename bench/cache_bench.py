@@ -4,6 +4,7 @@ sample documents, as two Markdown tables.
 
     python3 bench/cache_bench.py                          # builds offpeak-bench in release mode first
     python3 bench/cache_bench.py --bin .build/release     # uses the release build there
+    python3 bench/cache_bench.py --before-bin DIR         # adds an older release build's rows
 
 A debug build measures Swift's -Onone code, not offpeak, so a `--bin` folder that is not a release
 build (as `make bench` passes) is ignored for this part and offpeak-bench is built with
@@ -13,7 +14,9 @@ Both caches hold the same N answers (the same keys and ~2 KB texts, written by `
 --texts-out`) and answer the same number of random hit lookups, 5 rounds each; the medians are
 compared. offpeak's lookups are timed twice: with each key at hand, and computing it from the
 item's ~2 KB request first (canonical JSON, then SHA-256), as a run does; SHA-256's time alone is
-given too. `bench/bench.py` runs this after its own table. Progress goes to stderr.
+given too. `--before-bin DIR` (a folder with an older release build's `offpeak-bench`) times that
+build on the same workload in the same run, so a change is judged before and after on one machine
+state. `bench/bench.py` runs this after its own table. Progress goes to stderr.
 """
 
 import argparse
@@ -81,18 +84,18 @@ class Side:
     note: str = ""
 
 
-def offpeak_side(binary: Path, scratch: Path) -> tuple[Side, Path, dict]:
-    texts = scratch / "texts.jsonl"
-    log(f"offpeak: {ENTRIES:,} answers, {ROUNDS} rounds of {LOOKUPS:,} hit lookups ...")
+def offpeak_side(binary: Path, scratch: Path, label: str = "") -> tuple[Side, Path, dict]:
+    texts = scratch / f"texts{label}.jsonl"
+    log(f"offpeak{label}: {ENTRIES:,} answers, {ROUNDS} rounds of {LOOKUPS:,} hit lookups ...")
     result = run_json([
         str(binary), "cache", "--entries", str(ENTRIES), "--lookups", str(LOOKUPS),
         "--payload-bytes", str(PAYLOAD_BYTES), "--rounds", str(ROUNDS), "--seed", str(SEED),
-        "--dir", str(scratch / "offpeak"), "--texts-out", str(texts),
+        "--dir", str(scratch / f"offpeak{label}"), "--texts-out", str(texts),
     ])
     if result.get("misses"):
         raise BenchError(f"offpeak missed {result['misses']} lookups")
-    side = Side("offpeak `ResponseCache.answer(for:)`", result["lookups_per_second"], result["round_seconds"],
-                result["fill_seconds"])
+    side = Side(f"offpeak{label} `ResponseCache.answer(for:)`", result["lookups_per_second"],
+                result["round_seconds"], result["fill_seconds"])
     return side, texts, result
 
 
@@ -133,18 +136,18 @@ def lz4_rows(binary: Path) -> dict:
     return run_json([str(binary), "lz4", *samples])
 
 
-def keyed_side(result: dict) -> Side:
+def keyed_side(result: dict, label: str = "") -> Side:
     """The same lookups, each computing its key from the item's request first, as a run does."""
-    return Side("offpeak, key from the request (`RequestPlanner.cacheKey` + `answer(for:)`)",
+    return Side(f"offpeak{label}, key from the request (`RequestPlanner.cacheKey` + `answer(for:)`)",
                 result["keyed_lookups_per_second"], result["keyed_round_seconds"], result["fill_seconds"])
 
 
-def cache_table(offpeak: Side, keyed: Side, disk: Side) -> list[str]:
+def cache_table(sides: list[Side], disk: Side) -> list[str]:
     lines = [
         "| cache | hit lookups/s (median of 5) | µs per lookup | fill s | ratio offpeak/diskcache |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
-    for side in [offpeak, keyed, disk]:
+    for side in [*sides, disk]:
         shown = f"{side.per_second / disk.per_second:.2f}x"
         lines.append(
             f"| {side.name} | {side.per_second:,.0f} | {1e6 / side.per_second:.2f} | {side.fill_seconds:.2f} "
@@ -174,12 +177,22 @@ def bench_binary(bin_dir: Path | None) -> Path:
     return release_bench_binary()
 
 
-def section(bin_dir: Path | None = None) -> tuple[str, bool]:
-    """The cache bench as Markdown, and whether it ran; never raises for a failed side."""
+def section(bin_dir: Path | None = None, before_bin: Path | None = None) -> tuple[str, bool]:
+    """The cache bench as Markdown, and whether it ran; never raises for a failed side.
+
+    `before_bin`: a folder holding an older release build's `offpeak-bench`, timed on the same
+    workload in the same run (its rows are labelled "(before)")."""
     scratch = Path(tempfile.mkdtemp(prefix="offpeak-cache-bench-"))
+    before_rows: list[Side] = []
     try:
         ensure_diskcache()
         binary = bench_binary(bin_dir)
+        if before_bin is not None:
+            before_binary = before_bin / "offpeak-bench"
+            if not before_binary.exists():
+                raise BenchError(f"no offpeak-bench in {before_bin}")
+            before, _, before_raw = offpeak_side(before_binary, scratch, " (before)")
+            before_rows = [before, keyed_side(before_raw, " (before)")]
         offpeak, texts, raw = offpeak_side(binary, scratch)
         disk = diskcache_side(texts, scratch)
         lz4 = lz4_rows(binary)
@@ -211,7 +224,7 @@ def section(bin_dir: Path | None = None) -> tuple[str, bool]:
         f"of a ~{PAYLOAD_BYTES:,}-byte request, then SHA-256); SHA-256 alone takes {raw['hash_microseconds']:.2f} µs "
         f"for one request text. Rounds (s): {', '.join(f'{s:.3f}' for s in raw['keyed_round_seconds'])}.",
         "",
-        *cache_table(offpeak, keyed_side(raw), disk),
+        *cache_table([*before_rows, offpeak, keyed_side(raw)], disk),
         "",
         f"LZ4 frames (`offpeak-bench lz4 samples/*.md`, median of {lz4['runs']} runs; MB = 10^6 bytes):",
         "",
@@ -234,8 +247,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bin", type=Path,
                         help="a release build folder with offpeak-bench (default: build one)")
+    parser.add_argument("--before-bin", type=Path, metavar="DIR",
+                        help="an older release build folder with offpeak-bench: its rows too, same run")
     args = parser.parse_args()
-    text, ok = section(args.bin)
+    text, ok = section(args.bin, args.before_bin)
     print(text, end="")
     return 0 if ok else 1
 

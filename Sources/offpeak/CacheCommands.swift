@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Cache: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cache",
             abstract: "Inspect or empty the cache of answers and research sources.",
             subcommands: [Stats.self, List.self, Show.self, Purge.self], defaultSubcommand: Stats.self)
 
@@ -16,6 +17,7 @@ extension OffpeakCommand {
 
         struct Stats: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "stats",
                 abstract: "Entries, size, hits and misses, and the dollars the cache saved.")
 
             @OptionGroup var common: CommonOptions
@@ -55,6 +57,7 @@ extension OffpeakCommand {
 
         struct Show: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "show",
                 abstract: "Print one entry and its payload.",
                 discussion:
                     "KEY may be the first \(ResponseCache.minKeyPrefix) or more characters of one key.")
@@ -75,6 +78,7 @@ extension OffpeakCommand {
 
         struct Purge: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "purge",
                 abstract: "Remove entries: the expired ones, one job's, or all of them.")
 
             @Flag(help: "Remove the entries past their TTL.")

@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Cancel: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cancel",
             abstract:
                 "Cancel a run: its provider batches are asked to cancel and its requests not yet answered are dropped."
         )

@@ -15,6 +15,7 @@ struct CommonOptions: ParsableArguments {
 
     /// Sets up logging (once) and returns the workspace's context.
     func context(provider: ProviderKind? = nil, baseURL: String? = nil) throws -> WorkspaceContext {
+        let environment = environment  // read once: each read copies the whole environment
         let logger = Terminal.bootstrapLogging(verbose: verbose, environment: environment)
         return try Terminal.attempt {
             try WorkspaceContext(

@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Conditions: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "conditions",
             abstract: "What offpeak sees of power and network right now, and why.")
 
         @OptionGroup var sysfs: SysfsOptions

@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Cron: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "cron",
             abstract: "Run offpeak on a timer: crontab and systemd lines, and when a schedule fires.",
             subcommands: [Print.self, Next.self],
             defaultSubcommand: Print.self)
@@ -14,6 +15,7 @@ extension OffpeakCommand {
 extension OffpeakCommand.Cron {
     struct Print: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "print",
             abstract:
                 "Print a crontab line and a systemd user timer that run `offpeak tick` for the workspace.")
 
@@ -55,6 +57,7 @@ extension OffpeakCommand.Cron {
 
     struct Next: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "next",
             abstract: "Print when a cron expression fires next, one ISO-8601 time a line.",
             discussion: "Fire times are wall-clock times in the zone; see `Schedules` in the README for DST.")
 

@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Queue: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "queue",
             abstract:
                 "The deferred queue: work waiting for its conditions, why, and since when; items waiting to retry; "
                 + "spool entries not taken, and why."

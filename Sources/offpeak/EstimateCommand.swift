@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Estimate: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "estimate",
             abstract:
                 "What running a job now would do and cost, planned as the run plans it, with nothing sent or written.",
             discussion: """

@@ -1,6 +1,10 @@
 import ArgumentParser
 import Offpeak
 
+/// Every command names itself (`commandName:`): without a name, ArgumentParser derives one from
+/// the type with `String(describing:)` for every subcommand on every start, and each of those asks
+/// the Swift runtime whether the type conforms to the printing protocols, a scan of every
+/// conformance in the process (most of the start-up of a short command like an idle `tick`).
 @main
 struct OffpeakCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

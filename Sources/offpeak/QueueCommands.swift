@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Submit: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "submit",
             abstract: "Queue requests for a job from JSON lines on stdin; print one request id per line.",
             discussion: """
                 Each line: {"id": "mine-1", "vars": {"item": "..."}, "tier": "fast"} fills the job's template;
@@ -34,6 +35,7 @@ extension OffpeakCommand {
 
     struct Result: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "result",
             abstract: "Print a request's answer, or its state and why it has none yet.",
             discussion:
                 "Exit 0 with the answer; 75 while it is pending (or --wait timed out); 69 if it failed.")

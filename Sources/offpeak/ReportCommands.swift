@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract:
                 "Recent runs: their state, what each has done and spent, and why it stopped; spend today.")
 
@@ -23,6 +24,7 @@ extension OffpeakCommand {
 
     struct Costs: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "costs",
             abstract: "What was spent, by job, model or day, against what the naive way would have cost.")
 
         @Option(help: "job, model or day.")
@@ -42,6 +44,7 @@ extension OffpeakCommand {
 
     struct Batches: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "batches",
             abstract:
                 "Provider batches still out (or with --all every one), as the provider last described them.",
             discussion: "Reads the store only: the provider is asked by the ticks that poll, never here.")
@@ -70,6 +73,7 @@ extension OffpeakCommand {
 
     struct Jobs: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "jobs",
             abstract: "List or validate the workspace's job specs.", subcommands: [List.self, Validate.self],
             defaultSubcommand: List.self)
 
@@ -90,6 +94,7 @@ extension OffpeakCommand {
 
         struct Validate: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "validate",
                 abstract: "Check every spec (or the ones named); print each error as file:line:column.")
 
             @Argument(help: "Jobs to check (default: every spec in jobs/).")

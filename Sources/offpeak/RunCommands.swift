@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Run: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "run",
             abstract: "Run a job now: by name (jobs/NAME.yaml) or by path. Resumes its unfinished run.")
 
         @Argument(help: "The job's name or spec file.")
@@ -26,6 +27,7 @@ extension OffpeakCommand {
 
     struct Summarize: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "summarize",
             abstract: "Summarize text files, one answer per file, as the job 'summarize'.")
 
         @Argument(help: "Text files to summarize.")

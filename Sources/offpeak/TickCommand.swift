@@ -5,6 +5,7 @@ import Offpeak
 extension OffpeakCommand {
     struct Tick: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "tick",
             abstract:
                 "Do what is due: resume unfinished runs, run due schedules and spooled work, purge the cache.",
             discussion: """

@@ -18,6 +18,11 @@ struct PendingAccesses: Sendable {
     struct Touch: Sendable {
         var hits: Int
         var lastAccessAt: Date
+
+        mutating func record(hit: Bool, at now: Date) {
+            if hit { hits += 1 }
+            lastAccessAt = max(lastAccessAt, now)
+        }
     }
 
     struct CounterKey: Hashable, Sendable {
@@ -51,10 +56,8 @@ struct PendingAccesses: Sendable {
     /// when one is due.
     mutating func record(key: String?, kind: CacheKind, hit: Bool, at now: Date) -> Batch? {
         if let key {
-            var touch = batch.touches[key] ?? Touch(hits: 0, lastAccessAt: now)
-            if hit { touch.hits += 1 }
-            touch.lastAccessAt = max(touch.lastAccessAt, now)
-            batch.touches[key] = touch
+            // Modified in place: the key (64 hex digits) is hashed once.
+            batch.touches[key, default: Touch(hits: 0, lastAccessAt: now)].record(hit: hit, at: now)
         }
         if day?.contains(now) != true {
             settleDay()

@@ -16,20 +16,36 @@ public final class ResponseCache: Sendable {
     let maxBytes: Int
     let logger: Logger
     let pending = Mutex(PendingAccesses())
-    /// The connection lookups read through; nil (and the store's pool used) if it could not be
-    /// opened.
-    let lookups: CacheLookups?
+    /// The connection lookups read through, opened at the first lookup (a tick that only purges,
+    /// and a run answered by nothing cached, never pay for a second connection).
+    private let lookupConnection = Mutex(LookupConnection.unopened)
+
+    private enum LookupConnection {
+        case unopened
+        /// nil: the store's pool is used (a read-only store, or the connection could not be opened).
+        case opened(CacheLookups?)
+    }
 
     public init(store: Store, maxBytes: Int, logger: Logger) {
         self.store = store
         self.maxBytes = maxBytes
         self.logger = logger
-        do {
-            // A read-only store is read as `Store` could open it (maybe immutable): through its pool.
-            lookups = store.isReadOnly ? nil : try CacheLookups(url: store.url)
-        } catch {
-            logger.warning("cache: no connection of its own (\(error)); lookups share the store's")
-            lookups = nil
+    }
+
+    /// The cache's own lookup connection, opened the first time; nil when lookups go through the
+    /// store's pool.
+    var lookups: CacheLookups? {
+        lookupConnection.withLock { state in
+            if case .opened(let lookups) = state { return lookups }
+            var opened: CacheLookups?
+            do {
+                // A read-only store is read as `Store` could open it (maybe immutable): its pool.
+                opened = store.isReadOnly ? nil : try CacheLookups(url: store.url)
+            } catch {
+                logger.warning("cache: no connection of its own (\(error)); lookups share the store's")
+            }
+            state = .opened(opened)
+            return opened
         }
     }
 

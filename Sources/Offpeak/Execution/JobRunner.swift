@@ -270,7 +270,7 @@ public struct JobRunner: Sendable {
             return RequestRecord(
                 id: RequestRecord.newID(), runId: runID, job: spec.name, itemId: plan.itemId,
                 position: plan.position, source: .spec, clientId: nil, tier: spec.tier.rawValue,
-                payload: CanonicalJSON.text(plan.request), cacheKey: plan.cacheKey, state: state,
+                payload: plan.request.canonicalText, cacheKey: plan.cacheKey, state: state,
                 attempts: 0, nextAttemptAt: nil, error: error, createdAt: now, updatedAt: now)
         }
     }

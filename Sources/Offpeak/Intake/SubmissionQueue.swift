@@ -57,12 +57,11 @@ struct SubmissionQueue: Sendable {
         let planner = RequestPlanner(provider: config.provider, model: config.model(for: tier))
         let request = planner.request(spec, userMessage: submission.userMessage(for: spec))
         let id = RequestRecord.newID()
+        let encoded = RequestPlanner.payloadAndKey(provider: config.provider, request: request)
         var record = RequestRecord(
             id: id, runId: "", job: spec.name, itemId: submission.clientId ?? id, position: 0,
             source: source, clientId: submission.clientId, tier: tier.rawValue,
-            payload: CanonicalJSON.text(request),
-            cacheKey: RequestPlanner.cacheKey(provider: config.provider, request: request),
-            state: .pending,
+            payload: encoded.payload, cacheKey: encoded.cacheKey, state: .pending,
             attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
         record.cachePolicy = submission.cachePolicy
         return record

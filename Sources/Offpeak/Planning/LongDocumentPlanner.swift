@@ -146,7 +146,7 @@ struct LongDocumentPlanner: Sendable {
     private func step(_ id: String, prompt: String) -> Step {
         let request = planner.request(spec, userMessage: prompt)
         return Step(
-            itemId: id, request: request, payload: CanonicalJSON.text(request),
+            itemId: id, request: request, payload: request.canonicalText,
             cacheKey: RequestPlanner.cacheKey(provider: planner.provider, request: request))
     }
 }

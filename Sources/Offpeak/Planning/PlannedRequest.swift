@@ -77,6 +77,18 @@ public struct RequestPlanner: Sendable {
     public static func cacheKey(provider: ProviderKind, request: CompletionRequest) -> String {
         var request = request
         request.cacheSystemPrompt = false  // where the provider caches the prefix does not change the answer
-        return SHA256.hex(provider.rawValue + "\n" + CanonicalJSON.text(request))
+        return SHA256.hex(provider.rawValue + "\n", request.canonicalJSON ?? [])
+    }
+
+    /// The request's payload (its canonical JSON, as stored) and its cache key, encoding it once
+    /// when the two texts are the same (no prefix-cache marker).
+    static func payloadAndKey(provider: ProviderKind, request: CompletionRequest) -> (
+        payload: String, cacheKey: String
+    ) {
+        guard !request.cacheSystemPrompt else {
+            return (request.canonicalText, cacheKey(provider: provider, request: request))
+        }
+        let json = request.canonicalJSON ?? []
+        return (String(decoding: json, as: UTF8.self), SHA256.hex(provider.rawValue + "\n", json))
     }
 }

@@ -13,44 +13,42 @@ extension Store {
         guard !requests.isEmpty else { return [] }
         return try write { db in
             let open = try Store.resumableRun(in: db, job: job)
-            var outcomes: [String?] = []
-            var seen: Set<[UInt8]> = []  // by bytes, as SQLite compares them
-            var added: [RequestRecord] = []
-            for request in requests {
-                let holder: String?
-                if !seen.insert(Array(request.itemId.utf8)).inserted {
-                    holder = open?.id ?? newRun.id
-                } else if let open, try Store.hasItem(request.itemId, run: open.id, in: db) {
-                    holder = open.id
-                } else {
-                    holder = nil
-                    added.append(request)
-                }
-                outcomes.append(holder)
-            }
-            guard !added.isEmpty else { return outcomes }
             let runID = open?.id ?? newRun.id
+            var seen: Set<[UInt8]> = []  // by bytes, as SQLite compares them
+            let fresh = requests.map { seen.insert(Array($0.itemId.utf8)).inserted }
+            // A new run holds nothing yet, so only a repeat within `requests` is refused there (and
+            // the first request is always added: a run is made only when something is).
             if open == nil { try newRun.insert(db) }
             var position =
                 try Int.fetchOne(
                     db, sql: "SELECT MAX(position) FROM requests WHERE run_id = ?", arguments: [runID])
                 ?? -1
-            for var request in added {
-                position += 1
+            var outcomes: [String?] = []
+            outcomes.reserveCapacity(requests.count)
+            let insert = try RequestRecord.insertStatement(db)
+            for (request, fresh) in zip(requests, fresh) {
+                guard fresh else {
+                    outcomes.append(runID)
+                    continue
+                }
+                var request = request
                 request.runId = runID
-                request.position = position
-                try request.insert(db)
+                request.position = position + 1
+                // An item the open run already has is left as it is, and refused.
+                if try request.insert(with: insert, db) {
+                    position += 1
+                    outcomes.append(nil)
+                } else {
+                    outcomes.append(runID)
+                }
             }
+            guard outcomes.contains(where: { $0 == nil }) else { return outcomes }
             // Every request of the run, as the counters hold them (`run_items.requests`).
             try db.execute(
                 sql: "UPDATE runs SET items_total = ? WHERE id = ?",
                 arguments: [try Store.itemCounts(db, runID: runID).requests, runID])
             return outcomes
         }
-    }
-
-    private static func hasItem(_ itemID: String, run runID: String, in db: Database) throws -> Bool {
-        try RequestRecord.filter(Column("run_id") == runID && Column("item_id") == itemID).fetchCount(db) > 0
     }
 
     /// One request by id, with its result when it has one.

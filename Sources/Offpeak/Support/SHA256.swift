@@ -17,6 +17,14 @@ public enum SHA256 {
         return text.withUTF8 { hex(digest: Crypto.SHA256.hash(data: UnsafeRawBufferPointer($0))) }
     }
 
+    /// The digest of `prefix`'s UTF-8 bytes followed by `bytes`, without joining them first.
+    static func hex(_ prefix: String, _ bytes: [UInt8]) -> String {
+        var hasher = Crypto.SHA256()
+        hasher.update(data: Array(prefix.utf8))
+        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        return hex(digest: hasher.finalize())
+    }
+
     private static let digits = Array("0123456789abcdef".utf8)
 
     private static func hex(digest: Crypto.SHA256.Digest) -> String {
