@@ -12,18 +12,43 @@ extension RunSession {
     /// order, so its time and memory do not grow with the backlog; what the last round planned has
     /// left the front (answered, retrying or failed). A run that size or smaller is planned whole,
     /// in one round.
+    ///
+    /// A round the cache answered whole (or whose requests all failed unsent) has no call to make,
+    /// yet the requests behind it are still due: the next round is read at once. Only a round that
+    /// finds no due request at all returns no calls, so an empty answer means the run has nothing
+    /// left to send now, never that a round happened to send nothing.
     mutating func nextCalls() throws(OffpeakError) -> [PlannedCall] {
         // A canceled run only collects what its provider batches answered.
         guard !canceled else { return [] }
-        var pending: [(record: RequestRecord, request: CompletionRequest)] = []
+        var front: String?
+        while true {
+            if let stop = options.stop, stop.isRequested { return [] }
+            let due = try dueRound()
+            // Every request a round reads leaves the front (answered, failed or planned); a front
+            // that stayed put would read the same round for ever.
+            guard let first = due.first, first.id != front else { return [] }
+            front = first.id
+            let planned = try plan(due)
+            if !planned.isEmpty { return planned }
+        }
+    }
+
+    /// The front of the run's pending and due requests, at most a round of them, in item order.
+    private func dueRound() throws(OffpeakError) -> [RequestRecord] {
         let store = context.store
         // The batch lane plans bigger rounds: each round is a provider batch, and fewer, larger
         // batches are fewer to poll and collect (`BatchLane.roundItems`).
         let limit = CallPlanning.roundLimit(live: options.roundRequests, batchLane: batchAPI != nil)
-        let due = Array(
+        return Array(
             (try store.pendingRequests(runID: run.id, limit: limit)
                 + store.dueRetries(runID: run.id, by: Date(), limit: limit))
                 .sorted { $0.position < $1.position }.prefix(limit))
+    }
+
+    /// One round's requests: answered from the cache where it can, failed where they cannot be
+    /// sent, the rest packed into calls.
+    private mutating func plan(_ due: [RequestRecord]) throws(OffpeakError) -> [PlannedCall] {
+        var pending: [(record: RequestRecord, request: CompletionRequest)] = []
         for record in due {
             do {
                 pending.append((record, try record.completionRequest()))
@@ -35,6 +60,7 @@ extension RunSession {
         }
         pending = try answerFromCache(pending)
         pending = try refuseOversized(pending)
+        guard !pending.isEmpty else { return [] }
         return batchPlanner(model: pending.first?.request.model ?? run.model).plan(pending)
     }
 

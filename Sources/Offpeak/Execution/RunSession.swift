@@ -65,6 +65,11 @@ struct RunSession {
             while stop == nil {
                 let planned = try nextCalls()
                 if planned.isEmpty {
+                    // A stop asked for while the cache answered round after round.
+                    if let signal = options.stop, signal.isRequested, try hasWorkLeft() {
+                        stop = .signal(signal.reason)
+                        break
+                    }
                     if try advanceReductions() { continue }  // a long document's next steps
                     break
                 }
@@ -324,6 +329,7 @@ struct RunSession {
             firstFailure: run.itemsFailed > 0
                 ? try store.summary(runID: run.id, state: .failed).first?.error : nil,
             forcedPast: forcedPast, notices: notices)
+        facts.pending = try store.summary(runID: run.id, state: .pending).count
         facts.inBatch = try store.summary(runID: run.id, state: .inBatch).count
         facts.submittedNow = submittedNow
         facts.canceled = canceled

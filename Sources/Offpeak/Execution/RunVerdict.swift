@@ -26,6 +26,9 @@ struct RunVerdict: Equatable, Sendable {
         /// Conditions `--force` ran past, and notices for the user (a changed spec's dropped items).
         var forcedPast: [ConditionGate.Reason] = []
         var notices: [String] = []
+        /// Items still to be sent: a pass that ends with any, and no stop to say why, must not pass
+        /// for a finished run.
+        var pending = 0
         /// Items out in provider batches, and how many of them this pass submitted.
         var inBatch = 0
         var submittedNow = 0
@@ -61,6 +64,12 @@ struct RunVerdict: Equatable, Sendable {
                 state: .waiting, reason: why, status: .temporaryFailure,
                 message: "job \(job): \(counts); \(why) (\(submitted)collect with the next tick, "
                     + "or `offpeak run --wait`)")
+        } else if facts.pending > 0 {
+            // Nothing stopped the pass, yet work is left: the run is resumable, never completed.
+            let why = "\(Plural.count(facts.pending, "item")) not sent yet"
+            verdict = RunVerdict(
+                state: .interrupted, reason: why, status: .temporaryFailure,
+                message: "job \(job): \(counts); \(why); run it again to do the rest")
         } else if let retry = facts.nextRetry {
             let why = "\(Plural.count(retry.count, "item")) retrying; next \(retry.error ?? "soon")"
             verdict = RunVerdict(
