@@ -203,15 +203,23 @@ class Tally:
         self.lock = threading.Lock()
         self.left = processes
         self.taken = 0
+        self.deadline = float("inf")
         self.counts = collections.Counter()
         self.failures = collections.defaultdict(list)
         self.pids = {}
         self.pending_runs = {}
+        self.slowest_stop = 0.0
         self.scenario_rows = []
+
+    def stop_starting(self, *_):
+        """No new process from now on (--minutes ran out, or SIGUSR1); the generations under way
+        are finished and checked, and the summary says how many processes ran."""
+        with self.lock:
+            self.left = 0
 
     def take(self):
         with self.lock:
-            if self.left <= 0:
+            if self.left <= 0 or time.monotonic() > self.deadline:
                 return False
             self.left -= 1
             self.taken += 1
@@ -372,9 +380,12 @@ class Worker:
                 lossy = 1
                 child.wait(60)
             elif not child.wait(self.args.hang_seconds - (time.monotonic() - signalled)):
-                hung = True
-            elif time.monotonic() - signalled > self.args.grace:
-                lossy = 1  # calls still in flight at the end of the grace period were aborted
+                hung = self.slow_or_stuck(child, arguments, sent, signalled)
+                lossy = 1
+            else:
+                self.tally.slowest_stop = max(self.tally.slowest_stop, time.monotonic() - signalled)
+                if time.monotonic() - signalled > self.args.grace:
+                    lossy = 1  # calls still in flight at the end of the grace period were aborted
         else:
             self.tally.count("ended before its signal", "moment " + moment + " (ended before)")
             if child.alive() and not child.wait(self.args.max_seconds - (time.monotonic() - child.started)):
@@ -396,6 +407,18 @@ class Worker:
         self.check_cores(pid)
         self.check_pending(workspace, arguments, out, child.process.returncode)
         return lossy
+
+    def slow_or_stuck(self, child, arguments, sent, signalled):
+        """A process still running --hang-seconds after TERM/INT/HUP: its stacks are saved, then it
+        gets as long again; one that ends then is a slow stop, one that does not hangs (True). Both
+        fail the run: the stacks tell which work ignored the stop."""
+        path = self.stacks(child, "slow-stop")
+        what = f"{self.scenario.name}: pid {child.process.pid} `{' '.join(arguments)}` after {'+'.join(sent)}"
+        if child.wait(self.args.hang_seconds):
+            self.tally.fail("slow stops", f"{what}: exited {time.monotonic() - signalled:.0f} s after the "
+                                          f"signal (over --hang-seconds {self.args.hang_seconds:g}); stacks {path}")
+            return False
+        return True
 
     def judge(self, code, sent, arguments, out, err, pid, moment):
         what = f"{self.scenario.name}: pid {pid} `{' '.join(arguments)}` sent {'+'.join(sent) or 'nothing'} at {moment}"
@@ -485,14 +508,17 @@ class Worker:
                        f"({self.planned[1]} planned); lost {lost}, doubled {doubled}"))
 
     def stacks(self, child, why):
-        """Every thread's stack of a stuck process, by gdb, into the log folder."""
+        """Every thread's stack of a stuck process, by gdb (its frames only), into the log folder."""
         path = os.path.join(self.logs, f"stacks-{why}-{self.scenario.name}-{child.process.pid}.txt")
         try:
+            result = subprocess.run(["gdb", "-p", str(child.process.pid), "-batch", "-ex", "thread apply all bt"],
+                                    capture_output=True, text=True, timeout=120)
+            frames = [line for line in result.stdout.splitlines() if line.startswith(("Thread ", "#"))]
             with open(path, "w") as file:
-                subprocess.run(["gdb", "-p", str(child.process.pid), "-batch", "-ex", "thread apply all bt"],
-                               stdout=file, stderr=subprocess.STDOUT, timeout=120)
+                file.write("\n".join(frames) + "\n")
         except (OSError, subprocess.TimeoutExpired):
             pass
+        return path
 
 
 def kernel_log():
@@ -515,17 +541,24 @@ def kernel_findings(before, pids):
 
 
 def sanitizer_findings(logs):
-    """Sanitizer reports in the log folder, grouped by their SUMMARY line: {summary: [files]}."""
+    """Sanitizer reports in the log folder, grouped by their SUMMARY line ({summary: [files]}), and
+    how many reports scripts/tsan.supp suppressed ({pattern: count})."""
     found = collections.defaultdict(list)
+    suppressed = collections.Counter()
     for path in sorted(glob.glob(os.path.join(logs, "sanitizer*"))):
         with open(path, errors="replace") as file:
-            text = file.read()
-        summaries = [line for line in text.splitlines() if line.startswith("SUMMARY:")]
-        if not summaries and text.strip():
-            summaries = ["(no SUMMARY line) " + text.strip().splitlines()[0]]
+            lines = file.read().splitlines()
+        summaries = [line for line in lines if line.startswith("SUMMARY:")]
+        matched = [line.split() for line in lines if line.split()[:1] and line.split()[0].isdigit()]
+        for count, pattern in (words[:2] for words in matched if len(words) == 2):
+            suppressed[pattern] += int(count)
+        other = [line for line in lines if line.strip() and not line.startswith("ThreadSanitizer: Matched")
+                 and not (line.split()[0].isdigit() and len(line.split()) == 2)]
+        if not summaries and other:
+            summaries = ["(no SUMMARY line) " + other[0]]
         for summary in summaries:
             found[summary].append(path)
-    return found
+    return found, suppressed
 
 
 def sanitizer_environment(logs):
@@ -535,7 +568,9 @@ def sanitizer_environment(logs):
     prefix = os.path.join(logs, "sanitizer")
     symbolizer = shutil.which("llvm-symbolizer")
     extra = f":external_symbolizer_path={symbolizer}" if symbolizer else ""
-    env["TSAN_OPTIONS"] = f"halt_on_error=0:exitcode=0:log_path={prefix}-tsan:second_deadlock_stack=1{extra}"
+    suppressions = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tsan.supp")
+    env["TSAN_OPTIONS"] = (f"halt_on_error=0:exitcode=0:log_path={prefix}-tsan:second_deadlock_stack=1"
+                           f":suppressions={suppressions}:print_suppressions=1{extra}")
     env["ASAN_OPTIONS"] = f"halt_on_error=0:log_path={prefix}-asan:detect_leaks=0:abort_on_error=0{extra}"
     return env
 
@@ -547,7 +582,7 @@ def copy_binaries(bin_dir, sim_dir):
     return binaries
 
 
-def summary(tally, workers, args, seed, wall, kernel, sanitizers):
+def summary(tally, workers, args, seed, wall, kernel, sanitizers, suppressed):
     """The table a person reads: what was started and sent, how each process ended, each check."""
     counts = tally.counts
     rows = [("processes started", f"{counts['started']} (run {counts['command run']}, tick {counts['command tick']})")]
@@ -568,10 +603,13 @@ def summary(tally, workers, args, seed, wall, kernel, sanitizers):
         ("  unexplained deaths", str(len(tally.failures["unexplained deaths"]))),
         ("  kernel log lines", f"{len(kernel[0])} of our processes (other processes': {len(kernel[1])})"),
         ("  hangs", str(len(tally.failures["hangs"]))),
+        ("  slow stops", f"{len(tally.failures['slow stops'])} (the slowest other stop after TERM/INT/HUP: "
+                         f"{tally.slowest_stop:.1f} s)"),
         ("  core dumps", str(len(tally.failures["core dumps"]))),
         ("  unexpected exit statuses", str(len(tally.failures["unexpected exit statuses"]))),
         ("  sanitizer reports", f"{sum(len(files) for files in sanitizers.values())} "
-                                f"({len(sanitizers)} distinct)"),
+                                f"({len(sanitizers)} distinct); suppressed by scripts/tsan.supp: "
+                                f"{sum(suppressed.values())}"),
         ("  lost answers", str(counts["lost answers"])),
         ("  doubled answers", f"{counts['doubled answers']} (beyond the allowed in-flight losses)"),
         ("  completed with pending", f"{len(tally.failures['completed with pending'])} runs or reports"),
@@ -583,6 +621,9 @@ def summary(tally, workers, args, seed, wall, kernel, sanitizers):
              for worker in workers]
     rows += [("  " + name, text) for name, text in sorted(tally.scenario_rows)]
     rows.append(("wall time", f"{wall:.0f} s"))
+    if counts["started"] < args.processes:
+        print(f"stress: only {counts['started']} of {args.processes} processes started: --minutes or SIGUSR1 "
+              "stopped it early")
     print(f"stress: {args.processes} processes, seed {seed}, --items {args.items}, sim latency "
           f"{args.latency_ms} ms, {args.in_flight} in flight, grace {args.grace:g} s, hang after "
           f"{args.hang_seconds:g} s; bin {args.original_bin}")
@@ -604,6 +645,9 @@ def main():
                         help="a process still running this long after TERM/INT/HUP hangs (default grace + 30)")
     parser.add_argument("--max-seconds", type=float, default=600, help="longest any process may live")
     parser.add_argument("--logs", help="folder for sanitizer reports, stacks and cores (default: a new one)")
+    parser.add_argument("--minutes", type=float, default=None,
+                        help="start no process after this many minutes (a slow sanitizer build); "
+                             "SIGUSR1 does the same at once")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces")
     args = parser.parse_args()
     if args.processes < 1 or args.items < 1 or args.generation < 1 or args.in_flight < 1:
@@ -620,6 +664,9 @@ def main():
     # The other core busy: offpeak's threads race on one core less.
     busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     tally = Tally(args.processes)
+    if args.minutes is not None:
+        tally.deadline = time.monotonic() + 60 * args.minutes
+    signal.signal(signal.SIGUSR1, tally.stop_starting)
     rng = random.Random(seed)
     workers = [Worker(scenario, args, tally, random.Random(rng.random()), env, logs)
                for scenario in scenarios(args.items)]
@@ -637,10 +684,10 @@ def main():
     kernel = kernel_findings(kernel_before, set(tally.pids))
     for line in kernel[0]:
         tally.fail("kernel log", line)
-    sanitizers = sanitizer_findings(logs)
+    sanitizers, suppressed = sanitizer_findings(logs)
     for line, files in sanitizers.items():
         tally.fail("sanitizer reports", f"{len(files)}x {line} (e.g. {files[0]})")
-    summary(tally, workers, args, seed, time.monotonic() - started, kernel, sanitizers)
+    summary(tally, workers, args, seed, time.monotonic() - started, kernel, sanitizers, suppressed)
     for line in kernel[1]:
         print(f"  (kernel log, not a process of ours: {line})")
     failed = {kind: texts for kind, texts in tally.failures.items() if texts}
