@@ -395,6 +395,7 @@ class Worker:
             self.tally.fail("hangs", f"{self.scenario.name}: pid {pid} `{' '.join(arguments)}` still running "
                                      f"{'after ' + '+'.join(sent) if sent else 'at --max-seconds'}; stacks in {self.logs}")
             child.process.kill()
+            sent.append("KILL")  # ours: the hang is the failure, not the death
             lossy = 1
         out, err = child.finish()
         if not sent:
