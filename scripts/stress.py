@@ -250,10 +250,10 @@ class Worker:
         self.cores = os.path.join(logs, "cwd-" + scenario.name)
         os.makedirs(self.cores, exist_ok=True)
 
-    def offpeak(self, workspace, *arguments, timeout=900):
+    def offpeak(self, workspace, *arguments, timeout=900, bin_dir=None):
         """An undisturbed offpeak command (references, finishing): checked like the others for
         crashes, so a sanitizer build's reports there count too."""
-        argv = [os.path.join(self.args.bin, "offpeak"), *arguments, "--workspace", workspace]
+        argv = [os.path.join(bin_dir or self.args.bin, "offpeak"), *arguments, "--workspace", workspace]
         child = Child(argv, self.env, self.cores)
         with self.tally.lock:
             self.tally.pids[child.process.pid] = self.scenario.name
@@ -289,7 +289,7 @@ class Worker:
         clock = time.monotonic()
         for job in self.scenario.jobs:
             wait = ["--wait"] if self.scenario.batch_lane else []
-            result = self.offpeak(workspace, "run", job, *wait)
+            result = self.offpeak(workspace, "run", job, *wait, bin_dir=self.args.reference_bin)
             if result.returncode != 0:
                 raise RuntimeError(f"the reference run of {job} exited {result.returncode}: {result.stderr[-TAIL:]}")
         after = answered(self.sim.stats())
@@ -635,6 +635,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bin", required=True, help="folder holding offpeak (and offpeak-sim)")
     parser.add_argument("--sim-bin", help="folder holding offpeak-sim (default: --bin)")
+    parser.add_argument("--reference-bin", help="folder holding the offpeak that runs the references "
+                                                "(default: --bin; a faster build's answers are the same)")
     parser.add_argument("--processes", type=int, default=500, help="processes to start and signal (default 500)")
     parser.add_argument("--seed", type=int, default=None, help="seed of commands, signals and moments")
     parser.add_argument("--items", type=int, default=1100, help="items per job (default 1100: over 1,024)")
@@ -659,6 +661,10 @@ def main():
     os.makedirs(logs, exist_ok=True)
     args.original_bin = args.bin
     binaries = copy_binaries(args.bin, args.sim_bin or args.bin)
+    if args.reference_bin:
+        os.makedirs(os.path.join(binaries, "reference"))
+        shutil.copy2(os.path.join(args.reference_bin, "offpeak"), os.path.join(binaries, "reference", "offpeak"))
+        args.reference_bin = os.path.join(binaries, "reference")
     args.bin = args.sim_bin = binaries
     env = sanitizer_environment(logs)
     kernel_before = kernel_log()
