@@ -9,7 +9,7 @@ import Testing
         let workspace = try TemporaryWorkspace()
         for grace in ["1e300", "inf", "nan", "-1", "3601"] {
             for command in [["tick"], ["run", "docs"]] {
-                let result = try workspace.offpeak(command + ["--grace", grace])
+                let result = try workspace.offpeak(command + ["--grace=\(grace)"])
                 #expect(result.status == 64, "\(command) --grace \(grace): \(result.stderr)")
                 #expect(
                     result.stderr.contains("--grace: expected seconds from 0 to 3600"),
