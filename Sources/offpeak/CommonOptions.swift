@@ -86,12 +86,15 @@ struct ConditionOptions: ParsableArguments {
 
     @Option(
         name: .customLong("grace"),
-        help: "Seconds calls in flight may take to finish after SIGTERM or SIGINT before they are cut off.")
+        help:
+            "Seconds calls in flight may take to finish after SIGTERM, SIGINT or SIGHUP before they are cut off (0 to 3600)."
+    )
     var grace: Double = 10
 
     func validate() throws {
-        guard grace >= 0, grace.isFinite else {
-            throw ValidationError("--grace: expected seconds >= 0, got \(grace)")
+        guard grace >= 0, grace <= ValueLimits.grace else {
+            throw ValidationError(
+                "--grace: expected seconds from 0 to \(Int(ValueLimits.grace)), got \(grace)")
         }
     }
 }

@@ -12,6 +12,10 @@ public enum ValueLimits {
     static let longDuration: TimeInterval = 3650 * 86_400
     /// `window`: one pass of a job sends calls for a day at most.
     public static let window: TimeInterval = 86_400
+    /// `--grace`: calls in flight may finish for an hour after a stop signal. Unbounded, a grace of
+    /// 1e300 seconds passed validation and trapped (SIGILL in libswiftCore) in the signal handler
+    /// that printed it as whole seconds.
+    public static let grace: TimeInterval = 3_600
     /// `http.connect_timeout`, `http.timeout`: an hour.
     static let httpTimeout: TimeInterval = 3_600
     /// `cache.max_bytes`: 1 TiB.
