@@ -77,7 +77,12 @@ public struct RequestPlanner: Sendable {
     public static func cacheKey(provider: ProviderKind, request: CompletionRequest) -> String {
         var request = request
         request.cacheSystemPrompt = false  // where the provider caches the prefix does not change the answer
-        return SHA256.hex(provider.rawValue + "\n", request.canonicalJSON ?? [])
+        return key(provider: provider, json: request.canonicalJSON ?? [])
+    }
+
+    /// The key of a request whose canonical JSON (prefix-cache marker off) is `json`.
+    private static func key(provider: ProviderKind, json: [UInt8]) -> String {
+        SHA256.hex(provider.rawValue + "\n", json)
     }
 
     /// The request's payload (its canonical JSON, as stored) and its cache key, encoding it once
@@ -89,6 +94,6 @@ public struct RequestPlanner: Sendable {
             return (request.canonicalText, cacheKey(provider: provider, request: request))
         }
         let json = request.canonicalJSON ?? []
-        return (String(decoding: json, as: UTF8.self), SHA256.hex(provider.rawValue + "\n", json))
+        return (String(decoding: json, as: UTF8.self), key(provider: provider, json: json))
     }
 }
