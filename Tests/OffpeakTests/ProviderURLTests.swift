@@ -111,7 +111,7 @@ struct ProviderURLTests {
         ("file:///etc/passwd", #""file:///etc/passwd""#),
         ("javascript:alert(1)", #""javascript:alert(1)""#),
         ("http:/no-host", #""http:/no-host""#),
-        ("/v1/x\n", #""/v1/x\x0a""#),
+        ("/v1/x\n", #""/v1/x\n""#),
         ("/v1/é", #""/v1/é""#),
         ("g:h", #""g:h""#),
     ])

@@ -95,13 +95,11 @@ struct ProviderURL: Sendable, Equatable {
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
-    /// The reference as a message shows it: quoted, control characters escaped, at most 200
-    /// characters.
+    /// The reference as a message shows it: quoted, at most 200 characters, control characters
+    /// written as people read them (`ReadableText`).
     private static func quoted(_ reference: String) -> String {
-        let shown = reference.unicodeScalars.prefix(200).map { scalar in
-            scalar.value < 0x20 || scalar.value == 0x7f
-                ? String(format: "\\x%02x", scalar.value) : String(scalar)
-        }.joined()
-        return "\"" + shown + (reference.unicodeScalars.count > 200 ? "…" : "") + "\""
+        let cut = reference.unicodeScalars.count > 200
+        let shown = cut ? String(String.UnicodeScalarView(reference.unicodeScalars.prefix(200))) : reference
+        return "\"" + ReadableText.escaped(shown) + (cut ? "…" : "") + "\""
     }
 }
