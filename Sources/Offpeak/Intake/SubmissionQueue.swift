@@ -25,6 +25,7 @@ struct SubmissionQueue: Sendable {
         // By bytes, as the store compares ids: `é` as one code point and as two are two ids.
         var firstSeen: [[UInt8]: String] = [:]
         var records: [(index: Int, record: RequestRecord)] = []
+        var templates: [JobSpec.Tier: RequestTemplate?] = [:]
         for (index, submission) in submissions.enumerated() {
             if let id = submission.clientId {
                 if let earlier = firstSeen[Array(id.utf8)] {
@@ -33,7 +34,7 @@ struct SubmissionQueue: Sendable {
                 }
                 firstSeen[Array(id.utf8)] = submission.location ?? "an earlier line"
             }
-            records.append((index, record(for: submission, source: source, at: now)))
+            records.append((index, record(for: submission, source: source, at: now, templates: &templates)))
         }
         let run = RunRecord.new(
             job: spec, provider: config.provider, model: config.model(for: spec.tier), itemsTotal: 0, at: now)
@@ -52,12 +53,27 @@ struct SubmissionQueue: Sendable {
             location: submission.location)
     }
 
-    private func record(for submission: Submission, source: RequestSource, at now: Date) -> RequestRecord {
+    /// The submission's request, made from its tier's template (the job's requests differ only in
+    /// their message), or whole when the request cannot have one.
+    private func record(
+        for submission: Submission, source: RequestSource, at now: Date,
+        templates: inout [JobSpec.Tier: RequestTemplate?]
+    ) -> RequestRecord {
         let tier = submission.tier ?? spec.tier
-        let planner = RequestPlanner(provider: config.provider, model: config.model(for: tier))
-        let request = planner.request(spec, userMessage: submission.userMessage(for: spec))
+        let message = submission.userMessage(for: spec)
+        let template =
+            templates[tier]
+            ?? {
+                let template = RequestTemplate(
+                    provider: config.provider, request: request(tier: tier, message: ""))
+                templates[tier] = template
+                return template
+            }()
+        let encoded =
+            template?.payloadAndKey(userMessage: message)
+            ?? RequestPlanner.payloadAndKey(
+                provider: config.provider, request: request(tier: tier, message: message))
         let id = RequestRecord.newID()
-        let encoded = RequestPlanner.payloadAndKey(provider: config.provider, request: request)
         var record = RequestRecord(
             id: id, runId: "", job: spec.name, itemId: submission.clientId ?? id, position: 0,
             source: source, clientId: submission.clientId, tier: tier.rawValue,
@@ -65,5 +81,10 @@ struct SubmissionQueue: Sendable {
             attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
         record.cachePolicy = submission.cachePolicy
         return record
+    }
+
+    private func request(tier: JobSpec.Tier, message: String) -> CompletionRequest {
+        RequestPlanner(provider: config.provider, model: config.model(for: tier)).request(
+            spec, userMessage: message)
     }
 }

@@ -82,8 +82,14 @@ public struct RequestPlanner: Sendable {
 
     /// The key of a request whose canonical JSON (prefix-cache marker off) is `json`.
     private static func key(provider: ProviderKind, json: [UInt8]) -> String {
-        SHA256.hex(provider.rawValue + "\n", json)
+        var running = SHA256.Running()
+        running.update(keyPrefix(provider))
+        running.update(json)
+        return running.hex()
     }
+
+    /// What a key hashes before the request's JSON: the provider's name and a newline.
+    static func keyPrefix(_ provider: ProviderKind) -> [UInt8] { Array((provider.rawValue + "\n").utf8) }
 
     /// The request's payload (its canonical JSON, as stored) and its cache key, encoding it once
     /// when the two texts are the same (no prefix-cache marker).

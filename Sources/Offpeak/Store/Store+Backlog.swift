@@ -14,7 +14,7 @@ extension Store {
             var query = RequestRecord.filter(
                 Column("run_id") == runID && Column("state") == RequestRecord.State.pending.rawValue)
             if let position { query = query.filter(Column("position") > position) }
-            return try query.order(Column("position")).limit(max(0, limit)).fetchAll(db)
+            return try StoredPayload.expand(query.order(Column("position")).limit(max(0, limit)).fetchAll(db), db)
         }
     }
 
@@ -28,7 +28,7 @@ extension Store {
             )
             .order(Column("position"))
             if let limit { query = query.limit(max(0, limit)) }
-            return try query.fetchAll(db)
+            return try StoredPayload.expand(query.fetchAll(db), db)
         }
     }
 

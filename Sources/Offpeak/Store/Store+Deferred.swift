@@ -53,8 +53,9 @@ extension Store {
     /// `requests_retrying`, which holds only them (the condition is spelled as the index's).
     func retryingRequests() throws(OffpeakError) -> [RequestRecord] {
         try read { db in
-            try RequestRecord.fetchAll(
-                db, sql: "SELECT * FROM requests WHERE state = 'retrying' ORDER BY next_attempt_at")
+            try StoredPayload.expand(
+                RequestRecord.fetchAll(
+                    db, sql: "SELECT * FROM requests WHERE state = 'retrying' ORDER BY next_attempt_at"), db)
         }
     }
 }

@@ -25,7 +25,7 @@ extension Store {
                 ?? -1
             var outcomes: [String?] = []
             outcomes.reserveCapacity(requests.count)
-            let insert = try RequestRecord.insertStatement(db)
+            var inserter = try RequestInserter(db)
             for (request, fresh) in zip(requests, fresh) {
                 guard fresh else {
                     outcomes.append(runID)
@@ -35,7 +35,7 @@ extension Store {
                 request.runId = runID
                 request.position = position + 1
                 // An item the open run already has is left as it is, and refused.
-                if try request.insert(with: insert, db) {
+                if try inserter.insert(request) {
                     position += 1
                     outcomes.append(nil)
                 } else {
@@ -54,7 +54,9 @@ extension Store {
     /// One request by id, with its result when it has one.
     func request(id: String) throws(OffpeakError) -> (RequestRecord, ResultRecord?)? {
         try read { db in
-            guard let request = try RequestRecord.fetchOne(db, key: id) else { return nil }
+            guard let request = try StoredPayload.expand(RequestRecord.fetchOne(db, key: id), db) else {
+                return nil
+            }
             return (request, try ResultRecord.fetchOne(db, key: id))
         }
     }

@@ -34,9 +34,10 @@ extension Store {
     @discardableResult
     func merge(requests: [RequestRecord], into runID: String) throws(OffpeakError) -> [String] {
         try write { db in
-            let existing = try RequestRecord.fetchAll(
-                db, sql: "SELECT * FROM requests WHERE run_id = ? AND \(Store.specOrStepSQL)",
-                arguments: [runID])
+            let existing = try StoredPayload.expand(
+                RequestRecord.fetchAll(
+                    db, sql: "SELECT * FROM requests WHERE run_id = ? AND \(Store.specOrStepSQL)",
+                    arguments: [runID]), db)
             let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             let planned = Set(requests.map(\.itemId))
             var dropped: [String] = []
@@ -52,8 +53,9 @@ extension Store {
             for var request in requests {
                 let found =
                     try byItem[request.itemId]
-                    ?? RequestRecord.filter(Column("run_id") == runID && Column("item_id") == request.itemId)
-                    .fetchOne(db)
+                    ?? StoredPayload.expand(
+                        RequestRecord.filter(Column("run_id") == runID && Column("item_id") == request.itemId)
+                            .fetchOne(db), db)
                 guard let old = found else {
                     try request.insert(db)
                     continue
@@ -92,7 +94,7 @@ extension Store {
         try read { db in
             var query = RequestRecord.filter(Column("run_id") == runID)
             if let states { query = query.filter(states.map(\.rawValue).contains(Column("state"))) }
-            return try query.order(Column("position")).fetchAll(db)
+            return try StoredPayload.expand(query.order(Column("position")).fetchAll(db), db)
         }
     }
 

@@ -70,6 +70,9 @@ enum StoreMigrations {
         migrator.registerMigration("v12: why a provider batch's polls keep failing") { db in
             try recordPollFailures(db)
         }
+        migrator.registerMigration("v13: system prompts stored once, not in every request") { db in
+            try db.execute(sql: StoredPayload.createTableSQL)
+        }
         return migrator
     }
 

@@ -18,6 +18,9 @@ struct CanonicalJSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// How many bytes are written: the offset the next one goes to.
+    var count: Int { bytes.count }
+
     /// The JSON written, as text.
     var text: String { String(decoding: bytes, as: UTF8.self) }
 
@@ -91,17 +94,29 @@ struct CanonicalJSONWriter {
         hasMember[hasMember.count - 1] = true
     }
 
-    /// The string quoted and escaped; runs of bytes that need no escape are copied whole, found a
-    /// word (8 bytes) at a time.
+    /// The string quoted and escaped.
     private mutating func appendEscaped(_ text: UnsafeBufferPointer<UInt8>) {
         bytes.append(UInt8(ascii: "\""))
+        Self.appendEscaping(text, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The inside of `text`'s JSON string (escaped, without the quotes) appended to `bytes`: what a
+    /// `RequestTemplate` puts in its hole.
+    static func appendEscaping(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { appendEscaping($0, to: &bytes) }
+    }
+
+    /// Runs of bytes that need no escape are copied whole, found a word (8 bytes) at a time.
+    private static func appendEscaping(_ text: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         var start = 0
         var index = 0
         let count = text.count
         while index < count {
             if index + 8 <= count, let base = text.baseAddress {
                 let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                if !Self.mayNeedEscape(word) {
+                if !mayNeedEscape(word) {
                     index += 8
                     continue
                 }
@@ -112,12 +127,11 @@ struct CanonicalJSONWriter {
                 continue
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<index]))
-            appendEscape(byte)
+            appendEscape(byte, to: &bytes)
             index += 1
             start = index
         }
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<count]))
-        bytes.append(UInt8(ascii: "\""))
     }
 
     private static let ones: UInt64 = 0x0101_0101_0101_0101
@@ -137,7 +151,7 @@ struct CanonicalJSONWriter {
     private static let hexDigits: StaticString = "0123456789abcdef"
 
     /// The escape `JSONEncoder` writes for `byte` (a quote, a backslash or a control character).
-    private mutating func appendEscape(_ byte: UInt8) {
+    private static func appendEscape(_ byte: UInt8, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\\"))
         switch byte {
         case 0x08: bytes.append(UInt8(ascii: "b"))
@@ -147,8 +161,8 @@ struct CanonicalJSONWriter {
         case 0x0D: bytes.append(UInt8(ascii: "r"))
         case 0..<0x20:
             bytes.append(contentsOf: "u00".utf8)
-            bytes.append(Self.hexDigits.utf8Start[Int(byte >> 4)])
-            bytes.append(Self.hexDigits.utf8Start[Int(byte & 0x0F)])
+            bytes.append(hexDigits.utf8Start[Int(byte >> 4)])
+            bytes.append(hexDigits.utf8Start[Int(byte & 0x0F)])
         default: bytes.append(byte)
         }
     }

@@ -17,17 +17,22 @@ public enum SHA256 {
         return text.withUTF8 { hex(digest: Crypto.SHA256.hash(data: UnsafeRawBufferPointer($0))) }
     }
 
-    /// The digest of `prefix`'s UTF-8 bytes followed by `bytes`, without joining them first.
-    static func hex(_ prefix: String, _ bytes: [UInt8]) -> String {
-        var hasher = Crypto.SHA256()
-        hasher.update(data: Array(prefix.utf8))
-        bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
-        return hex(digest: hasher.finalize())
+    /// A digest under way: copied, it hashes texts that begin alike without hashing their
+    /// beginning again.
+    struct Running: Sendable {
+        private var hasher = Crypto.SHA256()
+
+        mutating func update(_ bytes: [UInt8]) {
+            bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        }
+
+        /// The digest of what was given, as hex; `self` is left as it was.
+        func hex() -> String { SHA256.hex(digest: hasher.finalize()) }
     }
 
     private static let digits = Array("0123456789abcdef".utf8)
 
-    private static func hex(digest: Crypto.SHA256.Digest) -> String {
+    fileprivate static func hex(digest: Crypto.SHA256.Digest) -> String {
         var text: [UInt8] = []
         text.reserveCapacity(Crypto.SHA256.byteCount * 2)
         for byte in digest {
