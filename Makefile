@@ -2,6 +2,10 @@
 SWIFT ?= swift
 DEBIAN_PACKAGES := libcurl4-openssl-dev libssl-dev liblz4-dev libsqlite3-dev lz4
 SWIFT_BUILD_FLAGS ?=
+# A release carries the Swift runtime and Foundation inside its binaries: a cron `tick` is mostly
+# start-up, and loading ~50 shared libraries was a fifth of an idle one. bench/release.py uses the
+# same flags, so the benches and `make release` share one build.
+RELEASE_FLAGS := -c release --static-swift-stdlib
 
 .PHONY: deps test-deps build demo test bench format lint clean chaos chaos-batch stress llama-check release \
 	install uninstall
@@ -91,12 +95,12 @@ INSTALLED = $(INSTALL_ROOT)/bin/offpeak $(INSTALL_ROOT)/bin/offpeak-sim \
 MAN_DATE = $(shell git log -1 --format=%cs 2>/dev/null || date +%F)
 
 release: deps
-	$(SWIFT) build -c release --product offpeak
-	$(SWIFT) build -c release --product offpeak-sim
-	$(SWIFT) build -c release --product generate-manual
+	$(SWIFT) build $(RELEASE_FLAGS) --product offpeak
+	$(SWIFT) build $(RELEASE_FLAGS) --product offpeak-sim
+	$(SWIFT) build $(RELEASE_FLAGS) --product generate-manual
 
 install: $(if $(INSTALL_FROM),,release)
-	@scripts/install.sh "$(if $(INSTALL_FROM),$(INSTALL_FROM),$$($(SWIFT) build -c release --show-bin-path))" \
+	@scripts/install.sh "$(if $(INSTALL_FROM),$(INSTALL_FROM),$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path))" \
 		"$(INSTALL_ROOT)" "$(MAN_DATE)"
 
 uninstall:

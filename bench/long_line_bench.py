@@ -33,6 +33,7 @@ ROOT = HERE.parent
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(HERE))
 
+import release  # noqa: E402
 from spawner import Outcome, Spawner  # noqa: E402
 
 MB = 1_000_000
@@ -93,11 +94,7 @@ def run(spawner: Spawner, offpeak: Path, stdin: Path, scratch: Path, ceiling: fl
 
 
 def build() -> Path:
-    log("building offpeak in release mode (swift build -c release --scratch-path .build-release) ...")
-    arguments = ["swift", "build", "-c", "release", "--scratch-path", ".build-release"]
-    subprocess.run(arguments + ["--product", "offpeak"], cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-    path = subprocess.run(arguments + ["--show-bin-path"], cwd=ROOT, capture_output=True, text=True, check=True)
-    return Path(path.stdout.strip())
+    return release.build(["offpeak"], log)
 
 
 def main() -> int:

@@ -20,7 +20,7 @@ With `--before-bin`, the store is made by the older build and copied, so the new
 as an upgrade would (the time of that first open, migration included, is noted).
 
 A `--bin` folder that is not a release build (as `make bench` passes) is ignored and this tree is
-built with `swift build -c release`: a debug build measures Swift's -Onone code, not offpeak.
+built as `make release` builds it (`release.py`): a debug build measures Swift's -Onone code, not offpeak.
 Progress goes to stderr; the tables go to stdout and `--out` (default bench/last-scale-run.md).
 """
 
@@ -45,6 +45,7 @@ ROOT = HERE.parent
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(HERE))
 
+import release  # noqa: E402
 import scale_store  # noqa: E402
 import textgen  # noqa: E402
 from sim import Sim, SimError  # noqa: E402
@@ -87,15 +88,10 @@ def release_folder(bin_dir: Path | None) -> Path:
     if bin_dir is not None and "release" in bin_dir.resolve().parts and (bin_dir / "offpeak").exists() \
             and (bin_dir / "offpeak-sim").exists():
         return bin_dir.resolve()
-    for product in ["offpeak", "offpeak-sim"]:
-        log(f"building {product} in release mode (swift build -c release --product {product}) ...")
-        done = subprocess.run(["swift", "build", "-c", "release", "--product", product], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        if done.returncode != 0:
-            raise BenchError(f"release build failed: {done.stderr.strip()[-500:]}")
-    path = subprocess.run(["swift", "build", "-c", "release", "--show-bin-path"], cwd=ROOT,
-                          capture_output=True, text=True, check=True)
-    return Path(path.stdout.strip())
+    try:
+        return release.build(["offpeak", "offpeak-sim"], log)
+    except release.ReleaseBuildError as error:
+        raise BenchError(str(error)) from error
 
 
 # --- the backlog -------------------------------------------------------------------------------

@@ -252,6 +252,14 @@ struct JobSpecParserTests {
         let empty = specError("# nothing\n")
         #expect(empty?.location == "jobs/test.yaml:1:1")
     }
+
+    /// Keys are compared as the text this parser reads them by: `1` and `"1"` in one mapping were
+    /// two keys to Yams's default resolver (a number and a string), and the second silently won.
+    @Test func keysThatReadAsTheSameTextAreDuplicates() {
+        expectSpecError(
+            "kind: prompt\ntemplate: \"{{1}}\"\nitems:\n  - {id: a, vars: {1: x, \"1\": y}}\n",
+            at: "jobs/test.yaml:4:20", field: "", mentions: "duplicate")
+    }
 }
 
 /// Inputs, spec files and JOB arguments, against a real folder.

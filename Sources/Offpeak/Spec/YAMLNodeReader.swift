@@ -23,7 +23,12 @@ struct YAMLNodeReader {
         do {
             // The encoding is given: Yams's default reads the whole environment on every call
             // (`YAMS_DEFAULT_ENCODING`), a tenth of `jobs ls` over 50 specs; a Swift string is UTF-8.
-            return try Yams.compose(yaml: yaml, .default, .default, .utf8)
+            // The resolver is `basic` (every plain scalar a string): this reader takes each scalar's
+            // text and types it itself, and the default resolver's regular expressions, run on
+            // every key as Yams checks a mapping for duplicates, were a quarter of an idle tick.
+            // Keys are compared as text, so `1:` and `"1":` in one mapping are duplicates, as they
+            // are to this reader.
+            return try Yams.compose(yaml: yaml, .basic, .default, .utf8)
         } catch let error as YamlError {
             throw syntaxError(error, yaml: yaml)
         } catch {
