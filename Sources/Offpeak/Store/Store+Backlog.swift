@@ -14,7 +14,8 @@ extension Store {
             var query = RequestRecord.filter(
                 Column("run_id") == runID && Column("state") == RequestRecord.State.pending.rawValue)
             if let position { query = query.filter(Column("position") > position) }
-            return try StoredPayload.expand(query.order(Column("position")).limit(max(0, limit)).fetchAll(db), db)
+            return try StoredPayload.expand(
+                query.order(Column("position")).limit(max(0, limit)).fetchAll(db), db)
         }
     }
 

@@ -202,7 +202,8 @@ extension Store {
         try read { db in
             let items = try BatchItemRecord.filter(Column("batch_id") == batchID)
                 .order(Column("custom_id"), Column("slot")).fetchAll(db)
-            let requests = try StoredPayload.expand(RequestRecord.filter(keys: items.map(\.requestId)).fetchAll(db), db)
+            let requests = try StoredPayload.expand(
+                RequestRecord.filter(keys: items.map(\.requestId)).fetchAll(db), db)
             let byID = Dictionary(requests.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             var calls: [(customID: String, requests: [RequestRecord])] = []
             for item in items {

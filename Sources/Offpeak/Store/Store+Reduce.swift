@@ -81,7 +81,8 @@ extension Store {
         _ decide: ([RequestRecord], [String: ResultRecord]) -> StepChanges
     ) throws(OffpeakError) -> Bool {
         try write { db in
-            let requests = try StoredPayload.expand(RequestRecord.filter(Column("run_id") == runID).fetchAll(db), db)
+            let requests = try StoredPayload.expand(
+                RequestRecord.filter(Column("run_id") == runID).fetchAll(db), db)
             let rows = try ResultRecord.filter(Column("run_id") == runID).fetchAll(db)
             let results = Dictionary(rows.map { ($0.requestId, $0) }, uniquingKeysWith: { first, _ in first })
             let changes = decide(requests, results)
