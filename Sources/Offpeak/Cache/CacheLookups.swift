@@ -25,9 +25,11 @@ import Synchronization
 /// Sendable because its one mutable part, `connection`, is only touched holding `lock` (a
 /// `Mutex` would not let a lookup hand the caller's closure a row inside it).
 final class CacheLookups: @unchecked Sendable {
-    /// The lookup: the payload and whether it is fresh at `?2` (a Julian day), for key `?1`.
-    static let lookupSQL =
-        "SELECT payload, julianday(expires_at) > ?2 FROM cache_entries WHERE key = ?1"
+    /// The lookup: the payload and whether it is fresh at `?2` (a date as the store writes it, see
+    /// `StoredDateText`), for key `?1`. The unary `+` takes away the column's NUMERIC affinity, which
+    /// would otherwise make SQLite try to read `?2` as a number on every lookup; both sides are text
+    /// and compare byte by byte, as `purge(.expired)` compares them.
+    static let lookupSQL = "SELECT payload, +expires_at > ?2 FROM cache_entries WHERE key = ?1"
 
     /// What a lookup found: the payload in place (valid only inside the callback) and freshness.
     struct Found {
@@ -63,11 +65,11 @@ final class CacheLookups: @unchecked Sendable {
 
     /// Looks `key` up in the current snapshot (beginning a fresh one when it is too old or this
     /// process has written since) and hands the row to `body`; nil when there is none.
-    func find<T>(_ key: String, now julianDay: Double, _ body: (Found) -> T) throws -> T? {
+    func find<T>(_ key: String, now: Date, _ body: (Found) -> T) throws -> T? {
         lock.lock()
         defer { lock.unlock() }
         if let serial = try connection.renewIfNeeded(serials: serials) { scheduleEnd(serial) }
-        return try connection.find(key, now: julianDay, body)
+        return try connection.find(key, now: now, body)
     }
 
     /// Ends snapshot `serial`, if it is still open, once its lifetime is over.
@@ -147,26 +149,34 @@ final class CacheLookups: @unchecked Sendable {
             if sqlite3_get_autocommit(db) == 0 { try? execute("COMMIT") }
         }
 
-        func find<T>(_ key: String, now julianDay: Double, _ body: (Found) -> T) throws -> T? {
-            try key.withCString { text throws -> T? in
-                // The key is bound without a copy, so it is unbound before `text` goes away.
-                defer {
-                    sqlite3_reset(lookup)
-                    sqlite3_clear_bindings(lookup)
-                }
-                sqlite3_bind_text(lookup, 1, text, -1, nil)
-                sqlite3_bind_double(lookup, 2, julianDay)
-                switch sqlite3_step(lookup) {
-                case SQLITE_DONE:
-                    return nil
-                case SQLITE_ROW:
-                    let payload = UnsafeRawBufferPointer(
-                        start: sqlite3_column_blob(lookup, 0), count: Int(sqlite3_column_bytes(lookup, 0)))
-                    return body(Found(payload: payload, fresh: sqlite3_column_int(lookup, 1) != 0))
-                case let code:
-                    throw Self.error(db, code, sql: CacheLookups.lookupSQL)
+        func find<T>(_ key: String, now: Date, _ body: (Found) -> T) throws -> T? {
+            var key = key
+            return try key.withUTF8 { key throws -> T? in
+                try StoredDateText.withText(now) { now throws -> T? in
+                    // Both are bound without a copy, so they are unbound before they go away.
+                    defer {
+                        sqlite3_reset(lookup)
+                        sqlite3_clear_bindings(lookup)
+                    }
+                    sqlite3_bind_text(lookup, 1, Self.chars(key), Int32(key.count), nil)
+                    sqlite3_bind_text(lookup, 2, Self.chars(now), Int32(now.count), nil)
+                    switch sqlite3_step(lookup) {
+                    case SQLITE_DONE:
+                        return nil
+                    case SQLITE_ROW:
+                        let payload = UnsafeRawBufferPointer(
+                            start: sqlite3_column_blob(lookup, 0), count: Int(sqlite3_column_bytes(lookup, 0))
+                        )
+                        return body(Found(payload: payload, fresh: sqlite3_column_int(lookup, 1) != 0))
+                    case let code:
+                        throw Self.error(db, code, sql: CacheLookups.lookupSQL)
+                    }
                 }
             }
+        }
+
+        private static func chars(_ text: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar>? {
+            UnsafeRawPointer(text.baseAddress)?.assumingMemoryBound(to: CChar.self)
         }
 
         private func execute(_ sql: String) throws {
