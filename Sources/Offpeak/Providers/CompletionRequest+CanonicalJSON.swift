@@ -6,7 +6,11 @@
 /// absent optionals left out); `CanonicalJSONWriterTests` holds the two together.
 extension CompletionRequest {
     /// The canonical JSON; nil only when a number is not finite (which `JSONEncoder` refuses too).
-    var canonicalJSON: [UInt8]? {
+    var canonicalJSON: [UInt8]? { canonicalJSON(cacheSystemPrompt: cacheSystemPrompt) }
+
+    /// The canonical JSON of this request with `cacheSystemPrompt` in place of its own (a cache key
+    /// is that of the request without the marker), without copying the request to change it.
+    func canonicalJSON(cacheSystemPrompt: Bool) -> [UInt8]? {
         var writer = CanonicalJSONWriter(
             capacity: 256 + (system?.utf8.count ?? 0) + messages.reduce(0) { $0 + $1.content.utf8.count })
         writer.beginObject()

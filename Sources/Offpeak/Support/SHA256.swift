@@ -20,20 +20,24 @@ public enum SHA256 {
     /// The digest of `prefix`'s UTF-8 bytes followed by `bytes`, without joining them first.
     static func hex(_ prefix: String, _ bytes: [UInt8]) -> String {
         var hasher = Crypto.SHA256()
-        hasher.update(data: Array(prefix.utf8))
+        var prefix = prefix
+        prefix.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         return hex(digest: hasher.finalize())
     }
 
-    private static let digits = Array("0123456789abcdef".utf8)
+    private static let digits: StaticString = "0123456789abcdef"
 
+    /// The digits written straight into the string's storage: a cache key is made per lookup.
     private static func hex(digest: Crypto.SHA256.Digest) -> String {
-        var text: [UInt8] = []
-        text.reserveCapacity(Crypto.SHA256.byteCount * 2)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        String(unsafeUninitializedCapacity: Crypto.SHA256.byteCount * 2) { text in
+            var index = 0
+            for byte in digest {
+                text[index] = digits.utf8Start[Int(byte >> 4)]
+                text[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
         }
-        return String(decoding: text, as: UTF8.self)
     }
 }
