@@ -210,9 +210,10 @@ def section(bin_dir: Path | None = None, before_bin: Path | None = None) -> tupl
         f"- {ENTRIES:,} answers of ~{raw['average_text_bytes']:,} bytes of seeded English-like text, the same "
         f"keys and texts on both sides; {LOOKUPS:,} random hit lookups a round, {ROUNDS} rounds, median shown.",
         f"- offpeak: `offpeak-bench cache` (`{binary}`): SQLite read (WAL, memory-mapped, one snapshot shared "
-        "for up to 10 ms), LZ4 frame decode with its content checksum, JSON decode to a `CachedAnswer`, and "
-        "the hit counted (per entry and per day, written in batches). Stored "
-        f"{raw['raw_bytes']:,} bytes of JSON as {raw['stored_bytes']:,} bytes of LZ4 frames; "
+        "for up to 10 ms, the statement prepared once), the payload's XXH64 checked, its LZ4 block decoded "
+        "into a `CachedAnswer` (a binary record: no JSON parse), and the hit counted (per entry and per day, "
+        "written in batches). Stored "
+        f"{raw['raw_bytes']:,} bytes of answer records as {raw['stored_bytes']:,} bytes of LZ4 payloads; "
         f"{raw['hits_counted']:,} hits counted, in memory, written at least every 5 s: the batch still pending "
         f"after the rounds took {raw['flush_seconds']:.3f} s to write "
         f"({raw['flush_seconds'] * 1e6 / max(1, raw['hits_counted']):.2f} µs a hit; add it for the full cost).",
