@@ -34,6 +34,10 @@ struct CacheBench {
         var keyedLookupsPerSecond: Double
         /// SHA-256 alone over each lookup's request text (about `payloadBytes` bytes), median round.
         var hashMicroseconds: Double
+        /// The cache key alone (`RequestPlanner.cacheKey`: canonical JSON and SHA-256) of each
+        /// lookup's request, median round: what "key from the request" adds, before its effect on
+        /// the lookup (the requests' text sharing the CPU caches with the database's pages).
+        var keyMicroseconds: Double
         var misses: Int
         var hitsCounted: Int
         /// Writing the hit counts still pending after the rounds (hits are counted in memory and
@@ -106,6 +110,7 @@ struct CacheBench {
             keyedRoundSeconds.append(Self.seconds(ContinuousClock.now - start))
         }
         let hashMicroseconds = hashTime(requests.map { $0.messages[0].content }, order: order)
+        let keyMicroseconds = keyTime(requests, order: order)
         let flushStart = ContinuousClock.now
         try cache.flush()
         let flushSeconds = Self.seconds(ContinuousClock.now - flushStart)
@@ -122,7 +127,7 @@ struct CacheBench {
             microsecondsPerLookup: median * 1e6 / Double(options.lookups),
             keyedRoundSeconds: keyedRoundSeconds,
             keyedLookupsPerSecond: Double(options.lookups) / Self.median(keyedRoundSeconds),
-            hashMicroseconds: hashMicroseconds, misses: misses,
+            hashMicroseconds: hashMicroseconds, keyMicroseconds: keyMicroseconds, misses: misses,
             hitsCounted: stats.hitsTotal, flushSeconds: flushSeconds)
     }
 
@@ -133,6 +138,22 @@ struct CacheBench {
         for _ in 0..<options.rounds {
             let start = ContinuousClock.now
             for index in order { checksum &+= SHA256.hex(texts[index]).utf8.count }
+            rounds.append(Self.seconds(ContinuousClock.now - start))
+        }
+        precondition(checksum > 0)
+        return Self.median(rounds) * 1e6 / Double(max(1, order.count))
+    }
+
+    /// Microseconds to compute one request's cache key, median of the rounds (each keys the
+    /// requests in lookup order).
+    private func keyTime(_ requests: [CompletionRequest], order: [Int]) -> Double {
+        var rounds: [Double] = []
+        var checksum = 0
+        for _ in 0..<options.rounds {
+            let start = ContinuousClock.now
+            for index in order {
+                checksum &+= RequestPlanner.cacheKey(provider: .sim, request: requests[index]).utf8.count
+            }
             rounds.append(Self.seconds(ContinuousClock.now - start))
         }
         precondition(checksum > 0)

@@ -38,7 +38,7 @@ struct ResponseCacheTests {
         try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entries") ?? -1 }
     }
 
-    @Test func answersRoundTripAsLZ4FramesOfSortedJSON() throws {
+    @Test func answersRoundTripInTheAnswerForm() throws {
         let cache = cache()
         let answers = (1...3).map { (key: Self.key($0), answer: Self.answer($0)) }
         try cache.save(answers: answers, job: "digest", provider: "sim", ttl: 3600, now: Self.t0)
@@ -53,23 +53,65 @@ struct ResponseCacheTests {
                     db, sql: "SELECT * FROM cache_entries WHERE key = ?", arguments: [Self.key(1)])
             })
         let payload: Data = row["payload"]
-        let json = try LZ4Frame.decompress([UInt8](payload))
+        #expect(Array(payload.prefix(4)) == AnswerPayload.magic)
         #expect((row["stored_bytes"] as Int?) == payload.count)
-        #expect((row["raw_bytes"] as Int?) == json.count)
+        let answer = Self.answer(1)
+        let recordBytes =
+            answer.text.utf8.count + answer.model.utf8.count + answer.finishReason.utf8.count
+            + AnswerPayload.trailerBytes
+        #expect((row["raw_bytes"] as Int?) == recordBytes)
+        #expect(payload.count < recordBytes, "the record is compressed")
         #expect((row["kind"] as String?) == "answer")
         #expect((row["job"] as String?) == "digest")
         #expect((row["model"] as String?) == "claude-haiku-4-5")
-        let text = String(decoding: json, as: UTF8.self)
+        // `cache show` prints it as the JSON form held it: sorted keys.
+        let text = try CachePayload.text(payload)
         #expect(text.hasPrefix("{\"dollars\":"), "keys are sorted")
-        #expect(try JSONDecoder().decode(CachedAnswer.self, from: Data(json)) == Self.answer(1))
+        #expect(try JSONDecoder().decode(CachedAnswer.self, from: Data(text.utf8)) == answer)
     }
 
-    @Test func aFlippedPayloadIsAMissAndIsDeleted() throws {
+    /// Entries an older offpeak wrote (JSON in an LZ4 frame) are still hits, shown and peeked.
+    @Test func answersInTheOldJSONFormAreStillRead() throws {
         let cache = cache()
-        try cache.save(
-            answers: [(Self.key(1), Self.answer(1)), (Self.key(2), Self.answer(2))], job: "j",
-            provider: "sim",
-            ttl: 3600, now: Self.t0)
+        let (frame, raw) = try CachePayload.encodeJSON(Self.answer(1))
+        #expect(Array(frame.prefix(4)) == [0x04, 0x22, 0x4D, 0x18], "an LZ4 frame")
+        try store.write { db in
+            var record = CacheEntryRecord(
+                key: Self.key(1), kind: .answer, job: "j", provider: "sim", model: "m", url: nil,
+                createdAt: Self.t0, expiresAt: Self.t0 + 60, lastAccessAt: Self.t0, hits: 0, rawBytes: raw,
+                storedBytes: frame.count, payload: Data(frame), etag: nil, lastModified: nil)
+            try record.insert(db)
+        }
+        #expect(try cache.answer(for: Self.key(1), now: Self.t0 + 1) == Self.answer(1))
+        #expect(try cache.peekAnswer(for: Self.key(1), now: Self.t0 + 1) == Self.answer(1))
+        let shown = try #require(try cache.entry(key: Self.key(1), now: Self.t0 + 1))
+        #expect(shown.payload == String(decoding: try LZ4Frame.decompress(frame), as: UTF8.self))
+        #expect(try cache.stats(now: Self.t0 + 1).hitsTotal == 1)
+    }
+
+    /// Saves answers 1 and 2, in the answer form or (`json`) in the form older offpeaks wrote.
+    func saveTwo(_ cache: ResponseCache, json: Bool) throws {
+        guard json else {
+            return try cache.save(
+                answers: [(Self.key(1), Self.answer(1)), (Self.key(2), Self.answer(2))], job: "j",
+                provider: "sim", ttl: 3600, now: Self.t0)
+        }
+        try store.write { db in
+            for number in 1...2 {
+                let (frame, raw) = try CachePayload.encodeJSON(Self.answer(number))
+                var record = CacheEntryRecord(
+                    key: Self.key(number), kind: .answer, job: "j", provider: "sim", model: "m", url: nil,
+                    createdAt: Self.t0, expiresAt: Self.t0 + 3600, lastAccessAt: Self.t0, hits: 0,
+                    rawBytes: raw, storedBytes: frame.count, payload: Data(frame), etag: nil,
+                    lastModified: nil)
+                try record.insert(db)
+            }
+        }
+    }
+
+    @Test(arguments: [false, true]) func aFlippedPayloadIsAMissAndIsDeleted(json: Bool) throws {
+        let cache = cache()
+        try saveTwo(cache, json: json)
         try store.write { db in
             try db.execute(
                 sql: """
@@ -86,15 +128,16 @@ struct ResponseCacheTests {
         #expect(stats.hitsTotal == 1)
     }
 
-    @Test func aTruncatedPayloadIsAMissAndIsDeleted() throws {
+    @Test(arguments: [false, true]) func aTruncatedPayloadIsAMissAndIsDeleted(json: Bool) throws {
         let cache = cache()
-        try cache.save(
-            answers: [(Self.key(1), Self.answer(1))], job: "j", provider: "sim", ttl: 3600, now: Self.t0)
+        try saveTwo(cache, json: json)
         try store.write { db in
             try db.execute(sql: "UPDATE cache_entries SET payload = substr(payload, 1, length(payload) - 9)")
         }
         #expect(try cache.answer(for: Self.key(1), now: Self.t0 + 1) == nil)
-        #expect(try count() == 0)
+        #expect(try cache.peekAnswer(for: Self.key(2), now: Self.t0 + 1) == nil)
+        #expect(try count() == 1, "a peek deletes nothing")
+        #expect(throws: OffpeakError.self) { _ = try cache.entry(key: Self.key(2), now: Self.t0 + 1) }
     }
 
     @Test func aPayloadThatIsNotAnAnswerIsAMissAndIsDeleted() throws {
@@ -373,7 +416,7 @@ struct ResponseCacheTests {
             text: "quote \" backslash \\ slash / controls \u{01}\u{1F} newline\n tab\t emoji 🙂 \u{2028}",
             model: "m", finishReason: "length", inputTokens: -3, outputTokens: 0, dollars: 1e-7,
             naiveDollars: 12345.678)
-        let (frame, _) = try CachePayload.encode(tricky)
+        let (frame, _) = try CachePayload.encodeJSON(tricky)
         let json = try LZ4Frame.decompress(frame)
         let fast = json.withUnsafeBufferPointer { CachedAnswer(flatJSON: $0) }
         #expect(fast == tricky)

@@ -15,13 +15,21 @@ import Synchronization
 /// timer ends an idle snapshot, so it never holds back WAL checkpoints for long.
 ///
 /// The database is memory-mapped, so a hit reads its pages in place (diskcache does the same), and
-/// the one lookup statement is stepped through the SQLite C API: GRDB's general fetching machinery
-/// costs as much as the SQLite work itself here. (`GRDBSQLite` is GRDB's own module for the system
-/// SQLite, the one GRDB documents for raw SQLite calls.)
-final class CacheLookups: Sendable {
-    /// The lookup: the payload and whether it is fresh at `?2` (a Julian day), for key `?1`.
-    static let lookupSQL =
-        "SELECT payload, julianday(expires_at) > ?2 FROM cache_entries WHERE key = ?1"
+/// the one lookup statement, prepared once, is stepped through the SQLite C API on a connection
+/// opened with it too, serialized by a lock. GRDB's queue (a Dispatch hop per access) and its
+/// statement cache (hashing the SQL text per access) cost as much as the SQLite work itself here;
+/// nothing but this one statement and the snapshot's BEGIN and COMMIT ever runs on the connection.
+/// (`GRDBSQLite` is GRDB's own module for the system SQLite, the one GRDB documents for raw SQLite
+/// calls; errors are GRDB's `DatabaseError`, as the store's own are.)
+///
+/// Sendable because its one mutable part, `connection`, is only touched holding `lock` (a
+/// `Mutex` would not let a lookup hand the caller's closure a row inside it).
+final class CacheLookups: @unchecked Sendable {
+    /// The lookup: the payload and whether it is fresh at `?2` (a date as the store writes it, see
+    /// `StoredDateText`), for key `?1`. The unary `+` takes away the column's NUMERIC affinity, which
+    /// would otherwise make SQLite try to read `?2` as a number on every lookup; both sides are text
+    /// and compare byte by byte, as `purge(.expired)` compares them.
+    static let lookupSQL = "SELECT payload, +expires_at > ?2 FROM cache_entries WHERE key = ?1"
 
     /// What a lookup found: the payload in place (valid only inside the callback) and freshness.
     struct Found {
@@ -47,89 +55,139 @@ final class CacheLookups: Sendable {
         var serial: UInt64
     }
 
-    private let queue: DatabaseQueue
-    /// The open snapshot; only read and written on `queue`, the lock is for the compiler's sake.
-    private let snapshot = Mutex<Snapshot?>(nil)
+    private let lock = NSLock()
+    private var connection: Connection
     private let serials = Atomic<UInt64>(0)
 
     init(url: URL) throws {
-        var configuration = Configuration()
-        configuration.readonly = true
-        configuration.busyMode = .timeout(10)
-        configuration.label = "offpeak.cache-lookups"
-        // The shared snapshot is a transaction left open between accesses, on purpose.
-        configuration.allowsUnsafeTransactions = true
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA mmap_size = 268435456")
-            try db.execute(sql: "PRAGMA cache_size = -16384")
-        }
-        queue = try DatabaseQueue(path: url.path, configuration: configuration)
-    }
-
-    deinit {
-        try? queue.inDatabase { db in
-            if db.isInsideTransaction { try db.rollback() }
-        }
+        connection = try Connection(path: url.path)
     }
 
     /// Looks `key` up in the current snapshot (beginning a fresh one when it is too old or this
     /// process has written since) and hands the row to `body`; nil when there is none.
-    func find<T>(_ key: String, now julianDay: Double, _ body: (Found) -> T) throws -> T? {
-        try queue.inDatabase { db in
-            try renewIfNeeded(db)
-            let statement = try db.cachedStatement(sql: Self.lookupSQL).sqliteStatement
-            return try key.withCString { text throws -> T? in
-                // The key is bound without a copy, so it is unbound before `text` goes away.
-                sqlite3_reset(statement)
-                defer {
-                    sqlite3_reset(statement)
-                    sqlite3_clear_bindings(statement)
-                }
-                sqlite3_bind_text(statement, 1, text, -1, nil)
-                sqlite3_bind_double(statement, 2, julianDay)
-                switch sqlite3_step(statement) {
-                case SQLITE_DONE:
-                    return nil
-                case SQLITE_ROW:
-                    let payload = UnsafeRawBufferPointer(
-                        start: sqlite3_column_blob(statement, 0),
-                        count: Int(sqlite3_column_bytes(statement, 0)))
-                    return body(Found(payload: payload, fresh: sqlite3_column_int(statement, 1) != 0))
-                case let code:
-                    throw DatabaseError(
-                        resultCode: ResultCode(rawValue: code),
-                        message: String(cString: sqlite3_errstr(code)),
-                        sql: Self.lookupSQL)
-                }
-            }
-        }
+    func find<T>(_ key: String, now: Date, _ body: (Found) -> T) throws -> T? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let serial = try connection.renewIfNeeded(serials: serials) { scheduleEnd(serial) }
+        return try connection.find(key, now: now, body)
     }
 
-    private func renewIfNeeded(_ db: Database) throws {
-        let now = ContinuousClock.now
-        let writes = Self.writes.load(ordering: .sequentiallyConsistent)
-        let current = snapshot.withLock { $0 }
-        if let current, db.isInsideTransaction, current.writes == writes,
-            now - current.opened < Self.snapshotLifetime
-        {
-            return
-        }
-        if db.isInsideTransaction { try db.commit() }
-        try db.beginTransaction(.deferred)
-        let serial = serials.add(1, ordering: .relaxed).newValue
-        snapshot.withLock { $0 = Snapshot(opened: now, writes: writes, serial: serial) }
+    /// Ends snapshot `serial`, if it is still open, once its lifetime is over.
+    private func scheduleEnd(_ serial: UInt64) {
         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Self.snapshotMilliseconds)) {
             [weak self] in
             self?.end(serial)
         }
     }
 
-    /// Ends snapshot `serial` if it is still open.
     private func end(_ serial: UInt64) {
-        try? queue.inDatabase { db in
-            guard snapshot.withLock({ $0?.serial == serial }) else { return }
-            snapshot.withLock { $0 = nil }
-            if db.isInsideTransaction { try db.commit() }
+        lock.lock()
+        defer { lock.unlock() }
+        connection.end(serial)
+    }
+
+    /// The connection, its prepared lookup and its snapshot.
+    private struct Connection: ~Copyable {
+        let db: OpaquePointer
+        let lookup: OpaquePointer
+        var snapshot: Snapshot?
+
+        init(path: String) throws {
+            var opened: OpaquePointer?
+            let status = sqlite3_open_v2(path, &opened, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, nil)
+            guard let db = opened else { throw DatabaseError(resultCode: .SQLITE_NOMEM) }
+            guard status == SQLITE_OK else {
+                defer { sqlite3_close_v2(db) }
+                throw Self.error(db, status, sql: nil)
+            }
+            var statement: OpaquePointer?
+            let prepared = sqlite3_exec(
+                db, "PRAGMA mmap_size = 268435456; PRAGMA cache_size = -16384", nil, nil, nil)
+            let ready =
+                prepared == SQLITE_OK
+                ? sqlite3_prepare_v3(
+                    db, CacheLookups.lookupSQL, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+                : prepared
+            guard ready == SQLITE_OK, let statement else {
+                defer { sqlite3_close_v2(db) }
+                throw Self.error(db, ready, sql: CacheLookups.lookupSQL)
+            }
+            // As the store's connections wait (GRDB's `busyMode = .timeout(10)`: seconds).
+            sqlite3_busy_timeout(db, 10_000)
+            self.db = db
+            self.lookup = statement
+        }
+
+        deinit {
+            sqlite3_finalize(lookup)
+            // Closing rolls back the open snapshot, if any.
+            sqlite3_close_v2(db)
+        }
+
+        /// Begins a fresh snapshot when there is none, it is too old, or this process has written
+        /// since; returns the new snapshot's serial, so its end can be scheduled.
+        mutating func renewIfNeeded(serials: borrowing Atomic<UInt64>) throws -> UInt64? {
+            let now = ContinuousClock.now
+            let writes = CacheLookups.writes.load(ordering: .sequentiallyConsistent)
+            let inside = sqlite3_get_autocommit(db) == 0
+            if let snapshot, inside, snapshot.writes == writes,
+                now - snapshot.opened < CacheLookups.snapshotLifetime
+            {
+                return nil
+            }
+            if inside { try execute("COMMIT") }
+            try execute("BEGIN DEFERRED")
+            let serial = serials.add(1, ordering: .relaxed).newValue
+            snapshot = Snapshot(opened: now, writes: writes, serial: serial)
+            return serial
+        }
+
+        /// Ends snapshot `serial` if it is still the open one. A failure leaves it to the next renewal.
+        mutating func end(_ serial: UInt64) {
+            guard snapshot?.serial == serial else { return }
+            snapshot = nil
+            if sqlite3_get_autocommit(db) == 0 { try? execute("COMMIT") }
+        }
+
+        func find<T>(_ key: String, now: Date, _ body: (Found) -> T) throws -> T? {
+            var key = key
+            return try key.withUTF8 { key throws -> T? in
+                try StoredDateText.withText(now) { now throws -> T? in
+                    // Both are bound without a copy, so they are unbound before they go away.
+                    defer {
+                        sqlite3_reset(lookup)
+                        sqlite3_clear_bindings(lookup)
+                    }
+                    sqlite3_bind_text(lookup, 1, Self.chars(key), Int32(key.count), nil)
+                    sqlite3_bind_text(lookup, 2, Self.chars(now), Int32(now.count), nil)
+                    switch sqlite3_step(lookup) {
+                    case SQLITE_DONE:
+                        return nil
+                    case SQLITE_ROW:
+                        let payload = UnsafeRawBufferPointer(
+                            start: sqlite3_column_blob(lookup, 0), count: Int(sqlite3_column_bytes(lookup, 0))
+                        )
+                        return body(Found(payload: payload, fresh: sqlite3_column_int(lookup, 1) != 0))
+                    case let code:
+                        throw Self.error(db, code, sql: CacheLookups.lookupSQL)
+                    }
+                }
+            }
+        }
+
+        private static func chars(_ text: UnsafeBufferPointer<UInt8>) -> UnsafePointer<CChar>? {
+            UnsafeRawPointer(text.baseAddress)?.assumingMemoryBound(to: CChar.self)
+        }
+
+        private func execute(_ sql: String) throws {
+            let status = sqlite3_exec(db, sql, nil, nil, nil)
+            guard status == SQLITE_OK else { throw Self.error(db, status, sql: sql) }
+        }
+
+        private static func error(_ db: OpaquePointer, _ code: Int32, sql: String?) -> DatabaseError {
+            DatabaseError(
+                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db)), sql: sql
+            )
         }
     }
 }

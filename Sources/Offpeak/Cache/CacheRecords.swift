@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// One row of `cache_entries`: an answer or a source, its payload the LZ4 frame of its JSON.
+/// One row of `cache_entries`: an answer or a source, its payload LZ4-compressed (`CachePayload`).
 struct CacheEntryRecord: StoredRecord {
     static let databaseTableName = "cache_entries"
 
@@ -15,9 +15,9 @@ struct CacheEntryRecord: StoredRecord {
     var expiresAt: Date
     var lastAccessAt: Date
     var hits: Int
-    /// The JSON's size before compression.
+    /// The payload's size decompressed (its JSON, or an answer's binary record).
     var rawBytes: Int
-    /// The frame's size: what the size cap counts.
+    /// The payload's size as stored: what the size cap counts.
     var storedBytes: Int
     var payload: Data
     var etag: String?

@@ -5,7 +5,7 @@ enum CacheKind: String, Sendable, Codable, CaseIterable {
     case answer, source
 }
 
-/// One cached answer, stored as JSON then LZ4.
+/// One cached answer, stored as `AnswerPayload` (older entries: JSON then LZ4).
 public struct CachedAnswer: Codable, Sendable, Equatable {
     var text: String
     var model: String
@@ -54,7 +54,9 @@ struct CachedSource: Codable, Sendable, Equatable {
     }
 }
 
-/// The payload's encoding: JSON with sorted keys and ISO 8601 dates (with milliseconds), then LZ4.
+/// The payloads' encodings. An answer is written as `AnswerPayload` (a binary record in a raw LZ4
+/// block: what a hit reads fastest); a source as JSON with sorted keys and ISO 8601 dates (with
+/// milliseconds) in an LZ4 frame, the form answers had before and are still read in.
 enum CachePayload {
     enum Failure: Error {
         case decompress(LZ4Frame.Failure)
@@ -64,24 +66,37 @@ enum CachePayload {
     /// The largest payload a cache entry may decompress to.
     static let maxBytes = 64 << 20
 
-    static func encode<Value: Encodable>(_ value: Value) throws(OffpeakError) -> (
-        frame: [UInt8], rawBytes: Int
+    /// An answer's payload, and its size decompressed (what `raw_bytes` holds).
+    static func encode(_ answer: CachedAnswer) throws(OffpeakError) -> (payload: [UInt8], rawBytes: Int) {
+        if let (payload, recordBytes) = AnswerPayload.encode(answer) { return (payload, recordBytes) }
+        return try encodeJSON(answer)
+    }
+
+    /// `value` as JSON in an LZ4 frame, and the JSON's size.
+    static func encodeJSON<Value: Encodable>(_ value: Value) throws(OffpeakError) -> (
+        payload: [UInt8], rawBytes: Int
     ) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .custom { date, encoder in
-            var container = encoder.singleValueContainer()
-            try container.encode(date.formatted(Self.isoFormat))
-        }
         do {
-            let json = Array(try encoder.encode(value))
+            let json = try Self.json(value)
             return (LZ4Frame.compress(json), json.count)
         } catch {
             throw OffpeakError(.software, "cannot encode a cache payload", cause: "\(error)")
         }
     }
 
-    /// Decompresses and decodes a payload, read in place from SQLite's buffer.
+    /// An answer's payload, in either form, read in place from SQLite's buffer.
+    static func decodeAnswer(from payload: UnsafeRawBufferPointer) throws(Failure) -> CachedAnswer {
+        guard AnswerPayload.isAnswerPayload(payload) else {
+            return try decode(CachedAnswer.self, from: payload)
+        }
+        do {
+            return try AnswerPayload.decode(payload, maxBytes: maxBytes)
+        } catch {
+            throw .decompress(error)
+        }
+    }
+
+    /// Decompresses and decodes a JSON payload, read in place from SQLite's buffer.
     static func decode<Value: Decodable>(_ type: Value.Type, from frame: UnsafeRawBufferPointer)
         throws(Failure) -> Value
     {
@@ -103,20 +118,44 @@ enum CachePayload {
         return try decoded.get()
     }
 
-    /// The payload as JSON text, for `offpeak cache show`.
-    static func text(_ frame: Data) throws(Failure) -> String {
-        let text = frame.withUnsafeBytes { bytes in
-            Result { () throws(LZ4Frame.Failure) in
-                try LZ4Frame.withDecompressed(bytes, maxBytes: maxBytes) {
-                    String(decoding: $0, as: UTF8.self)
+    /// The payload as JSON text, for `offpeak cache show`: an answer in the binary form is shown as
+    /// the JSON form would hold it.
+    static func text(_ payload: Data) throws(Failure) -> String {
+        let text = payload.withUnsafeBytes { bytes in
+            Result { () throws(Failure) in
+                guard AnswerPayload.isAnswerPayload(bytes) else { return try jsonText(bytes) }
+                let answer = try decodeAnswer(from: bytes)
+                do {
+                    return String(decoding: try json(answer), as: UTF8.self)
+                } catch {
+                    throw .decode("\(error)")
                 }
             }
+        }
+        return try text.get()
+    }
+
+    /// The JSON in an LZ4 frame.
+    private static func jsonText(_ frame: UnsafeRawBufferPointer) throws(Failure) -> String {
+        let text = Result { () throws(LZ4Frame.Failure) in
+            try LZ4Frame.withDecompressed(frame, maxBytes: maxBytes) { String(decoding: $0, as: UTF8.self) }
         }
         do {
             return try text.get()
         } catch {
             throw .decompress(error)
         }
+    }
+
+    /// `value` as JSON with sorted keys, dates in ISO 8601 with milliseconds.
+    private static func json<Value: Encodable>(_ value: Value) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(Self.isoFormat))
+        }
+        return Array(try encoder.encode(value))
     }
 
     private static let isoFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)

@@ -1,9 +1,10 @@
 import Foundation
 
-/// A reader for one flat JSON object (string, number, boolean and null values): the cache's hot path.
+/// A reader for one flat JSON object (string, number, boolean and null values): a hit on an answer
+/// stored in the JSON form (written before `AnswerPayload`, which needs no parse).
 ///
 /// Foundation's `JSONDecoder` spends about 8 µs on a 2 KB cached answer, more than the SQLite lookup;
-/// this takes well under one. It reads only what `CachePayload` writes. Anything else (nesting, bad
+/// this takes well under one. It reads only what `CachePayload.encodeJSON` writes. Anything else (nesting, bad
 /// syntax, a lone surrogate) gives nil, and the caller falls back to `JSONDecoder`, whose errors say
 /// what is wrong.
 enum FlatJSON {

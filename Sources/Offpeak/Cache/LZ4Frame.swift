@@ -2,8 +2,9 @@ import CLZ4
 import Foundation
 import Synchronization
 
-/// The LZ4 frame format (not the raw block format), so a payload dumped from the cache opens with
-/// the `lz4` command-line tool: `lz4 -d -c blob.lz4`.
+/// The LZ4 frame format (not the raw block format), so a source's payload dumped from the cache (or
+/// an answer's, written before `AnswerPayload`) opens with the `lz4` command-line tool:
+/// `lz4 -d -c blob.lz4`.
 ///
 /// Frames carry the content size (so decompression allocates once) and a content checksum (so a
 /// damaged payload is detected, not returned). Blocks are independent and at most 64 KB, which keeps

@@ -37,13 +37,18 @@ struct PendingAccesses: Sendable {
 
     /// What one flush writes.
     struct Batch: Sendable {
-        var touches: [String: Touch] = [:]
+        /// Each touched entry's key, at the index of its touch.
+        var keys: [String] = []
+        var touches: [Touch] = []
         var counters: [CounterKey: Tally] = [:]
 
         var isEmpty: Bool { touches.isEmpty && counters.isEmpty }
     }
 
     private var batch = Batch()
+    /// Where each key's touch is in `batch.touches`. A hit looks its key up here without changing
+    /// the dictionary (one hash of the 64-digit key); it changes only for a key new to the batch.
+    private var slots: [String: Int] = [:]
     private var count = 0
     private var oldest: ContinuousClock.Instant?
     /// The day being counted, and its counts by kind (answer, source), kept out of the dictionary
@@ -56,8 +61,13 @@ struct PendingAccesses: Sendable {
     /// when one is due.
     mutating func record(key: String?, kind: CacheKind, hit: Bool, at now: Date) -> Batch? {
         if let key {
-            // Modified in place: the key (64 hex digits) is hashed once.
-            batch.touches[key, default: Touch(hits: 0, lastAccessAt: now)].record(hit: hit, at: now)
+            if let slot = slots[key] {
+                batch.touches[slot].record(hit: hit, at: now)
+            } else {
+                slots[key] = batch.touches.count
+                batch.keys.append(key)
+                batch.touches.append(Touch(hits: hit ? 1 : 0, lastAccessAt: now))
+            }
         }
         if day?.contains(now) != true {
             settleDay()
@@ -71,9 +81,11 @@ struct PendingAccesses: Sendable {
         }
         count += 1
         let clock = ContinuousClock.now
-        if oldest == nil { oldest = clock }
-        if count >= Self.maxCount || oldest.map({ clock - $0 >= Self.maxAge }) == true { return take() }
-        return nil
+        guard let oldest else {
+            oldest = clock
+            return count >= Self.maxCount ? take() : nil
+        }
+        return count >= Self.maxCount || clock - oldest >= Self.maxAge ? take() : nil
     }
 
     /// Everything pending, leaving nothing.
@@ -81,6 +93,7 @@ struct PendingAccesses: Sendable {
         settleDay()
         defer {
             batch = Batch()
+            slots = [:]
             count = 0
             oldest = nil
         }
@@ -107,7 +120,7 @@ struct PendingAccesses: Sendable {
                     UPDATE cache_entries SET hits = hits + ?, last_access_at = MAX(last_access_at, ?)
                     WHERE key = ?
                     """)
-            for (key, access) in batch.touches {
+            for (key, access) in zip(batch.keys, batch.touches) {
                 try touch.execute(arguments: [access.hits, access.lastAccessAt, key])
             }
         }

@@ -9,7 +9,7 @@ extension ResponseCache {
         let found = try lookup(key, now: now) { payload, fresh in
             fresh
                 ? Result { () throws(CachePayload.Failure) in
-                    try CachePayload.decode(CachedAnswer.self, from: payload)
+                    try CachePayload.decodeAnswer(from: payload)
                 } : nil
         }
         guard case (.success(let answer), _)? = found else { return nil }

@@ -17,11 +17,11 @@ extension ResponseCache {
             return (result, Data(found.payload))
         }
         do {
-            if let lookups { return try lookups.find(key, now: now.julianDay, body) ?? nil }
+            if let lookups { return try lookups.find(key, now: now, body) ?? nil }
             return try store.pool.read { db in
                 guard
                     let row = try Row.fetchOne(
-                        db, sql: CacheLookups.lookupSQL, arguments: [key, now.julianDay])
+                        db, sql: CacheLookups.lookupSQL, arguments: [key, now])
                 else { return nil }
                 let payload = row[0] as Data? ?? Data()
                 let fresh = row[1] as Bool? ?? false
@@ -133,10 +133,4 @@ extension ResponseCache {
         }
         count(key: nil, kind: kind, hit: false, at: now)
     }
-}
-
-extension Date {
-    /// The Julian day number SQLite's `julianday()` gives, so freshness is compared without
-    /// formatting a date per lookup.
-    var julianDay: Double { timeIntervalSince1970 / 86_400 + 2_440_587.5 }
 }

@@ -5,7 +5,7 @@ import Synchronization
 
 /// The TTL cache in front of every provider call and every source fetch (DESIGN.md, lever 1).
 ///
-/// Entries live in the store's `cache_entries` table, their payload the LZ4 frame of their JSON.
+/// Entries live in the store's `cache_entries` table, their payloads LZ4-compressed (`CachePayload`).
 /// A fresh hit costs one indexed read on a connection of the cache's own (see `CacheLookups`); its
 /// hit count, its last access (for LRU eviction) and the day's counters are written in batches (see
 /// `PendingAccesses`). Call `flush()` before the process exits to keep the last of them; deinit
@@ -67,7 +67,7 @@ public final class ResponseCache: Sendable {
         let found = try lookup(key, now: now) { payload, fresh in
             fresh
                 ? Result { () throws(CachePayload.Failure) in
-                    try CachePayload.decode(CachedAnswer.self, from: payload)
+                    try CachePayload.decodeAnswer(from: payload)
                 } : nil
         }
         switch found {
@@ -91,12 +91,12 @@ public final class ResponseCache: Sendable {
     ) throws(OffpeakError) {
         var records: [CacheEntryRecord] = []
         for (key, answer) in answers {
-            let (frame, rawBytes) = try CachePayload.encode(answer)
+            let (payload, rawBytes) = try CachePayload.encode(answer)
             records.append(
                 CacheEntryRecord(
                     key: key, kind: .answer, job: job, provider: provider, model: answer.model, url: nil,
                     createdAt: now, expiresAt: now + ttl, lastAccessAt: now, hits: 0, rawBytes: rawBytes,
-                    storedBytes: frame.count, payload: Data(frame), etag: nil, lastModified: nil))
+                    storedBytes: payload.count, payload: Data(payload), etag: nil, lastModified: nil))
         }
         try save(records)
     }
@@ -130,7 +130,7 @@ public final class ResponseCache: Sendable {
     func save(source: CachedSource, job: String?, ttl: TimeInterval, now: Date = Date())
         throws(OffpeakError)
     {
-        let (frame, rawBytes) = try CachePayload.encode(source)
+        let (frame, rawBytes) = try CachePayload.encodeJSON(source)
         try save([
             CacheEntryRecord(
                 key: Self.sourceKey(source.url), kind: .source, job: job, provider: nil, model: nil,

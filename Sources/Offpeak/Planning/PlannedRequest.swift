@@ -75,9 +75,8 @@ public struct RequestPlanner: Sendable {
     /// messages, max_tokens, temperature, top_p and stop all change the answer, so all are in the
     /// key (a cache that left one out served wrong answers); only the prefix-cache marker is not.
     public static func cacheKey(provider: ProviderKind, request: CompletionRequest) -> String {
-        var request = request
-        request.cacheSystemPrompt = false  // where the provider caches the prefix does not change the answer
-        return key(provider: provider, json: request.canonicalJSON ?? [])
+        // Where the provider caches the prefix does not change the answer.
+        key(provider: provider, json: request.canonicalJSON(cacheSystemPrompt: false) ?? [])
     }
 
     /// The key of a request whose canonical JSON (prefix-cache marker off) is `json`.
@@ -89,7 +88,7 @@ public struct RequestPlanner: Sendable {
     }
 
     /// What a key hashes before the request's JSON: the provider's name and a newline.
-    static func keyPrefix(_ provider: ProviderKind) -> [UInt8] { Array((provider.rawValue + "\n").utf8) }
+    static func keyPrefix(_ provider: ProviderKind) -> String { provider.rawValue + "\n" }
 
     /// The request's payload (its canonical JSON, as stored) and its cache key, encoding it once
     /// when the two texts are the same (no prefix-cache marker).

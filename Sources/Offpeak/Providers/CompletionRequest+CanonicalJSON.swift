@@ -6,18 +6,28 @@
 /// absent optionals left out); `CanonicalJSONWriterTests` holds the two together.
 extension CompletionRequest {
     /// The canonical JSON; nil only when a number is not finite (which `JSONEncoder` refuses too).
-    var canonicalJSON: [UInt8]? { written(leavingLastMessageOut: false)?.bytes }
+    var canonicalJSON: [UInt8]? { canonicalJSON(cacheSystemPrompt: cacheSystemPrompt) }
+
+    /// The canonical JSON of this request with `cacheSystemPrompt` in place of its own (a cache key
+    /// is that of the request without the marker), without copying the request to change it.
+    func canonicalJSON(cacheSystemPrompt: Bool) -> [UInt8]? {
+        written(cacheSystemPrompt: cacheSystemPrompt, leavingLastMessageOut: false)?.bytes
+    }
 
     /// The canonical JSON with the last message's text left out (an empty string), and the offset
     /// between that string's quotes where its escaped text goes: what a `RequestTemplate` fills.
     /// Nil as for `canonicalJSON`, or when there is no message.
     var canonicalJSONAroundLastMessage: (bytes: [UInt8], hole: Int)? {
-        guard !messages.isEmpty, let written = written(leavingLastMessageOut: true), let hole = written.hole
+        guard !messages.isEmpty,
+            let written = written(cacheSystemPrompt: cacheSystemPrompt, leavingLastMessageOut: true),
+            let hole = written.hole
         else { return nil }
         return (written.bytes, hole)
     }
 
-    private func written(leavingLastMessageOut: Bool) -> (bytes: [UInt8], hole: Int?)? {
+    private func written(cacheSystemPrompt: Bool, leavingLastMessageOut: Bool) -> (
+        bytes: [UInt8], hole: Int?
+    )? {
         var hole: Int?
         var writer = CanonicalJSONWriter(
             capacity: 256 + (system?.utf8.count ?? 0) + messages.reduce(0) { $0 + $1.content.utf8.count })

@@ -108,7 +108,8 @@ struct CanonicalJSONWriter {
         text.withUTF8 { appendEscaping($0, to: &bytes) }
     }
 
-    /// Runs of bytes that need no escape are copied whole, found a word (8 bytes) at a time.
+    /// Runs of bytes that need no escape are copied whole, found a word (8 bytes) at a time, and a
+    /// word holding one goes straight to it.
     private static func appendEscaping(_ text: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         var start = 0
         var index = 0
@@ -116,18 +117,21 @@ struct CanonicalJSONWriter {
         while index < count {
             if index + 8 <= count, let base = text.baseAddress {
                 let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-                if !mayNeedEscape(word) {
+                let mask = escapeMask(UInt64(littleEndian: word))
+                if mask == 0 {
                     index += 8
                     continue
                 }
-            }
-            let byte = text[index]
-            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
-                index += 1
-                continue
+                index += mask.trailingZeroBitCount / 8
+            } else {
+                let byte = text[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else {
+                    index += 1
+                    continue
+                }
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<index]))
-            appendEscape(byte, to: &bytes)
+            appendEscape(text[index], to: &bytes)
             index += 1
             start = index
         }
@@ -137,15 +141,14 @@ struct CanonicalJSONWriter {
     private static let ones: UInt64 = 0x0101_0101_0101_0101
     private static let highs: UInt64 = 0x8080_8080_8080_8080
 
-    /// Whether any byte of `word` is below 0x20, a quote or a backslash (false positives are
-    /// fine: those bytes are then looked at one by one).
-    private static func mayNeedEscape(_ word: UInt64) -> Bool {
-        let control = (word &- ones &* 0x20) & ~word & highs
+    /// The high bit of each byte of `word` (little-endian) that is below 0x20, a quote or a
+    /// backslash. Bytes above one that is may be marked too (a borrow runs upward), but never
+    /// below: the lowest mark is exactly the first byte that needs an escape.
+    private static func escapeMask(_ word: UInt64) -> UInt64 {
+        let control = (word &- ones &* 0x20) & ~word
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
-        let hasQuote = (quote &- ones) & ~quote & highs
-        let hasBackslash = (backslash &- ones) & ~backslash & highs
-        return (control | hasQuote | hasBackslash) != 0
+        return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
     }
 
     private static let hexDigits: StaticString = "0123456789abcdef"

@@ -26,19 +26,27 @@ public enum SHA256 {
             bytes.withUnsafeBytes { hasher.update(bufferPointer: $0) }
         }
 
+        mutating func update(_ text: String) {
+            var text = text
+            text.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        }
+
         /// The digest of what was given, as hex; `self` is left as it was.
         func hex() -> String { SHA256.hex(digest: hasher.finalize()) }
     }
 
-    private static let digits = Array("0123456789abcdef".utf8)
+    private static let digits: StaticString = "0123456789abcdef"
 
+    /// The digits written straight into the string's storage: a cache key is made per lookup.
     fileprivate static func hex(digest: Crypto.SHA256.Digest) -> String {
-        var text: [UInt8] = []
-        text.reserveCapacity(Crypto.SHA256.byteCount * 2)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
+        String(unsafeUninitializedCapacity: Crypto.SHA256.byteCount * 2) { text in
+            var index = 0
+            for byte in digest {
+                text[index] = digits.utf8Start[Int(byte >> 4)]
+                text[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                index += 2
+            }
+            return index
         }
-        return String(decoding: text, as: UTF8.self)
     }
 }

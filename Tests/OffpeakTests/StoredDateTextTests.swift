@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import Logging
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// The hand-written text of a date, against GRDB's own (what the store holds and a lookup
+/// compares with).
+struct StoredDateTextTests {
+    static func text(_ date: Date) -> String {
+        StoredDateText.withText(date) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    static func grdb(_ date: Date) -> String? { String.fromDatabaseValue(date.databaseValue) }
+
+    @Test func theTextIsGRDBs() {
+        var dates = [
+            Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: -0.0005),
+            Date(timeIntervalSince1970: 951_782_400), Date(timeIntervalSince1970: 951_868_799.999),
+            Date(timeIntervalSince1970: -2_203_891_200), Date(timeIntervalSince1970: 1_760_000_000.9995),
+            StoredDate.earliest, StoredDate.latest, StoredDate.latest + 0.999, Date(),
+        ]
+        var generator = SystemRandomNumberGenerator()
+        let span = StoredDateText.earliest.timeIntervalSince1970...StoredDate.latest.timeIntervalSince1970
+        for _ in 0..<5_000 {
+            dates.append(Date(timeIntervalSince1970: Double.random(in: span, using: &generator)))
+            dates.append(Date(timeIntervalSince1970: Double.random(in: 0...4_000_000_000, using: &generator)))
+        }
+        for date in dates {
+            #expect(Self.text(date) == Self.grdb(date), "\(date.timeIntervalSince1970)")
+        }
+    }
+
+    @Test func datesBefore1583OrPast9999AreFormattedByGRDB() {
+        for date in [
+            Date(timeIntervalSince1970: 300_000_000_000), StoredDateText.earliest - 0.001,
+            Date(timeIntervalSince1970: -38_000_000_000),
+        ] {
+            #expect(Self.text(date) == Self.grdb(date))
+        }
+    }
+
+    /// An entry expiring at t is fresh until t, to the millisecond, and not at t.
+    @Test func freshnessTurnsAtTheExpiry() throws {
+        let workspace = try TemporaryWorkspace()
+        let store = try Store.open(Workspace(root: workspace.root))
+        let cache = ResponseCache(store: store, maxBytes: 1 << 30, logger: Logger(label: "test"))
+        let t0 = ResponseCacheTests.t0
+        try cache.save(
+            answers: [(ResponseCacheTests.key(1), ResponseCacheTests.answer(1))], job: "j", provider: "sim",
+            ttl: 100, now: t0)
+        let key = ResponseCacheTests.key(1)
+        #expect(try cache.peekAnswer(for: key, now: t0 + 99.999) != nil)
+        #expect(try cache.peekAnswer(for: key, now: t0 + 100) == nil)
+        #expect(try cache.peekAnswer(for: key, now: t0 + 100.0005) == nil)
+        #expect(try cache.peekAnswer(for: key, now: t0 - 86_400 * 365 * 30) != nil)
+    }
+}
