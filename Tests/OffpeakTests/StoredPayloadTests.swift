@@ -89,6 +89,38 @@ struct StoredPayloadTests {
         #expect(try inbox.store.requests(runID: run.id).map(\.payload) == pending.map(\.payload))
     }
 
+    /// A run's requests from its spec share the prompt too, and a spec that changes a pending
+    /// request's prompt rewrites it whole; both read back as they were given.
+    @Test func aSpecRunSharesItsPromptAndReadsWhole() throws {
+        let inbox = try Inbox()
+        let run = RunRecord.new(
+            job: inbox.spec, provider: .sim, model: "m", itemsTotal: 2, at: Date())
+        func request(_ item: String, payload: String, position: Int) -> RequestRecord {
+            RequestRecord(
+                id: RequestRecord.newID(), runId: run.id, job: "inbox", itemId: item, position: position,
+                source: .spec, clientId: nil, tier: "fast", payload: payload, cacheKey: "k-\(item)",
+                state: .pending, attempts: 0, nextAttemptAt: nil, error: nil, createdAt: Date(),
+                updatedAt: Date())
+        }
+        let payloads = ["a", "b"].map(inbox.wholePayload)
+        try inbox.store.insert(
+            run: run,
+            requests: [
+                request("a", payload: payloads[0], position: 0),
+                request("b", payload: payloads[1], position: 1),
+            ])
+        #expect(try inbox.rawPayloads().allSatisfy { $0.utf8.count < 400 })
+        #expect(try inbox.sharedTexts() == 1)
+        #expect(try inbox.store.requests(runID: run.id).map(\.payload) == payloads)
+        let changed = "{\"changed\":true}"
+        try inbox.store.merge(
+            requests: [
+                request("a", payload: changed, position: 0), request("b", payload: payloads[1], position: 1),
+            ],
+            into: run.id)
+        #expect(try inbox.store.requests(runID: run.id).map(\.payload) == [changed, payloads[1]])
+    }
+
     /// A short prompt (and a row written whole by an older offpeak) is kept whole and read as it is.
     @Test func shortPromptsAndOldRowsStayWhole() throws {
         let inbox = try Inbox(system: "Answer in one line.")

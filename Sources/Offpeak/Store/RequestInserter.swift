@@ -2,7 +2,8 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// Inserts submitted requests, a chunk at a time in one transaction, through one prepared statement.
+/// Inserts requests (submitted ones a chunk at a time, a run's from its spec) through one prepared
+/// statement.
 ///
 /// `offpeak submit` writes thousands of rows a second. GRDB's `Codable` insert encodes each row
 /// through a keyed container and converts every property's name to its snake_case column; its
@@ -70,6 +71,15 @@ struct RequestInserter {
                 message: String(cString: sqlite3_errmsg(db.sqliteConnection)), sql: Self.insertSQL)
         }
         return sqlite3_changes(db.sqliteConnection) > 0
+    }
+
+    /// Inserts `record`, which its run must not have yet (a run's new requests, a spec's new items).
+    /// - Throws: a software error when the run already has its item, as a plain insert would fail.
+    mutating func insertNew(_ record: RequestRecord) throws {
+        guard try insert(record) else {
+            throw OffpeakError(
+                .software, "run \(record.runId) already has a request for item \(record.itemId)")
+        }
     }
 
     /// A date as GRDB writes it (so it reads back as any other), formatted once while it repeats.

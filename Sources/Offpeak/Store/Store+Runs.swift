@@ -12,7 +12,8 @@ extension Store {
         try write { db in
             if let open = try Store.resumableRun(in: db, job: job) { return (open, false) }
             try fresh.insert(db)
-            for request in requests { try request.insert(db) }
+            var inserter = try RequestInserter(db)
+            for request in requests { try inserter.insertNew(request) }
             return (fresh, true)
         }
     }
@@ -21,7 +22,8 @@ extension Store {
     func insert(run: RunRecord, requests: [RequestRecord]) throws(OffpeakError) {
         try write { db in
             try run.insert(db)
-            for request in requests { try request.insert(db) }
+            var inserter = try RequestInserter(db)
+            for request in requests { try inserter.insertNew(request) }
         }
     }
 
@@ -50,6 +52,7 @@ extension Store {
                 try old.delete(db)
                 if old.source == .spec && !planned.contains(old.itemId) { dropped.append(old.itemId) }
             }
+            var inserter = try RequestInserter(db)
             for var request in requests {
                 let found =
                     try byItem[request.itemId]
@@ -57,7 +60,7 @@ extension Store {
                         RequestRecord.filter(Column("run_id") == runID && Column("item_id") == request.itemId)
                             .fetchOne(db), db)
                 guard let old = found else {
-                    try request.insert(db)
+                    try inserter.insertNew(request)
                     continue
                 }
                 guard old.state != .done, old.payload != request.payload || old.position != request.position

@@ -6,11 +6,13 @@ import Synchronization
 ///
 /// Every request of a job carries the job's system prompt and instructions, often most of the
 /// payload (W-inbox: ~5.2 KB of ~6 KB). Stored whole in each row, `offpeak submit` wrote two pages
-/// a line and SQLite spent most of its time in `pwrite` (15 calls a line). So a submitted request's
-/// row holds its payload with the system prompt's text (escaped, as in the JSON) replaced by its
-/// SHA-256 between two 0x01 bytes, and `shared_texts` holds the text once by that hash. Canonical
-/// JSON escapes every control character, so a raw 0x01 never occurs in a payload written whole:
-/// rows written either way are read alike, and old rows need no migration. Above the store a
+/// a line and SQLite spent most of its time in `pwrite` (15 calls a line). So a request's row, as
+/// `RequestInserter` adds it (submitted, or a run's from its spec), holds its payload with the
+/// system prompt's text (escaped, as in the JSON) replaced by its SHA-256 between two 0x01 bytes,
+/// and `shared_texts` holds the text once by that hash. Canonical JSON escapes every control
+/// character, so a raw 0x01 never occurs in a payload written whole: rows written either way (old
+/// rows, a pending request whose spec changed, rewritten whole by `Store.merge`) are read alike, and
+/// old rows need no migration. Above the store a
 /// payload is always whole: every read of a `RequestRecord` goes through `expand`.
 ///
 /// The texts are never deleted: a store holds one per distinct prompt, and requests are kept.
