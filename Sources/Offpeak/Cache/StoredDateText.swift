@@ -28,13 +28,14 @@ enum StoredDateText {
             var text = String.fromDatabaseValue(date.databaseValue) ?? ""
             return try text.withUTF8(body)
         }
-        let milliseconds = Int64((date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down))
-        let (days, time) = floorDivision(milliseconds, 86_400_000)
-        let (year, month, day) = civil(days: days)
+        let milliseconds = Int((date.timeIntervalSince1970 * 1000 + 0.5).rounded(.down))
+        let days = CivilCalendar.floorDivide(milliseconds, 86_400_000)
+        let time = milliseconds - days * 86_400_000
+        let (year, month, day) = CivilCalendar.civil(fromDays: days)
         return try withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { text in
             var index = 0
-            func put(_ value: Int64, digits: Int, then separator: UInt8?) {
-                var divisor: Int64 = 1
+            func put(_ value: Int, digits: Int, then separator: UInt8?) {
+                var divisor = 1
                 for _ in 1..<digits { divisor *= 10 }
                 for _ in 0..<digits {
                     text[index] = UInt8(ascii: "0") + UInt8(value / divisor % 10)
@@ -55,25 +56,5 @@ enum StoredDateText {
             put(time % 1000, digits: 3, then: nil)
             return try body(UnsafeBufferPointer(text))
         }
-    }
-
-    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64)
-    {
-        let remainder = value % divisor
-        return remainder < 0 ? (value / divisor - 1, remainder + divisor) : (value / divisor, remainder)
-    }
-
-    /// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's
-    /// `civil_from_days`).
-    private static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

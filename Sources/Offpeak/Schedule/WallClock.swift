@@ -14,9 +14,9 @@ struct WallClock: Sendable, Equatable, Comparable {
     init(_ date: Date, in timeZone: TimeZone) {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let local = seconds + timeZone.secondsFromGMT(for: date)
-        let days = Self.floorDivide(local, 86_400)
+        let days = CivilCalendar.floorDivide(local, 86_400)
         let secondOfDay = local - days * 86_400
-        (year, month, day) = Self.civil(fromDays: days)
+        (year, month, day) = CivilCalendar.civil(fromDays: days)
         hour = secondOfDay / 3_600
         minute = secondOfDay % 3_600 / 60
     }
@@ -33,7 +33,7 @@ struct WallClock: Sendable, Equatable, Comparable {
 
     /// 0 = Sunday … 6 = Saturday.
     var weekday: Int {
-        let days = Self.days(year: year, month: month, day: day)
+        let days = CivilCalendar.days(year: year, month: month, day: day)
         return ((days + 4) % 7 + 7) % 7  // 1970-01-01 was a Thursday
     }
 
@@ -47,7 +47,7 @@ struct WallClock: Sendable, Equatable, Comparable {
 
     /// Seconds since 1970-01-01T00:00 of this wall-clock time read as if it were UTC.
     var localSeconds: Int {
-        Self.days(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60
+        CivilCalendar.days(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60
     }
 
     // MARK: Moving forward
@@ -111,32 +111,5 @@ struct WallClock: Sendable, Equatable, Comparable {
 
     private static func date(_ seconds: Int) -> Date {
         Date(timeIntervalSince1970: TimeInterval(seconds))
-    }
-
-    // MARK: Civil calendar (Howard Hinnant's days_from_civil and civil_from_days)
-
-    static func days(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDivide(y, 400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDays days: Int) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = floorDivide(z, 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    static func floorDivide(_ a: Int, _ b: Int) -> Int {
-        a >= 0 ? a / b : -((-a + b - 1) / b)
     }
 }
