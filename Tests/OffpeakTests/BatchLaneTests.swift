@@ -12,10 +12,17 @@ import Testing
     static func workspace(
         _ sim: SimProcess, count: Int, lane: String = "batch", extra: String = "", openAI: Bool = false
     ) throws -> TemporaryWorkspace {
+        try workspace(
+            base: openAI ? sim.url + "/v1" : sim.url, provider: openAI ? "openai" : "sim", count: count,
+            lane: lane, extra: extra)
+    }
+
+    /// The same job with `provider` at `base` (a sim's URL, maybe with a path before the API's).
+    static func workspace(
+        base: String, provider: String = "sim", count: Int, lane: String = "batch", extra: String = ""
+    ) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
-        try workspace.write(
-            "offpeak.yaml",
-            openAI ? "provider: openai\nbase_url: \(sim.url)/v1\n" : "provider: sim\nbase_url: \(sim.url)\n")
+        try workspace.write("offpeak.yaml", "provider: \(provider)\nbase_url: \(base)\n")
         let items = (0..<count).map {
             "  - {id: t\($0), text: 'ticket \($0): my invoice \($0 % 7) is wrong'}"
         }

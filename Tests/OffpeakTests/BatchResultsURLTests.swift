@@ -13,27 +13,10 @@ import Testing
 @Suite(.serialized) struct BatchResultsURLTests {
     /// The job `classify` of `count` tickets in the batch lane, through the sim at `base`.
     static func workspace(base: String, count: Int = 12) throws -> TemporaryWorkspace {
-        let workspace = try TemporaryWorkspace()
-        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(base)\n")
-        let items = (0..<count).map { "  - {id: t\($0), text: 'ticket \($0): my invoice is wrong'}" }
-        try workspace.write(
-            "jobs/classify.yaml",
-            """
-            kind: prompt
-            system: Classify the support ticket as billing, bug or other. Answer with one word.
-            template: "{{text}}"
-            max_tokens: 20
-            lane: batch
-            items:
-            \(items.joined(separator: "\n"))
-
-            """)
-        return workspace
+        try BatchLaneTests.workspace(base: base, count: count)
     }
 
-    static func store(_ workspace: TemporaryWorkspace) throws -> Store {
-        try Store.open(Workspace(root: workspace.root))
-    }
+    static func store(_ workspace: TemporaryWorkspace) throws -> Store { try BatchLaneTests.store(workspace) }
 
     /// Submits the job's batch and waits past the sim's batch delay and the first poll.
     static func submit(_ workspace: TemporaryWorkspace) throws {
