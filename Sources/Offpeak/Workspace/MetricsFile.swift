@@ -23,10 +23,11 @@ struct MetricsFile {
     var url: URL? { context.config.metricsTextfile.map(context.workspace.url(for:)) }
 
     /// Writes the metrics from the store as it is now. `tick`: the tick that is ending, recorded as
-    /// the last one first; a `run` passes nil and reports the last tick recorded.
+    /// the last one first; a `run` passes nil and reports the last tick recorded. `store`: the store
+    /// the caller holds open, else it is opened for reading here.
     /// - Returns: a warning to print when the file could not be written, else nil. A workspace
     ///   with no store yet (a `run` refused before it touched anything) writes nothing.
-    func write(tick: LastTick? = nil) -> String? {
+    func write(tick: LastTick? = nil, store: Store? = nil) -> String? {
         guard let url, let path = context.config.metricsTextfile else { return nil }
         let workspace = context.workspace
         guard FileManager.default.fileExists(atPath: workspace.databaseURL.path) else { return nil }
@@ -38,7 +39,9 @@ struct MetricsFile {
             defer { withExtendedLifetime(lock) {} }
             let lastTickURL = LastTick.url(in: workspace)
             try tick?.save(to: lastTickURL)
-            let totals = try context.openStoreForReading().workspaceTotals()
+            let reading: Store
+            if let store { reading = store } else { reading = try context.openStoreForReading() }
+            let totals = try reading.workspaceTotals()
             let text = MetricsText(
                 totals: totals, prices: context.prices, lastTick: tick ?? LastTick.load(from: lastTickURL)
             ).text

@@ -85,13 +85,18 @@ public struct Tick: Sendable {
         // The metrics are written under the workspace lock, so ticks record themselves in order.
         let started = Date()
         var report = Report()
+        // Opened once: every job of the tick, the cache purge and the metrics use this one store.
+        var store: Store?
         func recordTick(status: Int32) -> String? {
             MetricsFile(context: context).write(
                 tick: LastTick(
-                    startedAt: started, durationSeconds: Date().timeIntervalSince(started), status: status))
+                    startedAt: started, durationSeconds: Date().timeIntervalSince(started), status: status),
+                store: store)
         }
         do throws(OffpeakError) {
-            try runJobs(options, report: &report)
+            let opened = try context.openStore()
+            store = opened
+            try runJobs(options, store: opened, report: &report)
         } catch {
             if let warning = recordTick(status: error.status.rawValue) {
                 context.logger.warning("\(warning)")
@@ -103,8 +108,7 @@ public struct Tick: Sendable {
     }
 
     /// The tick's work, under the workspace lock.
-    private func runJobs(_ options: Options, report: inout Report) throws(OffpeakError) {
-        let store = try context.openStore()
+    private func runJobs(_ options: Options, store: Store, report: inout Report) throws(OffpeakError) {
         let cache = ResponseCache(
             store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
         report.purgedCacheEntries = try cache.purge(.expired, now: options.now)
@@ -131,7 +135,7 @@ public struct Tick: Sendable {
             var runOptions = JobRunner.Options(gate: options.gate, windowEnd: windowEnd, stop: options.stop)
             runOptions.firstCallAlwaysStarts = !called
             do {
-                let outcome = try context.run(spec, options: runOptions)
+                let outcome = try context.run(spec, options: runOptions, store: store)
                 called = called || outcome.callsMade > 0
                 report.add(
                     JobLine(

@@ -123,6 +123,22 @@ public struct WorkspaceContext: Sendable {
             let taken = try SpoolFolder(workspace: workspace, job: spec.name).take(into: queue, spec: spec)
             for refusal in taken.refused { logger.warning("spool: \(refusal)") }
         }
+        return try run(spec, options: options, provider: provider, store: store)
+    }
+
+    /// Runs a job on a store the caller holds open (a tick opens it once for all its jobs, and has
+    /// taken every spool folder already).
+    func run(_ spec: JobSpec, options: JobRunner.Options, store: Store) throws(OffpeakError) -> RunOutcome {
+        try run(
+            spec, options: options, provider: try makeProvider(cancellation: options.stop?.calls),
+            store: store)
+    }
+
+    private func run(
+        _ spec: JobSpec, options: JobRunner.Options, provider: any CompletionProvider, store: Store
+    )
+        throws(OffpeakError) -> RunOutcome
+    {
         let runner = JobRunner(
             workspace: workspace, config: config, store: store, provider: provider, prices: prices,
             logger: logger)
