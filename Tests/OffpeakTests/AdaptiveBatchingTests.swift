@@ -56,7 +56,7 @@ struct AdaptiveBatchingTests {
         #expect(outcome.spend.calls == 42, "halving to single items would have made 5 + 10 + 20 + 40 calls")
         #expect(BatchedRunTests.answers(workspace) == BatchedRunTests.answers(reference))
         let store = try Store.open(Workspace(root: workspace.root))
-        let fitness = try #require(try store.batchFitness(provider: "sim", model: "claude-haiku-4-5"))
+        let fitness = try #require(try store.batches.batchFitness(provider: "sim", model: "claude-haiku-4-5"))
         #expect(fitness.prompts == 2 && fitness.itemsKept == 0)
         #expect(fitness.itemsAsked > 8 && fitness.itemsAsked <= 12, "a prompt of 8, then a smaller one")
         #expect(
@@ -82,7 +82,8 @@ struct AdaptiveBatchingTests {
         #expect(outcome.spend.failedCalls == 1, "one refusal, then every prompt without the form")
         #expect(outcome.spend.calls == 6)
         let store = try Store.open(Workspace(root: workspace.root))
-        let fitness = try #require(try store.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
+        let fitness = try #require(
+            try store.batches.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
         #expect(fitness.refusesStructured(at: Date()))
         #expect(
             fitness.structuredRefusal
@@ -103,7 +104,8 @@ struct AdaptiveBatchingTests {
         #expect(
             (try sim.stats()["calls"] as? NSNumber)?.intValue == 6, "one refused call and five plain ones")
         let store = try Store.open(Workspace(root: workspace.root))
-        let fitness = try #require(try store.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
+        let fitness = try #require(
+            try store.batches.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
         #expect(
             fitness.structuredRefusal
                 == "500: this server does not support structured output (response_format json_schema, tool_choice)"
@@ -129,7 +131,8 @@ struct AdaptiveBatchingTests {
         #expect(outcome.spend.calls == 6, "then the perfect model's five")
         #expect(BatchedRunTests.answers(workspace) == BatchedRunTests.answers(reference))
         let store = try Store.open(Workspace(root: workspace.root))
-        let fitness = try #require(try store.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
+        let fitness = try #require(
+            try store.batches.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
         #expect(fitness.prompts == 5 && fitness.itemsKept == 40, "every batched answer held")
         #expect(
             try #require(FitnessLine(fitness, now: Date())).nowCell
@@ -147,7 +150,8 @@ struct AdaptiveBatchingTests {
         #expect(outcome.spend.failedCalls == 2, "json_schema refused, then json_object")
         #expect(outcome.spend.calls == 7, "then five plain prompts")
         let store = try Store.open(Workspace(root: workspace.root))
-        let fitness = try #require(try store.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
+        let fitness = try #require(
+            try store.batches.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
         #expect(fitness.refuses(.jsonSchema, at: Date()) && fitness.refuses(.jsonObject, at: Date()))
         #expect(
             CallPlanning.answerForm(.auto, provider: .openai, fitness: fitness, now: Date()) == nil)

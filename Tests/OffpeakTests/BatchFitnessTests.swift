@@ -58,16 +58,16 @@ struct BatchFitnessTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try Store.open(Workspace(root: folder))
-        try store.updateBatchFitness(provider: "openai", model: "m", at: start) {
+        try store.batches.updateBatchFitness(provider: "openai", model: "m", at: start) {
             $0.refuseStructured("400: response_format is not supported", at: start)
         }
-        try store.updateBatchFitness(provider: "openai", model: "m", at: start) {
+        try store.batches.updateBatchFitness(provider: "openai", model: "m", at: start) {
             $0.record(
                 asked: 4, kept: 1, rejected: ["missing from the answer": 3], structured: false, at: start)
         }
-        let kept = try #require(try store.batchFitness(provider: "openai", model: "m"))
+        let kept = try #require(try store.batches.batchFitness(provider: "openai", model: "m"))
         #expect(kept.refusesStructured(at: start) && kept.itemLimit(at: start) == 2)
-        #expect(try store.batchFitness(provider: "sim", model: "m") == nil)
+        #expect(try store.batches.batchFitness(provider: "sim", model: "m") == nil)
         let line = try #require(FitnessLine(kept, now: start))
         #expect(
             FitnessLine.text([line]) == """

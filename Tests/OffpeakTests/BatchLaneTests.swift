@@ -64,7 +64,7 @@ import Testing
     }
 
     static func ledgerDollars(_ store: Store) throws -> Double {
-        try store.read { db in try Double.fetchOne(db, sql: "SELECT TOTAL(dollars) FROM ledger") ?? 0 }
+        try store.sqlite.read { db in try Double.fetchOne(db, sql: "SELECT TOTAL(dollars) FROM ledger") ?? 0 }
     }
 
     /// The answers under `out/classify/`, by file name.
@@ -91,7 +91,7 @@ import Testing
 
                 """)
         let store = try Self.store(workspace)
-        let batches = try store.openBatches()
+        let batches = try store.batches.openBatches()
         #expect(batches.count == 1 && batches.first?.state == .submitted && batches.first?.items == 300)
         #expect(try Self.batchCounts(sim)["created"] == 1)
 
@@ -99,8 +99,8 @@ import Testing
         let tick = try workspace.offpeak(["tick"])
         #expect(tick.status == 0, "\(tick.stderr)")
         #expect(tick.stdout == "classify [resume]: job classify: 300 of 300 items answered (300 now)\n")
-        #expect(try store.openBatches().isEmpty)
-        #expect(try store.read { db in try LedgerEntry.fetchAll(db) }.allSatisfy(\.batchApi))
+        #expect(try store.batches.openBatches().isEmpty)
+        #expect(try store.sqlite.read { db in try LedgerEntry.fetchAll(db) }.allSatisfy(\.batchApi))
 
         // Ledger dollars are what the sim billed, at batch prices (half the live ones).
         let model = try #require(batches.first?.model)
@@ -123,7 +123,7 @@ import Testing
         let workspace = try Self.workspace(sim, count: 5)
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
         let store = try Self.store(workspace)
-        let batch = try #require(try store.openBatches().first)
+        let batch = try #require(try store.batches.openBatches().first)
         let due = try #require(batch.nextPollAt)
         let tick = try workspace.offpeak(["tick"])
         #expect(tick.status == 75)
@@ -131,7 +131,7 @@ import Testing
             tick.stdout
                 == "classify [resume]: job classify: 5 items in a provider batch; its batches are asked "
                 + "about next at \(Timestamp.text(due))\n")
-        #expect(try store.batch(id: batch.id)?.polls == batch.polls)
+        #expect(try store.batches.batch(id: batch.id)?.polls == batch.polls)
     }
 
     @Test(arguments: [false, true])
@@ -142,8 +142,8 @@ import Testing
         #expect(try workspace.offpeak(["run", "classify"], environment: environment).status == 75)
         // As if the process was killed after the create call and before storing its answer.
         let store = try Self.store(workspace)
-        let batch = try #require(try store.openBatches().first)
-        try store.write { db in
+        let batch = try #require(try store.batches.openBatches().first)
+        try store.sqlite.write { db in
             try db.execute(
                 sql: """
                     UPDATE provider_batches SET state = 'preparing', remote_id = NULL, submitted_at = NULL,
@@ -156,8 +156,8 @@ import Testing
             tick.stdout == "classify [resume]: job classify: 20 of 20 items answered (20 now)\n",
             "\(tick.stderr)")
         #expect(try Self.batchCounts(sim)["created"] == 1)
-        #expect(try store.batch(id: batch.id)?.remoteId == batch.remoteId)
-        #expect(try store.batch(id: batch.id)?.state == .collected)
+        #expect(try store.batches.batch(id: batch.id)?.remoteId == batch.remoteId)
+        #expect(try store.batches.batch(id: batch.id)?.state == .collected)
         #expect(Self.answers(workspace).count == 20)
     }
 
@@ -166,10 +166,10 @@ import Testing
         let workspace = try Self.workspace(sim, count: 12)
         let store = try Self.store(workspace)
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
-        let first = try #require(try store.openBatches().first)
+        let first = try #require(try store.batches.openBatches().first)
         // As if killed after committing a second batch, before its create call went out.
-        let requests = try store.requests(runID: first.runId).prefix(3).map(\.id)
-        try store.write { db in
+        let requests = try store.runs.requests(runID: first.runId).prefix(3).map(\.id)
+        try store.sqlite.write { db in
             try db.execute(
                 sql: "DELETE FROM batch_items WHERE batch_id = ? AND request_id IN (?, ?, ?)",
                 arguments: [first.id, requests[0], requests[1], requests[2]])
@@ -177,14 +177,14 @@ import Testing
                 sql: "UPDATE requests SET state = 'pending' WHERE id IN (?, ?, ?)",
                 arguments: [requests[0], requests[1], requests[2]])
         }
-        let never = try store.prepareBatch(
+        let never = try store.batches.prepareBatch(
             runID: first.runId, provider: "sim", model: first.model, requestIDs: Array(requests),
             worstDollars: 0.01, now: Date())
         Self.waitForTheBatchToEnd()
         let tick = try workspace.offpeak(["tick"])
         #expect(tick.status == 75, "\(tick.stderr)")
-        #expect(try store.batch(id: never.id)?.state == .failed)
-        #expect(try store.batch(id: never.id)?.error == "never created at the provider")
+        #expect(try store.batches.batch(id: never.id)?.state == .failed)
+        #expect(try store.batches.batch(id: never.id)?.error == "never created at the provider")
         Self.waitForTheBatchToEnd()
         #expect(try workspace.offpeak(["tick"]).status == 0)
         #expect(try Self.batchCounts(sim)["created"] == 2)
@@ -198,13 +198,14 @@ import Testing
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
         Self.waitForTheBatchToEnd()
         #expect(try workspace.offpeak(["tick"]).status == 0)
-        let batch = try #require(try store.read { db in try BatchRecord.fetchOne(db) })
-        let before = try store.read { db in (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db))
+        let batch = try #require(try store.sqlite.read { db in try BatchRecord.fetchOne(db) })
+        let before = try store.sqlite.read { db in
+            (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db))
         }
         // As if killed part-way through booking the results: ten are not booked yet, and the batch
         // is not marked collected.
-        let unbooked = try store.items(batchID: batch.id).prefix(10)
-        try store.write { db in
+        let unbooked = try store.batches.items(batchID: batch.id).prefix(10)
+        try store.sqlite.write { db in
             for item in unbooked {
                 let ledger = try Int64.fetchOne(
                     db, sql: "SELECT ledger_id FROM results WHERE request_id = ?", arguments: [item.requestId]
@@ -226,7 +227,9 @@ import Testing
         #expect(
             tick.stdout == "classify [resume]: job classify: 30 of 30 items answered (10 now)\n",
             "\(tick.stderr)")
-        let after = try store.read { db in (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db)) }
+        let after = try store.sqlite.read { db in
+            (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db))
+        }
         #expect(after == before)
         #expect(abs(try Self.ledgerDollars(store) - Self.simBilledDollars(sim, model: batch.model)) < 1e-9)
         #expect(try Self.batchCounts(sim)["created"] == 1)
@@ -237,8 +240,8 @@ import Testing
         let workspace = try Self.workspace(sim, count: 10)
         let store = try Self.store(workspace)
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
-        let batch = try #require(try store.openBatches().first)
-        let items = try store.items(batchID: batch.id)
+        let batch = try #require(try store.batches.openBatches().first)
+        let items = try store.batches.items(batchID: batch.id)
         let faults = [
             "expired": [items[0].customId], "errored": [items[1].customId], "canceled": [items[2].customId],
         ]
@@ -252,14 +255,15 @@ import Testing
                 (submitted 3 now, collect with the next tick, or `offpeak run --wait`)
 
                 """, "\(partial.stderr)")
-        let outcomes = try store.items(batchID: batch.id).map { $0.outcome }
+        let outcomes = try store.batches.items(batchID: batch.id).map { $0.outcome }
         #expect(outcomes.prefix(3) == [.expired, .errored, .canceled])
         #expect(outcomes.dropFirst(3).allSatisfy { $0 == .succeeded })
-        let again = try #require(try store.openBatches().first)
+        let again = try #require(try store.batches.openBatches().first)
         #expect(again.id != batch.id && again.items == 3)
         #expect(
-            Set(try store.items(batchID: again.id).map(\.requestId)) == Set(items.prefix(3).map(\.requestId)))
-        let retried = try store.requests(runID: batch.runId).filter { $0.attempts > 0 }
+            Set(try store.batches.items(batchID: again.id).map(\.requestId))
+                == Set(items.prefix(3).map(\.requestId)))
+        let retried = try store.runs.requests(runID: batch.runId).filter { $0.attempts > 0 }
         #expect(retried.count == 3)
 
         Self.waitForTheBatchToEnd()
@@ -278,16 +282,16 @@ import Testing
         let run = try workspace.offpeak(["run", "classify"])
         #expect(run.status == 75)
         let store = try Self.store(workspace)
-        let batch = try #require(try store.openBatches().first)
+        let batch = try #require(try store.batches.openBatches().first)
         // Only what fits the budget at its worst was submitted; the rest waits for the budget.
         #expect(batch.items > 0 && batch.items < 10)
         #expect(batch.worstDollars <= 0.001)
-        #expect(try store.openBatchLoad(runID: batch.runId).dollars == batch.worstDollars)
-        #expect(try store.run(id: batch.runId)?.budgetStop == "max_dollars")
+        #expect(try store.batches.openBatchLoad(runID: batch.runId).dollars == batch.worstDollars)
+        #expect(try store.runs.run(id: batch.runId)?.budgetStop == "max_dollars")
 
         // A second run while the batch is out submits nothing more: its worst case still counts.
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
-        #expect(try store.batches(runID: batch.runId).count == 1)
+        #expect(try store.batches.batches(runID: batch.runId).count == 1)
         Self.waitForTheBatchToEnd()
         #expect(try workspace.offpeak(["tick"]).status == 75)
         let spent = try Self.ledgerDollars(store)
@@ -301,11 +305,11 @@ import Testing
             sim, count: 10, extra: "budget: {max_output_tokens: 100}\nbatching: off")
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
         let store = try Self.store(workspace)
-        let batch = try #require(try store.openBatches().first)
+        let batch = try #require(try store.batches.openBatches().first)
         #expect(batch.items == 5 && batch.worstOutputTokens == 100)
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
-        #expect(try store.batches(runID: batch.runId).count == 1)
-        #expect(try store.run(id: batch.runId)?.budgetStop == "max_output_tokens")
+        #expect(try store.batches.batches(runID: batch.runId).count == 1)
+        #expect(try store.runs.run(id: batch.runId)?.budgetStop == "max_output_tokens")
     }
 
     @Test func batchesOutAreCollectedWhenTheJobsConditionsNoLongerHoldAndNothingNewIsSent() throws {
@@ -316,7 +320,7 @@ import Testing
         let conditions = ["--sysfs-root", sysfs.root.path]
         #expect(try workspace.offpeak(["run", "classify"] + conditions).status == 75)
         let store = try Self.store(workspace)
-        let batch = try #require(try store.openBatches().first)
+        let batch = try #require(try store.batches.openBatches().first)
         #expect(batch.items < 10)
         // Unplugged: what the batch answered was paid for, and is collected; nothing new is sent.
         try sysfs.switchTo("battery-wifi")
@@ -327,8 +331,8 @@ import Testing
             tick.stdout == "classify [resume]: job classify deferred part-way (waiting for external power); "
                 + "\(batch.items) of 10 items answered (\(batch.items) now); `offpeak tick` goes on once they hold\n",
             "\(tick.stderr)")
-        #expect(try store.batch(id: batch.id)?.state == .collected)
-        #expect(try store.batches(runID: batch.runId).count == 1)
+        #expect(try store.batches.batch(id: batch.id)?.state == .collected)
+        #expect(try store.batches.batches(runID: batch.runId).count == 1)
         #expect(try Self.batchCounts(sim)["created"] == 1)
     }
 
@@ -346,12 +350,12 @@ import Testing
         let workspace = try Self.workspace(sim, count: 6, lane: "auto", extra: "deadline: 48h")
         let store = try Self.store(workspace)
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
-        let batch = try #require(try store.openBatches().first)
-        let ids = try store.items(batchID: batch.id).map(\.customId)
+        let batch = try #require(try store.batches.openBatches().first)
+        let ids = try store.batches.items(batchID: batch.id).map(\.customId)
         _ = try sim.request(
             "POST", "/sim/batch-faults", body: try JSONSerialization.data(withJSONObject: ["expired": ids]))
         // A day and more later: two hours left.
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(sql: "UPDATE runs SET deadline_at = ?", arguments: [Date() + 2 * 3600])
         }
         Self.waitForTheBatchToEnd()
@@ -362,7 +366,7 @@ import Testing
         #expect(try Self.batchCounts(sim)["created"] == 1)
         #expect(try Self.batchCounts(sim)["expired"] == 6)
         #expect(try sim.stats()["calls"] as? Int == 6)
-        let ledger = try store.read { db in try LedgerEntry.fetchAll(db) }
+        let ledger = try store.sqlite.read { db in try LedgerEntry.fetchAll(db) }
         #expect(ledger.count == 6 && ledger.allSatisfy { !$0.batchApi })
     }
 }
@@ -371,7 +375,8 @@ import Testing
 @Suite(.serialized) struct RunCancelTests {
     static func runID(_ workspace: TemporaryWorkspace) throws -> String {
         let store = try BatchLaneTests.store(workspace)
-        return try #require(try store.read { db in try String.fetchOne(db, sql: "SELECT id FROM runs") })
+        return try #require(
+            try store.sqlite.read { db in try String.fetchOne(db, sql: "SELECT id FROM runs") })
     }
 
     @Test func cancelingABatchRunCancelsItsBatchAndEndsTheRunOnceCollected() throws {
@@ -392,8 +397,8 @@ import Testing
             tick.stdout
                 == "classify [resume]: job classify: canceled by the user; 0 of 10 items answered (0 now)\n")
         let store = try BatchLaneTests.store(workspace)
-        #expect(try store.run(id: run)?.state == .canceled)
-        #expect(try store.requests(runID: run).allSatisfy { $0.state == .canceled })
+        #expect(try store.runs.run(id: run)?.state == .canceled)
+        #expect(try store.runs.requests(runID: run).allSatisfy { $0.state == .canceled })
         #expect(try BatchLaneTests.batchCounts(sim)["canceled"] == 10)
         #expect(try BatchLaneTests.ledgerDollars(store) == 0)
         #expect(try workspace.offpeak(["tick"]).stdout == "nothing to do\n")
@@ -408,8 +413,8 @@ import Testing
         let cancel = try workspace.offpeak(["cancel", run])
         #expect(cancel.stdout == "run \(run): 4 requests dropped; the run is canceled\n", "\(cancel.stderr)")
         let store = try BatchLaneTests.store(workspace)
-        #expect(try store.run(id: run)?.state == .canceled)
-        #expect(try store.run(id: run)?.itemsDone == 2)
+        #expect(try store.runs.run(id: run)?.state == .canceled)
+        #expect(try store.runs.run(id: run)?.itemsDone == 2)
         #expect(try workspace.offpeak(["tick"]).stdout == "nothing to do\n")
         let again = try workspace.offpeak(["cancel", run])
         #expect(again.status == 64)

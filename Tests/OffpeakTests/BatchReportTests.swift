@@ -46,72 +46,75 @@ struct BatchReportTests {
         run.itemsTotal = 7
         run.reason = "4 items in a provider batch"
         let requests = (0..<7).map { StoreTests.request("i\($0)", run: "r1", position: $0) }
-        try store.insert(run: run, requests: requests)
+        try store.runs.insert(run: run, requests: requests)
         let ids = requests.map(\.id)
-        let a = try store.prepareBatch(
+        let a = try store.batches.prepareBatch(
             runID: "r1", provider: "anthropic", model: "alpha", calls: [[ids[0], ids[1]], [ids[2]]],
             worstDollars: 0.25, now: t0)
-        try store.recordSubmitted(batchID: a.id, remoteID: "msgbatch_A", now: t0 + 60, nextPoll: t0 + 120)
-        try store.recordPoll(
+        try store.batches.recordSubmitted(
+            batchID: a.id, remoteID: "msgbatch_A", now: t0 + 60, nextPoll: t0 + 120)
+        try store.batches.recordPoll(
             batchID: a.id, status: "in_progress", counts: RemoteBatch.Counts(processing: 1, errored: 1),
             expiresAt: t0 + 86_400, next: t0 + 600)
-        _ = try store.prepareBatch(
+        _ = try store.batches.prepareBatch(
             runID: "r1", provider: "anthropic", model: "alpha", requestIDs: [ids[3]], worstDollars: 0.05,
             now: t0 + 300)
-        let c = try store.prepareBatch(
+        let c = try store.batches.prepareBatch(
             runID: "r1", provider: "anthropic", model: "alpha", requestIDs: [ids[4]], worstDollars: 0.01,
             now: t0 - 7200)
-        try store.recordSubmitted(batchID: c.id, remoteID: "msgbatch_C", now: t0 - 7140, nextPoll: t0)
-        try store.recordPoll(
+        try store.batches.recordSubmitted(batchID: c.id, remoteID: "msgbatch_C", now: t0 - 7140, nextPoll: t0)
+        try store.batches.recordPoll(
             batchID: c.id, status: "ended", counts: RemoteBatch.Counts(succeeded: 1), expiresAt: t0 + 79_200,
             next: t0)
-        try store.commitBatchCall(
+        try store.batches.commitBatchCall(
             batchID: c.id, customID: "\(c.id)_0",
             .answered(
                 ledger: ledger(
                     run: "r1", model: "alpha", items: 1, input: 1000, output: 100, dollars: 0.0007,
                     naive: 0.0014),
                 results: [StoreCountersTests.result(requests[4], cached: false)]), run: nil, now: t0 - 3600)
-        #expect(try store.markCollected(batchID: c.id, now: t0 - 3600))
-        let d = try store.prepareBatch(
+        #expect(try store.batches.markCollected(batchID: c.id, now: t0 - 3600))
+        let d = try store.batches.prepareBatch(
             runID: "r1", provider: "anthropic", model: "beta", calls: [[ids[5], ids[6]]], worstDollars: 0.02,
             now: t0 - 3600)
-        try store.recordSubmitted(batchID: d.id, remoteID: "msgbatch_D", now: t0 - 3540, nextPoll: t0)
-        try store.recordPoll(
+        try store.batches.recordSubmitted(batchID: d.id, remoteID: "msgbatch_D", now: t0 - 3540, nextPoll: t0)
+        try store.batches.recordPoll(
             batchID: d.id, status: "ended", counts: RemoteBatch.Counts(succeeded: 1), expiresAt: t0 + 82_800,
             next: t0)
-        var booking = Store.BatchBooking(outcome: .succeeded)
+        var booking = BatchBooking(outcome: .succeeded)
         booking.ledger = ledger(
             run: "r1", model: "beta", items: 2, input: 500, output: 50, dollars: 0.0007, naive: 0.0014)
         booking.results = [
             StoreCountersTests.result(requests[5], cached: false),
             StoreCountersTests.result(requests[6], cached: false),
         ]
-        try store.commitBatchCall(batchID: d.id, customID: "\(d.id)_0", booking, run: nil, now: t0 - 1800)
-        #expect(try store.markCollected(batchID: d.id, now: t0 - 1800))
-        try store.write { db in
+        try store.batches.commitBatchCall(
+            batchID: d.id, customID: "\(d.id)_0", booking, run: nil, now: t0 - 1800)
+        #expect(try store.batches.markCollected(batchID: d.id, now: t0 - 1800))
+        try store.sqlite.write { db in
             var live = ledger(
                 run: "r1", model: "alpha", items: 1, input: 1000, output: 100, dollars: 0.0014, naive: 0.0014)
             try live.insert(db)
         }
         // What the lane's collect leaves on the run row (booked here without the run).
-        try store.write { db in try db.execute(sql: "UPDATE runs SET items_done = 3 WHERE id = 'r1'") }
+        try store.sqlite.write { db in try db.execute(sql: "UPDATE runs SET items_done = 3 WHERE id = 'r1'") }
         var other = StoreTests.run("r2", job: "k", state: .waiting)
         other.itemsTotal = 1
         other.createdAt = run.createdAt + 1
         let lone = StoreTests.request("j0", run: "r2", position: 0)
-        try store.insert(run: other, requests: [lone])
-        let e = try store.prepareBatch(
+        try store.runs.insert(run: other, requests: [lone])
+        let e = try store.batches.prepareBatch(
             runID: "r2", provider: "openai", model: "alpha", requestIDs: [lone.id], worstDollars: 1.5,
             now: t0 + 400)
-        try store.recordSubmitted(batchID: e.id, remoteID: "batch_E", now: t0 + 420, nextPoll: t0 + 3600)
+        try store.batches.recordSubmitted(
+            batchID: e.id, remoteID: "batch_E", now: t0 + 420, nextPoll: t0 + 3600)
         return workspace
     }
 
     /// Our batch ids, by the provider id (or, for the one preparing, `B`).
     static func ids(_ workspace: TemporaryWorkspace) throws -> [String: String] {
         let store = try StoreTests.store(workspace)
-        let batches = try store.batches(runID: "r1") + store.batches(runID: "r2")
+        let batches = try store.batches.batches(runID: "r1") + store.batches.batches(runID: "r2")
         return Dictionary(
             uniqueKeysWithValues: batches.map {
                 (($0.remoteId ?? "B").split(separator: "_").last.map(String.init) ?? "", $0.id)
@@ -252,7 +255,7 @@ struct BatchReportTests {
     @Test func costsWithNoBatchEverMadeStayAsTheyWere() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
-        try store.write { db in
+        try store.sqlite.write { db in
             try StoreTests.run("r1").insert(db)
             var live = Self.ledger(
                 run: "r1", model: "alpha", items: 1, input: 1000, output: 100, dollars: 0.0014, naive: 0.0014)
@@ -273,7 +276,8 @@ struct BatchReportTests {
         let workspace = try Self.workspace()
         let store = try StoreTests.store(workspace)
         let at = Date()
-        _ = try store.deferJob("j", run: try store.run(id: "r1"), reasons: "on battery", at: at)
+        _ = try store.schedules.deferJob(
+            "j", run: try store.runs.run(id: "r1"), reasons: "on battery", at: at)
         let report = try QueueReport.make(store: store, conditions: nil)
         #expect(report.deferred.map(\.itemsInBatch) == [4])
         let since = Timestamp.text(at)

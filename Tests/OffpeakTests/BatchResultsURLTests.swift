@@ -40,7 +40,7 @@ import Testing
         #expect(tick.status == 0, "\(tick.stderr)")
         #expect(tick.stdout == Self.collected)
         let store = try Self.store(workspace)
-        #expect(try store.openBatches().isEmpty)
+        #expect(try store.batches.openBatches().isEmpty)
         #expect(workspace.snapshot("out/classify").filter { $0.key != "index.json" }.count == 12)
     }
 
@@ -74,15 +74,15 @@ import Testing
         for tries in 1...2 {
             let tick = try workspace.offpeak(["tick"])
             #expect(tick.status == 75 && tick.stdout == waiting, "\(tick.stderr)")
-            let batch = try #require(try store.openBatches().first)
+            let batch = try #require(try store.batches.openBatches().first)
             #expect(batch.pollFailures == tries && batch.state == .ended)
             // Not shown yet: one failure may be a bad minute of the server's.
             let queue = try workspace.offpeak(["queue", "--sysfs-root", Self.sysfs])
             #expect(queue.stdout == "now: on AC (54 %); online, unmetered (wlan0)\ndeferred: nothing\n")
             Thread.sleep(forTimeInterval: 2.2)
         }
-        let batch = try #require(try store.openBatches().first)
-        let run = try #require(try store.run(id: batch.runId))
+        let batch = try #require(try store.batches.openBatches().first)
+        let run = try #require(try store.runs.run(id: batch.runId))
         let remote = try #require(batch.remoteId)
         let reason =
             "provider answered HTTP 404 to \(sim.url)/v1/messages/batches/\(remote)/results: "
@@ -136,7 +136,7 @@ import Testing
         Thread.sleep(forTimeInterval: 2.2)
         let tick = try workspace.offpeak(["tick"])
         #expect(tick.status == 0 && tick.stdout == Self.collected, "\(tick.stderr)")
-        let collected = try #require(try store.batch(id: batch.id))
+        let collected = try #require(try store.batches.batch(id: batch.id))
         #expect(collected.state == .collected && collected.pollFailures == 0 && collected.pollError == nil)
         #expect(try workspace.offpeak(["batches"]).stdout == "no provider batches out\n")
     }
@@ -147,7 +147,7 @@ import Testing
         let sim = try SimProcess(arguments: ["--batch-delay", "0", "--results-status", "403"])
         let workspace = try Self.workspace(base: sim.url)
         let run = try workspace.offpeak(["run", "classify", "--wait"], timeout: 60)
-        let batch = try #require(try Self.store(workspace).openBatches().first)
+        let batch = try #require(try Self.store(workspace).batches.openBatches().first)
         let remote = try #require(batch.remoteId)
         #expect(run.status == 75, "\(run.stderr)")
         #expect(

@@ -73,7 +73,7 @@ struct BatchedRunTests {
         #expect(outcome.spend.dollars * 3 < alone.spend.dollars)
         #expect(abs(outcome.spend.naiveDollars - alone.spend.dollars) < 1e-9, "naive is one request per item")
         let store = try Store.open(Workspace(root: batched.root))
-        let shares = try store.results(runID: outcome.run.id).values.reduce(0) { $0 + $1.dollars }
+        let shares = try store.runs.results(runID: outcome.run.id).values.reduce(0) { $0 + $1.dollars }
         #expect(abs(shares - outcome.spend.dollars) < 1e-9, "the call's cost is shared out to its items")
     }
 

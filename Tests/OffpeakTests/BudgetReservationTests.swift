@@ -28,10 +28,10 @@ struct BudgetReservationTests {
         -> Store
     {
         let store = try StoreTests.store(workspace)
-        try store.insert(run: StoreTests.run("r1", job: "j"), requests: [])
-        try store.insert(run: StoreTests.run("r2", job: "k"), requests: [])
+        try store.runs.insert(run: StoreTests.run("r1", job: "j"), requests: [])
+        try store.runs.insert(run: StoreTests.run("r2", job: "k"), requests: [])
         for (run, owner) in owners {
-            #expect(try store.acquireLease(runID: run, owner: owner, ttl: ttl) == nil)
+            #expect(try store.leases.acquireLease(runID: run, owner: owner, ttl: ttl) == nil)
         }
         return store
     }
@@ -41,11 +41,13 @@ struct BudgetReservationTests {
         var entry = ReportTextTests.entry(model: "m", run: run, dollars: dollars, naive: dollars)
         entry.at = at
         entry.job = job
-        try store.write { db in try entry.insert(db) }
+        try store.sqlite.write { db in try entry.insert(db) }
     }
 
     static func reservations(_ store: Store) throws -> Int {
-        try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_reservations") ?? 0 }
+        try store.sqlite.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_reservations") ?? 0
+        }
     }
 
     @Test func aSecondProcessCannotTakeWhatTheFirstReservedUntilItsLedgerRowReplacesIt() throws {
@@ -56,8 +58,8 @@ struct BudgetReservationTests {
         let second = try StoreTests.store(workspace)  // another connection pool on the same file
         let limits = BudgetLimits(workspace: WorkspaceBudget(perDay: 1.0), calendar: Self.utc)
         let now = Date()
-        let held = try first.reserveBudget(Self.ask(0.6, owner: me), limits: limits, now: now).get()
-        let refused = try second.reserveBudget(
+        let held = try first.ledger.reserveBudget(Self.ask(0.6, owner: me), limits: limits, now: now).get()
+        let refused = try second.ledger.reserveBudget(
             Self.ask(0.6, job: "k", run: "r2", owner: other), limits: limits, now: now)
         guard case .failure(let refusal) = refused else {
             Issue.record("a reservation passed the daily budget: \(refused)")
@@ -72,21 +74,21 @@ struct BudgetReservationTests {
         // The call comes back costing $0.30: its reservation gives way to its ledger row.
         var ledger = ReportTextTests.entry(model: "m", run: "r1", dollars: 0.3, naive: 0.3)
         ledger.at = now
-        try first.commitCall(
+        try first.runs.commitCall(
             run: StoreTests.run("r1", job: "j"), ledger: ledger, results: [], releasing: held)
         #expect(try Self.reservations(first) == 0)
-        _ = try second.reserveBudget(
+        _ = try second.ledger.reserveBudget(
             Self.ask(0.6, job: "k", run: "r2", owner: other), limits: limits, now: now
         ).get()
         guard
-            case .failure(let spent) = try first.reserveBudget(
+            case .failure(let spent) = try first.ledger.reserveBudget(
                 Self.ask(0.2, owner: me), limits: limits, now: now)
         else {
             Issue.record("$0.30 spent and $0.60 reserved left room for $0.20 of $1.00")
             return
         }
         #expect(spent.waitsForCallsInFlight, "another process's call in flight may give some back")
-        #expect(try first.budgetUse(in: limits.periods(at: now).day).spentDollars == 0.3)
+        #expect(try first.ledger.budgetUse(in: limits.periods(at: now).day).spentDollars == 0.3)
     }
 
     @Test func aCrashedOwnersReservationsGoWithItsLease() throws {
@@ -99,21 +101,21 @@ struct BudgetReservationTests {
         let store = try Self.store(workspace, owners: ["r1": String(dead), "r2": "elsewhere:2"])
         let limits = BudgetLimits(workspace: WorkspaceBudget(perDay: 1.0), calendar: Self.utc)
         let now = Date()
-        _ = try store.reserveBudget(Self.ask(0.9, owner: String(dead)), limits: limits, now: now).get()
-        _ = try store.reserveBudget(
+        _ = try store.ledger.reserveBudget(Self.ask(0.9, owner: String(dead)), limits: limits, now: now).get()
+        _ = try store.ledger.reserveBudget(
             Self.ask(0.05, job: "k", run: "r2", owner: "elsewhere:2"), limits: limits, now: now
         ).get()
         // The dead process's $0.90 is dropped at the next reservation; the live lease's $0.05 stays.
-        _ = try store.reserveBudget(
+        _ = try store.ledger.reserveBudget(
             Self.ask(0.9, job: "k", run: "r2", owner: "elsewhere:2"), limits: limits, now: now
         )
         .get()
         #expect(try Self.reservations(store) == 2)
         // Another host's lease that expired: its reservations go too.
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(sql: "UPDATE leases SET expires_at = ? WHERE run_id = 'r2'", arguments: [now - 1])
         }
-        _ = try store.reserveBudget(
+        _ = try store.ledger.reserveBudget(
             Self.ask(0.9, job: "k", run: "r2", owner: "elsewhere:3"), limits: limits, now: now
         )
         .get()
@@ -129,7 +131,7 @@ struct BudgetReservationTests {
         try Self.spend(store, dollars: 0.4, at: Self.midMarch - 3_600)
         try Self.spend(store, dollars: 9, at: Self.midMarch - 15 * 86_400)  // February 28th
         guard
-            case .failure(let refusal) = try store.reserveBudget(
+            case .failure(let refusal) = try store.ledger.reserveBudget(
                 Self.ask(0.2, owner: me), limits: limits, now: Self.midMarch)
         else {
             Issue.record("$0.90 spent in March left room for $0.20 of $1.00")
@@ -139,7 +141,7 @@ struct BudgetReservationTests {
         #expect(!refusal.waitsForCallsInFlight)
         #expect(refusal.reason.hasPrefix("monthly budget reached, resumes on the 1st ($0.9000 spent"))
         let april = Self.midMarch + 17 * 86_400 - 12 * 3_600 + 60  // April 1st, 00:01
-        _ = try store.reserveBudget(Self.ask(0.2, owner: me), limits: limits, now: april).get()
+        _ = try store.ledger.reserveBudget(Self.ask(0.2, owner: me), limits: limits, now: april).get()
     }
 
     @Test func aJobsPerDayCountsOnlyItsOwnRuns() throws {
@@ -149,7 +151,7 @@ struct BudgetReservationTests {
         try Self.spend(store, dollars: 0.5, job: "j", run: "r1", at: Self.midMarch)
         let limits = BudgetLimits(workspace: WorkspaceBudget(), jobPerDay: 0.6, calendar: Self.utc)
         guard
-            case .failure(let refusal) = try store.reserveBudget(
+            case .failure(let refusal) = try store.ledger.reserveBudget(
                 Self.ask(0.2, owner: me), limits: limits, now: Self.midMarch)
         else {
             Issue.record("job j spent $0.50 of its $0.60 per_day, and $0.20 more passed")
@@ -157,11 +159,13 @@ struct BudgetReservationTests {
         }
         #expect(refusal.jobBudget)
         #expect(refusal.reason.hasPrefix("the job's daily budget reached, resumes after 00:00"))
-        _ = try store.reserveBudget(
+        _ = try store.ledger.reserveBudget(
             Self.ask(0.5, job: "k", run: "r2", owner: me), limits: limits, now: Self.midMarch
         ).get()
-        _ = try store.reserveBudget(Self.ask(0.2, owner: me), limits: limits, now: Self.midMarch + 86_400)
-            .get()
+        _ = try store.ledger.reserveBudget(
+            Self.ask(0.2, owner: me), limits: limits, now: Self.midMarch + 86_400
+        )
+        .get()
     }
 
     @Test func aTokenBudgetCountsEveryToken() throws {
@@ -170,9 +174,9 @@ struct BudgetReservationTests {
         let store = try Self.store(workspace, owners: ["r1": me])
         try Self.spend(store, dollars: 0, at: Self.midMarch)  // 100 input and 10 output tokens
         let limits = BudgetLimits(workspace: WorkspaceBudget(perDayTokens: 300), calendar: Self.utc)
-        _ = try store.reserveBudget(Self.ask(0, owner: me), limits: limits, now: Self.midMarch).get()
+        _ = try store.ledger.reserveBudget(Self.ask(0, owner: me), limits: limits, now: Self.midMarch).get()
         guard
-            case .failure(let refusal) = try store.reserveBudget(
+            case .failure(let refusal) = try store.ledger.reserveBudget(
                 Self.ask(0, owner: me), limits: limits, now: Self.midMarch)
         else {
             Issue.record("110 tokens spent and 100 reserved left room for 100 more of 300")

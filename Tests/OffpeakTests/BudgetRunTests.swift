@@ -51,7 +51,9 @@ struct BudgetRunTests {
     static func dollarsByDay(_ workspace: TemporaryWorkspace) throws -> [String: Double] {
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
         return Dictionary(
-            uniqueKeysWithValues: try store.costsByDay(calendar: .current).map { ($0.key, $0.spend.dollars) })
+            uniqueKeysWithValues: try store.ledger.costsByDay(calendar: .current).map {
+                ($0.key, $0.spend.dollars)
+            })
     }
 
     @Test func aRunSpendsUpToTheDailyBudgetThenWaitsForTheNextDay() throws {
@@ -64,10 +66,12 @@ struct BudgetRunTests {
         #expect(first.deferred == [.budget])
         #expect(first.run.itemsDone > 0 && first.run.itemsDone < 6)
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
-        let queued = try #require(try store.deferred().first)
+        let queued = try #require(try store.schedules.deferred().first)
         #expect(queued.job == "j")
         #expect(queued.reasons.hasPrefix("daily budget reached, resumes after 00:00 ($0."))
-        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM budget_reservations") } == 0)
+        #expect(
+            try store.sqlite.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM budget_reservations") }
+                == 0)
         let billed = try sim.billed()
         let simDollars =
             Double(billed["input_tokens"] ?? 0) * 1e-3 + Double(billed["output_tokens"] ?? 0) * 1e-2
@@ -86,7 +90,7 @@ struct BudgetRunTests {
         }
         #expect(outcome.run.state == .completed)
         #expect(outcome.run.itemsDone == 6)
-        #expect(try store.deferred().isEmpty, "the run released its deferral when it resumed")
+        #expect(try store.schedules.deferred().isEmpty, "the run released its deferral when it resumed")
         let days = try Self.dollarsByDay(workspace)
         #expect(days.count >= 2)
         for (name, dollars) in days { #expect(dollars <= 0.5, "\(name): $\(dollars)") }
@@ -102,19 +106,22 @@ struct BudgetRunTests {
         #expect(first.run.state == .waiting)
         #expect(first.deferred == [.budget])
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
-        let worst = try store.read { db in
+        let worst = try store.sqlite.read { db in
             try Double.fetchOne(db, sql: "SELECT TOTAL(worst_dollars) FROM provider_batches") ?? 0
         }
-        let inBatch = try store.summary(runID: first.run.id, state: .inBatch).count
+        let inBatch = try store.runs.summary(runID: first.run.id, state: .inBatch).count
         #expect(inBatch > 0 && inBatch < 8)
         #expect(worst > 0 && worst <= 0.5)
-        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM budget_reservations") } == 0)
+        #expect(
+            try store.sqlite.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM budget_reservations") }
+                == 0)
         let day = BudgetLimits(workspace: WorkspaceBudget(perDay: 0.5)).periods(at: Date()).day
-        #expect(try store.budgetUse(in: day).reservedDollars == worst)
+        #expect(try store.ledger.budgetUse(in: day).reservedDollars == worst)
         // The same day, the batch out still holds the budget: nothing more is submitted.
         let again = try Self.run(workspace, at: Date())
         #expect(again.deferred == [.budget])
-        #expect(try store.summary(runID: first.run.id, state: .inBatch).count == inBatch)
-        #expect(try store.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM provider_batches") } == 1)
+        #expect(try store.runs.summary(runID: first.run.id, state: .inBatch).count == inBatch)
+        #expect(
+            try store.sqlite.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM provider_batches") } == 1)
     }
 }

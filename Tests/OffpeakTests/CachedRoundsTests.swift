@@ -39,7 +39,7 @@ struct CachedRoundsTests {
 
     static func pending(_ workspace: TemporaryWorkspace, run: String) throws -> Int {
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
-        return try store.requests(runID: run).filter { $0.state != .done }.count
+        return try store.runs.requests(runID: run).filter { $0.state != .done }.count
     }
 
     @Test func roundsAnsweredWhollyFromTheCacheGoOnToTheLastItem() throws {
@@ -84,7 +84,7 @@ struct CachedRoundsTests {
         #expect(first.status == .ok)
         // As a pass that lost its answers would leave it: every item retrying, due now.
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(
                 sql: "DELETE FROM results WHERE request_id IN (SELECT id FROM requests WHERE run_id = ?)",
                 arguments: [first.run.id])

@@ -139,7 +139,7 @@ struct CachedRunTests {
         #expect(outcome.run.state == .waiting, "\(outcome.message)")
         #expect(outcome.message.contains("cancelled"), "\(outcome.message)")
         #expect(outcome.callsMade == 0)
-        let request = try #require(try context.openStore().requests(runID: outcome.run.id).first)
+        let request = try #require(try context.openStore().runs.requests(runID: outcome.run.id).first)
         #expect(request.state == .waiting)
     }
 

@@ -28,7 +28,7 @@ struct CostsByDayTests {
         let store = try StoreTests.store(workspace)
         let parser = ISO8601DateFormatter()
         parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        try store.write { db in
+        try store.sqlite.write { db in
             for (index, text) in instants.enumerated() {
                 var entry = StoreCountersTests.ledger(
                     run: "r\(index % 3)", items: 1 + index % 4, hit: index % 5 == 0, failed: index == 7,
@@ -44,7 +44,9 @@ struct CostsByDayTests {
     static func grouped(_ store: Store, _ calendar: Calendar) throws -> [String: (
         calls: Int, dollars: Double
     )] {
-        let entries = try store.read { db in try LedgerEntry.order(Column("at"), Column("id")).fetchAll(db) }
+        let entries = try store.sqlite.read { db in
+            try LedgerEntry.order(Column("at"), Column("id")).fetchAll(db)
+        }
         var days: [String: (calls: Int, dollars: Double)] = [:]
         for entry in entries {
             let parts = calendar.dateComponents([.year, .month, .day], from: entry.at)

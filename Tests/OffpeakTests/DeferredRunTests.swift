@@ -103,14 +103,14 @@ struct DeferredRunTests {
         let gate = context.gate(sysfsRoot: sysfs.root.path)
         let still = try Tick(context: context).run(Tick.Options(gate: gate))
         #expect(still.status == ExitStatus.temporaryFailure.rawValue)
-        #expect(try store.deferred().first?.deferredAt == entry.deferredAt)
+        #expect(try store.schedules.deferred().first?.deferredAt == entry.deferredAt)
 
         try sysfs.switchTo("ac-wifi")
         let tick = try Tick(context: context).run(Tick.Options(gate: gate))
         #expect(tick.status == 0, "\(tick.text)")
         #expect(tick.jobs.first?.state == "completed")
-        #expect(try store.deferred().isEmpty, "released")
-        #expect(try store.run(id: deferred.run.id)?.itemsDone == 3, "the deferred run itself finished")
+        #expect(try store.schedules.deferred().isEmpty, "released")
+        #expect(try store.runs.run(id: deferred.run.id)?.itemsDone == 3, "the deferred run itself finished")
         #expect((try sim.stats()["calls"] as? Int) == 3)
     }
 
@@ -124,7 +124,7 @@ struct DeferredRunTests {
         #expect(
             outcome.message.contains(
                 "forced past: waiting for external power; waiting for an unmetered network"))
-        #expect(try Self.store(workspace).deferred().isEmpty)
+        #expect(try Self.store(workspace).schedules.deferred().isEmpty)
     }
 
     /// Unplugged part-way: the run stops at the next call boundary, checkpointed, not failed; the
@@ -148,14 +148,14 @@ struct DeferredRunTests {
         #expect(outcome.deferred == [.externalPower])
         #expect(outcome.message.contains("deferred part-way"))
         let store = try Self.store(workspace)
-        #expect(try store.checkpoint(runID: outcome.run.id)?.done == 2)
-        #expect(try store.deferred().first?.reasonList == ["waiting for external power"])
+        #expect(try store.runs.checkpoint(runID: outcome.run.id)?.done == 2)
+        #expect(try store.schedules.deferred().first?.reasonList == ["waiting for external power"])
         try sysfs.switchTo("ac-wifi")
         let context = try JobRunnerIntegrationTests.context(workspace)
         let tick = try Tick(context: context).run(
             Tick.Options(gate: context.gate(sysfsRoot: sysfs.root.path)))
         #expect(tick.status == 0, "\(tick.text)")
-        #expect(try store.run(id: outcome.run.id)?.itemsDone == 5)
+        #expect(try store.runs.run(id: outcome.run.id)?.itemsDone == 5)
         #expect((try sim.stats()["calls"] as? Int) == 5, "no item was asked twice")
     }
 
@@ -167,7 +167,7 @@ struct DeferredRunTests {
         #expect(outcome.status == .ok)
         #expect(outcome.run.downgraded)
         #expect(outcome.run.tier == "fast")
-        let rows = try Self.store(workspace).read { db in try LedgerEntry.fetchAll(db) }
+        let rows = try Self.store(workspace).sqlite.read { db in try LedgerEntry.fetchAll(db) }
         #expect(rows.count == 2)
         #expect(rows.allSatisfy { $0.downgraded && $0.tier == "fast" && $0.model == "claude-haiku-4-5" })
         // On AC the same job runs at its own tier.
@@ -206,7 +206,7 @@ struct DeferredRunTests {
         #expect(offline.run.itemsDone == 2, "the cached answers went on")
         #expect(workspace.read("out/docs/docs-doc-001.md") != nil)
         #expect((try sim.stats()["calls"] as? Int) == 2)
-        #expect(try context.openStore().deferred().first?.reasonList == ["offline"])
+        #expect(try context.openStore().schedules.deferred().first?.reasonList == ["offline"])
         try sysfs.switchTo("ac-wifi")
         let online = try run()
         #expect(online.status == .ok)
@@ -228,7 +228,7 @@ struct DeferredRunTests {
         #expect(first.message.contains("retrying at "))
         #expect(first.message.contains("(attempt 2 of 2)"))
         let store = try Self.store(workspace)
-        let request = try #require(try store.requests(runID: first.run.id).first)
+        let request = try #require(try store.runs.requests(runID: first.run.id).first)
         #expect(request.state == .retrying)
         let wait = try #require(request.nextAttemptAt).timeIntervalSince(before)
         #expect(wait >= 29 && wait < 40)
@@ -259,7 +259,7 @@ struct DeferredRunTests {
     }
 
     static func makeDue(_ store: Store) throws {
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(
                 sql: "UPDATE requests SET next_attempt_at = ? WHERE state = 'retrying'",
                 arguments: [Date() - 1])
@@ -278,7 +278,7 @@ struct DeferredRunTests {
         #expect(outcome.run.state == .interrupted)
         #expect(outcome.message.contains("window ends"))
         #expect(outcome.run.itemsDone >= 1 && outcome.run.itemsDone < 6)
-        let latency = try #require(try Self.store(workspace).latency(model: "claude-sonnet-4-5"))
+        let latency = try #require(try Self.store(workspace).ledger.latency(model: "claude-sonnet-4-5"))
         #expect(latency.samples == outcome.run.itemsDone)
         #expect(latency.msPerCall >= 250)
         var done = outcome.run.itemsDone
@@ -334,7 +334,7 @@ struct DeferredRunTests {
         let first = try Self.run(workspace, sysfs: sysfs)
         #expect(first.run.state == .interrupted)
         let store = try Self.store(workspace)
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(sql: "UPDATE checkpoints SET updated_at = ?", arguments: [Date() - 7200])
         }
         try workspace.write(
@@ -343,8 +343,8 @@ struct DeferredRunTests {
         let second = try Self.run(workspace, sysfs: sysfs)
         #expect(second.status == .ok)
         #expect(second.run.id != first.run.id)
-        #expect(try store.run(id: first.run.id)?.state == .failed)
-        #expect(try store.run(id: first.run.id)?.reason?.contains("checkpoint_max_age") == true)
+        #expect(try store.runs.run(id: first.run.id)?.state == .failed)
+        #expect(try store.runs.run(id: first.run.id)?.reason?.contains("checkpoint_max_age") == true)
         #expect(second.run.itemsCached == 2, "the restart took the old run's answers from the cache")
         #expect((try sim.stats()["calls"] as? Int) == 3)
     }

@@ -98,7 +98,7 @@ struct FailureStreakTests {
             #expect(try Self.calls(sim) == 3 + tick)
         }
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
-        let requests = try store.requests(runID: first.run.id)
+        let requests = try store.runs.requests(runID: first.run.id)
         #expect(requests.allSatisfy { $0.state != .failed }, "no item failed for the configuration's fault")
         #expect(requests.map(\.attempts).max() ?? 0 <= 1)
     }
@@ -115,10 +115,10 @@ struct FailureStreakTests {
                 "job docs: the provider failed the last 3 calls alike: provider answered HTTP 500 to "
                     + "\(sim.url)/v1/messages: "))
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
-        let requests = try store.requests(runID: outcomes[0].run.id)
+        let requests = try store.runs.requests(runID: outcomes[0].run.id)
         #expect(
             requests.allSatisfy { $0.state == .pending }, "seven failed calls, max_attempts 5: none gave up")
-        #expect(try store.run(id: outcomes[0].run.id)?.state == .interrupted)
+        #expect(try store.runs.run(id: outcomes[0].run.id)?.state == .interrupted)
     }
 
     @Test func aRefusedKeyLeavesTheRunResumableAndTheFixFinishesIt() throws {

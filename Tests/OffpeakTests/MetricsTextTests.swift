@@ -19,16 +19,16 @@ struct MetricsTextTests {
     static func knownStore(_ workspace: TemporaryWorkspace) throws -> Store {
         let store = try StoreTests.store(workspace)
         let requests = (0..<5).map { StoreTests.request("i\($0)", run: "r1", position: $0) }
-        try store.insert(run: StoreTests.run("r1", state: .running), requests: requests)
-        let run = try #require(try store.run(id: "r1"))
-        try store.commitCall(
+        try store.runs.insert(run: StoreTests.run("r1", state: .running), requests: requests)
+        let run = try #require(try store.runs.run(id: "r1"))
+        try store.runs.commitCall(
             run: run,
             ledger: StoreCountersTests.ledger(run: "r1", items: 2, hit: false, failed: false, dollars: 0.5),
             results: [
                 StoreCountersTests.result(requests[0], cached: false),
                 StoreCountersTests.result(requests[1], cached: false),
             ], failed: [(requests[3].id, "refused")])
-        try store.commitCacheHits(
+        try store.runs.commitCacheHits(
             run: run,
             [
                 (
@@ -36,18 +36,19 @@ struct MetricsTextTests {
                     StoreCountersTests.result(requests[2], cached: true)
                 )
             ], lease: ("test", 60))
-        try store.insert(
+        try store.runs.insert(
             run: StoreTests.run("r2", job: "k", state: .canceled),
             requests: (0..<2).map { StoreTests.request("c\($0)", run: "r2", position: $0) })
-        try store.deferJob("a", run: nil, reasons: "waiting for external power; battery low", at: Date())
-        try store.deferJob("b", run: nil, reasons: "on battery", at: Date())
-        try store.deferJob("c", run: nil, reasons: "battery low", at: Date())
-        try store.deferJob(
+        try store.schedules.deferJob(
+            "a", run: nil, reasons: "waiting for external power; battery low", at: Date())
+        try store.schedules.deferJob("b", run: nil, reasons: "on battery", at: Date())
+        try store.schedules.deferJob("c", run: nil, reasons: "battery low", at: Date())
+        try store.schedules.deferJob(
             "d", run: nil,
             reasons:
                 "daily budget reached, resumes after 00:00 ($0.2100 spent and $0.00 reserved of $0.4000, "
                 + "and the next call may cost up to $0.2020)", at: Date())
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(
                 sql: """
                     INSERT INTO cache_counters (day, kind, hits, misses)
@@ -66,8 +67,10 @@ struct MetricsTextTests {
     @Test func rendersAKnownStoreExactly() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.knownStore(workspace)
-        let text = MetricsText(totals: try store.workspaceTotals(), prices: .bundled, lastTick: Self.lastTick)
-            .text
+        let text = MetricsText(
+            totals: try store.ledger.workspaceTotals(), prices: .bundled, lastTick: Self.lastTick
+        )
+        .text
         let expected = """
             # HELP offpeak_spent_dollars_total Dollars booked for provider calls, by lane; calls to a model with no price count 0 (see offpeak_unpriced_calls_total).
             # TYPE offpeak_spent_dollars_total counter
@@ -179,7 +182,7 @@ struct MetricsTextTests {
         let file = MetricsFile(context: try Self.context(workspace))
         #expect(file.write(tick: Self.lastTick) == nil)
         let expected = MetricsText(
-            totals: try store.workspaceTotals(), prices: .bundled, lastTick: Self.lastTick
+            totals: try store.ledger.workspaceTotals(), prices: .bundled, lastTick: Self.lastTick
         ).text
         #expect(workspace.read("m/offpeak.prom") == expected)
         let attributes = try FileManager.default.attributesOfItem(

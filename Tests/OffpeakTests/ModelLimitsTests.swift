@@ -52,7 +52,7 @@ struct ModelLimitsTests {
         #expect(try Self.calls(sim) == 1, "only the short item went out")
         #expect(outcome.status == .unavailable)
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
-        let failed = try #require(try store.requests(runID: outcome.run.id, states: [.failed]).first)
+        let failed = try #require(try store.runs.requests(runID: outcome.run.id, states: [.failed]).first)
         #expect(
             failed.error
                 == "not sent: the request is about 75 tokens, more than tiny-model's context window "
@@ -75,7 +75,7 @@ struct ModelLimitsTests {
                     + "(max_output_tokens 100 in the price table)")
         }
         #expect(try Self.calls(sim) == 0)
-        #expect(try JobRunnerIntegrationTests.context(workspace).openStore().runs().isEmpty)
+        #expect(try JobRunnerIntegrationTests.context(workspace).openStore().runs.runs().isEmpty)
     }
 
     @Test(arguments: ["mystery-model", "limits-only"])
@@ -97,7 +97,7 @@ struct ModelLimitsTests {
                     + "(prices: prices.json), or remove max_dollars")
         }
         #expect(try Self.calls(sim) == 0)
-        #expect(try JobRunnerIntegrationTests.context(workspace).openStore().runs().isEmpty)
+        #expect(try JobRunnerIntegrationTests.context(workspace).openStore().runs.runs().isEmpty)
     }
 
     @Test func withoutABudgetAnUnpricedModelRunsAndIsMarkedUnpriced() throws {

@@ -161,9 +161,9 @@ struct RedactorTests {
         let store = try StoreTests.store(workspace)
         let run = StoreTests.run("j-1")
         let request = StoreTests.request("a", run: "j-1", position: 0)
-        try store.insert(run: run, requests: [request])
+        try store.runs.insert(run: run, requests: [request])
         for text in [answer, "before\u{0}after"] {
-            try store.write { db in
+            try store.sqlite.write { db in
                 try db.execute(sql: "DELETE FROM results")
                 try ResultRecord(
                     requestId: request.id, runId: "j-1", text: text, finishReason: "stop", model: "m",
@@ -171,7 +171,7 @@ struct RedactorTests {
                     createdAt: Date()
                 ).insert(db)
             }
-            let stored = try #require(try store.results(runID: "j-1")[request.id]).text
+            let stored = try #require(try store.runs.results(runID: "j-1")[request.id]).text
             #expect(stored == (text == answer ? answer : "before"), "SQLite keeps text up to a NUL only")
         }
     }

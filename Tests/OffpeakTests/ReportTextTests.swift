@@ -27,7 +27,7 @@ struct ReportTextTests {
         -> Store
     {
         let store = try StoreTests.store(workspace)
-        try store.write { db in
+        try store.sqlite.write { db in
             try run.insert(db)
             for var entry in entries { try entry.insert(db) }
         }

@@ -17,17 +17,17 @@ struct RequestSourceTests {
     @Test func storedStringsReadBackAsSources() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
-        try store.write { db in try StoreTests.run("r1").insert(db) }
+        try store.sqlite.write { db in try StoreTests.run("r1").insert(db) }
         for (index, text) in ["spec", "submit", "spool", "chunk", "reduce"].enumerated() {
             var request = StoreTests.request("i\(index)", run: "r1", position: index)
             request.id = "q\(index)"
-            try store.write { db in
+            try store.sqlite.write { db in
                 try request.insert(db)
                 try db.execute(
                     sql: "UPDATE requests SET source = ? WHERE id = ?", arguments: [text, request.id])
             }
         }
-        let sources = try store.requests(runID: "r1").map(\.source)
+        let sources = try store.runs.requests(runID: "r1").map(\.source)
         #expect(sources == [.spec, .submit, .spool, .chunk, .reduce])
     }
 }

@@ -35,7 +35,7 @@ struct ResponseCacheTests {
     static func key(_ number: Int) -> String { SHA256.hex("item \(number)") }
 
     func count() throws -> Int {
-        try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entries") ?? -1 }
+        try store.sqlite.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entries") ?? -1 }
     }
 
     @Test func answersRoundTripInTheAnswerForm() throws {
@@ -48,7 +48,7 @@ struct ResponseCacheTests {
         #expect(try cache.answer(for: Self.key(99), now: Self.t0 + 10) == nil)
 
         let row = try #require(
-            try store.read { db in
+            try store.sqlite.read { db in
                 try Row.fetchOne(
                     db, sql: "SELECT * FROM cache_entries WHERE key = ?", arguments: [Self.key(1)])
             })
@@ -75,7 +75,7 @@ struct ResponseCacheTests {
         let cache = cache()
         let (frame, raw) = try CachePayload.encodeJSON(Self.answer(1))
         #expect(Array(frame.prefix(4)) == [0x04, 0x22, 0x4D, 0x18], "an LZ4 frame")
-        try store.write { db in
+        try store.sqlite.write { db in
             var record = CacheEntryRecord(
                 key: Self.key(1), kind: .answer, job: "j", provider: "sim", model: "m", url: nil,
                 createdAt: Self.t0, expiresAt: Self.t0 + 60, lastAccessAt: Self.t0, hits: 0, rawBytes: raw,
@@ -96,7 +96,7 @@ struct ResponseCacheTests {
                 answers: [(Self.key(1), Self.answer(1)), (Self.key(2), Self.answer(2))], job: "j",
                 provider: "sim", ttl: 3600, now: Self.t0)
         }
-        try store.write { db in
+        try store.sqlite.write { db in
             for number in 1...2 {
                 let (frame, raw) = try CachePayload.encodeJSON(Self.answer(number))
                 var record = CacheEntryRecord(
@@ -112,7 +112,7 @@ struct ResponseCacheTests {
     @Test(arguments: [false, true]) func aFlippedPayloadIsAMissAndIsDeleted(json: Bool) throws {
         let cache = cache()
         try saveTwo(cache, json: json)
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(
                 sql: """
                     UPDATE cache_entries SET payload = substr(payload, 1, 30) || X'FFFF' || substr(payload, 33)
@@ -131,7 +131,7 @@ struct ResponseCacheTests {
     @Test(arguments: [false, true]) func aTruncatedPayloadIsAMissAndIsDeleted(json: Bool) throws {
         let cache = cache()
         try saveTwo(cache, json: json)
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(sql: "UPDATE cache_entries SET payload = substr(payload, 1, length(payload) - 9)")
         }
         #expect(try cache.answer(for: Self.key(1), now: Self.t0 + 1) == nil)
@@ -145,7 +145,7 @@ struct ResponseCacheTests {
         try cache.save(
             answers: [(Self.key(1), Self.answer(1))], job: "j", provider: "sim", ttl: 3600, now: Self.t0)
         let wrong = Data(LZ4Frame.compress(Array("{\"text\": 42}".utf8)))
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(sql: "UPDATE cache_entries SET payload = ?", arguments: [wrong])
         }
         #expect(try cache.answer(for: Self.key(1), now: Self.t0 + 1) == nil)
@@ -175,7 +175,7 @@ struct ResponseCacheTests {
         try cache.save(
             answers: [(Self.key(1), Self.answer(1))], job: "j", provider: "sim", ttl: 100, now: Self.t0)
         try cache.flush()
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(sql: "UPDATE cache_entries SET expires_at = '10240-08-12 16:10:49.216'")
         }
         #expect(throws: OffpeakError.self) { _ = try cache.entries(now: Self.t0) }
@@ -244,7 +244,7 @@ struct ResponseCacheTests {
         let source = CachedSource(
             url: "https://example.org/a", contentType: "text/plain", text: "a", fetchedAt: Self.t0)
         try cache.save(source: source, job: nil, ttl: 60, now: Self.t0)
-        try store.write { db in try db.execute(sql: "UPDATE cache_entries SET payload = X'04224D18'") }
+        try store.sqlite.write { db in try db.execute(sql: "UPDATE cache_entries SET payload = X'04224D18'") }
         #expect(try cache.source(url: source.url, now: Self.t0) == nil)
         #expect(try count() == 0)
     }
@@ -261,7 +261,7 @@ struct ResponseCacheTests {
         _ = try cache.answer(for: Self.key(9), now: yesterday)
         for key in [Self.key(1), Self.key(2), Self.key(1)] { _ = try cache.answer(for: key, now: now) }
         for _ in 0..<2 { _ = try cache.answer(for: Self.key(8), now: now) }
-        try store.write { db in
+        try store.sqlite.write { db in
             for (at, hit, dollars, naive) in [
                 (now, true, 0.0, 0.01), (now, true, 0.0, 0.02), (yesterday, true, 0.0, 0.05),
                 (now, false, 0.5, 1.0),
@@ -289,7 +289,7 @@ struct ResponseCacheTests {
         // The store keeps dates to the millisecond.
         #expect(abs((stats.oldest ?? .distantPast).timeIntervalSince(yesterday - 60)) < 0.002)
         #expect(stats.newest == stats.oldest)
-        let days = try store.read { db in
+        let days = try store.sqlite.read { db in
             try String.fetchAll(db, sql: "SELECT DISTINCT day FROM cache_counters ORDER BY day")
         }
         #expect(days == [LocalDay(containing: yesterday).text, LocalDay(containing: now).text])
@@ -306,7 +306,9 @@ struct ResponseCacheTests {
             _ = try cache.answer(for: Self.key(1))
             _ = try cache.answer(for: Self.key(2))
         }
-        let hits = try store.read { db in try Int.fetchOne(db, sql: "SELECT SUM(hits) FROM cache_counters") }
+        let hits = try store.sqlite.read { db in
+            try Int.fetchOne(db, sql: "SELECT SUM(hits) FROM cache_counters")
+        }
         #expect(hits == 1)
         #expect(try cache().stats().missesTotal == 1)
     }
@@ -391,7 +393,7 @@ struct ResponseCacheTests {
         // Another process writing the table: no ResponseCache in this process knows of it.
         let other = try Store.open(Workspace(root: workspace.root))
         let (frame, raw) = try CachePayload.encode(Self.answer(1))
-        try other.write { db in
+        try other.sqlite.write { db in
             var record = CacheEntryRecord(
                 key: Self.key(1), kind: .answer, job: "j", provider: "sim", model: "m", url: nil,
                 createdAt: Self.t0, expiresAt: Self.t0 + 60, lastAccessAt: Self.t0, hits: 0, rawBytes: raw,
@@ -403,10 +405,10 @@ struct ResponseCacheTests {
     }
 
     @Test func migrationTwoAddsCountersAndTheRequestCachePolicy() throws {
-        let columns = try store.read { db in try db.columns(in: "requests").map(\.name) }
+        let columns = try store.sqlite.read { db in try db.columns(in: "requests").map(\.name) }
         #expect(columns.contains("cache_policy"))
-        #expect(try store.read { db in try db.tableExists("cache_counters") })
-        let indexes = try store.read { db in try db.indexes(on: "cache_entries").map(\.name) }
+        #expect(try store.sqlite.read { db in try db.tableExists("cache_counters") })
+        let indexes = try store.sqlite.read { db in try db.indexes(on: "cache_entries").map(\.name) }
         #expect(indexes.contains("cache_entries_by_job"))
         #expect(indexes.contains("cache_entries_by_access"))
     }

@@ -56,37 +56,38 @@ struct RoundPlanningTests {
         requests[2].error = "first failure"
         requests[5].state = .failed
         requests[5].error = "second failure"
-        try store.insert(run: StoreTests.run("r1", state: .running), requests: requests)
+        try store.runs.insert(run: StoreTests.run("r1", state: .running), requests: requests)
 
-        let retrying = try store.summary(runID: "r1", state: .retrying)
+        let retrying = try store.runs.summary(runID: "r1", state: .retrying)
         #expect(retrying.count == 2 && retrying.first?.itemId == "i4" && retrying.first?.error == "sooner")
-        let failed = try store.summary(runID: "r1", state: .failed)
+        let failed = try store.runs.summary(runID: "r1", state: .failed)
         #expect(failed.count == 2 && failed.first?.error == "first failure")
-        #expect(try store.summary(runID: "r1", state: .waiting) == StateSummary())
-        #expect(try store.summary(runID: "r1", state: .pending).count == 2)
+        #expect(try store.runs.summary(runID: "r1", state: .waiting) == StateSummary())
+        #expect(try store.runs.summary(runID: "r1", state: .pending).count == 2)
 
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(
                 sql: "UPDATE requests SET next_attempt_at = NULL WHERE id = ?", arguments: [requests[1].id])
         }
-        #expect(try store.summary(runID: "r1", state: .retrying).first?.itemId == "i1", "no time: due first")
+        #expect(
+            try store.runs.summary(runID: "r1", state: .retrying).first?.itemId == "i1", "no time: due first")
 
-        let outlines = try store.outlines(runID: "r1")
+        let outlines = try store.runs.outlines(runID: "r1")
         #expect(outlines.map(\.itemId) == ["i0", "i1", "i2", "i3", "i4", "i5"])
         #expect(outlines[2] == RequestOutline(requests[2]))
-        #expect(try store.dueRetries(runID: "r1", by: now + 3600, limit: 1).map(\.itemId) == ["i1"])
+        #expect(try store.runs.dueRetries(runID: "r1", by: now + 3600, limit: 1).map(\.itemId) == ["i1"])
     }
 
     /// The reads of a round and of a pass's end each take a range of an index.
     @Test func aRoundAndAPassesEndReadIndexesOnly() throws {
         let (store, statements) = try StoreQueryPlanTests.traced { store, _ in
-            _ = try store.pendingRequests(runID: "r1", limit: 1024)
-            _ = try store.dueRetries(runID: "r1", by: Date(), limit: 1024)
+            _ = try store.runs.pendingRequests(runID: "r1", limit: 1024)
+            _ = try store.runs.dueRetries(runID: "r1", by: Date(), limit: 1024)
             for state in [RequestRecord.State.retrying, .waiting, .failed] {
-                _ = try store.summary(runID: "r1", state: state)
+                _ = try store.runs.summary(runID: "r1", state: state)
             }
-            _ = try store.outlines(runID: "r1")
-            try store.forEachResult(runID: "r1") { _ in }
+            _ = try store.runs.outlines(runID: "r1")
+            try store.runs.forEachResult(runID: "r1") { _ in }
         }
         let plans = try StoreQueryPlanTests.expectIndexed(store, statements)
         #expect(plans.contains("requests_by_run_state"), "\(plans)")

@@ -50,7 +50,8 @@ struct SpoolFolderTests {
 
         /// Every payload in the store, to look for the marker.
         func payloads() throws -> String {
-            try store.read { db in try String.fetchAll(db, sql: "SELECT payload FROM requests") }.joined()
+            try store.sqlite.read { db in try String.fetchAll(db, sql: "SELECT payload FROM requests") }
+                .joined()
         }
 
         func exists(_ relative: String) -> Bool {
@@ -120,14 +121,14 @@ struct SpoolFolderTests {
                     "spool/inbox/sock: a socket; offpeak takes only regular files",
                     "spool/inbox/sub: a folder; offpeak takes only regular files",
                 ].map { $0 + " (`offpeak queue` lists it until it is gone)" })
-        #expect(try inbox.store.runs().isEmpty, "nothing to take makes no run")
+        #expect(try inbox.store.runs.runs().isEmpty, "nothing to take makes no run")
         let second = try inbox.take()
         #expect(second.added.isEmpty && second.refused.isEmpty, "\(second.refused)")
-        #expect(try inbox.store.notTaken().map(\.entry).count == 5)
+        #expect(try inbox.store.schedules.notTaken().map(\.entry).count == 5)
         try FileManager.default.removeItem(atPath: inbox.path("spool/inbox/sub"))
         _ = try inbox.take()
-        #expect(try !inbox.store.notTaken().map(\.entry).contains("spool/inbox/sub"))
-        #expect(try inbox.store.runs().isEmpty)
+        #expect(try !inbox.store.schedules.notTaken().map(\.entry).contains("spool/inbox/sub"))
+        #expect(try inbox.store.runs.runs().isEmpty)
         #expect(inbox.exists("spool/inbox/pipe") && inbox.exists("spool/inbox/dirlink"))
     }
 
@@ -146,7 +147,7 @@ struct SpoolFolderTests {
         let next = try earlier.take()
         #expect(next.added.count == 1 && next.refused.isEmpty, "\(next.refused)")
         #expect(earlier.workspace.read("spool/inbox/taken/old.txt") == "Answered long ago.")
-        #expect(try earlier.store.notTaken().isEmpty)
+        #expect(try earlier.store.schedules.notTaken().isEmpty)
     }
 
     /// A `.taken` that is not a folder stops the taking, once and with a word, not with an error on
@@ -159,7 +160,7 @@ struct SpoolFolderTests {
         #expect(first.added.isEmpty)
         #expect(first.refused.map(\.location) == ["spool/inbox/.taken"])
         #expect(try inbox.take().refused.isEmpty)
-        #expect(try inbox.store.runs().isEmpty)
+        #expect(try inbox.store.runs.runs().isEmpty)
         try FileManager.default.removeItem(atPath: inbox.path("spool/inbox/.taken"))
         #expect(try inbox.take().added.count == 1)
         #expect(inbox.outside.read("q.txt") == nil)
@@ -200,7 +201,7 @@ struct SpoolFolderTests {
                 "spool/inbox/a.jsonl:2: id: control character U+001B at position 2; an id is printable text",
                 "spool/inbox/a.jsonl:4: id: expected a string or a whole number",
             ])
-        #expect(try inbox.store.runs().isEmpty, "no empty run")
+        #expect(try inbox.store.runs.runs().isEmpty, "no empty run")
         try inbox.workspace.write(
             "spool/inbox/b.jsonl",
             #"{"id": "x", "vars": {"item": "q1"}}"# + "\n" + #"{"id": "x", "vars": {"item": "q2"}}"# + "\n")

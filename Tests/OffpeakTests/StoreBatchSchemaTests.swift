@@ -21,7 +21,7 @@ struct StoreBatchSchemaTests {
         try queue.close()
 
         let store = try Store(url: url)
-        let columns = try store.read { db in try db.columns(in: "provider_batches").map(\.name) }
+        let columns = try store.sqlite.read { db in try db.columns(in: "provider_batches").map(\.name) }
         #expect(
             columns == [
                 "id", "run_id", "provider", "model", "remote_id", "state", "prepared_at", "submitted_at",
@@ -29,18 +29,18 @@ struct StoreBatchSchemaTests {
                 "remote_status", "counts", "expires_at", "polls", "worst_input_tokens", "worst_output_tokens",
                 "poll_failures", "poll_error",
             ])
-        let itemColumns = try store.read { db in try db.columns(in: "batch_items").map(\.name) }
+        let itemColumns = try store.sqlite.read { db in try db.columns(in: "batch_items").map(\.name) }
         #expect(itemColumns == ["batch_id", "request_id", "custom_id", "slot", "outcome"])
         #expect(
-            try store.itemCounts(runID: "r1")
-                == Store.ItemCounts(requests: 6, total: 4, done: 2, failed: 1, cached: 1))
-        #expect(try store.read { db in try LedgerEntry.fetchCount(db) } == 5)
+            try store.runs.itemCounts(runID: "r1")
+                == ItemCounts(requests: 6, total: 4, done: 2, failed: 1, cached: 1))
+        #expect(try store.sqlite.read { db in try LedgerEntry.fetchCount(db) } == 5)
         // The upgraded store takes a batch of its pending requests.
-        let pending = try store.pendingRequests(runID: "r1", limit: 10)
-        let batch = try store.prepareBatch(
+        let pending = try store.runs.pendingRequests(runID: "r1", limit: 10)
+        let batch = try store.batches.prepareBatch(
             runID: "r1", provider: "anthropic", model: "m", requestIDs: pending.map(\.id), worstDollars: 1,
             now: Date())
-        #expect(try store.items(batchID: batch.id).map(\.requestId) == pending.map(\.id))
+        #expect(try store.batches.items(batchID: batch.id).map(\.requestId) == pending.map(\.id))
     }
 
     /// v12 on a store with a batch out: it starts with no failed polls, and counts them from there.
@@ -59,41 +59,41 @@ struct StoreBatchSchemaTests {
         }
         try queue.close()
         let store = try Store(url: url)
-        let batch = try #require(try store.batch(id: "ob000000000001"))
+        let batch = try #require(try store.batches.batch(id: "ob000000000001"))
         #expect(batch.pollFailures == 0 && batch.pollError == nil && !batch.isFailing)
         for _ in 0..<BatchRecord.failuresShown {
-            try store.recordPollFailure(batchID: batch.id, reason: "HTTP 404", next: Date())
+            try store.batches.recordPollFailure(batchID: batch.id, reason: "HTTP 404", next: Date())
         }
-        let failing = try #require(try store.batch(id: batch.id))
+        let failing = try #require(try store.batches.batch(id: batch.id))
         #expect(failing.pollFailures == 3 && failing.pollError == "HTTP 404" && failing.isFailing)
     }
 
     @Test func theBatchLanesQueriesUseIndexes() throws {
         let (store, statements) = try StoreQueryPlanTests.traced { store, _ in
-            let pending = try store.pendingRequests(runID: "r1", limit: 3)
-            let batch = try store.prepareBatch(
+            let pending = try store.runs.pendingRequests(runID: "r1", limit: 3)
+            let batch = try store.batches.prepareBatch(
                 runID: "r1", provider: "anthropic", model: "m", requestIDs: pending.map(\.id),
                 worstDollars: 1,
                 now: Date())
-            try store.recordSubmitted(batchID: batch.id, remoteID: "x", now: Date(), nextPoll: Date())
-            _ = try store.batchesToPoll(now: Date())
-            _ = try store.preparingBatches()
-            _ = try store.batches(runID: "r1")
-            _ = try store.items(batchID: batch.id)
-            try store.markEnded(batchID: batch.id, now: Date())
-            try store.reschedulePoll(batchID: batch.id, next: Date())
-            try store.recordPollFailure(batchID: batch.id, reason: "HTTP 404", next: Date())
-            try store.clearPollFailures(batchID: batch.id)
-            try store.commitBatchCall(
+            try store.batches.recordSubmitted(batchID: batch.id, remoteID: "x", now: Date(), nextPoll: Date())
+            _ = try store.batches.batchesToPoll(now: Date())
+            _ = try store.batches.preparingBatches()
+            _ = try store.batches.batches(runID: "r1")
+            _ = try store.batches.items(batchID: batch.id)
+            try store.batches.markEnded(batchID: batch.id, now: Date())
+            try store.batches.reschedulePoll(batchID: batch.id, next: Date())
+            try store.batches.recordPollFailure(batchID: batch.id, reason: "HTTP 404", next: Date())
+            try store.batches.clearPollFailures(batchID: batch.id)
+            try store.batches.commitBatchCall(
                 batchID: batch.id, customID: "\(batch.id)_0", .again(.expired, reason: "expired"), run: nil,
                 now: Date()
             )
-            _ = try store.markCollected(batchID: batch.id, now: Date())
-            let more = try store.pendingRequests(runID: "r1", limit: 2)
-            let unsent = try store.prepareBatch(
+            _ = try store.batches.markCollected(batchID: batch.id, now: Date())
+            let more = try store.runs.pendingRequests(runID: "r1", limit: 2)
+            let unsent = try store.batches.prepareBatch(
                 runID: "r1", provider: "anthropic", model: "m", requestIDs: more.map(\.id), worstDollars: 1,
                 now: Date())
-            try store.abandonPreparing(batchID: unsent.id, reason: "never created", now: Date())
+            try store.batches.abandonPreparing(batchID: unsent.id, reason: "never created", now: Date())
         }
         let plans = try StoreQueryPlanTests.expectIndexed(store, statements)
         // A scan of a partial index reads only the rows it holds (the preparing batches): fine.

@@ -40,12 +40,12 @@ struct StoreCountersTests {
     /// Every run's counters against a recount, and its spend against the ledger's sum.
     static func expectCountersMatch(_ store: Store, runs: [String], after step: String) throws {
         for run in runs {
-            let (counted, recounted) = try store.read { db in
-                (try Store.itemCounts(db, runID: run), try Store.recountItems(db, runID: run))
+            let (counted, recounted) = try store.sqlite.read { db in
+                (try SQLiteStore.itemCounts(db, runID: run), try SQLiteStore.recountItems(db, runID: run))
             }
             #expect(counted == recounted, "items of \(run) after \(step)")
-            let spend = try store.spend(runID: run)
-            var summed = try store.recountSpend(runID: run)
+            let spend = try store.ledger.spend(runID: run)
+            var summed = try store.ledger.recountSpend(runID: run)
             #expect(abs(spend.dollars - summed.dollars) <= 1e-12 * max(1, abs(summed.dollars)))
             #expect(abs(spend.naiveDollars - summed.naiveDollars) <= 1e-12 * max(1, abs(summed.naiveDollars)))
             summed.dollars = spend.dollars
@@ -57,11 +57,11 @@ struct StoreCountersTests {
     @Test func itemAndSpendCountersEqualARecountAfterAnyMixOfWrites() throws {
         // v6's triggers and partial index spell the step sources out: they must stay these.
         #expect(Set(RequestSource.steps.map(\.rawValue)) == ["chunk", "reduce"])
-        #expect(Store.specOrStepSQL == "source IN ('spec', 'chunk', 'reduce')")
+        #expect(SQLiteStore.specOrStepSQL == "source IN ('spec', 'chunk', 'reduce')")
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
         var random = SplitMix(state: 11)
-        try store.insert(
+        try store.runs.insert(
             run: StoreTests.run("r1"),
             requests: (0..<30).map { StoreTests.request("i\($0)", run: "r1", position: $0) })
         var queued = StoreTests.run("r2", job: "q")
@@ -70,11 +70,11 @@ struct StoreCountersTests {
         var seen: Set<String> = []
         for step in 0..<400 {
             let run = ["r1", "r2"].randomElement(using: &random) ?? "r1"
-            let requests = try store.requests(runID: run)
-            let results = try store.results(runID: run)
+            let requests = try store.runs.requests(runID: run)
+            let results = try store.runs.results(runID: run)
             let open = requests.filter { results[$0.id] == nil && [.pending, .retrying].contains($0.state) }
                 .shuffled(using: &random)
-            let record = try store.run(id: run)
+            let record = try store.runs.run(id: run)
             let operation = Int.random(in: 0..<9, using: &random)
             switch operation {
             case 0, 1:  // a call: some answered, some asked again, some failed, some later
@@ -82,7 +82,7 @@ struct StoreCountersTests {
                 let chosen = Array(open.prefix(Int.random(in: 1...8, using: &random)))
                 let parts = chosen.map { _ in Int.random(in: 0..<4, using: &random) }
                 let pick = { (part: Int) in zip(chosen, parts).filter { $0.1 == part }.map(\.0) }
-                try store.commitCall(
+                try store.runs.commitCall(
                     run: record,
                     ledger: Self.ledger(
                         run: run, items: chosen.count, hit: false, failed: pick(0).isEmpty,
@@ -91,13 +91,13 @@ struct StoreCountersTests {
                     retry: pick(1).map { ($0.id, "batched answer: missing") },
                     failed: pick(2).map { ($0.id, "HTTP 400") },
                     later: pick(3).map { ($0.id, "HTTP 529", Date() + 60) }, lease: ("test", 60))
-                let saved = try #require(try store.run(id: run))
-                let recount = try store.read { db in try Store.recountItems(db, runID: run) }
+                let saved = try #require(try store.runs.run(id: run))
+                let recount = try store.sqlite.read { db in try SQLiteStore.recountItems(db, runID: run) }
                 let written: [Int] = [saved.itemsDone, saved.itemsFailed, saved.itemsCached]
                 #expect(written == [recount.done, recount.failed, recount.cached])
             case 2:  // answers from the cache
                 guard let record, !open.isEmpty else { break }
-                try store.commitCacheHits(
+                try store.runs.commitCacheHits(
                     run: record,
                     open.prefix(3).map {
                         (
@@ -117,9 +117,9 @@ struct StoreCountersTests {
                         StoreTests.request("i\(next)", run: "r1", position: next),
                         StoreTests.request("i\(next + 1)", run: "r1", position: next + 1),
                     ]
-                try store.merge(requests: planned, into: "r1")
+                try store.runs.merge(requests: planned, into: "r1")
             case 4:  // long items' steps: new ones, one gone, one promoted, one failed
-                _ = try store.advanceSteps(runID: run) { rows, _ in
+                _ = try store.runs.advanceSteps(runID: run) { rows, _ in
                     var changes = StepChanges()
                     for n in 0..<3 {
                         var stepRow = StoreTests.request("s\(step)-\(n)", run: run, position: 1000 + step)
@@ -145,13 +145,13 @@ struct StoreCountersTests {
                 if let old = requests.first {
                     batch.append(StoreTests.request(old.itemId, run: "", position: 0))
                 }
-                _ = try store.enqueue(batch, job: "q", newRun: queued)
+                _ = try store.submissions.enqueue(batch, job: "q", newRun: queued)
             case 6:  // a request deleted (its result goes with it)
                 guard let victim = requests.randomElement(using: &random) else { break }
-                try store.write { db in _ = try RequestRecord.deleteOne(db, key: victim.id) }
+                try store.sqlite.write { db in _ = try RequestRecord.deleteOne(db, key: victim.id) }
             case 7:  // a result deleted, or its cache flag flipped, behind offpeak's back
                 guard let answer = results.values.randomElement(using: &random) else { break }
-                try store.write { db in
+                try store.sqlite.write { db in
                     if Bool.random(using: &random) {
                         _ = try ResultRecord.deleteOne(db, key: answer.requestId)
                     } else {
@@ -161,7 +161,7 @@ struct StoreCountersTests {
                     }
                 }
             default:  // a request becomes a step, or a step an item; a ledger row changes
-                try store.write { db in
+                try store.sqlite.write { db in
                     if let row = requests.randomElement(using: &random) {
                         try db.execute(
                             sql: "UPDATE requests SET source = ? WHERE id = ?",
@@ -175,7 +175,7 @@ struct StoreCountersTests {
             }
             try Self.expectCountersMatch(
                 store, runs: ["r1", "r2"], after: "step \(step) (operation \(operation))")
-            let counts = try store.read { db in try Store.itemCounts(db, runID: "r1") }
+            let counts = try store.sqlite.read { db in try SQLiteStore.itemCounts(db, runID: "r1") }
             seen.formUnion(
                 zip(
                     ["done", "failed", "cached", "steps"],

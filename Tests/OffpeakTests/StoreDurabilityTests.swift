@@ -12,12 +12,12 @@ struct StoreDurabilityTests {
     @Test func everyCommitIsFlushedToTheDisk() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
-        let level = try store.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
+        let level = try store.sqlite.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }
         #expect(level == 2, "FULL is 2; NORMAL, GRDB's default in WAL mode, is 1")
-        let mode = try store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        let mode = try store.sqlite.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
         // Opened again (as each command does), the writer is durable again.
         let again = try Store.open(Workspace(root: workspace.root))
-        #expect(try again.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
+        #expect(try again.sqlite.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") } == 2)
     }
 }

@@ -43,14 +43,14 @@ struct StoreQueryPlanTests {
         var requests = (0..<20).map { StoreTests.request("i\($0)", run: "r1", position: $0) }
         requests[3].state = .retrying
         requests[3].nextAttemptAt = Date() + 60
-        try store.insert(run: StoreTests.run("r1", state: .running), requests: requests)
-        let run = try #require(try store.run(id: "r1"))
-        try store.commitCall(
+        try store.runs.insert(run: StoreTests.run("r1", state: .running), requests: requests)
+        let run = try #require(try store.runs.run(id: "r1"))
+        try store.runs.commitCall(
             // Three items: an unpriced call (see `StoreCountersTests.ledger`), so `costs` lists its model.
             run: run,
             ledger: StoreCountersTests.ledger(run: "r1", items: 3, hit: false, failed: false, dollars: 0.01),
             results: [StoreCountersTests.result(requests[0], cached: false)])
-        try store.commitCacheHits(
+        try store.runs.commitCacheHits(
             run: run,
             [
                 (
@@ -60,12 +60,12 @@ struct StoreQueryPlanTests {
             ], lease: ("test", 60))
         try cache.save(
             answers: [(key: "k", answer: ResponseCacheTests.answer(1))], job: "j", provider: "sim", ttl: 60)
-        try store.deferJob("held", run: nil, reasons: "on battery", at: Date())
+        try store.schedules.deferJob("held", run: nil, reasons: "on battery", at: Date())
     }
 
     /// The plan of `sql`, one line per step.
     static func plan(_ store: Store, _ sql: String) throws -> [String] {
-        try store.read { db in
+        try store.sqlite.read { db in
             // Planned with every parameter NULL: a plan does not depend on the values (no partial
             // index here is chosen by a bound value).
             let statement = try db.makeStatement(sql: "EXPLAIN QUERY PLAN " + sql)
@@ -119,7 +119,7 @@ struct StoreQueryPlanTests {
 
     /// The metrics a tick writes (issue 14, item 4), on a workspace that never used the batch lane.
     @Test func theMetricsReadIndexesOnly() throws {
-        let (store, statements) = try Self.traced { store, _ in _ = try store.workspaceTotals() }
+        let (store, statements) = try Self.traced { store, _ in _ = try store.ledger.workspaceTotals() }
         let plans = try Self.expectIndexed(store, statements)
         for index in ["ledger_spend_by_", "runs_by_state"] {
             #expect(plans.contains(index), "no plan uses \(index):\n\(plans)")
@@ -128,12 +128,12 @@ struct StoreQueryPlanTests {
 
     @Test func aCallsCommitAndAnIdleTicksReadsUseIndexesOnly() throws {
         let (store, statements) = try Self.traced { store, cache in
-            let run = try #require(try store.run(id: "r1"))
-            _ = try store.spend(runID: "r1")
-            _ = try store.pendingRequests(runID: "r1", after: 4, limit: 8)
-            _ = try store.dueRetries(runID: "r1", by: Date())
-            let pending = try store.pendingRequests(runID: "r1", limit: 2)
-            try store.commitCall(
+            let run = try #require(try store.runs.run(id: "r1"))
+            _ = try store.ledger.spend(runID: "r1")
+            _ = try store.runs.pendingRequests(runID: "r1", after: 4, limit: 8)
+            _ = try store.runs.dueRetries(runID: "r1", by: Date())
+            let pending = try store.runs.pendingRequests(runID: "r1", limit: 2)
+            try store.runs.commitCall(
                 run: run,
                 ledger: StoreCountersTests.ledger(
                     run: "r1", items: 2, hit: false, failed: false, dollars: 0.02),
@@ -143,9 +143,9 @@ struct StoreQueryPlanTests {
                 ttl: 60)
             var submitted = StoreTests.request("q1", run: "", position: 0)
             submitted.source = .submit
-            _ = try store.enqueue([submitted], job: "q", newRun: StoreTests.run("r2", job: "q"))
-            try store.merge(requests: [StoreTests.request("i0", run: "r1", position: 0)], into: "r1")
-            _ = try store.resumableRunRows()
+            _ = try store.submissions.enqueue([submitted], job: "q", newRun: StoreTests.run("r2", job: "q"))
+            try store.runs.merge(requests: [StoreTests.request("i0", run: "r1", position: 0)], into: "r1")
+            _ = try store.runs.resumableRunRows()
             _ = try ScheduleBook(store: store).due([], now: Date())
             _ = try cache.purge(.expired)
         }

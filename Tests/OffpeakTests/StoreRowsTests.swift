@@ -24,19 +24,21 @@ struct StoreRowsTests {
         let store = try StoreTests.store(workspace)
         var run = StoreTests.run("far-1", job: "far")
         run.deadlineAt = Self.pastYear9999
-        let error = try #require(throws: OffpeakError.self) { try store.insert(run: run, requests: []) }
+        let error = try #require(throws: OffpeakError.self) { try store.runs.insert(run: run, requests: []) }
         #expect(error.status == .dataError)
         #expect(
             error.description
                 == "cannot store runs row far-1: deadline_at is in year 10214; the store holds dates from year 1 to 9999"
         )
-        #expect(try store.runRows().runs.isEmpty && store.runRows().unreadable.isEmpty, "nothing was written")
+        #expect(
+            try store.runs.runRows().runs.isEmpty && store.runs.runRows().unreadable.isEmpty,
+            "nothing was written")
 
-        try store.insert(run: StoreTests.run("far-2", job: "far"), requests: [])
-        run = try #require(try store.run(id: "far-2"))
+        try store.runs.insert(run: StoreTests.run("far-2", job: "far"), requests: [])
+        run = try #require(try store.runs.run(id: "far-2"))
         run.deadlineAt = Date(timeIntervalSince1970: .infinity)
-        #expect(throws: OffpeakError.self) { try store.update(run: run) }
-        #expect(try store.run(id: "far-2")?.deadlineAt == nil, "an update is refused the same way")
+        #expect(throws: OffpeakError.self) { try store.runs.update(run: run) }
+        #expect(try store.runs.run(id: "far-2")?.deadlineAt == nil, "an update is refused the same way")
     }
 
     /// A run row written before the store refused such dates (the value bound as GRDB wrote it):
@@ -49,13 +51,13 @@ struct StoreRowsTests {
             Self.openRun("near-1", job: "near", createdAt: now - 20),
             Self.openRun("far-1", job: "far", createdAt: now - 10),
         ] {
-            try store.insert(run: run, requests: [StoreTests.request("a", run: run.id, position: 0)])
+            try store.runs.insert(run: run, requests: [StoreTests.request("a", run: run.id, position: 0)])
         }
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(
                 sql: "UPDATE runs SET deadline_at = ? WHERE id = 'far-1'", arguments: [Self.pastYear9999])
         }
-        let stored = try store.read { db in
+        let stored = try store.sqlite.read { db in
             try String.fetchOne(db, sql: "SELECT deadline_at FROM runs WHERE id = 'far-1'")
         }
         let value = try #require(stored)
@@ -63,23 +65,23 @@ struct StoreRowsTests {
 
         let why = "deadline_at is \"\(value)\", not a date the store can read (years 1 to 9999)"
         let repair = "UPDATE runs SET deadline_at = NULL WHERE id = 'far-1'"
-        for rows in [try store.runRows(), try store.resumableRunRows()] {
+        for rows in [try store.runs.runRows(), try store.runs.resumableRunRows()] {
             #expect(rows.runs.map(\.id) == ["near-1"])
             #expect(rows.unreadable.map(\.id) == ["far-1"])
             #expect(rows.unreadable.map(\.job) == ["far"])
             #expect(rows.unreadable.map(\.why) == [why])
             #expect(rows.unreadable.map(\.repair) == [repair])
         }
-        #expect(try store.runs().map(\.id) == ["near-1"])
-        #expect(try store.resumableRuns().map(\.id) == ["near-1"])
-        #expect(try store.latestResumableRun(job: "near")?.id == "near-1")
-        #expect(try store.readableRun(id: "far-1") == nil)
+        #expect(try store.runs.runs().map(\.id) == ["near-1"])
+        #expect(try store.runs.resumableRuns().map(\.id) == ["near-1"])
+        #expect(try store.runs.latestResumableRun(job: "near")?.id == "near-1")
+        #expect(try store.runs.readableRun(id: "far-1") == nil)
 
         let message =
             "run far-1 of job far cannot be read: \(why); to repair it (a deadline past year 9999 is no "
             + "deadline), in the workspace: sqlite3 cache/offpeak.sqlite \"\(repair)\""
         let reads: [() throws -> RunRecord?] = [
-            { try store.latestResumableRun(job: "far") }, { try store.run(id: "far-1") },
+            { try store.runs.latestResumableRun(job: "far") }, { try store.runs.run(id: "far-1") },
         ]
         for attempt in reads {
             let error = try #require(throws: OffpeakError.self) { _ = try attempt() }
@@ -91,9 +93,9 @@ struct StoreRowsTests {
         #expect(report.unreadable.map(\.id) == ["far-1"])
 
         // The repair it names makes the row readable, meaning what it meant: no deadline.
-        try store.write { db in try db.execute(sql: repair) }
-        #expect(try store.runRows().runs.map(\.id) == ["far-1", "near-1"])
-        #expect(try store.latestResumableRun(job: "far")?.deadlineAt == nil)
+        try store.sqlite.write { db in try db.execute(sql: repair) }
+        #expect(try store.runs.runRows().runs.map(\.id) == ["far-1", "near-1"])
+        #expect(try store.runs.latestResumableRun(job: "far")?.deadlineAt == nil)
     }
 
     @Test func anEmptiedStoreIsRefusedAndLeftAsItIs() throws {

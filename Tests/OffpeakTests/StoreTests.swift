@@ -30,7 +30,7 @@ struct StoreTests {
     @Test func migratorCreatesTheWholeSchemaOwnerOnly() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
-        let tables = try store.read { db in
+        let tables = try store.sqlite.read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         }
         for table in [
@@ -40,9 +40,9 @@ struct StoreTests {
         ] {
             #expect(tables.contains(table), "missing table \(table)")
         }
-        let mode = try store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        let mode = try store.sqlite.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")
-        let attributes = try FileManager.default.attributesOfItem(atPath: store.url.path)
+        let attributes = try FileManager.default.attributesOfItem(atPath: store.sqlite.url.path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         _ = try Self.store(workspace)  // opening again migrates nothing and fails nothing
     }
@@ -62,42 +62,43 @@ struct StoreTests {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
         let a = Self.request("a", run: "r1", position: 0)
-        try store.insert(
+        try store.runs.insert(
             run: Self.run("r1"),
             requests: [
                 a, Self.request("b", run: "r1", position: 1), Self.request("c", run: "r1", position: 2),
             ])
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(sql: "UPDATE requests SET state = 'done' WHERE id = ?", arguments: [a.id])
         }
-        try store.merge(
+        try store.runs.merge(
             requests: [
                 Self.request("a", run: "r1", position: 0, payload: "changed"),
                 Self.request("x", run: "r1", position: 1),
                 Self.request("c", run: "r1", position: 2, payload: "new"),
             ], into: "r1")
-        let requests = try store.requests(runID: "r1")
+        let requests = try store.runs.requests(runID: "r1")
         #expect(requests.map(\.itemId) == ["a", "x", "c"])
         #expect(requests[0].payload == "p", "an answered request is never rewritten")
         #expect(requests[0].state == .done)
         #expect(requests[2].payload == "new", "a pending request follows the spec")
-        #expect(try store.run(id: "r1")?.itemsTotal == 3)
+        #expect(try store.runs.run(id: "r1")?.itemsTotal == 3)
     }
 
     @Test func leaseOfALiveOwnerBlocksAndOfADeadProcessIsTakenOver() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
-        try store.insert(run: Self.run("r1"), requests: [])
-        #expect(try store.acquireLease(runID: "r1", owner: "elsewhere:1", ttl: 60) == nil)
-        #expect(try store.acquireLease(runID: "r1", owner: Store.processOwner, ttl: 60) == "elsewhere:1")
+        try store.runs.insert(run: Self.run("r1"), requests: [])
+        #expect(try store.leases.acquireLease(runID: "r1", owner: "elsewhere:1", ttl: 60) == nil)
+        #expect(
+            try store.leases.acquireLease(runID: "r1", owner: Store.processOwner, ttl: 60) == "elsewhere:1")
         // A lease that expired is taken over.
-        #expect(try store.acquireLease(runID: "r1", owner: "elsewhere:1", ttl: -1) == nil)
-        #expect(try store.acquireLease(runID: "r1", owner: Store.processOwner, ttl: 60) == nil)
+        #expect(try store.leases.acquireLease(runID: "r1", owner: "elsewhere:1", ttl: -1) == nil)
+        #expect(try store.leases.acquireLease(runID: "r1", owner: Store.processOwner, ttl: 60) == nil)
         // A live lease held by a process of this host that is gone (pid far above pid_max) is taken over.
-        try store.releaseLease(runID: "r1", owner: Store.processOwner)
+        try store.leases.releaseLease(runID: "r1", owner: Store.processOwner)
         let host = Store.processOwner.split(separator: ":")[0]
-        #expect(try store.acquireLease(runID: "r1", owner: "\(host):99999999", ttl: 60) == nil)
-        #expect(try store.acquireLease(runID: "r1", owner: Store.processOwner, ttl: 60) == nil)
+        #expect(try store.leases.acquireLease(runID: "r1", owner: "\(host):99999999", ttl: 60) == nil)
+        #expect(try store.leases.acquireLease(runID: "r1", owner: Store.processOwner, ttl: 60) == nil)
     }
 
     @Test func outputFileNamesAreSafeAndUnique() {

@@ -60,18 +60,18 @@ struct StoreUpgradeTests {
         let url = Workspace(root: workspace.root).databaseURL
         try Self.makeV5Store(at: url)
         let store = try Store(url: url)
-        let (r1, r2) = try store.read { db in
-            (try Store.itemCounts(db, runID: "r1"), try Store.itemCounts(db, runID: "r2"))
+        let (r1, r2) = try store.sqlite.read { db in
+            (try SQLiteStore.itemCounts(db, runID: "r1"), try SQLiteStore.itemCounts(db, runID: "r2"))
         }
-        #expect(r1 == Store.ItemCounts(requests: 6, total: 4, done: 2, failed: 1, cached: 1))
-        #expect(r2 == Store.ItemCounts(requests: 2, total: 2, done: 0, failed: 0, cached: 0))
+        #expect(r1 == ItemCounts(requests: 6, total: 4, done: 2, failed: 1, cached: 1))
+        #expect(r2 == ItemCounts(requests: 2, total: 2, done: 0, failed: 0, cached: 0))
         for run in ["r1", "r2"] {
-            #expect(try store.spend(runID: run) == store.recountSpend(runID: run))
+            #expect(try store.ledger.spend(runID: run) == store.ledger.recountSpend(runID: run))
         }
-        let spend = try store.spend(runID: "r1")
+        let spend = try store.ledger.spend(runID: "r1")
         #expect(spend.calls == 2 && spend.failedCalls == 1 && spend.unpricedCalls == 0)
         #expect(spend.dollars == 0.1 + 0.2 + 1e-9)
-        let totals = try store.read { db in try ResponseCache.totals(db) }
+        let totals = try store.sqlite.read { db in try ResponseCache.totals(db) }
         #expect(totals.entries == 3 && totals.rawBytes == 8700 && totals.storedBytes == 4350)
     }
 
@@ -80,7 +80,7 @@ struct StoreUpgradeTests {
         let store = try StoreTests.store(workspace)
         let cache = ResponseCache(store: store, maxBytes: 6_000, logger: Logger(label: "test"))
         func expectTotalsMatch(_ step: String) throws {
-            let (kept, summed) = try store.read { db in
+            let (kept, summed) = try store.sqlite.read { db in
                 let kept = try ResponseCache.totals(db)
                 let row = try #require(
                     try Row.fetchOne(
@@ -105,7 +105,7 @@ struct StoreUpgradeTests {
             _ = try cache.answer(for: answers[0].key, now: t0 + 1)
             try expectTotalsMatch("save \(round)")
         }
-        #expect(try store.read { db in try ResponseCache.totals(db).storedBytes } <= 6_000)
+        #expect(try store.sqlite.read { db in try ResponseCache.totals(db).storedBytes } <= 6_000)
         try cache.save(
             source: CachedSource(
                 url: "https://example.com/a", contentType: "text/plain", text: "a page", fetchedAt: t0),
@@ -116,6 +116,6 @@ struct StoreUpgradeTests {
             try cache.purge(scope, now: t0 + 30)
             try expectTotalsMatch("purge \(scope)")
         }
-        #expect(try store.read { db in try ResponseCache.totals(db).entries } == 0)
+        #expect(try store.sqlite.read { db in try ResponseCache.totals(db).entries } == 0)
     }
 }

@@ -50,13 +50,14 @@ struct StoredPayloadTests {
         }
 
         func rawPayloads() throws -> [String] {
-            try store.read { db in
+            try store.sqlite.read { db in
                 try String.fetchAll(db, sql: "SELECT payload FROM requests ORDER BY position")
             }
         }
 
         func sharedTexts() throws -> Int {
-            try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM shared_texts") ?? -1 }
+            try store.sqlite.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM shared_texts") ?? -1
+            }
         }
     }
 
@@ -79,14 +80,14 @@ struct StoredPayloadTests {
         #expect(try inbox.sharedTexts() == 1)
 
         for (id, item) in zip(ids, items) {
-            let (request, _) = try #require(try inbox.store.request(id: id))
+            let (request, _) = try #require(try inbox.store.submissions.request(id: id))
             #expect(request.payload == inbox.wholePayload(item))
             #expect(try request.completionRequest().system == Self.system + "\n\nBe brief.")
         }
-        let run = try #require(try inbox.store.runs().first)
-        let pending = try inbox.store.pendingRequests(runID: run.id, limit: 10)
+        let run = try #require(try inbox.store.runs.runs().first)
+        let pending = try inbox.store.runs.pendingRequests(runID: run.id, limit: 10)
         #expect(pending.map(\.payload) == (items + ["one more"]).map(inbox.wholePayload))
-        #expect(try inbox.store.requests(runID: run.id).map(\.payload) == pending.map(\.payload))
+        #expect(try inbox.store.runs.requests(runID: run.id).map(\.payload) == pending.map(\.payload))
     }
 
     /// A run's requests from its spec share the prompt too, and a spec that changes a pending
@@ -103,7 +104,7 @@ struct StoredPayloadTests {
                 updatedAt: Date())
         }
         let payloads = ["a", "b"].map(inbox.wholePayload)
-        try inbox.store.insert(
+        try inbox.store.runs.insert(
             run: run,
             requests: [
                 request("a", payload: payloads[0], position: 0),
@@ -111,14 +112,14 @@ struct StoredPayloadTests {
             ])
         #expect(try inbox.rawPayloads().allSatisfy { $0.utf8.count < 400 })
         #expect(try inbox.sharedTexts() == 1)
-        #expect(try inbox.store.requests(runID: run.id).map(\.payload) == payloads)
+        #expect(try inbox.store.runs.requests(runID: run.id).map(\.payload) == payloads)
         let changed = "{\"changed\":true}"
-        try inbox.store.merge(
+        try inbox.store.runs.merge(
             requests: [
                 request("a", payload: changed, position: 0), request("b", payload: payloads[1], position: 1),
             ],
             into: run.id)
-        #expect(try inbox.store.requests(runID: run.id).map(\.payload) == [changed, payloads[1]])
+        #expect(try inbox.store.runs.requests(runID: run.id).map(\.payload) == [changed, payloads[1]])
     }
 
     /// A short prompt (and a row written whole by an older offpeak) is kept whole and read as it is.
@@ -127,16 +128,18 @@ struct StoredPayloadTests {
         let ids = try inbox.submit(["What is a tide?"])
         #expect(try inbox.rawPayloads() == [inbox.wholePayload("What is a tide?")])
         #expect(try inbox.sharedTexts() == 0)
-        #expect(try inbox.store.request(id: ids[0])?.0.payload == inbox.wholePayload("What is a tide?"))
+        #expect(
+            try inbox.store.submissions.request(id: ids[0])?.0.payload
+                == inbox.wholePayload("What is a tide?"))
     }
 
     /// A row naming a text the store lacks is an error that says so, never a garbled prompt.
     @Test func aMissingTextIsADataError() throws {
         let inbox = try Inbox(system: Self.system + "another prompt, never read before in this process")
         let ids = try inbox.submit(["x"])
-        try inbox.store.write { db in try db.execute(sql: "DELETE FROM shared_texts") }
+        try inbox.store.sqlite.write { db in try db.execute(sql: "DELETE FROM shared_texts") }
         #expect {
-            _ = try inbox.store.request(id: ids[0])
+            _ = try inbox.store.submissions.request(id: ids[0])
         } throws: { error in
             (error as? OffpeakError)?.description.contains("is missing from the store") == true
         }

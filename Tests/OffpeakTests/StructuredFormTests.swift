@@ -56,12 +56,12 @@ struct StructuredFormTests {
             "provider":"openai","rejections":{},"structuredRefusal":"500: Input should be 'text' or 'json_object'",\
             "structuredRefusedAt":\(at),"updatedAt":\(at)}
             """
-        try store.write { db in
+        try store.sqlite.write { db in
             try db.execute(
                 sql: "INSERT INTO batch_fitness (provider, model, fitness, updated_at) VALUES (?, ?, ?, ?)",
                 arguments: ["openai", "m", old, start])
         }
-        let fitness = try #require(try store.batchFitness(provider: "openai", model: "m"))
+        let fitness = try #require(try store.batches.batchFitness(provider: "openai", model: "m"))
         #expect(fitness.refusesStructured(at: start) && !fitness.refuses(.jsonObject, at: start))
         #expect(
             CallPlanning.answerForm(.auto, provider: .openai, fitness: fitness, now: start) == .jsonObject)

@@ -42,7 +42,7 @@ struct SubmissionStreamTests {
             }
         }
         #expect(refused == 2)
-        let run = try #require(try context.openStore().latestResumableRun(job: "inbox")).id
+        let run = try #require(try context.openStore().runs.latestResumableRun(job: "inbox")).id
         #expect(
             outcomes == [
                 "id", "stdin:2: expected one JSON object per line, like {\"vars\": {\"item\": \"...\"}}",

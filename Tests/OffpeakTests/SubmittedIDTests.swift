@@ -92,7 +92,7 @@ struct SubmittedIDTests {
             return
         }
         #expect(repeated.description == #"stdin:2: id: "a" was already given at stdin:1"#)
-        let run = try #require(try store.runs().first)
+        let run = try #require(try store.runs.runs().first)
         let again = try queue.submit(
             [try Submission.parse(lines[0], location: "stdin:7", spec: spec)], source: .submit)
         guard case .failure(let refused) = again[0] else {
@@ -100,7 +100,8 @@ struct SubmittedIDTests {
             return
         }
         #expect(refused.description == #"stdin:7: id: "a" was already submitted to run \#(run.id)"#)
-        let items = try store.read { db in try String.fetchAll(db, sql: "SELECT item_id FROM requests") }
+        let items = try store.sqlite.read { db in try String.fetchAll(db, sql: "SELECT item_id FROM requests")
+        }
         #expect(Set(items) == ["a", long])
     }
 
@@ -113,7 +114,7 @@ struct SubmittedIDTests {
             store: store, spec: try Self.spec(),
             config: try WorkspaceConfigParser.load(workspace: workspace.root))
         #expect(try queue.submit([], source: .spool).isEmpty)
-        #expect(try store.runs().isEmpty)
+        #expect(try store.runs.runs().isEmpty)
     }
 }
 

@@ -68,8 +68,8 @@ struct TickScheduleTests {
         #expect(tick.jobs.map(\.job) == ["summarize"], "\(tick.text)")
         #expect(tick.status == 0, "\(tick.text)")
         let store = try context.openStore()
-        #expect(try store.run(id: first.run.id)?.state == .completed)
-        #expect(try store.run(id: docs.run.id)?.state == .interrupted, "a removed job is left alone")
+        #expect(try store.runs.run(id: first.run.id)?.state == .completed)
+        #expect(try store.runs.run(id: docs.run.id)?.state == .interrupted, "a removed job is left alone")
         #expect(workspace.read("out/summarize/docs-doc-003.md") != nil)
     }
 

@@ -13,7 +13,7 @@ extension ResponseCache {
     public func stats(now: Date = Date()) throws(OffpeakError) -> CacheStats {
         try flush()
         let today = LocalDay(containing: now)
-        return try store.read { db in
+        return try store.sqlite.read { db in
             let sizes = try ResponseCache.totals(db)
             let expired =
                 try Int.fetchOne(
@@ -75,7 +75,7 @@ extension ResponseCache {
             SELECT \(CacheEntryRecord.summaryColumns) FROM cache_entries \(filter)
             ORDER BY last_access_at DESC, key LIMIT ?
             """
-        return try store.read { db in
+        return try store.sqlite.read { db in
             try Row.fetchAll(db, sql: sql, arguments: arguments).map {
                 try CacheEntrySummary(row: $0, now: now)
             }
@@ -92,7 +92,7 @@ extension ResponseCache {
         -> (summary: CacheEntrySummary, payload: String)?
     {
         try flush()
-        let found = try store.read { db -> (keys: [String], row: Row?) in
+        let found = try store.sqlite.read { db -> (keys: [String], row: Row?) in
             let exact = "SELECT \(CacheEntryRecord.summaryColumns), payload FROM cache_entries WHERE key = ?"
             if let row = try Row.fetchOne(db, sql: exact, arguments: [key]) { return ([key], row) }
             guard key.count >= Self.minKeyPrefix else { return ([], nil) }
@@ -127,7 +127,7 @@ extension ResponseCache {
     public func purge(_ scope: PurgeScope, now: Date = Date()) throws(OffpeakError) -> Int {
         try flush()
         defer { CacheLookups.noteWrite() }
-        return try store.write { db in
+        return try store.sqlite.write { db in
             switch scope {
             case .expired:
                 try db.execute(sql: "DELETE FROM cache_entries WHERE expires_at <= ?", arguments: [now])

@@ -18,7 +18,7 @@ extension ResponseCache {
         }
         do {
             if let lookups { return try lookups.find(key, now: now, body) ?? nil }
-            return try store.pool.read { db in
+            return try store.sqlite.pool.read { db in
                 guard
                     let row = try Row.fetchOne(
                         db, sql: CacheLookups.lookupSQL, arguments: [key, now])
@@ -28,7 +28,7 @@ extension ResponseCache {
                 return payload.withUnsafeBytes { body(CacheLookups.Found(payload: $0, fresh: fresh)) }
             }
         } catch {
-            throw Store.failure(error)
+            throw SQLiteStore.failure(error)
         }
     }
 
@@ -41,7 +41,7 @@ extension ResponseCache {
         if records.isEmpty { return try flush() }
         for record in records { try StoredDate.check(record) }
         let batch = pending.withLock { $0.take() }
-        let evicted = try store.write { db in
+        let evicted = try store.sqlite.write { db in
             try PendingAccesses.write(batch, to: db)
             let upsert = try db.cachedStatement(sql: Self.upsertSQL)
             for record in records {
@@ -109,7 +109,7 @@ extension ResponseCache {
             return
         }
         do {
-            try store.write { db in try PendingAccesses.write(batch, to: db) }
+            try store.sqlite.write { db in try PendingAccesses.write(batch, to: db) }
         } catch {
             logger.warning("cache: could not write hit counts: \(error)")
         }
@@ -122,7 +122,7 @@ extension ResponseCache {
     ) {
         logger.warning("cache: entry \(key) is unreadable (\(error)); deleting it")
         do {
-            try store.write { db in
+            try store.sqlite.write { db in
                 try db.execute(
                     sql: "DELETE FROM cache_entries WHERE key = ? AND CAST(payload AS BLOB) = ?",
                     arguments: [key, payload])

@@ -40,7 +40,7 @@ public final class ResponseCache: Sendable {
             var opened: CacheLookups?
             do {
                 // A read-only store is read as `Store` could open it (maybe immutable): its pool.
-                opened = store.isReadOnly ? nil : try CacheLookups(url: store.url)
+                opened = store.sqlite.isReadOnly ? nil : try CacheLookups(url: store.sqlite.url)
             } catch {
                 logger.warning("cache: no connection of its own (\(error)); lookups share the store's")
             }
@@ -143,7 +143,7 @@ public final class ResponseCache: Sendable {
     /// After a 304 Not Modified: keeps the payload, fresh again until `now + ttl`.
     func refresh(sourceURL: String, ttl: TimeInterval, now: Date = Date()) throws(OffpeakError) {
         let batch = pending.withLock { $0.take() }
-        try store.write { db in
+        try store.sqlite.write { db in
             try PendingAccesses.write(batch, to: db)
             try db.execute(
                 sql: "UPDATE cache_entries SET expires_at = ?, last_access_at = ? WHERE key = ?",
@@ -156,6 +156,6 @@ public final class ResponseCache: Sendable {
     public func flush() throws(OffpeakError) {
         let batch = pending.withLock { $0.take() }
         if batch.isEmpty { return }
-        try store.write { db in try PendingAccesses.write(batch, to: db) }
+        try store.sqlite.write { db in try PendingAccesses.write(batch, to: db) }
     }
 }

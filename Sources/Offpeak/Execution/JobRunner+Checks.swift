@@ -5,8 +5,8 @@ import Foundation
 extension JobRunner {
     /// Whether the job's unfinished run has provider batches out.
     func hasBatchesOut(job: String) throws(OffpeakError) -> Bool {
-        guard let run = try store.latestResumableRun(job: job) else { return false }
-        return try store.hasOpenBatches(runID: run.id)
+        guard let run = try store.runs.latestResumableRun(job: job) else { return false }
+        return try store.batches.hasOpenBatches(runID: run.id)
     }
 
     /// Refuses, before anything is stored or sent, a job its model cannot serve as asked: a dollar
@@ -32,7 +32,7 @@ extension JobRunner {
     /// anew), so summarizing more files never drops those still waiting.
     /// - Returns: the spec to run, and the items dropped on the way (none yet: `prepareRun` says).
     func withUnfinishedItems(_ spec: JobSpec) throws(OffpeakError) -> (JobSpec, [String]) {
-        guard spec.sourcePath == nil, let open = try store.latestResumableRun(job: spec.name),
+        guard spec.sourcePath == nil, let open = try store.runs.latestResumableRun(job: spec.name),
             let stored = open.storedSpec()
         else { return (spec, []) }
         let fresh = Dictionary(spec.items.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -114,7 +114,7 @@ public struct JobRunner: Sendable {
         var (run, droppedNow) = try prepareRun(
             spec: spec, model: model, planned: planned, forced: options.force)
         try takeLease(run, job: spec.name)
-        defer { try? store.releaseLease(runID: run.id, owner: owner) }
+        defer { try? store.leases.releaseLease(runID: run.id, owner: owner) }
         run.tier = tier.rawValue
         run.downgraded = downgraded
         if downgraded {
@@ -122,7 +122,7 @@ public struct JobRunner: Sendable {
                 "on battery or in a low-power profile: \(spec.name) runs as \(tier.rawValue) (\(model))")
         }
         try move(&run, to: .running, reason: nil)
-        try store.releaseDeferred(job: spec.name, at: Date())
+        try store.schedules.releaseDeferred(job: spec.name, at: Date())
         let context = RunContext(
             store: store, cache: cache, provider: provider, prices: prices, logger: logger, lease: lease,
             outputs: workspace.url(for: spec.output),
@@ -140,7 +140,7 @@ public struct JobRunner: Sendable {
             spec: spec, workspaceLane: config.lane, provider: provider, deadlineAt: run.deadlineAt,
             now: Date())
         session.batchAPI = lane.api
-        session.canceled = try store.isCanceled(runID: run.id)
+        session.canceled = try store.runs.isCanceled(runID: run.id)
         if let why = lane.why { logger.info("job \(spec.name): \(why)") }
         if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {
             logger.warning("\(notice)")
@@ -161,25 +161,25 @@ public struct JobRunner: Sendable {
         let fresh = RunRecord.new(
             job: spec, provider: provider.kind, model: config.model(for: spec.tier, provider: provider.kind),
             itemsTotal: spec.items.count, at: now)
-        var run = try store.openRun(job: spec.name, creating: fresh, requests: []).run
+        var run = try store.runs.openRun(job: spec.name, creating: fresh, requests: []).run
         try takeLease(run, job: spec.name)
-        defer { try? store.releaseLease(runID: run.id, owner: owner) }
+        defer { try? store.leases.releaseLease(runID: run.id, owner: owner) }
         do { try run.move(to: .waiting, reason: sentence, at: now) } catch {
             throw OffpeakError(.software, error.description)
         }
-        let deferred = try store.deferJob(spec.name, run: run, reasons: sentence, at: now)
+        let deferred = try store.schedules.deferJob(spec.name, run: run, reasons: sentence, at: now)
         let since =
             deferred.deferredAt == now ? "" : " (deferred since \(Timestamp.text(deferred.deferredAt)))"
         return RunOutcome(
             run: run, status: .temporaryFailure,
             message: "job \(spec.name) deferred: \(sentence)\(since); `offpeak tick` runs it once "
                 + "its conditions hold, `offpeak run --force` runs it now",
-            spend: try store.spend(runID: run.id), outputDirectory: spec.output, answeredNow: 0,
+            spend: try store.ledger.spend(runID: run.id), outputDirectory: spec.output, answeredNow: 0,
             deferred: reasons)
     }
 
     private func takeLease(_ run: RunRecord, job: String) throws(OffpeakError) {
-        if let holder = try store.acquireLease(runID: run.id, owner: owner, ttl: leaseTTL) {
+        if let holder = try store.leases.acquireLease(runID: run.id, owner: owner, ttl: leaseTTL) {
             throw OffpeakError(
                 .temporaryFailure, "job \(job): run \(run.id) is being run by \(holder); try again later")
         }
@@ -210,7 +210,8 @@ public struct JobRunner: Sendable {
     {
         let now = Date()
         let specHash = SHA256.hex(CanonicalJSON.text(spec))
-        if let stale = try store.latestResumableRun(job: spec.name), try isTooOld(stale, spec: spec, now: now)
+        if let stale = try store.runs.latestResumableRun(job: spec.name),
+            try isTooOld(stale, spec: spec, now: now)
         {
             // Not resumed blindly: a new run starts, and the cache answers what the old one had.
             var old = stale
@@ -225,15 +226,15 @@ public struct JobRunner: Sendable {
             job: spec, provider: provider.kind, model: model, itemsTotal: planned.count, at: now)
         fresh.forced = forced
         let requests = Self.records(planned, runID: fresh.id, spec: spec, now: now)
-        let (open, created) = try store.openRun(job: spec.name, creating: fresh, requests: requests)
+        let (open, created) = try store.runs.openRun(job: spec.name, creating: fresh, requests: requests)
         if created { return (fresh, []) }
         let resumed = requests.map { request in
             var request = request
             request.runId = open.id
             return request
         }
-        let dropped = try store.merge(requests: resumed, into: open.id)
-        var run = try store.run(id: open.id) ?? open
+        let dropped = try store.runs.merge(requests: resumed, into: open.id)
+        var run = try store.runs.run(id: open.id) ?? open
         run.specHash = specHash
         run.model = model
         run.forced = forced
@@ -247,11 +248,11 @@ public struct JobRunner: Sendable {
     /// resumed. Submitted work (a queue job's requests) is the run itself and is always resumed, as
     /// is a run that never started.
     private func isTooOld(_ run: RunRecord, spec: JobSpec, now: Date) throws(OffpeakError) -> Bool {
-        guard !spec.acceptsSubmissions, let checkpoint = try store.checkpoint(runID: run.id) else {
+        guard !spec.acceptsSubmissions, let checkpoint = try store.runs.checkpoint(runID: run.id) else {
             return false
         }
         // A run with batches out is collected, never restarted: starting anew would pay for them twice.
-        if try store.hasOpenBatches(runID: run.id) { return false }
+        if try store.batches.hasOpenBatches(runID: run.id) { return false }
         return now.timeIntervalSince(checkpoint.updatedAt) > spec.checkpointMaxAge
     }
 

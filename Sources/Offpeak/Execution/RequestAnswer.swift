@@ -38,7 +38,7 @@ public struct RequestAnswer: Sendable, Encodable {
     {
         let deadline = Date() + timeout
         while true {
-            guard let (request, result) = try store.request(id: id) else {
+            guard let (request, result) = try store.submissions.request(id: id) else {
                 throw OffpeakError(.dataError, "no request with id \(id)")
             }
             let finished = result != nil || request.state == .failed

@@ -46,6 +46,6 @@ extension Store {
         do { try run.move(to: state, reason: reason, at: Date()) } catch {
             throw OffpeakError(.software, error.description)
         }
-        try update(run: run)
+        try runs.update(run: run)
     }
 }

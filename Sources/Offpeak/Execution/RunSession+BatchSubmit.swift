@@ -22,7 +22,7 @@ extension RunSession {
             while !rest.isEmpty {
                 var take: [PlannedCall] = []
                 // The batches still out, then this one's calls as they are added.
-                var worst = try context.store.openBatchLoad(runID: run.id)
+                var worst = try context.store.batches.openBatchLoad(runID: run.id)
                 let out = worst
                 var bytes = 0
                 var stop: RunStop?
@@ -79,12 +79,12 @@ extension RunSession {
         releasing reservations: [Int64]
     ) throws(OffpeakError) -> RunStop? {
         let store = context.store
-        let batch = try store.prepareBatch(
+        let batch = try store.batches.prepareBatch(
             runID: run.id, provider: context.provider.kind.rawValue, model: model,
             calls: calls.map { $0.requests.map(\.id) }, worstDollars: worst.dollars - out.dollars,
             worstTokens: (worst.inputTokens - out.inputTokens, worst.outputTokens - out.outputTokens),
             now: Date())
-        for id in reservations { try store.releaseReservation(id) }
+        for id in reservations { try store.ledger.releaseReservation(id) }
         let requests = calls.enumerated().map { index, call in
             BatchRequest(customID: "\(batch.id)_\(index)", request: call.request)
         }
@@ -94,8 +94,8 @@ extension RunSession {
         }
         let now = Date()
         let next = BatchLane.nextPoll(submittedAt: now, now: now)
-        try store.recordSubmitted(batchID: batch.id, remoteID: remote.id, now: now, nextPoll: next)
-        try store.recordPoll(
+        try store.batches.recordSubmitted(batchID: batch.id, remoteID: remote.id, now: now, nextPoll: next)
+        try store.batches.recordPoll(
             batchID: batch.id, status: remote.status, counts: remote.counts, expiresAt: remote.expiresAt,
             next: next)
         callsMade += calls.count
@@ -122,7 +122,7 @@ extension RunSession {
                     + "whether it was made before sending anything again",
                 status: .temporaryFailure)
         }
-        try store.abandonPreparing(batchID: batch.id, reason: "refused: \(error)", now: Date())
+        try store.batches.abandonPreparing(batchID: batch.id, reason: "refused: \(error)", now: Date())
         switch status {
         case 401, 403:
             return RunStop(

@@ -14,12 +14,12 @@ extension RunSession {
     /// ones that ended.
     mutating func settleBatches(_ api: any BatchAPI) throws(OffpeakError) {
         let store = context.store
-        for batch in try store.batches(runID: run.id) where batch.state == .preparing {
+        for batch in try store.batches.batches(runID: run.id) where batch.state == .preparing {
             try reconcile(batch, api: api)
         }
         let now = Date()
-        for batch in try store.batches(runID: run.id) where batch.state == .submitted || batch.state == .ended
-        {
+        for batch in try store.batches.batches(runID: run.id)
+        where batch.state == .submitted || batch.state == .ended {
             guard let due = batch.nextPollAt, due <= now else { continue }
             if options.stop?.isRequested == true { return }
             try poll(batch, api: api)
@@ -28,7 +28,7 @@ extension RunSession {
 
     /// When the run's next batch poll is due, if a batch of it is still out.
     func nextBatchPoll() throws(OffpeakError) -> Date? {
-        try context.store.batches(runID: run.id).filter(\.isOpen).compactMap { batch in
+        try context.store.batches.batches(runID: run.id).filter(\.isOpen).compactMap { batch in
             batch.state == .preparing ? Date() + 5 : batch.nextPollAt
         }.min()
     }
@@ -40,7 +40,7 @@ extension RunSession {
         let search = BatchSearch(
             label: batch.id, customIDPrefix: batch.id + "_", requestCount: batch.requests,
             preparedAt: batch.preparedAt, createdBy: batch.preparedAt + BatchLane.createdWithin,
-            known: try store.knownRemoteIDs())
+            known: try store.batches.knownRemoteIDs())
         let finding: BatchSearch.Finding
         do { finding = try api.find(search) } catch {
             context.logger.warning(
@@ -53,10 +53,10 @@ extension RunSession {
                 "batch \(batch.id) was created as \(remote.id) before it could be recorded: collecting it, not sending it again"
             )
             let now = Date()
-            try store.recordSubmitted(
+            try store.batches.recordSubmitted(
                 batchID: batch.id, remoteID: remote.id, now: remote.createdAt ?? now, nextPoll: now)
         case .absent:
-            try store.abandonPreparing(
+            try store.batches.abandonPreparing(
                 batchID: batch.id, reason: "never created at the provider", now: Date())
         case .undecided(let why):
             context.logger.info("batch \(batch.id): \(why); a later pass looks again")
@@ -73,14 +73,14 @@ extension RunSession {
             return
         }
         let now = Date()
-        try store.recordPoll(
+        try store.batches.recordPoll(
             batchID: batch.id, status: remote.status, counts: remote.counts, expiresAt: remote.expiresAt,
             next: BatchLane.nextPoll(submittedAt: batch.submittedAt, now: now))
         guard remote.phase == .ended else {
-            if batch.pollFailures > 0 { try store.clearPollFailures(batchID: batch.id) }
+            if batch.pollFailures > 0 { try store.batches.clearPollFailures(batchID: batch.id) }
             return
         }
-        try store.markEnded(batchID: batch.id, now: now)
+        try store.batches.markEnded(batchID: batch.id, now: now)
         try collect(batch, remote, api: api)
     }
 
@@ -94,7 +94,7 @@ extension RunSession {
         var calls: [String: PlannedCall] = [:]
         var unreadable: [String: String] = [:]
         let planner = batchPlanner(model: batch.model)
-        for (customID, records) in try store.batchCalls(batchID: batch.id) {
+        for (customID, records) in try store.batches.batchCalls(batchID: batch.id) {
             do {
                 let requests = try records.map { ($0, try $0.completionRequest()) }
                 calls[customID] = planner.call(carrying: requests)
@@ -109,7 +109,7 @@ extension RunSession {
                 return
             }
         }
-        if batch.pollFailures > 0 { try store.clearPollFailures(batchID: batch.id) }
+        if batch.pollFailures > 0 { try store.batches.clearPollFailures(batchID: batch.id) }
         let price = context.prices.cost(of: batch.model)
         var seen = Set<String>()
         var receipts: [(customID: String, receipt: BatchReceipt)] = []
@@ -140,7 +140,7 @@ extension RunSession {
             if let stop = options.stop, stop.isRequested { return }
             let chunk = receipts[start..<min(receipts.count, start + BatchLane.resultsPerCommit)]
             start += chunk.count
-            let booked = try store.commitBatchCalls(
+            let booked = try store.batches.commitBatchCalls(
                 batchID: batch.id, chunk.map { ($0.customID, $0.receipt.booking) }, run: run,
                 lease: context.lease, now: Date())
             for (customID, receipt) in chunk where booked.contains(customID) {
@@ -148,8 +148,8 @@ extension RunSession {
                 saveToCache(receipt.cacheEntries)
             }
         }
-        try store.markCollected(batchID: batch.id, now: Date())
-        run = try store.run(id: run.id) ?? run
+        try store.batches.markCollected(batchID: batch.id, now: Date())
+        run = try store.runs.run(id: run.id) ?? run
         context.logger.info(
             "collected batch \(batch.id) (\(remote.id)): \(remote.counts.succeeded) of \(batch.requests) requests answered"
         )
@@ -167,18 +167,18 @@ extension RunSession {
         let next = BatchLane.nextPoll(submittedAt: batch.submittedAt, now: Date())
         if error.isTransient {
             context.logger.warning("batch \(batch.id): \(what): \(reason); asking again at the next poll")
-            try store.reschedulePoll(batchID: batch.id, next: next)
+            try store.batches.reschedulePoll(batchID: batch.id, next: next)
         } else {
             let times = Plural.count(batch.pollFailures + 1, "time")
             context.logger.warning(
                 "batch \(batch.id): \(what) (\(times) in a row): \(reason); asking again at the next poll")
-            try store.recordPollFailure(batchID: batch.id, reason: reason, next: next)
+            try store.batches.recordPollFailure(batchID: batch.id, reason: reason, next: next)
         }
     }
 
     /// What one provider request's result books, and what it adds to the pass and the cache.
     struct BatchReceipt {
-        var booking: Store.BatchBooking
+        var booking: BatchBooking
         var itemsAnswered = 0
         var cacheEntries: [(key: String, answer: CachedAnswer)] = []
     }
@@ -193,7 +193,7 @@ extension RunSession {
                 call, response: response, price: price, line: ledgerLine,
                 started: batch.submittedAt ?? batch.preparedAt, now: Date(), batch: true)
             if let answer = receipt.batchedAnswer { learn(from: answer, model: call.request.model) }
-            var booking = Store.BatchBooking.answered(ledger: receipt.ledger, results: receipt.results)
+            var booking = BatchBooking.answered(ledger: receipt.ledger, results: receipt.results)
             booking.failed = receipt.failed
             booking.againReason = receipt.retry.first?.reason ?? booking.againReason
             return BatchReceipt(
@@ -216,9 +216,9 @@ extension RunSession {
 
     /// The call's items go again, except those that have had all the job's attempts: they fail.
     private func again(_ outcome: BatchItemRecord.Outcome, reason: String, call: PlannedCall)
-        -> Store.BatchBooking
+        -> BatchBooking
     {
-        var booking = Store.BatchBooking.again(outcome, reason: reason)
+        var booking = BatchBooking.again(outcome, reason: reason)
         booking.failed = call.requests.filter { $0.attempts + 1 >= spec.maxAttempts }.map {
             ($0.id, "\(reason) (after \(Plural.count($0.attempts + 1, "attempt")))")
         }

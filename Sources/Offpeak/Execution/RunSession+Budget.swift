@@ -22,7 +22,7 @@ extension RunSession {
         var poll = Self.budgetPoll
         while true {
             let refusal: BudgetRefusal
-            switch try context.store.reserveBudget(ask, limits: context.budget, now: context.clock()) {
+            switch try context.store.ledger.reserveBudget(ask, limits: context.budget, now: context.clock()) {
             case .success(let id): return (id, nil)
             case .failure(let refused): refusal = refused
             }

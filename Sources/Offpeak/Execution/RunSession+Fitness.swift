@@ -7,7 +7,7 @@ extension RunSession {
     /// `model`'s record; nil before its first batched answer, or when the store cannot say (it is
     /// advice: batching goes on as the job says).
     func fitness(of model: String) -> BatchFitness? {
-        try? context.store.batchFitness(provider: context.provider.kind.rawValue, model: model)
+        try? context.store.batches.batchFitness(provider: context.provider.kind.rawValue, model: model)
     }
 
     /// The structured-output form batched prompts ask for (`StructuredOutput`); nil: plain.
@@ -41,7 +41,7 @@ extension RunSession {
             !answer.structured && context.structuredOutput == .auto
             && known?.refusesStructured(at: now) != true
         do {
-            let after = try context.store.updateBatchFitness(
+            let after = try context.store.batches.updateBatchFitness(
                 provider: context.provider.kind.rawValue, model: model, at: now
             ) {
                 $0.record(
@@ -73,7 +73,7 @@ extension RunSession {
         else { return false }
         let model = call.request.model
         let now = Date()
-        let after = try? context.store.updateBatchFitness(
+        let after = try? context.store.batches.updateBatchFitness(
             provider: context.provider.kind.rawValue, model: model, at: now
         ) { $0.refuseStructured("\(status): \(message)", form: form, at: now) }
         let next = after.flatMap { answerForm(fitness: $0) }

@@ -40,8 +40,8 @@ extension RunSession {
         // batches are fewer to poll and collect (`BatchLane.roundItems`).
         let limit = CallPlanning.roundLimit(live: options.roundRequests, batchLane: batchAPI != nil)
         return Array(
-            (try store.pendingRequests(runID: run.id, limit: limit)
-                + store.dueRetries(runID: run.id, by: Date(), limit: limit))
+            (try store.runs.pendingRequests(runID: run.id, limit: limit)
+                + store.runs.dueRetries(runID: run.id, by: Date(), limit: limit))
                 .sorted { $0.position < $1.position }.prefix(limit))
     }
 
@@ -53,7 +53,7 @@ extension RunSession {
             do {
                 pending.append((record, try record.completionRequest()))
             } catch {
-                try context.store.commitCall(
+                try context.store.runs.commitCall(
                     run: run, ledger: nil, results: [],
                     failed: [(record.id, "stored request unreadable: \(error)")], lease: context.lease)
             }
@@ -82,7 +82,7 @@ extension RunSession {
         }
         guard !hits.isEmpty else { return rest }
         let answered = CallReceipt.cacheHits(hits, line: ledgerLine, now: Date())
-        try context.store.commitCacheHits(run: run, answered, lease: context.lease)
+        try context.store.runs.commitCacheHits(run: run, answered, lease: context.lease)
         answeredNow += hits.filter { !$0.record.isStep }.count
         context.logger.info("\(Plural.count(hits.count, "item")) answered from the cache")
         return rest
@@ -104,7 +104,7 @@ extension RunSession {
             }
         }
         if !refused.isEmpty {
-            try context.store.commitCall(
+            try context.store.runs.commitCall(
                 run: run, ledger: nil, results: [], failed: refused, lease: context.lease)
         }
         return rest

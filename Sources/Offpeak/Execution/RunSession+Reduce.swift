@@ -25,7 +25,7 @@ extension RunSession {
         guard !long.isEmpty else { return false }
         let spec = spec
         let runID = run.id
-        let added = try context.store.advanceSteps(runID: runID) { requests, results in
+        let added = try context.store.runs.advanceSteps(runID: runID) { requests, results in
             let rows = Dictionary(requests.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             var changes = StepChanges()
             for (item, chunks) in long {

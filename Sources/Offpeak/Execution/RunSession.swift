@@ -93,7 +93,7 @@ struct RunSession {
             // `run --wait`: stay until the run's batches are collected, or one of them keeps
             // failing (its polls are the ticks' to go on with; the verdict says why).
             guard stop == nil, options.waitForBatches, let next = try nextBatchPoll(),
-                try !context.store.batches(runID: run.id).contains(where: \.isFailing)
+                try !context.store.batches.batches(runID: run.id).contains(where: \.isFailing)
             else { break }
             stop = waitUntil(next)
         }
@@ -104,8 +104,8 @@ struct RunSession {
     /// Whether requests are left to send (pending or retrying).
     private func hasWorkLeft() throws(OffpeakError) -> Bool {
         let store = context.store
-        return try store.summary(runID: run.id, state: .pending).count
-            + store.summary(runID: run.id, state: .retrying).count > 0
+        return try store.runs.summary(runID: run.id, state: .pending).count
+            + store.runs.summary(runID: run.id, state: .retrying).count > 0
     }
 
     /// Sleeps until `date`, waking at once for a stop signal.
@@ -191,7 +191,7 @@ struct RunSession {
     /// window planner needs that time to tell whether a call fits, and the store has none yet.
     private func awaitsMeasurement(of model: String) throws(OffpeakError) -> Bool {
         guard options.windowEnd != nil else { return false }
-        return try context.store.latency(model: model) == nil
+        return try context.store.ledger.latency(model: model) == nil
     }
 
     /// The gate's decision for `call`, its worst case counted with those of the calls in flight (or
@@ -202,7 +202,7 @@ struct RunSession {
     {
         let request = call.request
         let store = context.store
-        var spent = try store.spend(runID: run.id)
+        var spent = try store.ledger.spend(runID: run.id)
         spent.calls += inFlight.calls
         spent.inputTokens += inFlight.inputTokens
         spent.outputTokens += inFlight.outputTokens
@@ -216,13 +216,13 @@ struct RunSession {
             expectedSeconds: { () throws(OffpeakError) -> Double? in
                 // Creating a batch takes one short exchange, whatever the batch will take.
                 if batch { return 0 }
-                return try store.latency(model: request.model)?.expectedSeconds(
+                return try store.ledger.latency(model: request.model)?.expectedSeconds(
                     input: TokenEstimator.inputTokens(request), maxOutput: request.maxTokens)
             })
         guard case .stop(let stop, let budget) = decision else { return nil }
         if let budget {
             run.budgetStop = budget.rawValue
-            try store.update(run: run)
+            try store.runs.update(run: run)
         }
         return stop
     }
@@ -283,12 +283,12 @@ struct RunSession {
     private mutating func commit(_ receipt: CallReceipt, releasing reservation: Int64? = nil)
         throws(OffpeakError)
     {
-        try context.store.commitCall(
+        try context.store.runs.commitCall(
             run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
             failed: receipt.failed, later: receipt.later, lease: context.lease, releasing: reservation)
         answeredNow += receipt.itemsAnswered
         saveToCache(receipt.cacheEntries)
-        run = try context.store.run(id: run.id) ?? run
+        run = try context.store.runs.run(id: run.id) ?? run
     }
 
     /// The ledger's names for this run.
@@ -300,7 +300,7 @@ struct RunSession {
 
     private func report() {
         guard let progress = options.progress else { return }
-        let dollars = (try? context.store.spend(runID: run.id).dollars) ?? 0
+        let dollars = (try? context.store.ledger.spend(runID: run.id).dollars) ?? 0
         progress(
             RunProgress(
                 job: spec.name, done: run.itemsDone, failed: run.itemsFailed, total: run.itemsTotal,
@@ -312,29 +312,30 @@ struct RunSession {
     private func writeOutputs() throws(OffpeakError) {
         let store = context.store
         try OutputWriter(directory: context.outputs).write(
-            job: spec.name, runID: run.id, items: try store.outlines(runID: run.id)
+            job: spec.name, runID: run.id, items: try store.runs.outlines(runID: run.id)
         ) { visit throws(OffpeakError) in
-            try store.forEachResult(runID: run.id) { try visit($0) }
+            try store.runs.forEachResult(runID: run.id) { try visit($0) }
         }
     }
 
     /// Moves the run to where this pass left it and says so.
     private mutating func finish(_ stop: RunStop?) throws(OffpeakError) -> RunOutcome {
         let store = context.store
-        run = try store.run(id: run.id) ?? run  // counters as committed, before the state moves
-        let retrying = try store.summary(runID: run.id, state: .retrying)
-        let waiting = try store.summary(runID: run.id, state: .waiting)
+        run = try store.runs.run(id: run.id) ?? run  // counters as committed, before the state moves
+        let retrying = try store.runs.summary(runID: run.id, state: .retrying)
+        let waiting = try store.runs.summary(runID: run.id, state: .waiting)
         var facts = RunVerdict.Facts(
             job: spec.name, itemsDone: run.itemsDone, itemsTotal: run.itemsTotal,
             itemsFailed: run.itemsFailed,
             answeredNow: answeredNow, nextRetry: retrying.first.map { ($0.error, retrying.count) },
             firstWaiting: waiting.first.map { ($0.error, waiting.count) },
             firstFailure: run.itemsFailed > 0
-                ? try store.summary(runID: run.id, state: .failed).first?.error : nil,
+                ? try store.runs.summary(runID: run.id, state: .failed).first?.error : nil,
             forcedPast: forcedPast, notices: notices)
-        facts.pending = try store.summary(runID: run.id, state: .pending).count
-        facts.inBatch = try store.summary(runID: run.id, state: .inBatch).count
-        if facts.inBatch > 0, let failing = try store.batches(runID: run.id).first(where: \.isFailing) {
+        facts.pending = try store.runs.summary(runID: run.id, state: .pending).count
+        facts.inBatch = try store.runs.summary(runID: run.id, state: .inBatch).count
+        if facts.inBatch > 0, let failing = try store.batches.batches(runID: run.id).first(where: \.isFailing)
+        {
             facts.failingBatch = (failing.pollFailures, failing.pollError ?? "unknown")
         }
         facts.submittedNow = submittedNow
@@ -342,10 +343,11 @@ struct RunSession {
         let verdict = RunVerdict.decide(facts, stop: stop)
         try store.move(&run, to: verdict.state, reason: verdict.reason)
         if !verdict.deferred.isEmpty, let stop {
-            try store.deferJob(spec.name, run: run, reasons: stop.reason, at: Date())
+            try store.schedules.deferJob(spec.name, run: run, reasons: stop.reason, at: Date())
         }
         return RunOutcome(
-            run: run, status: verdict.status, message: verdict.message, spend: try store.spend(runID: run.id),
+            run: run, status: verdict.status, message: verdict.message,
+            spend: try store.ledger.spend(runID: run.id),
             outputDirectory: spec.output, answeredNow: answeredNow, callsMade: callsMade,
             deferred: verdict.deferred)
     }

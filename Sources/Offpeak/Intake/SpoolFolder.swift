@@ -65,7 +65,7 @@ struct SpoolFolder: Sendable {
         case .success(nil): break
         case .failure(let refusal): notTaken[refusal.entry] = refusal.reason
         }
-        for record in try queue.store.noteNotTaken(job: job, found: notTaken, at: Date()) {
+        for record in try queue.store.schedules.noteNotTaken(job: job, found: notTaken, at: Date()) {
             taken.refused.append(
                 OffpeakError(
                     .dataError, "\(record.reason) (`offpeak queue` lists it until it is gone)",

@@ -38,7 +38,7 @@ struct SubmissionQueue: Sendable {
         }
         let run = RunRecord.new(
             job: spec, provider: config.provider, model: config.model(for: spec.tier), itemsTotal: 0, at: now)
-        let held = try store.enqueue(records.map(\.record), job: spec.name, newRun: run)
+        let held = try store.submissions.enqueue(records.map(\.record), job: spec.name, newRun: run)
         for ((index, record), holder) in zip(records, held) {
             outcomes[index] =
                 holder.map { .failure(refusal(submissions[index], "was already submitted to run \($0)")) }

@@ -26,10 +26,10 @@ struct AnswerLength: Sendable, Equatable {
 
     /// The measure for `job` on `model` from `store` (none without a store).
     static func measure(store: Store?, job: String, model: String) throws(OffpeakError) -> AnswerLength {
-        if let found = try store?.outputPerItem(model: model, job: job) {
+        if let found = try store?.ledger.outputPerItem(model: model, job: job) {
             return AnswerLength(measured: found.tokens, basis: .job, items: found.items)
         }
-        if let found = try store?.outputPerItem(model: model, job: nil) {
+        if let found = try store?.ledger.outputPerItem(model: model, job: nil) {
             return AnswerLength(measured: found.tokens, basis: .model, items: found.items)
         }
         return AnswerLength(measured: nil, basis: .maxTokens, items: 0)

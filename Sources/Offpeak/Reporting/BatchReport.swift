@@ -18,8 +18,8 @@ public struct BatchReport: Sendable, Encodable {
     public static func make(store: Store, all: Bool, limit: Int = defaultLimit) throws(OffpeakError)
         -> BatchReport
     {
-        let listings = try store.batchListings(all: all, limit: all ? max(0, limit) : nil)
-        let notShown = all ? max(0, try store.batchCount() - listings.count) : 0
+        let listings = try store.batches.batchListings(all: all, limit: all ? max(0, limit) : nil)
+        let notShown = all ? max(0, try store.batches.batchCount() - listings.count) : 0
         return BatchReport(batches: listings.map(BatchLine.init), all: all, notShown: notShown)
     }
 

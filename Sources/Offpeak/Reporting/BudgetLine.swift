@@ -26,8 +26,8 @@ struct BudgetLine: Sendable, Codable, Equatable {
     {
         guard budget.isSet else { return [] }
         let (day, month) = BudgetLimits(workspace: budget, calendar: calendar).periods(at: now)
-        let today = try store.budgetUse(in: day)
-        let thisMonth = try store.budgetUse(in: month)
+        let today = try store.ledger.budgetUse(in: day)
+        let thisMonth = try store.ledger.budgetUse(in: month)
         var lines: [BudgetLine] = []
         func add(_ name: String, _ limit: Double?, _ use: BudgetUse, tokens: Bool) {
             guard let limit else { return }

@@ -22,13 +22,13 @@ public struct CostReport: Sendable, Codable {
         let lines: [CostLine]
         switch grouping {
         case .job, .model:
-            lines = try store.costs(groupedBy: grouping.rawValue)
+            lines = try store.ledger.costs(groupedBy: grouping.rawValue)
         case .day:
-            lines = try store.costsByDay(calendar: calendar)
+            lines = try store.ledger.costsByDay(calendar: calendar)
         }
         let total = lines.reduce(into: Spend()) { sum, line in sum.add(line.spend) }
-        let unpriced = total.unpricedCalls > 0 ? try store.unpricedModels() : []
-        let lanes = try store.spendByLane().map { LaneSplit($0, prices: prices) }
+        let unpriced = total.unpricedCalls > 0 ? try store.ledger.unpricedModels() : []
+        let lanes = try store.ledger.spendByLane().map { LaneSplit($0, prices: prices) }
         return CostReport(
             groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced, lanes: lanes)
     }

@@ -25,7 +25,7 @@ struct EstimateWork {
         var first: [RunEstimator.Entry] = []
         var known: Set<String> = []
         if let open, let store = estimator.store {
-            let rows = try store.requests(runID: open.id)
+            let rows = try store.runs.requests(runID: open.id)
             known = Set(rows.map(\.itemId))
             for row in rows where !row.isStep {
                 switch row.state {

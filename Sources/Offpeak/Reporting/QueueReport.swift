@@ -49,10 +49,12 @@ public struct QueueReport: Sendable, Encodable {
     public static func make(store: Store, conditions: MachineConditions?) throws(OffpeakError) -> QueueReport
     {
         var entries: [Entry] = []
-        for record in try store.deferred() {
-            let run = try record.runId.flatMap { id throws(OffpeakError) in try store.readableRun(id: id) }
+        for record in try store.schedules.deferred() {
+            let run = try record.runId.flatMap { id throws(OffpeakError) in try store.runs.readableRun(id: id)
+            }
             let inBatch =
-                try run.map { run throws(OffpeakError) in try store.requestsInBatch(runID: run.id) } ?? 0
+                try run.map { run throws(OffpeakError) in try store.batches.requestsInBatch(runID: run.id) }
+                ?? 0
             entries.append(
                 Entry(
                     job: record.job, run: record.runId, reasons: record.reasonList,
@@ -61,17 +63,18 @@ public struct QueueReport: Sendable, Encodable {
                     itemsWaiting: run.map { max(0, $0.itemsTotal - $0.itemsDone - $0.itemsFailed) } ?? 0,
                     itemsInBatch: inBatch))
         }
-        let retrying = try store.retryingRequests().map { request in
+        let retrying = try store.runs.retryingRequests().map { request in
             Retry(
                 job: request.job, run: request.runId, item: request.itemId, attempts: request.attempts,
                 nextAttemptAt: request.nextAttemptAt, error: request.error)
         }
-        let notTaken = try store.notTaken().map { record in
+        let notTaken = try store.schedules.notTaken().map { record in
             NotTaken(job: record.job, entry: record.entry, why: record.reason, since: record.noticedAt)
         }
         return QueueReport(
             deferred: entries, retrying: retrying, notTaken: notTaken,
-            failingBatches: try store.batchListings(all: false).map(BatchLine.init).filter(\.isFailing),
+            failingBatches: try store.batches.batchListings(all: false).map(BatchLine.init).filter(
+                \.isFailing),
             now: conditions.map(QueueReport.summary))
     }
 

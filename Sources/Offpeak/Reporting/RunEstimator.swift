@@ -26,13 +26,13 @@ struct RunEstimator {
     let now: Date
 
     func estimate() throws(OffpeakError) -> RunEstimate {
-        let open = try store?.latestResumableRun(job: spec.name)
+        let open = try store?.runs.latestResumableRun(job: spec.name)
         let answers = try AnswerLength.measure(store: store, job: spec.name, model: model)
         var work = try EstimateWork.gather(self, open: open, answers: answers)
         let lane = BatchLane.choose(
             spec: spec, workspaceLane: config.lane, provider: provider,
             deadlineAt: open?.deadlineAt ?? spec.deadline.map { now + $0 }, now: now)
-        let latency = try store?.latency(model: model)
+        let latency = try store?.ledger.latency(model: model)
         let live = try tally(work.rounds, batchLane: false, answers: answers, latency: latency)
         let batch =
             provider.batches == nil
@@ -95,7 +95,7 @@ struct RunEstimator {
 
     /// The run's planner for `model` in this lane, with the model's batch fitness as the store has it.
     private func planner(model: String, batchLane: Bool) throws(OffpeakError) -> BatchPlanner {
-        let fitness = try store?.batchFitness(provider: provider.kind.rawValue, model: model)
+        let fitness = try store?.batches.batchFitness(provider: provider.kind.rawValue, model: model)
         return CallPlanning.batchPlanner(
             spec: spec, model: model, prices: prices, batchLane: batchLane, fitness: fitness,
             form: CallPlanning.answerForm(

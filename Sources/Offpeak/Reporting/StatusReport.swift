@@ -46,8 +46,8 @@ public struct StatusReport: Sendable, Codable {
         -> StatusReport
     {
         var lines: [RunLine] = []
-        let rows = try store.runRows(limit: limit)
-        let batches = try store.batchListings(all: false).map(BatchLine.init)
+        let rows = try store.runs.runRows(limit: limit)
+        let batches = try store.batches.batchListings(all: false).map(BatchLine.init)
         let runsOut = Set(batches.map(\.run))
         for run in rows.runs {
             var line =
@@ -56,16 +56,18 @@ public struct StatusReport: Sendable, Codable {
                     budgetStop: run.budgetStop,
                     model: run.model, itemsTotal: run.itemsTotal, itemsDone: run.itemsDone,
                     itemsFailed: run.itemsFailed, itemsCached: run.itemsCached,
-                    spend: try store.spend(runID: run.id),
+                    spend: try store.ledger.spend(runID: run.id),
                     createdAt: run.createdAt, updatedAt: run.updatedAt)
-            if runsOut.contains(run.id) { line.itemsInBatch = try store.requestsInBatch(runID: run.id) }
+            if runsOut.contains(run.id) {
+                line.itemsInBatch = try store.batches.requestsInBatch(runID: run.id)
+            }
             lines.append(line)
         }
         let midnight = Calendar.current.startOfDay(for: now)
         return StatusReport(
-            runs: lines, spendToday: try store.spend(since: midnight), unreadable: rows.unreadable,
+            runs: lines, spendToday: try store.ledger.spend(since: midnight), unreadable: rows.unreadable,
             batches: batches,
-            models: try store.batchFitnessRecords().compactMap { FitnessLine($0, now: now) },
+            models: try store.batches.batchFitnessRecords().compactMap { FitnessLine($0, now: now) },
             budgets: budget.isSet ? try BudgetLine.lines(budget, store: store, now: now) : nil)
     }
 

@@ -31,7 +31,8 @@ struct ScheduleBook: Sendable {
     /// - Throws: `OffpeakError` when the store fails or a spec's schedule or timezone is invalid.
     func due(_ specs: [JobSpec], now: Date) throws(OffpeakError) -> [JobSpec] {
         let known = Dictionary(
-            try store.scheduleRecords().map { ($0.job, $0) }, uniquingKeysWith: { first, _ in first })
+            try store.schedules.scheduleRecords().map { ($0.job, $0) },
+            uniquingKeysWith: { first, _ in first })
         var due: [JobSpec] = []
         var changed: [ScheduleRecord] = []
         for spec in specs {
@@ -46,7 +47,7 @@ struct ScheduleBook: Sendable {
             }
             if let nextDue = record.nextDueAt, now >= nextDue { due.append(spec) }
         }
-        try store.saveSchedules(changed)
+        try store.schedules.saveSchedules(changed)
         return due
     }
 
@@ -56,7 +57,7 @@ struct ScheduleBook: Sendable {
         guard let (expression, timeZone) = try Self.schedule(of: spec) else {
             throw OffpeakError(.software, "job '\(spec.name)' has no schedule to record a firing of")
         }
-        try store.saveSchedules([
+        try store.schedules.saveSchedules([
             ScheduleRecord(
                 job: spec.name, expression: Self.key(expression, spec: spec),
                 lastFiredAt: at, nextDueAt: expression.next(after: at, in: timeZone))
@@ -65,7 +66,7 @@ struct ScheduleBook: Sendable {
 
     /// For reports: (job, expression, lastFiredAt, nextDueAt) rows, by job name.
     func entries() throws(OffpeakError) -> [ScheduleEntry] {
-        try store.scheduleRecords().map { record in
+        try store.schedules.scheduleRecords().map { record in
             ScheduleEntry(
                 job: record.job, expression: record.cron, timezone: record.timeZone,
                 lastFiredAt: record.lastFiredAt, nextDueAt: record.nextDueAt)

@@ -1,13 +1,11 @@
 import Foundation
 import GRDB
 
-extension Store {
-    /// How `model`'s batched prompts fared with `provider`; nil before its first.
+extension SQLiteStore {
     func batchFitness(provider: String, model: String) throws(OffpeakError) -> BatchFitness? {
         try read { db in try Self.fitness(provider: provider, model: model, db) }
     }
 
-    /// Every model's record, most recently updated first (for `status`).
     func batchFitnessRecords() throws(OffpeakError) -> [BatchFitness] {
         try read { db in
             try String.fetchAll(db, sql: "SELECT fitness FROM batch_fitness ORDER BY updated_at DESC")
@@ -15,8 +13,6 @@ extension Store {
         }
     }
 
-    /// Changes the record of `provider` and `model` in one transaction (read, change, write), so
-    /// runs answering at once never lose each other's counts.
     @discardableResult
     func updateBatchFitness(
         provider: String, model: String, at now: Date, _ change: @escaping (inout BatchFitness) -> Void

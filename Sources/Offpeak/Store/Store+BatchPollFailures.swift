@@ -5,9 +5,7 @@ import GRDB
 /// is not one, results that cannot be read) is still asked about at every poll, since its items
 /// were paid for and nothing is dropped; what the store keeps of the failures lets `status`,
 /// `batches` and `queue` say why it is not collected.
-extension Store {
-    /// Counts one more failed poll of the batch, keeps `reason` (already redacted) as the last one,
-    /// and asks again from `next`.
+extension SQLiteStore {
     func recordPollFailure(batchID: String, reason: String, next: Date) throws(OffpeakError) {
         try write { db in
             try db.execute(
@@ -19,7 +17,6 @@ extension Store {
         }
     }
 
-    /// A poll went through: the failures before it are forgotten.
     func clearPollFailures(batchID: String) throws(OffpeakError) {
         try write { db in
             try db.execute(

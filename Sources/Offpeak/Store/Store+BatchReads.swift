@@ -20,9 +20,7 @@ struct LaneModelSpend: Sendable, Equatable {
 
 /// What the reports read of the batch lane. Reads only: the batch lane's writes are in `Store+Batches`
 /// and `Store+BatchResults`.
-extension Store {
-    /// Batches, most recently prepared first: the open ones (preparing, submitted, ended), or with
-    /// `all` every one, at most `limit`. `provider_batches` holds one row per batch, not per item.
+extension SQLiteStore {
     func batchListings(all: Bool, limit: Int? = nil) throws(OffpeakError) -> [BatchListing] {
         try read { db in
             let open = all ? "" : "WHERE provider_batches.state IN ('preparing', 'submitted', 'ended')"
@@ -37,12 +35,10 @@ extension Store {
         }
     }
 
-    /// How many batches the store holds, open or not.
     func batchCount() throws(OffpeakError) -> Int {
         try read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM provider_batches") ?? 0 }
     }
 
-    /// Requests of a run out in a provider batch now (state `in_batch`).
     func requestsInBatch(runID: String) throws(OffpeakError) -> Int {
         try read { db in
             try Int.fetchOne(
@@ -51,11 +47,8 @@ extension Store {
         }
     }
 
-    /// The ledger by lane and model, or nil when the workspace never made a provider batch (then
-    /// every call was live, and the ledger is not read again). The ledger has no index on
-    /// `batch_api`: this reads its rows once.
     func spendByLane() throws(OffpeakError) -> [LaneModelSpend]? {
-        try read { db in try Store.spendByLane(db) }
+        try read { db in try SQLiteStore.spendByLane(db) }
     }
 
     /// `spendByLane()` inside a read that reads more (the metrics' one snapshot).
@@ -66,14 +59,14 @@ extension Store {
         return try Row.fetchAll(
             db,
             sql: """
-                SELECT batch_api, model, unpriced, \(Store.spendColumns),
+                SELECT batch_api, model, unpriced, \(SQLiteStore.spendColumns),
                     COALESCE(SUM(items) FILTER (WHERE NOT cache_hit), 0) AS items
                 FROM ledger GROUP BY batch_api, model, unpriced ORDER BY batch_api, model, unpriced
                 """
         ).map { row in
             LaneModelSpend(
                 batch: row["batch_api"], model: row["model"], unpriced: row["unpriced"],
-                spend: Store.spend(row), items: row["items"])
+                spend: SQLiteStore.spend(row), items: row["items"])
         }
     }
 }

@@ -2,49 +2,45 @@ import Foundation
 import GRDB
 
 /// Booking what comes back from a provider batch, and giving up on one never created.
-extension Store {
-    /// What one provider request of a batch (one custom id, one or several items) leaves.
-    struct BatchBooking: Sendable {
-        var outcome: BatchItemRecord.Outcome
-        /// The call's ledger row (marked batch here) and the answers it paid for; a result names its
-        /// request, or, with no request id, is the lone item's.
-        var ledger: LedgerEntry?
-        var results: [ResultRecord] = []
-        /// Items failed for good with their reasons.
-        var failed: [(id: String, reason: String)] = []
-        /// When set, every item of the call not answered fails with it (an invalid request).
-        var failReason: String?
-        /// Why the items left unanswered go again (back to pending, one attempt more).
-        var againReason = "not answered by the provider batch"
+/// What one provider request of a batch (one custom id, one or several items) leaves.
+struct BatchBooking: Sendable {
+    var outcome: BatchItemRecord.Outcome
+    /// The call's ledger row (marked batch here) and the answers it paid for; a result names its
+    /// request, or, with no request id, is the lone item's.
+    var ledger: LedgerEntry?
+    var results: [ResultRecord] = []
+    /// Items failed for good with their reasons.
+    var failed: [(id: String, reason: String)] = []
+    /// When set, every item of the call not answered fails with it (an invalid request).
+    var failReason: String?
+    /// Why the items left unanswered go again (back to pending, one attempt more).
+    var againReason = "not answered by the provider batch"
 
-        /// An answer, with the ledger row that paid for it and the answers it split into.
-        static func answered(ledger: LedgerEntry?, results: [ResultRecord]) -> BatchBooking {
-            var booking = BatchBooking(outcome: .succeeded)
-            booking.ledger = ledger
-            booking.results = results
-            return booking
-        }
-
-        /// Refused as invalid: every item of the call fails with `reason` (already redacted).
-        static func refused(_ reason: String) -> BatchBooking {
-            var booking = BatchBooking(outcome: .errored)
-            booking.failReason = reason
-            return booking
-        }
-
-        /// Expired, canceled, errored or missing: the items go again, saying why.
-        static func again(_ outcome: BatchItemRecord.Outcome, reason: String) -> BatchBooking {
-            var booking = BatchBooking(outcome: outcome)
-            booking.againReason = reason
-            return booking
-        }
+    /// An answer, with the ledger row that paid for it and the answers it split into.
+    static func answered(ledger: LedgerEntry?, results: [ResultRecord]) -> BatchBooking {
+        var booking = BatchBooking(outcome: .succeeded)
+        booking.ledger = ledger
+        booking.results = results
+        return booking
     }
 
-    /// Books one provider request's result in one transaction: its ledger row (marked batch), its
-    /// answers (requests done), items failed, the rest back to pending to go again (in a new batch
-    /// or live), every item's outcome, and with `run` its counters, checkpoint and lease.
-    /// - Returns: false, booking nothing, when the custom id's outcome is already set (the same
-    ///   results collected twice) or the batch has no such custom id.
+    /// Refused as invalid: every item of the call fails with `reason` (already redacted).
+    static func refused(_ reason: String) -> BatchBooking {
+        var booking = BatchBooking(outcome: .errored)
+        booking.failReason = reason
+        return booking
+    }
+
+    /// Expired, canceled, errored or missing: the items go again, saying why.
+    static func again(_ outcome: BatchItemRecord.Outcome, reason: String) -> BatchBooking {
+        var booking = BatchBooking(outcome: outcome)
+        booking.againReason = reason
+        return booking
+    }
+}
+
+extension SQLiteStore {
+
     @discardableResult
     func commitBatchCall(
         batchID: String, customID: String, _ booking: BatchBooking, run: RunRecord?,
@@ -55,9 +51,6 @@ extension Store {
         ).isEmpty
     }
 
-    /// `commitBatchCall` for several provider requests in one transaction (one fsync for many
-    /// results, not one each); each custom id is still booked whole and once.
-    /// - Returns: the custom ids booked now (those already booked are skipped).
     func commitBatchCalls(
         batchID: String, _ bookings: [(customID: String, booking: BatchBooking)], run: RunRecord?,
         lease: (owner: String, ttl: TimeInterval)? = nil, now: Date
@@ -65,17 +58,17 @@ extension Store {
         try write { db in
             var booked = Set<String>()
             for (customID, booking) in bookings
-            where try Store.bookBatchCall(batchID: batchID, customID: customID, booking, now: now, db) {
+            where try SQLiteStore.bookBatchCall(batchID: batchID, customID: customID, booking, now: now, db) {
                 booked.insert(customID)
             }
             if let run, !booked.isEmpty {
-                if let lease { try Store.renew(lease, runID: run.id, db) }
+                if let lease { try SQLiteStore.renew(lease, runID: run.id, db) }
                 let last = try String.fetchOne(
                     db,
                     sql:
                         "SELECT request_id FROM batch_items WHERE batch_id = ? AND custom_id = ? ORDER BY slot DESC",
                     arguments: [batchID, bookings.last?.customID])
-                try Store.saveProgress(db, run: run, segment: 0, lastRequestID: last)
+                try SQLiteStore.saveProgress(db, run: run, segment: 0, lastRequestID: last)
             }
             return booked
         }
@@ -99,7 +92,7 @@ extension Store {
                 guard items.count == 1, let only = items.first else { continue }
                 result.requestId = only.requestId
             }
-            try Store.insertAnswer(result, ledgerID: ledger?.id, at: now, db)
+            try SQLiteStore.insertAnswer(result, ledgerID: ledger?.id, at: now, db)
         }
         var failed = booking.failed
         if let reason = booking.failReason {
@@ -116,7 +109,7 @@ extension Store {
         for item in items {
             try db.execute(
                 sql: """
-                    UPDATE requests SET state = \(Store.againOrCanceled), error = ?, attempts = attempts + 1,
+                    UPDATE requests SET state = \(SQLiteStore.againOrCanceled), error = ?, attempts = attempts + 1,
                     updated_at = ? WHERE id = ? AND state = 'in_batch'
                     """,
                 arguments: [booking.againReason, now, item.requestId])
@@ -127,8 +120,6 @@ extension Store {
         return true
     }
 
-    /// Marks the batch `collected` once every item's outcome is booked.
-    /// - Returns: whether it is collected (false while an item has no outcome yet).
     @discardableResult
     func markCollected(batchID: String, now: Date) throws(OffpeakError) -> Bool {
         try write { db in
@@ -148,15 +139,12 @@ extension Store {
         }
     }
 
-    /// A `preparing` batch the provider never created (reconciliation found nothing): its requests
-    /// still in the batch go back to pending, and the batch is `failed` with `reason`. A batch past
-    /// `preparing` is left alone.
     func abandonPreparing(batchID: String, reason: String, now: Date) throws(OffpeakError) {
         try write { db in
-            guard try Store.batch(batchID, db).state == .preparing else { return }
+            guard try SQLiteStore.batch(batchID, db).state == .preparing else { return }
             try db.execute(
                 sql: """
-                    UPDATE requests SET state = \(Store.againOrCanceled), updated_at = ? WHERE state = 'in_batch'
+                    UPDATE requests SET state = \(SQLiteStore.againOrCanceled), updated_at = ? WHERE state = 'in_batch'
                     AND id IN (SELECT request_id FROM batch_items WHERE batch_id = ?)
                     """,
                 arguments: [now, batchID])

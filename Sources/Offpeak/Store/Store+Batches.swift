@@ -4,12 +4,7 @@ import GRDB
 /// The batch lane's bookkeeping. Each write is one transaction, so a process killed at any moment
 /// leaves the batch and its requests in a state the next tick can reconcile: nothing lost, nothing
 /// booked twice.
-extension Store {
-    /// Commits a new `preparing` batch and its items, and moves those requests to `in_batch`,
-    /// BEFORE any call creates it at the provider. `calls` holds the request ids of each provider
-    /// request in order: the n-th gets custom id `<batch id>_<n>`, each of its requests the slot of
-    /// its place in the batched prompt. Only requests still `pending` or `retrying` are taken; a
-    /// request in another state is refused and nothing is committed.
+extension SQLiteStore {
     func prepareBatch(
         runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
         worstTokens: (input: Int, output: Int) = (0, 0), now: Date
@@ -46,7 +41,6 @@ extension Store {
         }
     }
 
-    /// `prepareBatch` with each request alone in its provider request.
     func prepareBatch(
         runID: String, provider: String, model: String, requestIDs: [String], worstDollars: Double, now: Date
     ) throws(OffpeakError) -> BatchRecord {
@@ -55,11 +49,9 @@ extension Store {
             worstDollars: worstDollars, now: now)
     }
 
-    /// Stores the provider's id for a batch just created: `submitted`, polled from `nextPoll`.
-    /// Storing the same id again changes nothing; a different one is refused (one batch, one id).
     func recordSubmitted(batchID: String, remoteID: String, now: Date, nextPoll: Date) throws(OffpeakError) {
         try write { db in
-            let batch = try Store.batch(batchID, db)
+            let batch = try SQLiteStore.batch(batchID, db)
             if let known = batch.remoteId {
                 guard known == remoteID else {
                     throw OffpeakError(
@@ -76,7 +68,6 @@ extension Store {
         }
     }
 
-    /// Batches whose poll is due by `now`: submitted ones to ask about, ended ones to collect.
     func batchesToPoll(now: Date) throws(OffpeakError) -> [BatchRecord] {
         try read { db in
             try BatchRecord.fetchAll(
@@ -88,7 +79,6 @@ extension Store {
         }
     }
 
-    /// Batches committed but never given a provider id: each was created or not; reconciliation decides.
     func preparingBatches() throws(OffpeakError) -> [BatchRecord] {
         try read { db in
             try BatchRecord.fetchAll(
@@ -100,14 +90,12 @@ extension Store {
         try read { db in try BatchRecord.fetchOne(db, key: id) }
     }
 
-    /// A run's batches, oldest first.
     func batches(runID: String) throws(OffpeakError) -> [BatchRecord] {
         try read { db in
             try BatchRecord.filter(Column("run_id") == runID).order(Column("prepared_at")).fetchAll(db)
         }
     }
 
-    /// A batch's items, by custom id and slot.
     func items(batchID: String) throws(OffpeakError) -> [BatchItemRecord] {
         try read { db in
             try BatchItemRecord.filter(Column("batch_id") == batchID)
@@ -115,12 +103,11 @@ extension Store {
         }
     }
 
-    /// What the provider said at a poll: its state, counts and expiry, and when to ask next.
     func recordPoll(
         batchID: String, status: String, counts: RemoteBatch.Counts, expiresAt: Date?, next: Date
     ) throws(OffpeakError) {
         try write { db in
-            var batch = try Store.batch(batchID, db)
+            var batch = try SQLiteStore.batch(batchID, db)
             batch.remoteStatus = status
             batch.counts = counts
             batch.expiresAt = expiresAt ?? batch.expiresAt
@@ -130,8 +117,6 @@ extension Store {
         }
     }
 
-    /// The worst case of a run's batches still out, as a spend (their requests as calls, their
-    /// worst tokens and dollars): counted against its budget until they are collected.
     func openBatchLoad(runID: String) throws(OffpeakError) -> Spend {
         try read { db in
             var load = Spend()
@@ -152,7 +137,6 @@ extension Store {
         }
     }
 
-    /// Whether a run has provider batches still out (prepared, submitted or ended, not collected).
     func hasOpenBatches(runID: String) throws(OffpeakError) -> Bool {
         try read { db in
             try Bool.fetchOne(
@@ -164,7 +148,6 @@ extension Store {
         }
     }
 
-    /// Every batch still out (any run), oldest first: what `offpeak batches` and `status` show.
     func openBatches() throws(OffpeakError) -> [BatchRecord] {
         try read { db in
             try BatchRecord.fetchAll(
@@ -176,7 +159,6 @@ extension Store {
         }
     }
 
-    /// The provider says the batch's results are ready: `ended`, due to collect at once.
     func markEnded(batchID: String, now: Date) throws(OffpeakError) {
         try write { db in
             try db.execute(
@@ -196,8 +178,7 @@ extension Store {
     }
 }
 
-extension Store {
-    /// A batch's provider requests: each custom id with its requests in slot order, as sent.
+extension SQLiteStore {
     func batchCalls(batchID: String) throws(OffpeakError) -> [(customID: String, requests: [RequestRecord])] {
         try read { db in
             let items = try BatchItemRecord.filter(Column("batch_id") == batchID)
@@ -218,7 +199,6 @@ extension Store {
         }
     }
 
-    /// Every provider batch id the store holds: a batch found again must be none of these.
     func knownRemoteIDs() throws(OffpeakError) -> Set<String> {
         try read { db in
             Set(
@@ -228,10 +208,7 @@ extension Store {
     }
 }
 
-extension Store {
-    /// When a run has nothing to do but wait for its provider batches, none of them due a poll:
-    /// the earliest poll. Nil when a pass has work (a request pending, retrying or waiting, a batch
-    /// due or never recorded) or the run has no batch out.
+extension SQLiteStore {
     func nextBatchPollOnly(runID: String, now: Date) throws(OffpeakError) -> Date? {
         try read { db in
             let work =

@@ -14,31 +14,30 @@ import GRDB
 /// So a crashed process's reservations never block for longer than the lease's time to live.
 /// A provider batch's own reservation is its row in `provider_batches` (its worst case), held until
 /// it is collected.
-extension Store {
-    /// Reserves `ask` against `limits`.
-    /// - Returns: the reservation's id, or why a budget refused it (nothing is reserved then).
+extension SQLiteStore {
     func reserveBudget(_ ask: BudgetAsk, limits: BudgetLimits, now: Date) throws(OffpeakError)
         -> Result<Int64, BudgetRefusal>
     {
         try write { db in
-            try Store.dropStaleReservations(db)
+            try SQLiteStore.dropStaleReservations(db)
             let (day, month) = limits.periods(at: now)
             // What is held does not depend on the period: read once. A period's ledger sum is read
             // only when one of its budgets is set (a month's is a scan of its rows in the time index,
             // milliseconds on a large ledger, on every call).
-            let held = try Store.budgetHeld(db, job: nil, owner: ask.owner)
+            let held = try SQLiteStore.budgetHeld(db, job: nil, owner: ask.owner)
             let workspace = limits.workspace
             let dayUse =
                 workspace.perDay == nil && workspace.perDayTokens == nil
-                ? BudgetUse() : try Store.budgetSpent(db, in: day, job: nil, adding: held)
+                ? BudgetUse() : try SQLiteStore.budgetSpent(db, in: day, job: nil, adding: held)
             let monthUse =
                 workspace.perMonth == nil && workspace.perMonthTokens == nil
-                ? BudgetUse() : try Store.budgetSpent(db, in: month, job: nil, adding: held)
+                ? BudgetUse() : try SQLiteStore.budgetSpent(db, in: month, job: nil, adding: held)
             let jobUse =
                 limits.jobPerDay == nil
                 ? BudgetUse()
-                : try Store.budgetSpent(
-                    db, in: day, job: ask.job, adding: Store.budgetHeld(db, job: ask.job, owner: ask.owner))
+                : try SQLiteStore.budgetSpent(
+                    db, in: day, job: ask.job,
+                    adding: SQLiteStore.budgetHeld(db, job: ask.job, owner: ask.owner))
             if let refusal = limits.refusal(ask, day: dayUse, month: monthUse, jobDay: jobUse) {
                 return .failure(refusal)
             }
@@ -51,18 +50,16 @@ extension Store {
         }
     }
 
-    /// Gives a reservation back without a ledger row (the batch it held for is now counted).
     func releaseReservation(_ id: Int64) throws(OffpeakError) {
-        try write { db in try Store.releaseReservation(id, db) }
+        try write { db in try SQLiteStore.releaseReservation(id, db) }
     }
 
     static func releaseReservation(_ id: Int64, _ db: Database) throws {
         try db.execute(sql: "DELETE FROM budget_reservations WHERE id = ?", arguments: [id])
     }
 
-    /// What the workspace (or `job`) has spent and holds in `period`, for `status`.
     func budgetUse(in period: DateInterval, job: String? = nil) throws(OffpeakError) -> BudgetUse {
-        try read { db in try Store.budgetUse(db, in: period, job: job, owner: nil) }
+        try read { db in try SQLiteStore.budgetUse(db, in: period, job: job, owner: nil) }
     }
 
     /// Drops reservations whose run's lease is gone or expired, or whose owner died on this host.

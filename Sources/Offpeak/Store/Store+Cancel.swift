@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 
-/// `offpeak cancel`: the one way work is dropped, at the user's word.
 extension Store {
     /// What canceling a run did.
     public struct Cancellation: Sendable, Equatable, Codable {
@@ -11,12 +10,11 @@ extension Store {
         public var inBatch = 0
         public var state: RunState
     }
+}
 
-    /// Drops the run's requests not yet answered nor out in a provider batch, and marks the run
-    /// canceled, in one transaction. With items in provider batches the run stays open until a
-    /// pass collects them (what the provider answered was paid for, and is kept); with none, it
-    /// ends `canceled` now.
-    func cancelRun(runID: String, now: Date) throws(OffpeakError) -> Cancellation {
+/// `offpeak cancel`: the one way work is dropped, at the user's word.
+extension SQLiteStore {
+    func cancelRun(runID: String, now: Date) throws(OffpeakError) -> Store.Cancellation {
         try write { db in
             guard var run = try RunRecord.fetchOne(db, key: runID) else {
                 throw OffpeakError(.usage, "no run \(runID); `offpeak status` lists the runs")
@@ -46,19 +44,10 @@ extension Store {
             try db.execute(
                 sql: "UPDATE deferred SET released_at = ? WHERE run_id = ? AND released_at IS NULL",
                 arguments: [now, runID])
-            return Cancellation(dropped: dropped, inBatch: inBatch, state: run.state)
+            return Store.Cancellation(dropped: dropped, inBatch: inBatch, state: run.state)
         }
     }
 
-    /// A canceled run's reason: canceling while `inBatch` items are still out, then canceled.
-    static func cancelReason(inBatch: Int) -> String {
-        inBatch > 0
-            ? "canceling: \(Plural.count(inBatch, "item")) in provider batches asked to cancel"
-            : "canceled by the user"
-    }
-
-    /// Whether the user canceled the run: it then ends `canceled` once its provider batches are
-    /// collected (what they answered was paid for, and is kept), and nothing more is sent for it.
     func isCanceled(runID: String) throws(OffpeakError) -> Bool {
         try read { db in
             try Bool.fetchOne(

@@ -1,27 +1,18 @@
 import Foundation
 import GRDB
 
-extension Store {
-    /// Spend grouped by the local calendar day (in `calendar`'s time zone) its calls were made,
-    /// newest day first.
-    ///
-    /// SQLite knows no local time zone, so each day's bounds are computed here (a day around a DST
-    /// change is 23 or 25 hours long, one whose midnight is skipped starts at 01:00) and its rows
-    /// are summed in SQL over the ledger's time index, which covers every summed column: no row is
-    /// read or decoded one by one. Only days with calls are visited: after each day, the next is the
-    /// one holding the first row at or after its end. Rows add up in the order of `at`, then `id`,
-    /// as they always have.
+extension SQLiteStore {
     func costsByDay(calendar: Calendar) throws(OffpeakError) -> [CostLine] {
         try read { db in
             var days: [String: Spend] = [:]
-            var next = try Store.firstCall(db, atOrAfter: nil)
+            var next = try SQLiteStore.firstCall(db, atOrAfter: nil)
             while let at = next {
                 let day = LedgerDay(containing: at, calendar: calendar)
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT \(Store.spendColumns) FROM ledger WHERE at >= ? AND at < ?",
+                    db, sql: "SELECT \(SQLiteStore.spendColumns) FROM ledger WHERE at >= ? AND at < ?",
                     arguments: [day.start, day.end])
-                days[day.text, default: Spend()].add(row.map(Store.spend) ?? Spend())
-                next = try Store.firstCall(db, atOrAfter: day.end)
+                days[day.text, default: Spend()].add(row.map(SQLiteStore.spend) ?? Spend())
+                next = try SQLiteStore.firstCall(db, atOrAfter: day.end)
             }
             return days.keys.sorted(by: >).map { CostLine(key: $0, spend: days[$0] ?? Spend()) }
         }

@@ -2,10 +2,7 @@ import Foundation
 import GRDB
 
 /// The deferred queue: jobs that wait for their conditions, with why and since when.
-extension Store {
-    /// Defers `job` (and its run) for `reasons`. A job already deferred keeps its first deferral
-    /// time; its reasons and check time are brought up to date. The run, if given, moves to
-    /// `waiting` in the same transaction.
+extension SQLiteStore {
     @discardableResult
     func deferJob(_ job: String, run: RunRecord?, reasons: String, at now: Date) throws(OffpeakError)
         -> DeferredRecord
@@ -29,7 +26,6 @@ extension Store {
         }
     }
 
-    /// Releases the job's open deferral: its conditions hold now (or the user forced it).
     func releaseDeferred(job: String, at now: Date) throws(OffpeakError) {
         try write { db in
             try db.execute(
@@ -39,7 +35,6 @@ extension Store {
         }
     }
 
-    /// Open deferrals, oldest first.
     func deferred() throws(OffpeakError) -> [DeferredRecord] {
         try read { db in
             try DeferredRecord.filter(Column("released_at") == nil).order(Column("deferred_at"), Column("id"))
@@ -48,9 +43,7 @@ extension Store {
     }
 }
 
-extension Store {
-    /// Requests waiting for their next attempt, soonest first: read off the partial index
-    /// `requests_retrying`, which holds only them (the condition is spelled as the index's).
+extension SQLiteStore {
     func retryingRequests() throws(OffpeakError) -> [RequestRecord] {
         try read { db in
             try StoredPayload.expand(

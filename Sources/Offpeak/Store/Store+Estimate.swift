@@ -3,19 +3,15 @@ import GRDB
 
 /// What `offpeak estimate` reads: the store opened so that nothing can be written, and the answer
 /// lengths the ledger has measured.
-extension Store {
-    /// The workspace's store opened read-only, whoever could write it, or nil when there is none:
-    /// an estimate plans without sending or writing anything, so it neither creates a store nor
-    /// migrates one, and leaves the file as it was.
-    static func openReadOnlyIfPresent(_ workspace: Workspace) throws(OffpeakError) -> Store? {
+extension SQLiteStore {
+    /// The SQLite file read-only, or nil when there is none (`Store.openReadOnlyIfPresent`).
+    static func openReadOnlyIfPresent(_ workspace: Workspace) throws(OffpeakError) -> SQLiteStore? {
         guard try StoreAccess.size(of: workspace.databaseURL) != nil else { return nil }
-        return try Store(
+        return try SQLiteStore(
             readOnlyAt: workspace.databaseURL,
             because: StoreAccess.ReadOnly(path: workspace.databaseURL.path, reason: "an estimate only reads"))
     }
 
-    /// Output tokens per answered item, measured over the newest `calls` paid calls to `model`
-    /// (of `job` only, when given): nil when the ledger has none.
     func outputPerItem(model: String, job: String?, calls: Int = 500) throws(OffpeakError)
         -> (tokens: Double, items: Int)?
     {

@@ -62,7 +62,7 @@ struct LatencyEstimate: Sendable, Equatable {
     }
 }
 
-extension Store {
+extension SQLiteStore {
     func latency(model: String) throws(OffpeakError) -> LatencyEstimate? {
         try read { db in
             guard

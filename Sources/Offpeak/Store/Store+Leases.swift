@@ -1,15 +1,7 @@
 import Foundation
 import GRDB
 
-extension Store {
-    /// This process, as a lease owner: `host:pid` (see `ProcessOwner`).
-    static var processOwner: String { ProcessOwner.current }
-
-    /// Takes the run's lease for `owner` unless another owner holds a live one.
-    ///
-    /// A lease is live until it expires, except that a lease of a process on this host that no longer
-    /// exists (killed with -9) is taken over at once.
-    /// - Returns: `nil` on success, else the owner holding it.
+extension SQLiteStore {
     func acquireLease(runID: String, owner: String, ttl: TimeInterval, now: Date = Date())
         throws(OffpeakError)
         -> String?

@@ -42,7 +42,7 @@ struct CostLine: Sendable, Equatable, Codable {
     var spend: Spend
 }
 
-extension Store {
+extension SQLiteStore {
     static let spendColumns = """
         COUNT(*) FILTER (WHERE NOT cache_hit) AS calls,
         COALESCE(SUM(input_tokens), 0) AS input_tokens,
@@ -69,9 +69,6 @@ extension Store {
         return spend
     }
 
-    /// What one run has spent so far: what its budget is checked against before every call. One
-    /// row of `run_spend`, which the ledger's triggers keep (see `StoreMigrations.createSpendCounters`),
-    /// however many calls the run has made.
     func spend(runID: String) throws(OffpeakError) -> Spend {
         try read { db in
             let row = try Row.fetchOne(
@@ -81,29 +78,27 @@ extension Store {
                         naive_dollars, failed_calls, unpriced_calls
                     FROM run_spend WHERE run_id = ?
                     """, arguments: [runID])
-            return row.map(Store.spend) ?? Spend()
+            return row.map(SQLiteStore.spend) ?? Spend()
         }
     }
 
-    /// The same, summed over the run's ledger rows (what the counter must equal).
     func recountSpend(runID: String) throws(OffpeakError) -> Spend {
         try read { db in
             let row = try Row.fetchOne(
-                db, sql: "SELECT \(Store.spendColumns) FROM ledger WHERE run_id = ?", arguments: [runID])
-            return row.map(Store.spend) ?? Spend()
+                db, sql: "SELECT \(SQLiteStore.spendColumns) FROM ledger WHERE run_id = ?", arguments: [runID]
+            )
+            return row.map(SQLiteStore.spend) ?? Spend()
         }
     }
 
-    /// Spend since `start` (e.g. local midnight), over every job.
     func spend(since start: Date) throws(OffpeakError) -> Spend {
         try read { db in
             let row = try Row.fetchOne(
-                db, sql: "SELECT \(Store.spendColumns) FROM ledger WHERE at >= ?", arguments: [start])
-            return row.map(Store.spend) ?? Spend()
+                db, sql: "SELECT \(SQLiteStore.spendColumns) FROM ledger WHERE at >= ?", arguments: [start])
+            return row.map(SQLiteStore.spend) ?? Spend()
         }
     }
 
-    /// Models whose calls are in the ledger unpriced (no price known when they were made), by name.
     func unpricedModels() throws(OffpeakError) -> [String] {
         try read { db in
             try String.fetchAll(
@@ -111,17 +106,16 @@ extension Store {
         }
     }
 
-    /// Spend grouped by a ledger column (`job` or `model`), most expensive first.
     func costs(groupedBy column: String) throws(OffpeakError) -> [CostLine] {
         guard column == "job" || column == "model" else { return [] }
         return try read { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(column) AS key, \(Store.spendColumns) FROM ledger
+                    SELECT \(column) AS key, \(SQLiteStore.spendColumns) FROM ledger
                     GROUP BY \(column) ORDER BY dollars DESC, key
                     """
-            ).map { CostLine(key: $0["key"], spend: Store.spend($0)) }
+            ).map { CostLine(key: $0["key"], spend: SQLiteStore.spend($0)) }
         }
     }
 }

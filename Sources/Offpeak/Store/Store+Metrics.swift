@@ -26,17 +26,14 @@ struct WorkspaceTotals: Sendable, Equatable {
     var batchesInFlight = 0
 }
 
-extension Store {
-    /// Every total in one read. Each query reads an index or a small table (run counters, the
-    /// deferred queue, the cache's daily counters, provider batches), but the lane split, which
-    /// reads the ledger once when the workspace has used the batch lane (as `costs` does).
+extension SQLiteStore {
     func workspaceTotals() throws(OffpeakError) -> WorkspaceTotals {
         try read { db in
             var totals = WorkspaceTotals()
-            if let row = try Row.fetchOne(db, sql: "SELECT \(Store.spendColumns) FROM ledger") {
-                totals.spend = Store.spend(row)
+            if let row = try Row.fetchOne(db, sql: "SELECT \(SQLiteStore.spendColumns) FROM ledger") {
+                totals.spend = SQLiteStore.spend(row)
             }
-            totals.lanes = try Store.spendByLane(db)
+            totals.lanes = try SQLiteStore.spendByLane(db)
             if let items = try Row.fetchOne(
                 db,
                 sql: """

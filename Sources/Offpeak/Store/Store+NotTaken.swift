@@ -22,11 +22,7 @@ struct NotTakenRecord: StoredRecord, Equatable {
     }
 }
 
-extension Store {
-    /// Brings the job's not-taken entries up to date with a look at its spool folder: entries in
-    /// `found` are kept (or added, with `now`), every other row of the job goes.
-    /// - Parameter found: entry → reason, everything the look found that it does not take.
-    /// - Returns: the entries new since the last look (or whose reason changed), to report once.
+extension SQLiteStore {
     func noteNotTaken(job: String, found: [String: String], at now: Date) throws(OffpeakError)
         -> [NotTakenRecord]
     {
@@ -54,7 +50,6 @@ extension Store {
         }
     }
 
-    /// Every spool entry not taken, by job and entry.
     func notTaken() throws(OffpeakError) -> [NotTakenRecord] {
         try read { db in
             try NotTakenRecord.order(NotTakenRecord.Columns.job, NotTakenRecord.Columns.entry).fetchAll(db)

@@ -33,8 +33,7 @@ struct StateSummary: Sendable, Equatable {
     var firstDue: Date?
 }
 
-extension Store {
-    /// Every request of the run in item order, outlined.
+extension SQLiteStore {
     func outlines(runID: String) throws(OffpeakError) -> [RequestOutline] {
         try read { db in
             let rows = try Row.fetchCursor(
@@ -48,7 +47,6 @@ extension Store {
         }
     }
 
-    /// The run's answers one at a time, so a run's answers never need to fit in memory together.
     func forEachResult(runID: String, _ body: (ResultRecord) throws -> Void) throws(OffpeakError) {
         try read { db in
             let results = try ResultRecord.filter(Column("run_id") == runID).fetchCursor(db)
@@ -56,7 +54,6 @@ extension Store {
         }
     }
 
-    /// The run's requests in `state`: how many, and the first (two reads of the run-and-state index).
     func summary(runID: String, state: RequestRecord.State) throws(OffpeakError) -> StateSummary {
         try read { db in
             let count =

@@ -1,18 +1,13 @@
 import Foundation
 import GRDB
 
-extension Store {
-    /// Adds submitted requests to the job's open run, creating `newRun` when it has none and
-    /// something is to be added, in one transaction: an intake with nothing new makes no run. A
-    /// request whose item id the run already has is refused, not added twice.
-    /// - Returns: for each request, in order, `nil` if it was added, else the id of the run that
-    ///   already has its item.
+extension SQLiteStore {
     func enqueue(_ requests: [RequestRecord], job: String, newRun: RunRecord) throws(OffpeakError)
         -> [String?]
     {
         guard !requests.isEmpty else { return [] }
         return try write { db in
-            let open = try Store.resumableRun(in: db, job: job)
+            let open = try SQLiteStore.resumableRun(in: db, job: job)
             let runID = open?.id ?? newRun.id
             var seen: Set<[UInt8]> = []  // by bytes, as SQLite compares them
             let fresh = requests.map { seen.insert(Array($0.itemId.utf8)).inserted }
@@ -46,12 +41,11 @@ extension Store {
             // Every request of the run, as the counters hold them (`run_items.requests`).
             try db.execute(
                 sql: "UPDATE runs SET items_total = ? WHERE id = ?",
-                arguments: [try Store.itemCounts(db, runID: runID).requests, runID])
+                arguments: [try SQLiteStore.itemCounts(db, runID: runID).requests, runID])
             return outcomes
         }
     }
 
-    /// One request by id, with its result when it has one.
     func request(id: String) throws(OffpeakError) -> (RequestRecord, ResultRecord?)? {
         try read { db in
             guard let request = try StoredPayload.expand(RequestRecord.fetchOne(db, key: id), db) else {

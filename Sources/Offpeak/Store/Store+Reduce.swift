@@ -17,18 +17,19 @@ struct StepChanges: Sendable {
     var isEmpty: Bool { delete.isEmpty && !addsWork && fail.isEmpty }
 }
 
-extension Store {
-    /// A run's items by state, leaving out the steps of long items (`RequestSource.steps`):
-    /// a 300-page document is one item however many calls it takes.
-    struct ItemCounts: Equatable {
-        /// Every request of the run, steps too.
-        var requests = 0
-        var total = 0
-        var done = 0
-        var failed = 0
-        /// Items answered from the answer cache.
-        var cached = 0
-    }
+/// A run's items by state, leaving out the steps of long items (`RequestSource.steps`):
+/// a 300-page document is one item however many calls it takes.
+struct ItemCounts: Equatable {
+    /// Every request of the run, steps too.
+    var requests = 0
+    var total = 0
+    var done = 0
+    var failed = 0
+    /// Items answered from the answer cache.
+    var cached = 0
+}
+
+extension SQLiteStore {
 
     /// The run's counts as the `run_items` counters hold them: triggers on `requests` and
     /// `results` keep them in every transaction that changes a row (see
@@ -71,11 +72,6 @@ extension Store {
         return counts
     }
 
-    /// Decides and applies the next steps of a run's long items in one transaction, so two
-    /// decisions never see the same rows: `decide` reads the run's requests and answers as
-    /// committed, and a crash before the commit leaves them to be decided the same way again.
-    /// Step rows are unique by `(run_id, item_id)`: a step is inserted at most once.
-    /// - Returns: whether the run has new requests to send.
     func advanceSteps(
         runID: String,
         _ decide: ([RequestRecord], [String: ResultRecord]) -> StepChanges
@@ -103,7 +99,7 @@ extension Store {
                     sql: "UPDATE requests SET state = 'failed', error = ?, updated_at = ? WHERE id = ?",
                     arguments: [reason, now, id])
             }
-            let counts = try Store.itemCounts(db, runID: runID)
+            let counts = try SQLiteStore.itemCounts(db, runID: runID)
             try db.execute(
                 sql: "UPDATE runs SET items_done = ?, items_failed = ?, updated_at = ? WHERE id = ?",
                 arguments: [counts.done, counts.failed, now, runID])

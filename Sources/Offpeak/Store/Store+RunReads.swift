@@ -7,12 +7,9 @@ struct RunRows: Sendable {
     var unreadable: [UnreadableRun] = []
 }
 
-extension Store {
-    /// The newest run of `job` that has not finished, if any. When that run's row cannot be read,
-    /// an error (74) says which and how to repair it: the job is neither resumed nor started anew
-    /// beside it.
+extension SQLiteStore {
     func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord? {
-        try read { db in try Store.resumableRun(in: db, job: job) }
+        try read { db in try SQLiteStore.resumableRun(in: db, job: job) }
     }
 
     static let openStates = [RunState.idle, .running, .waiting, .interrupted].map(\.rawValue)
@@ -25,26 +22,24 @@ extension Store {
         return rows.runs.first
     }
 
-    /// The run, or nil when there is none; an error (74) when its row cannot be read.
     func run(id: String) throws(OffpeakError) -> RunRecord? {
-        let rows = try read { db in try Store.fetchRuns(RunRecord.filter(key: id), db) }
+        let rows = try read { db in try SQLiteStore.fetchRuns(RunRecord.filter(key: id), db) }
         if let unreadable = rows.unreadable.first { throw unreadable.error }
         return rows.runs.first
     }
 
-    /// The run, or nil when there is none or its row cannot be read: for reports that go on without it.
     func readableRun(id: String) throws(OffpeakError) -> RunRecord? {
-        try read { db in try Store.fetchRuns(RunRecord.filter(key: id), db) }.runs.first
+        try read { db in try SQLiteStore.fetchRuns(RunRecord.filter(key: id), db) }.runs.first
     }
 
-    /// Runs, newest first; rows that cannot be read are left out.
     func runs(limit: Int = 50) throws(OffpeakError) -> [RunRecord] {
         try runRows(limit: limit).runs
     }
 
-    /// The newest `limit` runs, those that cannot be read named apart.
     func runRows(limit: Int = 50) throws(OffpeakError) -> RunRows {
-        try read { db in try Store.fetchRuns(RunRecord.order(Column("created_at").desc).limit(limit), db) }
+        try read { db in
+            try SQLiteStore.fetchRuns(RunRecord.order(Column("created_at").desc).limit(limit), db)
+        }
     }
 
     /// Decodes each row on its own, so one that does not decode is named instead of failing the read.
@@ -59,16 +54,15 @@ extension Store {
         return rows
     }
 
-    /// Runs that have not finished, oldest first; rows that cannot be read are left out.
     func resumableRuns() throws(OffpeakError) -> [RunRecord] {
         try resumableRunRows().runs
     }
 
-    /// Runs that have not finished, oldest first, those that cannot be read named apart.
     func resumableRunRows() throws(OffpeakError) -> RunRows {
         try read { db in
-            try Store.fetchRuns(
-                RunRecord.filter(Store.openStates.contains(Column("state"))).order(Column("created_at")), db)
+            try SQLiteStore.fetchRuns(
+                RunRecord.filter(SQLiteStore.openStates.contains(Column("state"))).order(
+                    Column("created_at")), db)
         }
     }
 }

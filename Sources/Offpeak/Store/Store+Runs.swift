@@ -1,16 +1,12 @@
 import Foundation
 import GRDB
 
-extension Store {
-    /// The job's unfinished run, or `fresh` with its requests saved, decided in one (IMMEDIATE)
-    /// transaction: two processes starting the same job at the same moment get the same run, never
-    /// one each (which would answer every item twice).
-    /// - Returns: the run, and whether it is `fresh`.
+extension SQLiteStore {
     func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord]) throws(OffpeakError)
         -> (run: RunRecord, created: Bool)
     {
         try write { db in
-            if let open = try Store.resumableRun(in: db, job: job) { return (open, false) }
+            if let open = try SQLiteStore.resumableRun(in: db, job: job) { return (open, false) }
             try fresh.insert(db)
             var inserter = try RequestInserter(db)
             for request in requests { try inserter.insertNew(request) }
@@ -18,7 +14,6 @@ extension Store {
         }
     }
 
-    /// Saves a new run and its requests together.
     func insert(run: RunRecord, requests: [RequestRecord]) throws(OffpeakError) {
         try write { db in
             try run.insert(db)
@@ -27,18 +22,12 @@ extension Store {
         }
     }
 
-    /// Adds requests for items the run does not have yet, refreshes the payload of pending ones whose
-    /// spec changed, and drops pending ones whose item left the spec; answered requests are never touched.
-    ///
-    /// Reads only the run's spec and step requests (and, by id, any other request a planned item
-    /// names), so resuming a queue job with 100,000 submitted requests reads none of them.
-    /// - Returns: the ids of the items dropped (not their long documents' steps, which are planned again).
     @discardableResult
     func merge(requests: [RequestRecord], into runID: String) throws(OffpeakError) -> [String] {
         try write { db in
             let existing = try StoredPayload.expand(
                 RequestRecord.fetchAll(
-                    db, sql: "SELECT * FROM requests WHERE run_id = ? AND \(Store.specOrStepSQL)",
+                    db, sql: "SELECT * FROM requests WHERE run_id = ? AND \(SQLiteStore.specOrStepSQL)",
                     arguments: [runID]), db)
             let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             let planned = Set(requests.map(\.itemId))
@@ -70,7 +59,7 @@ extension Store {
                 request.createdAt = old.createdAt
                 try request.update(db)
             }
-            let total = try Store.itemCounts(db, runID: runID).total
+            let total = try SQLiteStore.itemCounts(db, runID: runID).total
             try db.execute(
                 sql: "UPDATE runs SET items_total = ? WHERE id = ?", arguments: [total, runID])
             return dropped
@@ -81,7 +70,6 @@ extension Store {
     /// spells it (a query must, to use it): `RequestSource.spec`, then `RequestSource.steps`.
     static let specOrStepSQL = "source IN ('spec', 'chunk', 'reduce')"
 
-    /// The run's checkpoint: what it had finished when it last committed.
     func checkpoint(runID: String) throws(OffpeakError) -> CheckpointRecord? {
         try read { db in try CheckpointRecord.fetchOne(db, key: runID) }
     }
@@ -90,7 +78,6 @@ extension Store {
         try write { db in try run.update(db) }
     }
 
-    /// Requests of a run in item order, optionally only those in `states`.
     func requests(runID: String, states: [RequestRecord.State]? = nil) throws(OffpeakError)
         -> [RequestRecord]
     {
@@ -101,7 +88,6 @@ extension Store {
         }
     }
 
-    /// Answers of a run, keyed by request id.
     func results(runID: String) throws(OffpeakError) -> [String: ResultRecord] {
         try read { db in
             let rows = try ResultRecord.filter(Column("run_id") == runID).fetchAll(db)
@@ -109,25 +95,20 @@ extension Store {
         }
     }
 
-    /// Commits one call: its ledger row, each answered item's result, items to ask again, items
-    /// failed for good, the run's counters and the checkpoint, in one transaction. A crash before it
-    /// loses the call; after it, nothing. The run's lease is renewed in the same transaction, and
-    /// the call's budget reservation, if it had one, gives way to its ledger row.
-    func commitCall(
-        run: RunRecord, ledger: LedgerEntry?, results: [ResultRecord],
-        retry: [(id: String, reason: String)] = [],
-        failed: [(id: String, reason: String)] = [], segment: Int = 0,
-        later: [(id: String, reason: String, at: Date)] = [],
-        lease: (owner: String, ttl: TimeInterval)? = nil, releasing reservation: Int64? = nil
-    ) throws(OffpeakError) {
+    func commit(_ call: CallCommit) throws(OffpeakError) {
+        let (run, ledger, results, retry, failed, later) = (
+            call.run, call.ledger, call.results, call.retry, call.failed, call.later
+        )
         try write { db in
-            if let lease { try Store.renew(lease, runID: run.id, db) }
-            if let reservation { try Store.releaseReservation(reservation, db) }
-            if let ledger, !ledger.cacheHit, !ledger.failed { try Store.record(LatencySample(ledger), db) }
+            if let lease = call.lease { try SQLiteStore.renew(lease, runID: run.id, db) }
+            if let reservation = call.reservation { try SQLiteStore.releaseReservation(reservation, db) }
+            if let ledger, !ledger.cacheHit, !ledger.failed {
+                try SQLiteStore.record(LatencySample(ledger), db)
+            }
             var ledger = ledger
             try ledger?.insert(db)
             let now = Date()
-            for result in results { try Store.insertAnswer(result, ledgerID: ledger?.id, at: now, db) }
+            for result in results { try SQLiteStore.insertAnswer(result, ledgerID: ledger?.id, at: now, db) }
             for (id, reason) in retry {
                 try db.execute(
                     sql:
@@ -151,11 +132,10 @@ extension Store {
                     arguments: [reason, now, id])
             }
             let last = results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
-            try Store.saveProgress(db, run: run, segment: segment, lastRequestID: last)
+            try SQLiteStore.saveProgress(db, run: run, segment: call.segment, lastRequestID: last)
         }
     }
 
-    /// Commits answers taken from the cache, each with its ledger row, in one transaction.
     func commitCacheHits(
         run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
         lease: (owner: String, ttl: TimeInterval)
@@ -164,10 +144,10 @@ extension Store {
             for (ledger, result) in hits {
                 var ledger = ledger
                 try ledger.insert(db)
-                try Store.insertAnswer(result, ledgerID: ledger.id, at: ledger.at, db)
+                try SQLiteStore.insertAnswer(result, ledgerID: ledger.id, at: ledger.at, db)
             }
-            try Store.renew(lease, runID: run.id, db)
-            try Store.saveProgress(db, run: run, segment: 0, lastRequestID: hits.last?.result.requestId)
+            try SQLiteStore.renew(lease, runID: run.id, db)
+            try SQLiteStore.saveProgress(db, run: run, segment: 0, lastRequestID: hits.last?.result.requestId)
         }
     }
 
@@ -199,7 +179,7 @@ extension Store {
         throws
     {
         var run = run
-        let counts = try Store.itemCounts(db, runID: run.id)
+        let counts = try SQLiteStore.itemCounts(db, runID: run.id)
         run.itemsDone = counts.done
         run.itemsFailed = counts.failed
         run.itemsCached = counts.cached

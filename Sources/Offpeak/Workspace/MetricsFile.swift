@@ -41,7 +41,7 @@ struct MetricsFile {
             try tick?.save(to: lastTickURL)
             let reading: Store
             if let store { reading = store } else { reading = try context.openStoreForReading() }
-            let totals = try reading.workspaceTotals()
+            let totals = try reading.ledger.workspaceTotals()
             let text = MetricsText(
                 totals: totals, prices: context.prices, lastTick: tick ?? LastTick.load(from: lastTickURL)
             ).text

@@ -35,19 +35,19 @@ extension WorkspaceContext {
     /// Cancels run `runID`; refused while another process runs it.
     public func cancel(runID: String) throws(OffpeakError) -> RunCancellation {
         let store = try openStore()
-        guard try store.run(id: runID) != nil else {
+        guard try store.runs.run(id: runID) != nil else {
             throw OffpeakError(.usage, "no run \(runID); `offpeak status` lists the runs")
         }
         let owner = Store.processOwner
-        if let holder = try store.acquireLease(runID: runID, owner: owner, ttl: 300) {
+        if let holder = try store.leases.acquireLease(runID: runID, owner: owner, ttl: 300) {
             throw OffpeakError(
                 .temporaryFailure, "run \(runID) is being run by \(holder); stop it (SIGTERM), then cancel it"
             )
         }
-        defer { try? store.releaseLease(runID: runID, owner: owner) }
+        defer { try? store.leases.releaseLease(runID: runID, owner: owner) }
         var canceled: [String] = []
         var errors: [String] = []
-        let submitted = try store.batches(runID: runID).filter { $0.state == .submitted }
+        let submitted = try store.batches.batches(runID: runID).filter { $0.state == .submitted }
         if !submitted.isEmpty {
             let provider = try makeProvider()
             for batch in submitted {
@@ -55,13 +55,13 @@ extension WorkspaceContext {
                 do {
                     _ = try api.cancel(remoteID)
                     canceled.append(batch.id)
-                    try store.reschedulePoll(batchID: batch.id, next: Date())
+                    try store.batches.reschedulePoll(batchID: batch.id, next: Date())
                 } catch {
                     errors.append("batch \(batch.id) (\(remoteID)) could not be canceled: \(error)")
                 }
             }
         }
-        let done = try store.cancelRun(runID: runID, now: Date())
+        let done = try store.runs.cancelRun(runID: runID, now: Date())
         return RunCancellation(
             run: runID, state: done.state, dropped: done.dropped, inBatch: done.inBatch,
             batchesCanceled: canceled,

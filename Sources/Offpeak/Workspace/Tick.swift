@@ -165,7 +165,7 @@ public struct Tick: Sendable {
         func pick(_ spec: JobSpec, _ why: String) {
             if seen.insert(spec.name).inserted { picked.append((spec, why)) }
         }
-        let open = try store.resumableRunRows()
+        let open = try store.runs.resumableRunRows()
         // A run whose row cannot be read is reported once; its job is not started (`run` would
         // refuse it the same way), the others go on.
         for unreadable in open.unreadable {
@@ -176,7 +176,7 @@ public struct Tick: Sendable {
         for run in open.runs {
             // A run only waiting for provider batches not due a poll is not resumed: nothing can
             // have changed, and a pass would re-plan every item for nothing.
-            if let next = try store.nextBatchPollOnly(runID: run.id, now: options.now) {
+            if let next = try store.batches.nextBatchPollOnly(runID: run.id, now: options.now) {
                 seen.insert(run.job)
                 report.add(
                     JobLine(

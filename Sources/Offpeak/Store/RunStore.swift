@@ -1,0 +1,150 @@
+import Foundation
+
+/// Runs and their requests: opening, merging and reading runs, the backlog of requests, answered calls committed with their ledger rows and checkpoints, cancelling, and the steps of a multi-step job.
+///
+/// One role of the store seam (`Store`): the SQLite store implements it today.
+protocol RunStore: AnyObject, Sendable {
+    /// The run's next `limit` pending requests in item order, after the one at `position` (from the
+    /// start when nil): page through a backlog of any size by passing the last position seen.
+    func pendingRequests(runID: String, after position: Int?, limit: Int) throws(OffpeakError)
+        -> [RequestRecord]
+
+    /// The run's requests waiting to be retried whose time has come by `now` (or that have no time), in
+    /// item order.
+    func dueRetries(runID: String, by now: Date, limit: Int?) throws(OffpeakError) -> [RequestRecord]
+
+    /// The run's items by state, as its commits left them: one row, however big the run
+    /// (`run_items`, kept by triggers). The `runs` row holds the same numbers as of the last commit.
+    func itemCounts(runID: String) throws(OffpeakError) -> ItemCounts
+
+    /// Drops the run's requests not yet answered nor out in a provider batch, and marks the run
+    /// canceled, in one transaction. With items in provider batches the run stays open until a
+    /// pass collects them (what the provider answered was paid for, and is kept); with none, it
+    /// ends `canceled` now.
+    func cancelRun(runID: String, now: Date) throws(OffpeakError) -> Store.Cancellation
+
+    /// Whether the user canceled the run: it then ends `canceled` once its provider batches are
+    /// collected (what they answered was paid for, and is kept), and nothing more is sent for it.
+    func isCanceled(runID: String) throws(OffpeakError) -> Bool
+
+    /// Requests waiting for their next attempt, soonest first: read off the partial index
+    /// `requests_retrying`, which holds only them (the condition is spelled as the index's).
+    func retryingRequests() throws(OffpeakError) -> [RequestRecord]
+
+    /// Every request of the run in item order, outlined.
+    func outlines(runID: String) throws(OffpeakError) -> [RequestOutline]
+
+    /// The run's answers one at a time, so a run's answers never need to fit in memory together.
+    func forEachResult(runID: String, _ body: (ResultRecord) throws -> Void) throws(OffpeakError)
+
+    /// The run's requests in `state`: how many, and the first (two reads of the run-and-state index).
+    func summary(runID: String, state: RequestRecord.State) throws(OffpeakError) -> StateSummary
+
+    /// Decides and applies the next steps of a run's long items in one transaction, so two
+    /// decisions never see the same rows: `decide` reads the run's requests and answers as
+    /// committed, and a crash before the commit leaves them to be decided the same way again.
+    /// Step rows are unique by `(run_id, item_id)`: a step is inserted at most once.
+    /// - Returns: whether the run has new requests to send.
+    func advanceSteps(
+        runID: String,
+        _ decide: ([RequestRecord], [String: ResultRecord]) -> StepChanges
+    ) throws(OffpeakError) -> Bool
+
+    /// The newest run of `job` that has not finished, if any. When that run's row cannot be read,
+    /// an error (74) says which and how to repair it: the job is neither resumed nor started anew
+    /// beside it.
+    func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord?
+
+    /// The run, or nil when there is none; an error (74) when its row cannot be read.
+    func run(id: String) throws(OffpeakError) -> RunRecord?
+
+    /// The run, or nil when there is none or its row cannot be read: for reports that go on without it.
+    func readableRun(id: String) throws(OffpeakError) -> RunRecord?
+
+    /// Runs, newest first; rows that cannot be read are left out.
+    func runs(limit: Int) throws(OffpeakError) -> [RunRecord]
+
+    /// The newest `limit` runs, those that cannot be read named apart.
+    func runRows(limit: Int) throws(OffpeakError) -> RunRows
+
+    /// Runs that have not finished, oldest first; rows that cannot be read are left out.
+    func resumableRuns() throws(OffpeakError) -> [RunRecord]
+
+    /// Runs that have not finished, oldest first, those that cannot be read named apart.
+    func resumableRunRows() throws(OffpeakError) -> RunRows
+
+    /// The job's unfinished run, or `fresh` with its requests saved, decided in one (IMMEDIATE)
+    /// transaction: two processes starting the same job at the same moment get the same run, never
+    /// one each (which would answer every item twice).
+    /// - Returns: the run, and whether it is `fresh`.
+    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord]) throws(OffpeakError)
+        -> (run: RunRecord, created: Bool)
+
+    /// Saves a new run and its requests together.
+    func insert(run: RunRecord, requests: [RequestRecord]) throws(OffpeakError)
+
+    /// Adds requests for items the run does not have yet, refreshes the payload of pending ones whose
+    /// spec changed, and drops pending ones whose item left the spec; answered requests are never touched.
+    ///
+    /// Reads only the run's spec and step requests (and, by id, any other request a planned item
+    /// names), so resuming a queue job with 100,000 submitted requests reads none of them.
+    /// - Returns: the ids of the items dropped (not their long documents' steps, which are planned again).
+    @discardableResult
+    func merge(requests: [RequestRecord], into runID: String) throws(OffpeakError) -> [String]
+
+    /// The run's checkpoint: what it had finished when it last committed.
+    func checkpoint(runID: String) throws(OffpeakError) -> CheckpointRecord?
+
+    func update(run: RunRecord) throws(OffpeakError)
+
+    /// Requests of a run in item order, optionally only those in `states`.
+    func requests(runID: String, states: [RequestRecord.State]?) throws(OffpeakError)
+        -> [RequestRecord]
+
+    /// Answers of a run, keyed by request id.
+    func results(runID: String) throws(OffpeakError) -> [String: ResultRecord]
+
+    /// Commits one call: its ledger row, each answered item's result, items to ask again, items
+    /// failed for good, the run's counters and the checkpoint, in one transaction. A crash before it
+    /// loses the call; after it, nothing. The run's lease is renewed in the same transaction, and
+    /// the call's budget reservation, if it had one, gives way to its ledger row.
+    func commit(_ call: CallCommit) throws(OffpeakError)
+
+    /// Commits answers taken from the cache, each with its ledger row, in one transaction.
+    func commitCacheHits(
+        run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
+        lease: (owner: String, ttl: TimeInterval)
+    ) throws(OffpeakError)
+}
+
+extension RunStore {
+    func pendingRequests(runID: String, limit: Int) throws(OffpeakError) -> [RequestRecord] {
+        try pendingRequests(runID: runID, after: nil, limit: limit)
+    }
+
+    func dueRetries(runID: String, by now: Date) throws(OffpeakError) -> [RequestRecord] {
+        try dueRetries(runID: runID, by: now, limit: nil)
+    }
+
+    func runs() throws(OffpeakError) -> [RunRecord] { try runs(limit: 50) }
+
+    func runRows() throws(OffpeakError) -> RunRows { try runRows(limit: 50) }
+
+    func requests(runID: String) throws(OffpeakError) -> [RequestRecord] {
+        try requests(runID: runID, states: nil)
+    }
+
+    /// Commits one call (`commit(_:)`), naming only what it has.
+    func commitCall(
+        run: RunRecord, ledger: LedgerEntry?, results: [ResultRecord],
+        retry: [(id: String, reason: String)] = [],
+        failed: [(id: String, reason: String)] = [], segment: Int = 0,
+        later: [(id: String, reason: String, at: Date)] = [],
+        lease: (owner: String, ttl: TimeInterval)? = nil, releasing reservation: Int64? = nil
+    ) throws(OffpeakError) {
+        try commit(
+            CallCommit(
+                run: run, ledger: ledger, results: results, retry: retry, failed: failed, segment: segment,
+                later: later, lease: lease, reservation: reservation))
+    }
+}

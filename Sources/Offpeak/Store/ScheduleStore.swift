@@ -1,0 +1,38 @@
+import Foundation
+
+/// Schedules and the deferred queue: when each job last fired, jobs waiting for their conditions, and entries a spool folder could not take.
+///
+/// One role of the store seam (`Store`): the SQLite store implements it today.
+protocol ScheduleStore: AnyObject, Sendable {
+    /// Defers `job` (and its run) for `reasons`. A job already deferred keeps its first deferral
+    /// time; its reasons and check time are brought up to date. The run, if given, moves to
+    /// `waiting` in the same transaction.
+    @discardableResult
+    func deferJob(_ job: String, run: RunRecord?, reasons: String, at now: Date) throws(OffpeakError)
+        -> DeferredRecord
+
+    /// Releases the job's open deferral: its conditions hold now (or the user forced it).
+    func releaseDeferred(job: String, at now: Date) throws(OffpeakError)
+
+    /// Open deferrals, oldest first.
+    func deferred() throws(OffpeakError) -> [DeferredRecord]
+
+    /// Brings the job's not-taken entries up to date with a look at its spool folder: entries in
+    /// `found` are kept (or added, with `now`), every other row of the job goes.
+    /// - Parameter found: entry → reason, everything the look found that it does not take.
+    /// - Returns: the entries new since the last look (or whose reason changed), to report once.
+    func noteNotTaken(job: String, found: [String: String], at now: Date) throws(OffpeakError)
+        -> [NotTakenRecord]
+
+    /// Every spool entry not taken, by job and entry.
+    func notTaken() throws(OffpeakError) -> [NotTakenRecord]
+
+    /// Every job's schedule row, by job name.
+    func scheduleRecords() throws(OffpeakError) -> [ScheduleRecord]
+
+    /// One job's schedule row, if the job was ever seen with a schedule.
+    func scheduleRecord(job: String) throws(OffpeakError) -> ScheduleRecord?
+
+    /// Inserts or replaces `records`, all in one transaction.
+    func saveSchedules(_ records: [ScheduleRecord]) throws(OffpeakError)
+}
