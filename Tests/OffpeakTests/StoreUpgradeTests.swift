@@ -71,7 +71,7 @@ struct StoreUpgradeTests {
         let spend = try store.ledger.spend(runID: "r1")
         #expect(spend.calls == 2 && spend.failedCalls == 1 && spend.unpricedCalls == 0)
         #expect(spend.dollars == 0.1 + 0.2 + 1e-9)
-        let totals = try store.sqlite.read { db in try ResponseCache.totals(db) }
+        let totals = try store.sqlite.read { db in try SQLiteStore.cacheTotals(db) }
         #expect(totals.entries == 3 && totals.rawBytes == 8700 && totals.storedBytes == 4350)
     }
 
@@ -81,7 +81,7 @@ struct StoreUpgradeTests {
         let cache = ResponseCache(store: store, maxBytes: 6_000, logger: Logger(label: "test"))
         func expectTotalsMatch(_ step: String) throws {
             let (kept, summed) = try store.sqlite.read { db in
-                let kept = try ResponseCache.totals(db)
+                let kept = try SQLiteStore.cacheTotals(db)
                 let row = try #require(
                     try Row.fetchOne(
                         db,
@@ -105,7 +105,7 @@ struct StoreUpgradeTests {
             _ = try cache.answer(for: answers[0].key, now: t0 + 1)
             try expectTotalsMatch("save \(round)")
         }
-        #expect(try store.sqlite.read { db in try ResponseCache.totals(db).storedBytes } <= 6_000)
+        #expect(try store.sqlite.read { db in try SQLiteStore.cacheTotals(db).storedBytes } <= 6_000)
         try cache.save(
             source: CachedSource(
                 url: "https://example.com/a", contentType: "text/plain", text: "a page", fetchedAt: t0),
@@ -116,6 +116,6 @@ struct StoreUpgradeTests {
             try cache.purge(scope, now: t0 + 30)
             try expectTotalsMatch("purge \(scope)")
         }
-        #expect(try store.sqlite.read { db in try ResponseCache.totals(db).entries } == 0)
+        #expect(try store.sqlite.read { db in try SQLiteStore.cacheTotals(db).entries } == 0)
     }
 }

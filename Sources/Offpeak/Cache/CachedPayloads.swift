@@ -1,10 +1,5 @@
 import Foundation
 
-/// What a cache entry holds: a model's answer, or a research source fetched over HTTP.
-enum CacheKind: String, Sendable, Codable, CaseIterable {
-    case answer, source
-}
-
 /// One cached answer, stored as `AnswerPayload` (older entries: JSON then LZ4).
 public struct CachedAnswer: Codable, Sendable, Equatable {
     var text: String

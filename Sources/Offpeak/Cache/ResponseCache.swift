@@ -1,14 +1,13 @@
 import Foundation
-import GRDB
 import Logging
 import Synchronization
 
 /// The TTL cache in front of every provider call and every source fetch (DESIGN.md, lever 1).
 ///
-/// Entries live in the store's `cache_entries` table, their payloads LZ4-compressed (`CachePayload`).
-/// A fresh hit costs one indexed read on a connection of the cache's own (see `CacheLookups`); its
-/// hit count, its last access (for LRU eviction) and the day's counters are written in batches (see
-/// `PendingAccesses`). Call `flush()` before the process exits to keep the last of them; deinit
+/// Entries live in the store (`AnswerCacheStore`), their payloads LZ4-compressed (`CachePayload`).
+/// A fresh hit costs one indexed read (on SQLite, on a connection of the cache's own: see
+/// `CacheLookups`); its hit count, its last access (for LRU eviction) and the day's counters are
+/// written in batches (see `PendingAccesses`). Call `flush()` before the process exits to keep the last of them; deinit
 /// does too.
 public final class ResponseCache: Sendable {
     let store: Store
@@ -16,37 +15,11 @@ public final class ResponseCache: Sendable {
     let maxBytes: Int
     let logger: Logger
     let pending = Mutex(PendingAccesses())
-    /// The connection lookups read through, opened at the first lookup (a tick that only purges,
-    /// and a run answered by nothing cached, never pay for a second connection).
-    private let lookupConnection = Mutex(LookupConnection.unopened)
-
-    private enum LookupConnection {
-        case unopened
-        /// nil: the store's pool is used (a read-only store, or the connection could not be opened).
-        case opened(CacheLookups?)
-    }
 
     public init(store: Store, maxBytes: Int, logger: Logger) {
         self.store = store
         self.maxBytes = maxBytes
         self.logger = logger
-    }
-
-    /// The cache's own lookup connection, opened the first time; nil when lookups go through the
-    /// store's pool.
-    var lookups: CacheLookups? {
-        lookupConnection.withLock { state in
-            if case .opened(let lookups) = state { return lookups }
-            var opened: CacheLookups?
-            do {
-                // A read-only store is read as `Store` could open it (maybe immutable): its pool.
-                opened = store.sqlite.isReadOnly ? nil : try CacheLookups(url: store.sqlite.url)
-            } catch {
-                logger.warning("cache: no connection of its own (\(error)); lookups share the store's")
-            }
-            state = .opened(opened)
-            return opened
-        }
     }
 
     deinit {
@@ -143,19 +116,14 @@ public final class ResponseCache: Sendable {
     /// After a 304 Not Modified: keeps the payload, fresh again until `now + ttl`.
     func refresh(sourceURL: String, ttl: TimeInterval, now: Date = Date()) throws(OffpeakError) {
         let batch = pending.withLock { $0.take() }
-        try store.sqlite.write { db in
-            try PendingAccesses.write(batch, to: db)
-            try db.execute(
-                sql: "UPDATE cache_entries SET expires_at = ?, last_access_at = ? WHERE key = ?",
-                arguments: [now + ttl, now, Self.sourceKey(sourceURL)])
-        }
-        CacheLookups.noteWrite()
+        try store.cache.refreshCacheEntry(
+            key: Self.sourceKey(sourceURL), expiresAt: now + ttl, now: now, accesses: batch)
     }
 
     /// Writes the hits, misses and last accesses counted since the last write.
     public func flush() throws(OffpeakError) {
         let batch = pending.withLock { $0.take() }
         if batch.isEmpty { return }
-        try store.sqlite.write { db in try PendingAccesses.write(batch, to: db) }
+        try store.cache.writeCacheAccesses(batch)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -14,6 +15,8 @@ final class SQLiteStore: RunStore, LedgerStore, BatchStore, ScheduleStore, Submi
     let url: URL
     /// Opened by `openForReading` on a store this process cannot write: every write fails.
     let isReadOnly: Bool
+    /// The answer cache's own lookup connection (`lookups`), opened at the first lookup.
+    let lookupConnection = Mutex(LookupConnection.unopened)
 
     /// Opens (creating if needed) the workspace's store and brings its schema up to date, for a
     /// command that writes. A store this process cannot write is refused here, saying so, rather

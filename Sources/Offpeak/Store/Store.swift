@@ -3,8 +3,8 @@ import GRDB
 
 /// The workspace's store, as the layers above see it: one role each for runs and requests
 /// (`runs`), the ledger and budget reservations (`ledger`), provider batches (`batches`),
-/// schedules and the deferred queue (`schedules`), submissions (`submissions`) and leases
-/// (`leases`). Nothing above the store names the engine behind them, its tables or its states.
+/// schedules and the deferred queue (`schedules`), submissions (`submissions`), leases
+/// (`leases`) and the answer cache (`cache`). Nothing above the store names the engine behind them, its tables or its states.
 ///
 /// The engine today is the embedded SQLite file (`SQLiteStore`), which plays every role.
 public final class Store: Sendable {
@@ -14,8 +14,8 @@ public final class Store: Sendable {
     let schedules: any ScheduleStore
     let submissions: any SubmissionStore
     let leases: any LeaseStore
-    /// The SQLite engine, for the answer cache (which reads its file directly) until the cache is
-    /// a role of its own, and for tests that look at rows.
+    let cache: any AnswerCacheStore
+    /// The SQLite engine, for tests that look at its rows.
     let sqlite: SQLiteStore
 
     init(_ engine: SQLiteStore) {
@@ -25,6 +25,7 @@ public final class Store: Sendable {
         schedules = engine
         submissions = engine
         leases = engine
+        cache = engine
         sqlite = engine
     }
 

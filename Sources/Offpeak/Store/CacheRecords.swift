@@ -1,6 +1,11 @@
 import Foundation
 import GRDB
 
+/// What a cache entry holds: a model's answer, or a research source fetched over HTTP.
+enum CacheKind: String, Sendable, Codable, CaseIterable {
+    case answer, source
+}
+
 /// One row of `cache_entries`: an answer or a source, its payload LZ4-compressed (`CachePayload`).
 struct CacheEntryRecord: StoredRecord {
     static let databaseTableName = "cache_entries"
