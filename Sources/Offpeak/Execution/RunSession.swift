@@ -256,8 +256,8 @@ struct RunSession {
         }
         var booked = receipt
         booked.ledger?.at = context.clock()  // the day its spend counts in, as its reservation did
-        try commit(booked, releasing: done.reservation)
-        report()
+        let spent = try commit(booked, releasing: done.reservation)
+        report(spent: spent)
         return receipt.stop
     }
 
@@ -280,15 +280,18 @@ struct RunSession {
 
     /// Commits what one call left, with the run's counters and checkpoint, in one transaction; then
     /// keeps its new answers in the cache.
+    /// - Returns: the run's spend, this call included.
+    @discardableResult
     private mutating func commit(_ receipt: CallReceipt, releasing reservation: Int64? = nil)
-        throws(OffpeakError)
+        throws(OffpeakError) -> Spend
     {
-        try context.store.runs.commitCall(
+        let committed = try context.store.runs.commitCall(
             run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
             failed: receipt.failed, later: receipt.later, lease: context.lease, releasing: reservation)
         answeredNow += receipt.itemsAnswered
         saveToCache(receipt.cacheEntries)
-        run = try context.store.runs.run(id: run.id) ?? run
+        run = committed.run
+        return committed.spend
     }
 
     /// The ledger's names for this run.
@@ -298,9 +301,9 @@ struct RunSession {
             downgraded: run.downgraded)
     }
 
-    private func report() {
+    private func report(spent: Spend) {
         guard let progress = options.progress else { return }
-        let dollars = (try? context.store.ledger.spend(runID: run.id).dollars) ?? 0
+        let dollars = spent.dollars
         progress(
             RunProgress(
                 job: spec.name, done: run.itemsDone, failed: run.itemsFailed, total: run.itemsTotal,

@@ -11,7 +11,7 @@ struct BatchLine: Sendable, Codable, Equatable {
     var model: String
     /// The provider's batch id; nil while preparing (not created yet).
     var remoteId: String?
-    var state: String
+    var state: BatchRecord.State
     /// The provider's own word for its state at the last poll; nil before the first.
     var remoteStatus: String?
     /// Provider requests in the batch, and the items they carry (a batched prompt carries several).
@@ -39,7 +39,7 @@ struct BatchLine: Sendable, Codable, Equatable {
         provider = batch.provider
         model = batch.model
         remoteId = batch.remoteId
-        state = batch.state.rawValue
+        state = batch.state
         remoteStatus = batch.remoteStatus
         requests = batch.requests
         items = batch.items
@@ -62,7 +62,7 @@ struct BatchLine: Sendable, Codable, Equatable {
     /// Whether the batch is out and its polls failed `BatchRecord.failuresShown` times in a row.
     var isFailing: Bool {
         (pollFailures ?? 0) >= BatchRecord.failuresShown
-            && ["preparing", "submitted", "ended"].contains(state)
+            && [.preparing, .submitted, .ended].contains(state)
     }
 
     /// The batches of `lines` whose polls keep failing, with why, as `status`, `batches` and
@@ -82,7 +82,7 @@ struct BatchLine: Sendable, Codable, Equatable {
     }
 
     /// The provider's id, or why there is none yet.
-    var remoteIdCell: String { remoteId ?? (state == "preparing" ? "not created yet" : "-") }
+    var remoteIdCell: String { remoteId ?? (state == .preparing ? "not created yet" : "-") }
 
     /// What the provider said of its state, or that it was not asked yet.
     var remoteStatusCell: String {
@@ -93,7 +93,7 @@ struct BatchLine: Sendable, Codable, Equatable {
     /// the first poll, `300 to send` (preparing) or `300 sent`.
     var progressCell: String {
         guard let counts else {
-            if state == "preparing" { return "\(requests) to send" }
+            if state == .preparing { return "\(requests) to send" }
             return remoteId == nil ? "-" : "\(requests) sent"
         }
         let done = counts.succeeded + counts.errored + counts.canceled + counts.expired

@@ -39,7 +39,7 @@ public struct BatchReport: Sendable, Encodable {
         ])
         for line in batches {
             table.add([
-                line.id, line.job, line.run, line.provider, line.remoteIdCell, line.state,
+                line.id, line.job, line.run, line.provider, line.remoteIdCell, line.state.rawValue,
                 line.remoteStatusCell,
                 "\(line.items)", "\(line.requests)", line.progressCell, Money.dollars(line.worstDollars),
                 BatchLine.time(line.preparedAt), BatchLine.time(line.submittedAt),

@@ -13,4 +13,12 @@ struct CallCommit: Sendable {
     var later: [(id: String, reason: String, at: Date)] = []
     var lease: (owner: String, ttl: TimeInterval)?
     var reservation: Int64?
+
+    /// What a committed call leaves that its caller reads next, read in the commit's transaction.
+    struct Committed: Sendable {
+        /// The run with its counters as committed.
+        var run: RunRecord
+        /// The run's spend, this call included.
+        var spend: Spend
+    }
 }

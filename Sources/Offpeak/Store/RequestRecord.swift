@@ -2,8 +2,7 @@ import Foundation
 import GRDB
 
 /// One item's request within a run: a row of `requests`.
-public struct RequestRecord: StoredRecord, PersistableRecord, Equatable {
-    public static let databaseTableName = "requests"
+public struct RequestRecord: Codable, Sendable, Equatable {
 
     /// `inBatch`: placed in a provider batch (`BatchRecord`), so planning rounds, which read `pending`
     /// and `retrying`, leave it alone; unfinished, like pending, until its batch's result is booked.

@@ -1,9 +1,7 @@
 import Foundation
-import GRDB
 
 /// One run of a job: a row of `runs`.
-public struct RunRecord: StoredRecord, PersistableRecord, Equatable {
-    public static let databaseTableName = "runs"
+public struct RunRecord: Codable, Sendable, Equatable {
 
     public var id: String
     public var job: String

@@ -108,7 +108,9 @@ protocol RunStore: AnyObject, Sendable {
     /// failed for good, the run's counters and the checkpoint, in one transaction. A crash before it
     /// loses the call; after it, nothing. The run's lease is renewed in the same transaction, and
     /// the call's budget reservation, if it had one, gives way to its ledger row.
-    func commit(_ call: CallCommit) throws(OffpeakError)
+    /// - Returns: the run with its counters and its spend, as committed.
+    @discardableResult
+    func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed
 
     /// Commits answers taken from the cache, each with its ledger row, in one transaction.
     func commitCacheHits(
@@ -135,13 +137,14 @@ extension RunStore {
     }
 
     /// Commits one call (`commit(_:)`), naming only what it has.
+    @discardableResult
     func commitCall(
         run: RunRecord, ledger: LedgerEntry?, results: [ResultRecord],
         retry: [(id: String, reason: String)] = [],
         failed: [(id: String, reason: String)] = [], segment: Int = 0,
         later: [(id: String, reason: String, at: Date)] = [],
         lease: (owner: String, ttl: TimeInterval)? = nil, releasing reservation: Int64? = nil
-    ) throws(OffpeakError) {
+    ) throws(OffpeakError) -> CallCommit.Committed {
         try commit(
             CallCommit(
                 run: run, ledger: ledger, results: results, retry: retry, failed: failed, segment: segment,

@@ -23,7 +23,7 @@ struct LaneModelSpend: Sendable, Equatable {
 extension SQLiteStore {
     func batchListings(all: Bool, limit: Int? = nil) throws(OffpeakError) -> [BatchListing] {
         try read { db in
-            let open = all ? "" : "WHERE provider_batches.state IN ('preparing', 'submitted', 'ended')"
+            let open = all ? "" : "WHERE provider_batches.state IN \(SQLStates.openBatches)"
             let rows = try Row.fetchAll(
                 db,
                 sql: """
@@ -42,7 +42,9 @@ extension SQLiteStore {
     func requestsInBatch(runID: String) throws(OffpeakError) -> Int {
         try read { db in
             try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM requests WHERE run_id = ? AND state = 'in_batch'",
+                db,
+                sql:
+                    "SELECT COUNT(*) FROM requests WHERE run_id = ? AND state = \(SQLStates.request(.inBatch))",
                 arguments: [runID]) ?? 0
         }
     }

@@ -101,8 +101,9 @@ extension SQLiteStore {
         for (id, reason) in failed {
             try db.execute(
                 sql: """
-                    UPDATE requests SET state = 'failed', error = ?, attempts = attempts + 1, updated_at = ?
-                    WHERE id = ? AND state = 'in_batch'
+                    UPDATE requests SET state = \(SQLStates.request(.failed)), error = ?,
+                    attempts = attempts + 1, updated_at = ?
+                    WHERE id = ? AND state = \(SQLStates.request(.inBatch))
                     """,
                 arguments: [reason, now, id])
         }
@@ -110,7 +111,7 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     UPDATE requests SET state = \(SQLiteStore.againOrCanceled), error = ?, attempts = attempts + 1,
-                    updated_at = ? WHERE id = ? AND state = 'in_batch'
+                    updated_at = ? WHERE id = ? AND state = \(SQLStates.request(.inBatch))
                     """,
                 arguments: [booking.againReason, now, item.requestId])
         }
@@ -131,7 +132,8 @@ extension SQLiteStore {
             guard !open else { return false }
             try db.execute(
                 sql: """
-                    UPDATE provider_batches SET state = 'collected', collected_at = ?, next_poll_at = NULL
+                    UPDATE provider_batches SET state = \(SQLStates.batch(.collected)), collected_at = ?,
+                    next_poll_at = NULL
                     WHERE id = ?
                     """,
                 arguments: [now, batchID])
@@ -144,13 +146,15 @@ extension SQLiteStore {
             guard try SQLiteStore.batch(batchID, db).state == .preparing else { return }
             try db.execute(
                 sql: """
-                    UPDATE requests SET state = \(SQLiteStore.againOrCanceled), updated_at = ? WHERE state = 'in_batch'
+                    UPDATE requests SET state = \(SQLiteStore.againOrCanceled),
+                    updated_at = ? WHERE state = \(SQLStates.request(.inBatch))
                     AND id IN (SELECT request_id FROM batch_items WHERE batch_id = ?)
                     """,
                 arguments: [now, batchID])
             try db.execute(
                 sql:
-                    "UPDATE provider_batches SET state = 'failed', error = ?, next_poll_at = NULL WHERE id = ?",
+                    "UPDATE provider_batches SET state = \(SQLStates.batch(.failed)), error = ?, next_poll_at = NULL "
+                    + "WHERE id = ?",
                 arguments: [reason, batchID])
         }
     }
@@ -158,7 +162,7 @@ extension SQLiteStore {
     /// A request a batch did not answer goes again (`pending`), unless the user canceled its run.
     static let againOrCanceled =
         "CASE WHEN (SELECT canceled_at FROM runs WHERE runs.id = requests.run_id) IS NULL "
-        + "THEN 'pending' ELSE 'canceled' END"
+        + "THEN \(SQLStates.request(.pending)) ELSE \(SQLStates.request(.canceled)) END"
 
     /// The batch with this id, or an error naming it.
     static func batch(_ id: String, _ db: Database) throws -> BatchRecord {

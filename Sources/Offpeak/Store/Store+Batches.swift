@@ -22,8 +22,9 @@ extension SQLiteStore {
                 for (slot, requestID) in requestIDs.enumerated() {
                     try db.execute(
                         sql: """
-                            UPDATE requests SET state = 'in_batch', next_attempt_at = NULL, updated_at = ?
-                            WHERE id = ? AND run_id = ? AND state IN ('pending', 'retrying')
+                            UPDATE requests SET state = \(SQLStates.request(.inBatch)),
+                            next_attempt_at = NULL, updated_at = ?
+                            WHERE id = ? AND run_id = ? AND state IN \(SQLStates.plannable)
                             """,
                         arguments: [now, requestID, runID])
                     guard db.changesCount == 1 else {
@@ -61,7 +62,8 @@ extension SQLiteStore {
             }
             try db.execute(
                 sql: """
-                    UPDATE provider_batches SET remote_id = ?, state = 'submitted', submitted_at = ?,
+                    UPDATE provider_batches SET remote_id = ?, state = \(SQLStates.batch(.submitted)),
+                    submitted_at = ?,
                     next_poll_at = ? WHERE id = ?
                     """,
                 arguments: [remoteID, now, nextPoll, batchID])
@@ -73,7 +75,8 @@ extension SQLiteStore {
             try BatchRecord.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM provider_batches WHERE state IN ('submitted', 'ended') AND next_poll_at <= ?
+                    SELECT * FROM provider_batches WHERE state IN \(SQLStates.batches(.submitted,
+                    .ended)) AND next_poll_at <= ?
                     ORDER BY next_poll_at
                     """, arguments: [now])
         }
@@ -82,7 +85,10 @@ extension SQLiteStore {
     func preparingBatches() throws(OffpeakError) -> [BatchRecord] {
         try read { db in
             try BatchRecord.fetchAll(
-                db, sql: "SELECT * FROM provider_batches WHERE state = 'preparing' ORDER BY prepared_at")
+                db,
+                sql:
+                    "SELECT * FROM provider_batches WHERE state = \(SQLStates.batch(.preparing)) ORDER BY prepared_at"
+            )
         }
     }
 
@@ -126,7 +132,7 @@ extension SQLiteStore {
                     sql: """
                         SELECT TOTAL(requests) AS calls, TOTAL(worst_input_tokens) AS input,
                         TOTAL(worst_output_tokens) AS output, TOTAL(worst_dollars) AS dollars
-                        FROM provider_batches WHERE run_id = ? AND state IN ('preparing', 'submitted', 'ended')
+                        FROM provider_batches WHERE run_id = ? AND state IN \(SQLStates.openBatches)
                         """, arguments: [runID])
             else { return load }
             load.calls = Int(row["calls"] as Double)
@@ -143,7 +149,7 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT EXISTS (SELECT 1 FROM provider_batches
-                    WHERE run_id = ? AND state IN ('preparing', 'submitted', 'ended'))
+                    WHERE run_id = ? AND state IN \(SQLStates.openBatches))
                     """, arguments: [runID]) ?? false
         }
     }
@@ -153,7 +159,7 @@ extension SQLiteStore {
             try BatchRecord.fetchAll(
                 db,
                 sql: """
-                    SELECT * FROM provider_batches WHERE state IN ('preparing', 'submitted', 'ended')
+                    SELECT * FROM provider_batches WHERE state IN \(SQLStates.openBatches)
                     ORDER BY prepared_at
                     """)
         }
@@ -163,8 +169,8 @@ extension SQLiteStore {
         try write { db in
             try db.execute(
                 sql: """
-                    UPDATE provider_batches SET state = 'ended', ended_at = ?, next_poll_at = ?
-                    WHERE id = ? AND state = 'submitted'
+                    UPDATE provider_batches SET state = \(SQLStates.batch(.ended)), ended_at = ?, next_poll_at = ?
+                    WHERE id = ? AND state = \(SQLStates.batch(.submitted))
                     """,
                 arguments: [now, now, batchID])
         }
@@ -216,14 +222,14 @@ extension SQLiteStore {
                     db,
                     sql: """
                         SELECT EXISTS (SELECT 1 FROM requests WHERE run_id = ?
-                        AND state IN ('pending', 'retrying', 'waiting'))
+                        AND state IN \(SQLStates.unsent))
                         """, arguments: [runID]) ?? true
             guard !work else { return nil }
             let open = try BatchRecord.fetchAll(
                 db,
                 sql: """
                     SELECT * FROM provider_batches WHERE run_id = ?
-                    AND state IN ('preparing', 'submitted', 'ended')
+                    AND state IN \(SQLStates.openBatches)
                     """, arguments: [runID])
             guard !open.isEmpty, open.allSatisfy({ $0.state != .preparing && ($0.nextPollAt ?? now) > now })
             else {

@@ -125,7 +125,7 @@ extension SQLiteStore {
                 SELECT TOTAL(b.worst_dollars) AS dollars,
                 TOTAL(b.worst_input_tokens + b.worst_output_tokens) AS tokens
                 FROM provider_batches b JOIN runs r ON r.id = b.run_id
-                WHERE b.state IN ('preparing', 'submitted', 'ended')\(job == nil ? "" : " AND r.job = ?")
+                WHERE b.state IN \(SQLStates.openBatches)\(job == nil ? "" : " AND r.job = ?")
                 """, arguments: StatementArguments(job.map { [$0] } ?? []))
         use.inFlightDollars = calls?["other_dollars"] ?? 0
         use.inFlightTokens = Int(calls?["other_tokens"] as Double? ?? 0)

@@ -25,14 +25,17 @@ extension SQLiteStore {
             }
             try db.execute(
                 sql: """
-                    UPDATE requests SET state = 'canceled', error = 'canceled by the user', next_attempt_at = NULL,
-                    updated_at = ? WHERE run_id = ? AND state IN ('pending', 'retrying', 'waiting')
+                    UPDATE requests SET state = \(SQLStates.request(.canceled)),
+                    error = 'canceled by the user', next_attempt_at = NULL,
+                    updated_at = ? WHERE run_id = ? AND state IN \(SQLStates.unsent)
                     """,
                 arguments: [now, runID])
             let dropped = db.changesCount
             let inBatch =
                 try Int.fetchOne(
-                    db, sql: "SELECT COUNT(*) FROM requests WHERE run_id = ? AND state = 'in_batch'",
+                    db,
+                    sql:
+                        "SELECT COUNT(*) FROM requests WHERE run_id = ? AND state = \(SQLStates.request(.inBatch))",
                     arguments: [runID]) ?? 0
             let reason = Store.cancelReason(inBatch: inBatch)
             do { try run.move(to: inBatch > 0 ? .waiting : .canceled, reason: reason, at: now) } catch {

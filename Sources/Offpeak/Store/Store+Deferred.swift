@@ -48,7 +48,10 @@ extension SQLiteStore {
         try read { db in
             try StoredPayload.expand(
                 RequestRecord.fetchAll(
-                    db, sql: "SELECT * FROM requests WHERE state = 'retrying' ORDER BY next_attempt_at"), db)
+                    db,
+                    sql:
+                        "SELECT * FROM requests WHERE state = \(SQLStates.request(.retrying)) ORDER BY next_attempt_at"
+                ), db)
         }
     }
 }

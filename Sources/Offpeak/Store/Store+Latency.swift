@@ -87,7 +87,8 @@ extension SQLiteStore {
         let alpha = LatencyEstimate.smoothing
         try db.execute(
             sql: """
-                INSERT INTO model_latency (model, ms_per_call, ms_per_output_token, output_tokens, samples, updated_at)
+                INSERT INTO model_latency (model, ms_per_call, ms_per_output_token, output_tokens, samples,
+                updated_at)
                 VALUES (:model, :ms, :perToken, :output, 1, :now)
                 ON CONFLICT(model) DO UPDATE SET
                     ms_per_call = ms_per_call * (1 - :alpha) + excluded.ms_per_call * :alpha,

@@ -70,16 +70,19 @@ extension SQLiteStore {
     }
 
     func spend(runID: String) throws(OffpeakError) -> Spend {
-        try read { db in
-            let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars,
-                        naive_dollars, failed_calls, unpriced_calls
-                    FROM run_spend WHERE run_id = ?
-                    """, arguments: [runID])
-            return row.map(SQLiteStore.spend) ?? Spend()
-        }
+        try read { db in try SQLiteStore.spend(runID: runID, db) }
+    }
+
+    /// The run's spend from its running totals (`run_spend`, kept by triggers on the ledger).
+    static func spend(runID: String, _ db: Database) throws -> Spend {
+        let row = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars,
+                    naive_dollars, failed_calls, unpriced_calls
+                FROM run_spend WHERE run_id = ?
+                """, arguments: [runID])
+        return row.map(SQLiteStore.spend) ?? Spend()
     }
 
     func recountSpend(runID: String) throws(OffpeakError) -> Spend {

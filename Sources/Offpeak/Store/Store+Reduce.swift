@@ -89,14 +89,17 @@ extension SQLiteStore {
             for (id, payload, cacheKey) in changes.promote {
                 try db.execute(
                     sql: """
-                        UPDATE requests SET payload = ?, cache_key = ?, state = 'pending', error = NULL,
+                        UPDATE requests SET payload = ?, cache_key = ?,
+                        state = \(SQLStates.request(.pending)), error = NULL,
                         updated_at = ? WHERE id = ?
                         """,
                     arguments: [payload, cacheKey, now, id])
             }
             for (id, reason) in changes.fail {
                 try db.execute(
-                    sql: "UPDATE requests SET state = 'failed', error = ?, updated_at = ? WHERE id = ?",
+                    sql:
+                        "UPDATE requests SET state = \(SQLStates.request(.failed)), error = ?, updated_at = ? "
+                        + "WHERE id = ?",
                     arguments: [reason, now, id])
             }
             let counts = try SQLiteStore.itemCounts(db, runID: runID)

@@ -95,11 +95,11 @@ extension SQLiteStore {
         }
     }
 
-    func commit(_ call: CallCommit) throws(OffpeakError) {
+    func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
         let (run, ledger, results, retry, failed, later) = (
             call.run, call.ledger, call.results, call.retry, call.failed, call.later
         )
-        try write { db in
+        return try write { db in
             if let lease = call.lease { try SQLiteStore.renew(lease, runID: run.id, db) }
             if let reservation = call.reservation { try SQLiteStore.releaseReservation(reservation, db) }
             if let ledger, !ledger.cacheHit, !ledger.failed {
@@ -118,7 +118,8 @@ extension SQLiteStore {
             for (id, reason, at) in later {
                 try db.execute(
                     sql: """
-                        UPDATE requests SET state = 'retrying', error = ?, attempts = attempts + 1,
+                        UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
+                        attempts = attempts + 1,
                         next_attempt_at = ?, updated_at = ? WHERE id = ?
                         """,
                     arguments: [reason, at, now, id])
@@ -126,13 +127,15 @@ extension SQLiteStore {
             for (id, reason) in failed {
                 try db.execute(
                     sql: """
-                        UPDATE requests SET state = 'failed', error = ?, attempts = attempts + 1, updated_at = ?
+                        UPDATE requests SET state = \(SQLStates.request(.failed)), error = ?,
+                        attempts = attempts + 1, updated_at = ?
                         WHERE id = ?
                         """,
                     arguments: [reason, now, id])
             }
             let last = results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
-            try SQLiteStore.saveProgress(db, run: run, segment: call.segment, lastRequestID: last)
+            let saved = try SQLiteStore.saveProgress(db, run: run, segment: call.segment, lastRequestID: last)
+            return CallCommit.Committed(run: saved, spend: try SQLiteStore.spend(runID: run.id, db))
         }
     }
 
@@ -159,7 +162,8 @@ extension SQLiteStore {
         result.ledgerId = ledgerID
         try result.insert(db)
         try db.execute(
-            sql: "UPDATE requests SET state = 'done', error = NULL, updated_at = ? WHERE id = ?",
+            sql:
+                "UPDATE requests SET state = \(SQLStates.request(.done)), error = NULL, updated_at = ? WHERE id = ?",
             arguments: [now, result.requestId])
     }
 
@@ -175,8 +179,10 @@ extension SQLiteStore {
 
     /// Writes the run, with its item counts as the counters hold them (not the steps of long items),
     /// and its checkpoint.
+    /// - Returns: the run as saved, with its counters.
+    @discardableResult
     static func saveProgress(_ db: Database, run: RunRecord, segment: Int, lastRequestID: String?)
-        throws
+        throws -> RunRecord
     {
         var run = run
         let counts = try SQLiteStore.itemCounts(db, runID: run.id)
@@ -189,5 +195,6 @@ extension SQLiteStore {
             runId: run.id, segment: segment, done: run.itemsDone, lastRequestId: lastRequestID,
             updatedAt: run.updatedAt
         ).save(db)
+        return run
     }
 }

@@ -1,7 +1,7 @@
 import GRDB
 
 /// A struct stored in one table, its properties mapped to snake_case columns.
-public protocol StoredRecord: Codable, FetchableRecord, MutablePersistableRecord, Sendable {}
+protocol StoredRecord: Codable, FetchableRecord, MutablePersistableRecord, Sendable {}
 
 extension StoredRecord {
     public static var databaseColumnDecodingStrategy: DatabaseColumnDecodingStrategy { .convertFromSnakeCase }
@@ -12,4 +12,13 @@ extension StoredRecord {
     public func willSave(_ db: Database) throws {
         try StoredDate.check(self)
     }
+}
+
+// The public records are plain structs above the seam; their rows are the SQLite engine's business.
+extension RequestRecord: StoredRecord, PersistableRecord {
+    public static let databaseTableName = "requests"
+}
+
+extension RunRecord: StoredRecord, PersistableRecord {
+    public static let databaseTableName = "runs"
 }
