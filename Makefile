@@ -25,7 +25,7 @@ demo: build
 	@scripts/demo.sh "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 
 ## test-deps: what the tests need beyond the build (setpriv, python3 with the official SDKs and
-## croniter, promtool), installed only when missing.
+## croniter, promtool, PostgreSQL's initdb and pg_ctl), installed only when missing.
 test-deps:
 	@scripts/test-deps.sh
 

@@ -4,13 +4,23 @@
 # python3 with the official SDKs checks that offpeak-sim's answers parse where real clients parse
 # them, and drives the croniter, chaos and hang-up tests; promtool (Debian's prometheus package,
 # without its recommended exporters) checks the metrics a tick writes. A dependency that cannot be
-# installed fails here, by name: the tests must not go green by skipping what needs it.
+# installed fails here, by name: the tests must not go green by skipping what needs it. Debian's
+# postgresql gives the server programs (initdb, pg_ctl, postgres, psql under
+# /usr/lib/postgresql/VERSION/bin) the PostgreSQL store's tests start their own throwaway cluster with
+# (Tests/OffpeakTestSupport/PostgresCluster.swift), on a private port; a system server its postinst
+# may start is never used by them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh util-linux python3-pip
 # The package's postinst enables its service; where systemd runs without a policy-rc.d it starts a
 # Prometheus server on :9090, which the tests do not use.
 scripts/install-deps.sh --no-install-recommends prometheus
+scripts/install-deps.sh --no-install-recommends postgresql
+if ! ls /usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
+    echo "error: the PostgreSQL store's tests need initdb and pg_ctl under /usr/lib/postgresql/*/bin" \
+        "(Debian's postgresql), and they are missing after installing it" >&2
+    exit 1
+fi
 if ! python3 -c 'import anthropic, openai, croniter' 2>/dev/null; then
     python3 -m pip install --quiet anthropic openai croniter \
         || python3 -m pip install --quiet --break-system-packages anthropic openai croniter || true

@@ -15,7 +15,7 @@ struct LayerTests {
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Sources/Offpeak", isDirectory: true)
 
-    /// Each folder's Swift files, read and scanned.
+    /// Each folder's Swift files, with those of its subfolders, read and scanned.
     static func folders() throws -> [String: [(file: String, names: SwiftFileNames)]] {
         let manager = FileManager.default
         var folders: [String: [(file: String, names: SwiftFileNames)]] = [:]
@@ -26,7 +26,9 @@ struct LayerTests {
             else {
                 continue
             }
-            folders[folder] = try manager.contentsOfDirectory(atPath: url.path).sorted()
+            // A folder's own subfolders (`Store/Postgres/`) belong to its layer.
+            let files = (manager.enumerator(atPath: url.path)?.allObjects as? [String]) ?? []
+            folders[folder] = try files.sorted()
                 .filter { $0.hasSuffix(".swift") }
                 .map { file in
                     let text = try String(contentsOf: url.appendingPathComponent(file), encoding: .utf8)

@@ -37,6 +37,8 @@ struct WorkspaceConfig: Sendable, Equatable {
     var metricsTextfile: String?
     /// What the whole workspace may spend per local day and month (`budget:`).
     var budget = WorkspaceBudget()
+    /// `store:`: the embedded SQLite file, or a PostgreSQL URL (`OFFPEAK_STORE` overrides it).
+    var store: StoreLocation = .sqlite
 
     init() {}
 

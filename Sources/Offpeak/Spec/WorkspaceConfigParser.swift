@@ -12,7 +12,7 @@ enum WorkspaceConfigParser {
     static let fileName = "offpeak.yaml"
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
-        "structured_output", "metrics", "budget",
+        "structured_output", "metrics", "budget", "store",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -64,7 +64,18 @@ enum WorkspaceConfigParser {
             try root.choice("structured_output", as: StructuredOutput.self) ?? config.structuredOutput
         config.metricsTextfile = try metricsTextfile(root)
         config.budget = try budget(root)
+        config.store = try store(root)
         return config
+    }
+
+    /// `store: sqlite` or `store: postgresql://USER@HOST:PORT/DATABASE`, located when wrong.
+    private static func store(_ root: YAMLMapping) throws(OffpeakError) -> StoreLocation {
+        guard let text = try root.string("store") else { return .sqlite }
+        do {
+            return try StoreLocation.parse(text, defaultUser: StoreLocation.osUser)
+        } catch {
+            throw root.reader.error("store", error.description, at: root.value("store"))
+        }
     }
 
     /// `metrics: {textfile: PATH}`: a file node_exporter's textfile collector reads, which are only

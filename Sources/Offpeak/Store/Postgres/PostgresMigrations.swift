@@ -1,0 +1,73 @@
+import PostgresNIO
+
+/// The PostgreSQL store's schema, version by version, applied by whichever process connects first.
+///
+/// Hosts share the store, so two may open it at once: the whole check-and-apply runs under one
+/// session advisory lock (`lockKey`), and each version commits in its own transaction together with
+/// its row in `offpeak_schema`, so a process killed halfway leaves the last whole version. A store
+/// whose version is newer than this binary knows is refused: an older offpeak must not write rows
+/// a newer schema reads differently.
+enum PostgresMigrations {
+    /// One version: its statements, run in order in one transaction.
+    struct Migration: Sendable {
+        var version: Int
+        var name: String
+        var statements: [String]
+    }
+
+    /// Every version, in order. A released one is never edited; later work appends.
+    static let all: [Migration] = [
+        Migration(
+            version: 1, name: "the SQLite store's tables as of its v13", statements: PostgresSchema.version1)
+    ]
+
+    static var latest: Int { all.last?.version ?? 0 }
+
+    /// The advisory lock's key: the seven ASCII bytes of "offpeak" read as one big-endian number,
+    /// fixed so every offpeak of every version takes the same lock.
+    static let lockKey: Int64 = "offpeak".utf8.reduce(0) { $0 << 8 | Int64($1) }
+
+    static let createSchemaTable = """
+        CREATE TABLE IF NOT EXISTS offpeak_schema (
+            version integer PRIMARY KEY,
+            applied_at timestamptz NOT NULL DEFAULT now())
+        """
+
+    /// Brings the store up to `migrations`' last version; returns the version it is at.
+    /// - Throws: `.configuration` when the store is newer than `migrations`; the store's faults.
+    @discardableResult
+    static func migrate(_ store: PostgresStore, migrations: [Migration] = all) throws(OffpeakError) -> Int {
+        try store.query("SELECT pg_advisory_lock(\(lockKey))")
+        defer { _ = try? store.query("SELECT pg_advisory_unlock(\(lockKey))") }
+        try store.query(PostgresQuery(unsafeSQL: createSchemaTable))
+        var current = try version(of: store) ?? 0
+        let known = migrations.last?.version ?? 0
+        if current > known { throw newer(store, version: current, known: known) }
+        for migration in migrations where migration.version > current {
+            try store.transaction { () throws(OffpeakError) in
+                for statement in migration.statements { try store.query(PostgresQuery(unsafeSQL: statement)) }
+                try store.query("INSERT INTO offpeak_schema (version) VALUES (\(migration.version))")
+            }
+            store.logger.info(
+                "PostgreSQL store at \(store.url.endpoint): schema version \(migration.version) applied")
+            current = migration.version
+        }
+        return current
+    }
+
+    /// The store's schema version; `nil` when offpeak has never set it up there.
+    static func version(of store: PostgresStore) throws(OffpeakError) -> Int? {
+        let exists = try store.query("SELECT to_regclass('offpeak_schema') IS NOT NULL")
+        guard let row = exists.first, try store.decode(row, as: Bool.self) else { return nil }
+        guard let row = try store.query("SELECT max(version) FROM offpeak_schema").first else { return nil }
+        return try store.decode(row, as: Int?.self)
+    }
+
+    /// A store written by a newer offpeak.
+    static func newer(_ store: PostgresStore, version: Int, known: Int) -> OffpeakError {
+        OffpeakError(
+            .configuration,
+            "the PostgreSQL store at \(store.url.endpoint) database '\(store.url.database)' has schema "
+                + "version \(version), newer than this offpeak knows (\(known)); upgrade offpeak")
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import Synchronization
+
+/// One connection to a PostgreSQL store, used synchronously.
+///
+/// offpeak's store API is synchronous (threads, typed throws), postgres-nio's is asynchronous: each
+/// call here starts postgres-nio's `EventLoopFuture` API on the process's one event loop group
+/// (`MultiThreadedEventLoopGroup.singleton`) and waits for it with `.wait()`. The callers are
+/// offpeak's own threads, never an event loop's, so waiting cannot stall the loop it waits on.
+///
+/// A connection runs one statement at a time in order; a recursive lock makes a `transaction`
+/// exclusive, so statements another thread sends meanwhile never land inside it.
+final class PostgresStore: @unchecked Sendable {
+    let url: PostgresURL
+    let logger: Logger
+    private let connection: PostgresConnection
+    private let lock = NSRecursiveLock()
+
+    private init(url: PostgresURL, connection: PostgresConnection, logger: Logger) {
+        self.url = url
+        self.connection = connection
+        self.logger = logger
+    }
+
+    deinit { closing().whenComplete { _ in } }
+
+    /// postgres-nio's future-returning `close()` (it also has an `async` one of the same name).
+    private func closing() -> EventLoopFuture<Void> {
+        let future: EventLoopFuture<Void> = connection.close()
+        return future
+    }
+
+    /// Connects to the store `url` names; the password is the URL's, else `PGPASSWORD`'s, else the
+    /// password file's (`PostgresPassFile`).
+    /// - Throws: `.configuration` (78) for what the user must fix, `.temporaryFailure` (75) for a
+    ///   server that is down, unreachable or starting (`PostgresFault`).
+    static func connect(
+        _ url: PostgresURL, environment: [String: String], logger: Logger
+    ) throws(OffpeakError) -> PostgresStore {
+        let password =
+            url.password ?? environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : PostgresPassword($0) }
+            ?? PostgresPassFile.password(for: url, environment: environment, logger: logger)
+        var configuration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.user, password: password?.revealed,
+            database: url.database, tls: try tls(for: url))
+        configuration.options.additionalStartupParameters = [("application_name", url.applicationName)]
+        if let seconds = url.connectTimeout {
+            configuration.options.connectTimeout = .seconds(Int64(seconds))
+        }
+        // postgres-nio's trace level logs protocol messages; offpeak's `-v` stops at debug.
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .debug)
+        let future = PostgresConnection.connect(
+            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
+            id: nextID.wrappingAdd(1, ordering: .relaxed).newValue, logger: quiet)
+        do {
+            return PostgresStore(url: url, connection: try future.wait(), logger: quiet)
+        } catch {
+            throw PostgresFault.error(error, url: url)
+        }
+    }
+
+    /// libpq's `sslmode` as postgres-nio's TLS setting: `prefer` and `require` encrypt without
+    /// checking the certificate (as libpq does without a root certificate); `verify-ca` checks it
+    /// against the system's trusted authorities, `verify-full` its host name too.
+    static func tls(for url: PostgresURL) throws(OffpeakError) -> PostgresConnection.Configuration.TLS {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch url.sslMode {
+        case .disable: return .disable
+        case .prefer, .require: tls.certificateVerification = .none
+        case .verifyCA: tls.certificateVerification = .noHostnameVerification
+        case .verifyFull: tls.certificateVerification = .fullVerification
+        }
+        let context: NIOSSLContext
+        do { context = try NIOSSLContext(configuration: tls) } catch {
+            throw OffpeakError(
+                .configuration,
+                "cannot set up TLS for PostgreSQL at \(url.endpoint) (sslmode=\(url.sslMode.rawValue))",
+                cause: PostgresFault.describe(error))
+        }
+        return url.sslMode == .prefer ? .prefer(context) : .require(context)
+    }
+
+    /// Runs one statement and returns its rows.
+    @discardableResult
+    func query(_ query: PostgresQuery) throws(OffpeakError) -> [PostgresRow] {
+        lock.lock()
+        defer { lock.unlock() }
+        do {
+            return Array(try answerOrLoss(connection.query(query, logger: logger)).wait().rows)
+        } catch {
+            throw PostgresFault.error(error, url: url)
+        }
+    }
+
+    /// `future`, or a failure as soon as the connection closes, whichever comes first.
+    ///
+    /// postgres-nio 1.33.2 was seen to leave a query unanswered forever on a connection the server
+    /// had ended (`pg_terminate_backend`, 57P01): the query's future never completed although the
+    /// channel was closed. Racing it with `closeFuture` turns that into a lost connection.
+    private func answerOrLoss<Value: Sendable>(_ future: EventLoopFuture<Value>) -> EventLoopFuture<Value> {
+        let promise = connection.eventLoop.makePromise(of: Value.self)
+        let settled = Atomic<Bool>(false)
+        future.whenComplete { result in
+            if settled.exchange(true, ordering: .acquiringAndReleasing) { return }
+            promise.completeWith(result)
+        }
+        connection.closeFuture.whenComplete { _ in
+            if settled.exchange(true, ordering: .acquiringAndReleasing) { return }
+            promise.fail(ConnectionClosed())
+        }
+        return promise.futureResult
+    }
+
+    /// The connection closed before a statement had its answer.
+    struct ConnectionClosed: Error {}
+
+    /// Runs `body` in one transaction: all of it commits, or none of it (any error rolls back).
+    func transaction<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        try query("BEGIN")
+        do {
+            let value = try body()
+            try query("COMMIT")
+            return value
+        } catch {
+            // A lost connection rolls back on the server; a failed ROLLBACK adds nothing to say.
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Decodes one row's columns, a decoding failure being a store error naming the server.
+    func decode<each Column: PostgresDecodable>(
+        _ row: PostgresRow, as type: (repeat each Column).Type
+    ) throws(OffpeakError) -> (repeat each Column) {
+        do { return try row.decode(type, context: .default) } catch {
+            let cause =
+                (error as? PostgresDecodingError).map { "\($0.code) in column \($0.columnName)" }
+                ?? "\(error)"
+            throw OffpeakError(
+                .ioError, "PostgreSQL at \(url.endpoint) answered a row offpeak cannot read", cause: cause)
+        }
+    }
+
+    /// Closes the connection, waiting for the server to see it go.
+    func close() {
+        _ = try? closing().wait()
+    }
+
+    /// The process's connection ids, for postgres-nio's log metadata.
+    private static let nextID = Atomic<Int>(0)
+}
