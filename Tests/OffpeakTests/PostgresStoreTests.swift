@@ -112,7 +112,7 @@ struct PostgresStoreTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let sqlite = try Store(url: folder.appendingPathComponent("offpeak.sqlite"))
-        let expected = try sqlite.read { db in
+        let expected = try sqlite.sqlite.read { db in
             var columns: [String: [String]] = [:]
             let tables = try String.fetchAll(
                 db,
