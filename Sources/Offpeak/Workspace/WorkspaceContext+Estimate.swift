@@ -15,6 +15,7 @@ extension WorkspaceContext {
         if let problem = limits.outputProblem(maxTokens: spec.maxTokens) {
             throw OffpeakError(.dataError, "max_tokens: \(problem)", location: spec.sourcePath)
         }
+        try requireEmbeddedStore()
         let store = try Store.openReadOnlyIfPresent(workspace)
         let cache = store.map { ResponseCache(store: $0, maxBytes: config.cacheMaxBytes, logger: logger) }
         return try RunEstimator(
