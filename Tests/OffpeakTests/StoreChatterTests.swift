@@ -1,0 +1,45 @@
+import Foundation
+import GRDB
+import Logging
+import OffpeakTestSupport
+import Synchronization
+import Testing
+
+@testable import Offpeak
+
+/// How many store transactions an answered call costs. Each is a lock, a snapshot and (for a
+/// write) an fsync on SQLite, and a network round trip on a shared store, so the run loop's talk
+/// with the store is held to what it needs: the commit returns what its caller reads next.
+struct StoreChatterTests {
+    /// The transactions (reads and writes) a run of `documents` one-call items makes.
+    static func transactions(documents: Int) throws -> Int {
+        let sim = try SimProcess()
+        let workspace = try JobRunnerIntegrationTests.workspace(sim: sim, documents: documents)
+        try workspace.oneCallInFlight()  // one call at a time: the count is the same every run
+        let context = try JobRunnerIntegrationTests.context(workspace)
+        let url = context.workspace.databaseURL
+        try FileManager.default.createDirectory(
+            at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let begun = Mutex(0)
+        let store = try Store(url: url) { db in
+            db.trace(options: .statement) { event in
+                if case .statement(let statement) = event, statement.sql.uppercased().hasPrefix("BEGIN") {
+                    begun.withLock { $0 += 1 }
+                }
+            }
+        }
+        let outcome = try context.run(try context.loadJob("docs"), options: JobRunner.Options(), store: store)
+        #expect(outcome.run.itemsDone == documents)
+        return begun.withLock { $0 }
+    }
+
+    /// Each further answered call adds the same number of transactions: its commit, the cache
+    /// save, and the reads that plan the next round. Four; six before the commit returned the
+    /// run's counts and spend (a read of the run and one of its spend followed every commit).
+    @Test func anAnsweredCallCostsFourStoreTransactions() throws {
+        let four = try Self.transactions(documents: 4)
+        let eight = try Self.transactions(documents: 8)
+        #expect((eight - four) % 4 == 0, "the same count per call (\(four) for 4, \(eight) for 8)")
+        #expect((eight - four) / 4 == 4, "\(four) transactions for 4 calls, \(eight) for 8")
+    }
+}
