@@ -21,8 +21,8 @@ public struct CostReport: Sendable, Codable {
     ) throws(OffpeakError) -> CostReport {
         let lines: [CostLine]
         switch grouping {
-        case .job, .model:
-            lines = try store.ledger.costs(groupedBy: grouping.rawValue)
+        case .job: lines = try store.ledger.costs(groupedBy: .job)
+        case .model: lines = try store.ledger.costs(groupedBy: .model)
         case .day:
             lines = try store.ledger.costsByDay(calendar: calendar)
         }

@@ -52,8 +52,8 @@ protocol LedgerStore: AnyObject, Sendable {
     /// Models whose calls are in the ledger unpriced (no price known when they were made), by name.
     func unpricedModels() throws(OffpeakError) -> [String]
 
-    /// Spend grouped by a ledger column (`job` or `model`), most expensive first.
-    func costs(groupedBy column: String) throws(OffpeakError) -> [CostLine]
+    /// Spend grouped by job or by model, most expensive first.
+    func costs(groupedBy key: CostLine.Key) throws(OffpeakError) -> [CostLine]
 
     /// Every total in one read. Each query reads an index or a small table (run counters, the
     /// deferred queue, the cache's daily counters, provider batches), but the lane split, which

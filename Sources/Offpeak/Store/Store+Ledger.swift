@@ -38,6 +38,11 @@ public struct Spend: Sendable, Equatable, Codable {
 
 /// One line of `offpeak costs`: spend grouped by job, model or day.
 struct CostLine: Sendable, Equatable, Codable {
+    /// What the ledger's rows are summed by (`costs --by day` sums by local day: `costsByDay`).
+    enum Key: Sendable {
+        case job, model
+    }
+
     var key: String
     var spend: Spend
 }
@@ -109,8 +114,12 @@ extension SQLiteStore {
         }
     }
 
-    func costs(groupedBy column: String) throws(OffpeakError) -> [CostLine] {
-        guard column == "job" || column == "model" else { return [] }
+    func costs(groupedBy key: CostLine.Key) throws(OffpeakError) -> [CostLine] {
+        let column =
+            switch key {
+            case .job: "job"
+            case .model: "model"
+            }
         return try read { db in
             try Row.fetchAll(
                 db,
