@@ -33,6 +33,9 @@ public final class PostgresCluster: @unchecked Sendable {
     private let stopped = Mutex(false)
     private let databases = Atomic<Int>(0)
 
+    /// The cluster's `psql`.
+    public var psqlBinary: URL { bin.appendingPathComponent("psql") }
+
     /// The environment that gives offpeak (and `psql`) the password: `PGPASSWORD`.
     public var environment: [String: String] { ["PGPASSWORD": password] }
 

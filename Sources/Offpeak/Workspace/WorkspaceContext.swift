@@ -48,12 +48,14 @@ public struct WorkspaceContext: Sendable {
     }
 
     func openStore() throws(OffpeakError) -> Store {
-        try Store.open(workspace)
+        try requireSQLiteStore()
+        return try Store.open(workspace)
     }
 
     /// The store for a command that only reads it: read-only when this process cannot write it.
     public func openStoreForReading() throws(OffpeakError) -> Store {
-        try Store.openForReading(workspace)
+        try requireSQLiteStore()
+        return try Store.openForReading(workspace)
     }
 
     /// The workspace's cache, capped as `offpeak.yaml` says, on a store opened read-only when this
