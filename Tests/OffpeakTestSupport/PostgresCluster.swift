@@ -53,12 +53,12 @@ public final class PostgresCluster: @unchecked Sendable {
         if OtherUser.isRoot {
             for url in [folder, passwordFile] { chown(url.path, OtherUser.nobody, OtherUser.nobody) }
         }
-        try Self.run(
-            bin, folder, "initdb",
-            [
-                "-D", data.path, "-U", user, "--pwfile", passwordFile.path, "--auth-host=scram-sha-256",
-                "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync",
-            ])
+        do {
+            try Self.initdb(bin, folder, user: user, passwordFile: passwordFile)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = try Self.freePort()
@@ -123,6 +123,18 @@ public final class PostgresCluster: @unchecked Sendable {
         try Self.start(bin, folder, port: port)
         stopped.withLock { $0 = false }
         Self.running.withLock { $0[data.path] = bin.path }
+    }
+
+    /// `initdb` with a password-authenticated superuser: scram-sha-256 on host lines, so a wrong
+    /// password is refused as on a real server; trust on the socket, which only this folder holds.
+    private static func initdb(_ bin: URL, _ folder: URL, user: String, passwordFile: URL) throws {
+        let data = folder.appendingPathComponent("data", isDirectory: true)
+        try run(
+            bin, folder, "initdb",
+            [
+                "-D", data.path, "-U", user, "--pwfile", passwordFile.path, "--auth-host=scram-sha-256",
+                "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync",
+            ])
     }
 
     private static func start(_ bin: URL, _ folder: URL, port: Int) throws {
