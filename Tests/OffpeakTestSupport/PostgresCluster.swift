@@ -170,7 +170,7 @@ public final class PostgresCluster: @unchecked Sendable {
     }
 
     /// Runs `arguments` (through `env -C folder`) to its end with posix_spawn and waitpid, its
-    /// output in a file. Not `Process`: `pg_ctl start` leaves a daemon behind, and Foundation's child
+    /// output in a file, no other descriptor of this process open in it. Not `Process`: `pg_ctl start` leaves a daemon behind, and Foundation's child
     /// watching was seen to leave `pg_ctl` unreaped (a zombie) and wait for it forever.
     static func spawn(
         _ arguments: [String], environment: [String: String], in folder: URL
@@ -189,6 +189,12 @@ public final class PostgresCluster: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process goes with it: `pg_ctl start` leaves the server running, and a
+        // descriptor it inherited (another test's half-written copy of a binary) would stay open in
+        // it for good, and exec of that file would fail with ETXTBSY.
+        guard closeFrom(&actions, 3) == 0 else {
+            throw ClusterError.failed("posix_spawn_file_actions_addclosefrom_np")
+        }
         var pid = pid_t()
         let cArguments = argv.map { strdup($0) } + [nil]
         let cEnvironment = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -230,6 +236,18 @@ public final class PostgresCluster: @unchecked Sendable {
         guard let newest = usable.max(by: { $0.0 < $1.0 }) else { throw ClusterError.noPostgreSQL }
         return newest.1
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which its Swift module does not show.
+    private static let closeFrom:
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+            guard
+                let symbol = dlsym(
+                    UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+            else { fatalError("glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)") }
+            return unsafeBitCast(
+                symbol,
+                to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// A port of 127.0.0.1 nothing listens on now (the kernel's pick for port 0).
     static func freePort() throws -> Int {
