@@ -20,6 +20,7 @@ struct OffpeakCommand: ParsableCommand {
             Run.self, Summarize.self, Estimate.self, Submit.self, Result.self, Jobs.self, Status.self,
             Batches.self,
             Costs.self, Cancel.self, Cache.self, Conditions.self, Queue.self, Tick.self, Cron.self,
+            StoreCommand.self,
         ]
     )
 }

@@ -33,6 +33,9 @@ public final class PostgresCluster: @unchecked Sendable {
     private let stopped = Mutex(false)
     private let databases = Atomic<Int>(0)
 
+    /// The cluster's `psql`.
+    public var psqlBinary: URL { bin.appendingPathComponent("psql") }
+
     /// The environment that gives offpeak (and `psql`) the password: `PGPASSWORD`.
     public var environment: [String: String] { ["PGPASSWORD": password] }
 
@@ -50,12 +53,12 @@ public final class PostgresCluster: @unchecked Sendable {
         if OtherUser.isRoot {
             for url in [folder, passwordFile] { chown(url.path, OtherUser.nobody, OtherUser.nobody) }
         }
-        try Self.run(
-            bin, folder, "initdb",
-            [
-                "-D", data.path, "-U", user, "--pwfile", passwordFile.path, "--auth-host=scram-sha-256",
-                "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync",
-            ])
+        do {
+            try Self.initdb(bin, folder, user: user, passwordFile: passwordFile)
+        } catch {
+            try? FileManager.default.removeItem(at: folder)
+            throw error
+        }
         var lastError: (any Error)?
         for _ in 0..<5 {
             let port = try Self.freePort()
@@ -122,6 +125,18 @@ public final class PostgresCluster: @unchecked Sendable {
         Self.running.withLock { $0[data.path] = bin.path }
     }
 
+    /// `initdb` with a password-authenticated superuser: scram-sha-256 on host lines, so a wrong
+    /// password is refused as on a real server; trust on the socket, which only this folder holds.
+    private static func initdb(_ bin: URL, _ folder: URL, user: String, passwordFile: URL) throws {
+        let data = folder.appendingPathComponent("data", isDirectory: true)
+        try run(
+            bin, folder, "initdb",
+            [
+                "-D", data.path, "-U", user, "--pwfile", passwordFile.path, "--auth-host=scram-sha-256",
+                "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync",
+            ])
+    }
+
     private static func start(_ bin: URL, _ folder: URL, port: Int) throws {
         let options = [
             "-p \(port)", "-c listen_addresses=127.0.0.1", "-k \(folder.path)", "-c fsync=off",
@@ -155,7 +170,7 @@ public final class PostgresCluster: @unchecked Sendable {
     }
 
     /// Runs `arguments` (through `env -C folder`) to its end with posix_spawn and waitpid, its
-    /// output in a file. Not `Process`: `pg_ctl start` leaves a daemon behind, and Foundation's child
+    /// output in a file, no other descriptor of this process open in it. Not `Process`: `pg_ctl start` leaves a daemon behind, and Foundation's child
     /// watching was seen to leave `pg_ctl` unreaped (a zombie) and wait for it forever.
     static func spawn(
         _ arguments: [String], environment: [String: String], in folder: URL
@@ -174,6 +189,12 @@ public final class PostgresCluster: @unchecked Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, output.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process goes with it: `pg_ctl start` leaves the server running, and a
+        // descriptor it inherited (another test's half-written copy of a binary) would stay open in
+        // it for good, and exec of that file would fail with ETXTBSY.
+        guard closeFrom(&actions, 3) == 0 else {
+            throw ClusterError.failed("posix_spawn_file_actions_addclosefrom_np")
+        }
         var pid = pid_t()
         let cArguments = argv.map { strdup($0) } + [nil]
         let cEnvironment = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -215,6 +236,18 @@ public final class PostgresCluster: @unchecked Sendable {
         guard let newest = usable.max(by: { $0.0 < $1.0 }) else { throw ClusterError.noPostgreSQL }
         return newest.1
     }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which its Swift module does not show.
+    private static let closeFrom:
+        @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32 = {
+            guard
+                let symbol = dlsym(
+                    UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+            else { fatalError("glibc 2.34 or later is needed (posix_spawn_file_actions_addclosefrom_np)") }
+            return unsafeBitCast(
+                symbol,
+                to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+        }()
 
     /// A port of 127.0.0.1 nothing listens on now (the kernel's pick for port 0).
     static func freePort() throws -> Int {

@@ -6,6 +6,10 @@ import Testing
 
 @testable import Offpeak
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Each fault of a PostgreSQL store is one line naming host:port, never the password, with the exit
 /// status that says fix it (78) or wait (75), against a real server.
 @Suite(.serialized) struct PostgresFaultTests {
@@ -156,6 +160,34 @@ import Testing
         let third = try connect(url, cluster: cluster)
         defer { third.close() }
         try third.query("SELECT 1")
+    }
+
+    /// A server that takes the TCP connection and never answers: `connect_timeout` bounds the
+    /// whole start-up, not only the TCP handshake.
+    @Test func aServerThatNeverAnswersTimesOut() throws {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listener) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(listener, address, length) == 0 && listen(listener, 8) == 0
+                    && getsockname(listener, address, &length) == 0
+            }
+        }
+        try #require(listening)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let started = Date()
+        let error = fault { () throws(OffpeakError) in
+            _ = try connect("postgresql://u@127.0.0.1:\(port)/d?sslmode=disable&connect_timeout=2")
+        }
+        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(error?.status == .temporaryFailure)
+        #expect(
+            error?.description
+                == "cannot reach PostgreSQL at 127.0.0.1:\(port) (database 'd') (no answer within 2 s)")
     }
 
     @Test func aStatementTimeoutIsTemporary() throws {

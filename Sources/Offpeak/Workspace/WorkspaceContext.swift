@@ -62,10 +62,7 @@ public struct WorkspaceContext: Sendable {
     /// engine holds the schema (`offpeak store info`) but not yet runs, the ledger or the cache, and
     /// quietly using the SQLite file instead would split the workspace's work between two stores.
     func requireEmbeddedStore() throws(OffpeakError) {
-        guard
-            case .postgres(let url) = try StoreLocation.resolve(
-                configured: config.store, environment: environment)
-        else { return }
+        guard case .postgres(let url) = try storeLocation() else { return }
         let source =
             environment[StoreLocation.variable].map { _ in StoreLocation.variable }
             ?? "store: in offpeak.yaml"
