@@ -1,0 +1,211 @@
+import Foundation
+import PostgresNIO
+
+/// An answered call committed on PostgreSQL: everything in one transaction, the run's row locked
+/// first so commits to one run take turns (as SQLite's one writer makes them) and each reads the
+/// counters the one before it left.
+extension PostgresEngine {
+    func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
+        let run = call.run
+        return try store.transaction { () throws(OffpeakError) -> CallCommit.Committed in
+            try lockRun(run.id)
+            if let lease = call.lease { try renew(lease, runID: run.id) }
+            if let reservation = call.reservation {
+                try store.query("DELETE FROM budget_reservations WHERE id = \(reservation)")
+            }
+            var ledgerID: Int64?
+            if let ledger = call.ledger {
+                if !ledger.cacheHit, !ledger.failed { try record(LatencySample(ledger)) }
+                ledgerID = try insertLedger([ledger]).first ?? nil
+            }
+            let now = Date()
+            try insertAnswers(
+                call.results, ledgerIDs: call.results.map { _ in ledgerID }, at: call.results.map { _ in now }
+            )
+            if !call.retry.isEmpty {
+                try store.query(
+                    """
+                    UPDATE requests r SET attempts = r.attempts + 1, error = u.reason, updated_at = \(now)
+                    FROM unnest(\(call.retry.map(\.id))::text[], \(call.retry.map(\.reason))::text[])
+                        AS u(id, reason)
+                    WHERE r.id = u.id
+                    """)
+            }
+            if !call.later.isEmpty {
+                try store.query(
+                    """
+                    UPDATE requests r SET state = \(RequestRecord.State.retrying.rawValue), error = u.reason,
+                        attempts = r.attempts + 1, next_attempt_at = u.at, updated_at = \(now)
+                    FROM unnest(\(call.later.map(\.id))::text[], \(call.later.map(\.reason))::text[],
+                        \(call.later.map(\.at))::timestamptz[]) AS u(id, reason, at)
+                    WHERE r.id = u.id
+                    """)
+            }
+            if !call.failed.isEmpty {
+                try store.query(
+                    """
+                    UPDATE requests r SET state = \(RequestRecord.State.failed.rawValue), error = u.reason,
+                        attempts = r.attempts + 1, updated_at = \(now)
+                    FROM unnest(\(call.failed.map(\.id))::text[], \(call.failed.map(\.reason))::text[])
+                        AS u(id, reason)
+                    WHERE r.id = u.id
+                    """)
+            }
+            let last =
+                call.results.last?.requestId ?? call.failed.last?.id ?? call.retry.last?.id
+                ?? call.later.last?.id
+            let saved = try saveProgress(run, segment: call.segment, lastRequestID: last)
+            return CallCommit.Committed(run: saved, spend: try spend(runID: run.id))
+        }
+    }
+
+    func commitCacheHits(
+        run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
+        lease: (owner: String, ttl: TimeInterval)
+    ) throws(OffpeakError) {
+        try store.transaction { () throws(OffpeakError) in
+            try lockRun(run.id)
+            let ids = try insertLedger(hits.map(\.ledger))
+            // Each answer's request updated at its ledger row's time, as SQLite writes them.
+            try insertAnswers(hits.map(\.result), ledgerIDs: ids, at: hits.map(\.ledger.at))
+            try renew(lease, runID: run.id)
+            try saveProgress(run, segment: 0, lastRequestID: hits.last?.result.requestId)
+        }
+    }
+
+    /// Writes ledger rows in order (one statement), their ids taken from the table's sequence first
+    /// so each row's id is known without relying on the order `RETURNING` lists them.
+    /// - Returns: the rows' ids, in the order of `entries`.
+    func insertLedger(_ entries: [LedgerEntry]) throws(OffpeakError) -> [Int64?] {
+        guard !entries.isEmpty else { return [] }
+        for entry in entries { try StoredDate.check(entry) }
+        var ids: [Int64] = []
+        for row in try store.query(
+            """
+            SELECT nextval(pg_get_serial_sequence('ledger', 'id')) FROM generate_series(1, \(entries.count))
+            """)
+        {
+            ids.append(try store.decode(row, as: Int64.self))
+        }
+        ids.sort()
+        let column = { (values: (LedgerEntry) -> Int) in entries.map(values) }
+        try store.query(
+            """
+            INSERT INTO ledger (id, at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
+                output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars, batch_api,
+                cache_hit, usage_estimated, latency_ms, failed, unpriced)
+            SELECT id, at, job, CASE WHEN has_run THEN run_id END, provider, model, tier, downgraded, items,
+                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
+                batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced
+            FROM unnest(\(ids)::bigint[], \(entries.map(\.at))::timestamptz[], \(entries.map(\.job))::text[],
+                \(entries.map { $0.runId ?? "" })::text[], \(entries.map { $0.runId != nil })::boolean[],
+                \(entries.map(\.provider))::text[], \(entries.map(\.model))::text[], \(entries.map(\.tier))::text[],
+                \(entries.map(\.downgraded))::boolean[], \(column { $0.items })::bigint[],
+                \(column { $0.inputTokens })::bigint[], \(column { $0.outputTokens })::bigint[],
+                \(column { $0.cacheReadTokens })::bigint[], \(column { $0.cacheWriteTokens })::bigint[],
+                \(entries.map(\.dollars))::float8[], \(entries.map(\.naiveDollars))::float8[],
+                \(entries.map(\.batchApi))::boolean[], \(entries.map(\.cacheHit))::boolean[],
+                \(entries.map(\.usageEstimated))::boolean[], \(column { $0.latencyMs })::bigint[],
+                \(entries.map(\.failed))::boolean[], \(entries.map(\.unpriced))::boolean[])
+                WITH ORDINALITY AS t(id, at, job, run_id, has_run, provider, model, tier, downgraded, items,
+                    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
+                    batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, ordinal)
+            ORDER BY ordinal
+            """)
+        return ids.map { Optional($0) }
+    }
+
+    /// Stores answers, each tied to the ledger row that paid for it, and marks their requests done.
+    /// An answer to a request that has one already fails the statement (`results`' key): no answer
+    /// is stored twice.
+    func insertAnswers(_ results: [ResultRecord], ledgerIDs: [Int64?], at times: [Date]) throws(OffpeakError)
+    {
+        guard !results.isEmpty else { return }
+        for result in results { try StoredDate.check(result) }
+        try store.query(
+            """
+            INSERT INTO results (\(unescaped: Self.resultColumns))
+            SELECT request_id, run_id, text, finish_reason, model, from_cache,
+                CASE WHEN has_ledger THEN ledger_id END, input_tokens, output_tokens, dollars, created_at
+            FROM unnest(\(results.map(\.requestId))::text[], \(results.map(\.runId))::text[],
+                \(results.map(\.text))::text[], \(results.map(\.finishReason))::text[],
+                \(results.map(\.model))::text[], \(results.map(\.fromCache))::boolean[],
+                \(ledgerIDs.map { $0 ?? 0 })::bigint[], \(ledgerIDs.map { $0 != nil })::boolean[],
+                \(results.map(\.inputTokens))::bigint[], \(results.map(\.outputTokens))::bigint[],
+                \(results.map(\.dollars))::float8[], \(results.map(\.createdAt))::timestamptz[])
+                AS t(request_id, run_id, text, finish_reason, model, from_cache, ledger_id, has_ledger,
+                    input_tokens, output_tokens, dollars, created_at)
+            """)
+        try store.query(
+            """
+            UPDATE requests r SET state = \(RequestRecord.State.done.rawValue), error = NULL, updated_at = u.at
+            FROM unnest(\(results.map(\.requestId))::text[], \(times)::timestamptz[]) AS u(id, at)
+            WHERE r.id = u.id
+            """)
+    }
+
+    /// Folds one call into the model's latency means (`SQLiteStore.record`), inside the call's commit.
+    func record(_ sample: LatencySample) throws(OffpeakError) {
+        let perToken = sample.milliseconds / max(1, sample.weightedTokens)
+        let alpha = LatencyEstimate.smoothing
+        try store.query(
+            """
+            INSERT INTO model_latency AS m (model, ms_per_call, ms_per_output_token, output_tokens, samples,
+                updated_at)
+            VALUES (\(sample.model), \(sample.milliseconds), \(perToken), \(sample.outputTokens), 1, \(Date()))
+            ON CONFLICT (model) DO UPDATE SET
+                ms_per_call = m.ms_per_call * (1 - \(alpha)) + excluded.ms_per_call * \(alpha),
+                ms_per_output_token = m.ms_per_output_token * (1 - \(alpha)) + excluded.ms_per_output_token * \(alpha),
+                output_tokens = m.output_tokens * (1 - \(alpha)) + excluded.output_tokens * \(alpha),
+                samples = m.samples + 1, updated_at = excluded.updated_at
+            """)
+    }
+
+    /// Writes the run, with its item counts as the counters hold them, and its checkpoint.
+    /// - Returns: the run as saved, with its counters.
+    @discardableResult
+    func saveProgress(_ run: RunRecord, segment: Int, lastRequestID: String?) throws(OffpeakError)
+        -> RunRecord
+    {
+        var run = run
+        let counts = try itemCounts(runID: run.id)
+        run.itemsDone = counts.done
+        run.itemsFailed = counts.failed
+        run.itemsCached = counts.cached
+        run.updatedAt = Date()
+        try updateRow(run)
+        try store.query(
+            """
+            INSERT INTO checkpoints (run_id, segment, done, last_request_id, updated_at)
+            VALUES (\(run.id), \(segment), \(run.itemsDone), \(lastRequestID), \(run.updatedAt))
+            ON CONFLICT (run_id) DO UPDATE SET segment = excluded.segment, done = excluded.done,
+                last_request_id = excluded.last_request_id, updated_at = excluded.updated_at
+            """)
+        return run
+    }
+
+    /// The run's spend from its running totals (`run_spend`, kept by triggers on the ledger).
+    func spend(runID: String) throws(OffpeakError) -> Spend {
+        guard
+            let row = try store.query(
+                """
+                SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars,
+                    naive_dollars, failed_calls, unpriced_calls
+                FROM run_spend WHERE run_id = \(runID)
+                """
+            ).first
+        else { return Spend() }
+        let column = PostgresColumns(row, store)
+        var spend = Spend()
+        spend.calls = try column("calls")
+        spend.inputTokens = try column("input_tokens")
+        spend.outputTokens = try column("output_tokens")
+        spend.cacheReadTokens = try column("cache_read_tokens")
+        spend.cacheWriteTokens = try column("cache_write_tokens")
+        spend.dollars = try column("dollars")
+        spend.naiveDollars = try column("naive_dollars")
+        spend.failedCalls = try column("failed_calls")
+        spend.unpricedCalls = try column("unpriced_calls")
+        return spend
+    }
+}

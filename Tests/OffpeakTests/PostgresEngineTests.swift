@@ -1,0 +1,127 @@
+import Foundation
+import GRDB
+import OffpeakTestSupport
+import PostgresNIO
+import Synchronization
+import Testing
+
+@testable import Offpeak
+
+/// What only the PostgreSQL engine can show: commits from two connections at once, the rows its
+/// counters and payloads leave, and a backlog inserted in a few statements.
+struct PostgresEngineTests {
+    typealias F = RoleFixtures
+
+    static func engine(_ url: String? = nil) throws -> PostgresEngine {
+        let store = try PostgresStoreTests.connect(url)
+        try PostgresMigrations.migrate(store)
+        return PostgresEngine(store)
+    }
+
+    @Test func twoConnectionsCommittingToOneRunNeverLoseACount() throws {
+        let url = try PostgresCluster.shared.makeDatabase()
+        let engines = try (0..<2).map { _ in try Self.engine(url) }
+        defer { for engine in engines { engine.store.close() } }
+        let run = F.run("r1")
+        let perThread = 40
+        let requests = F.requests(2 * perThread, run: "r1")
+        try engines[0].insert(run: run, requests: requests)
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for (index, engine) in engines.enumerated() {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                for step in 0..<perThread {
+                    let request = requests[index * perThread + step]
+                    do {
+                        try engine.commitCall(
+                            run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(request)])
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        group.wait()
+        #expect(failures.withLock { $0 }.isEmpty)
+        let counts = try engines[1].itemCounts(runID: "r1")
+        #expect(counts == ItemCounts(requests: 2 * perThread, total: 2 * perThread, done: 2 * perThread))
+        // Commits take turns on the run's row: the last one wrote every count.
+        #expect(try engines[1].run(id: "r1")?.itemsDone == 2 * perThread)
+        let spend = try engines[1].commitCall(run: run, ledger: nil, results: []).spend
+        #expect(spend.calls == 2 * perThread && spend.dollars == 0.5 * Double(2 * perThread))
+    }
+
+    @Test func theCountersEqualARecountAfterEveryKindOfWrite() throws {
+        let engine = try Self.engine()
+        defer { engine.store.close() }
+        var requests = F.requests(6, run: "r1")
+        requests[5].source = .chunk
+        try engine.insert(run: F.run("r1"), requests: requests)
+        try engine.commitCacheHits(
+            run: F.run("r1"),
+            [(F.ledger(run: "r1", items: 1, cacheHit: true), F.result(requests[0], fromCache: true))],
+            lease: ("h:1", 60))
+        try engine.commitCall(
+            run: F.run("r1"), ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[1])],
+            failed: [("r1/i2", "no")])
+        try engine.merge(requests: Array(requests[1...4]), into: "r1")
+        #expect(try engine.itemCounts(runID: "r1") == (try Self.recount(engine, runID: "r1")))
+        try engine.store.query("DELETE FROM requests WHERE id = 'r1/i1'")
+        try engine.store.query("UPDATE results SET from_cache = true")
+        #expect(try engine.itemCounts(runID: "r1") == (try Self.recount(engine, runID: "r1")))
+        try engine.store.query("DELETE FROM runs WHERE id = 'r1'")
+        #expect(try engine.itemCounts(runID: "r1") == ItemCounts())
+    }
+
+    /// `SQLiteStore.recountItems`, on PostgreSQL.
+    static func recount(_ engine: PostgresEngine, runID: String) throws -> ItemCounts {
+        let row = try #require(
+            try engine.store.query(
+                """
+                SELECT count(*), count(*) FILTER (WHERE q.source NOT IN ('chunk', 'reduce')),
+                    count(*) FILTER (WHERE q.source NOT IN ('chunk', 'reduce') AND q.state = 'done'),
+                    count(*) FILTER (WHERE q.source NOT IN ('chunk', 'reduce') AND q.state = 'failed'),
+                    count(*) FILTER (WHERE q.source NOT IN ('chunk', 'reduce') AND r.from_cache)
+                FROM requests q LEFT JOIN results r ON r.request_id = q.id WHERE q.run_id = \(runID)
+                """
+            ).first)
+        let (requests, total, done, failed, cached) = try engine.store.decode(
+            row, as: (Int, Int, Int, Int, Int).self)
+        return ItemCounts(requests: requests, total: total, done: done, failed: failed, cached: cached)
+    }
+
+    @Test func payloadRowsHoldTheSameBytesAsSQLites() throws {
+        let engine = try Self.engine()
+        defer { engine.store.close() }
+        let sqlite = try StoreEngine.sqlite.roles()
+        let requests = (0..<3).map { index in
+            var request = F.request("s\(index)", run: "x", position: 0)
+            request.payload = F.sharedPayload("question \(index)")
+            return request
+        }
+        _ = try engine.enqueue(requests, job: "j", newRun: F.run("q1"))
+        _ = try sqlite.submissions.enqueue(requests, job: "j", newRun: F.run("q1"))
+        let rows = try engine.store.query("SELECT payload FROM requests ORDER BY position").map {
+            row throws(OffpeakError) in try engine.store.decode(row, as: String.self)
+        }
+        let store = try #require(sqlite.runs as? SQLiteStore)
+        let expected = try store.read { db in
+            try String.fetchAll(db, sql: "SELECT payload FROM requests ORDER BY position")
+        }
+        #expect(rows == expected)
+        #expect(rows.allSatisfy { $0.utf8.contains(StoredPayload.marker) })
+        #expect(try engine.store.query("SELECT 1 FROM shared_texts").count == 1)
+    }
+
+    @Test func aBigBacklogIsInsertedAndRead() throws {
+        let engine = try Self.engine()
+        defer { engine.store.close() }
+        let requests = F.requests(5_000, run: "r1")
+        try engine.insert(run: F.run("r1"), requests: requests)
+        #expect(try engine.itemCounts(runID: "r1").total == 5_000)
+        #expect(
+            try engine.pendingRequests(runID: "r1", after: 4_997, limit: 5).map(\.position) == [4_998, 4_999])
+    }
+}
