@@ -53,6 +53,64 @@ struct PostgresEngineTests {
         #expect(spend.calls == 2 * perThread && spend.dollars == 0.5 * Double(2 * perThread))
     }
 
+    /// Runs `body` on one thread per engine, all started at once; returns what each gave.
+    static func atOnce<Value: Sendable>(
+        _ engines: [PostgresEngine], _ body: @escaping @Sendable (Int, PostgresEngine) throws -> Value
+    ) -> [Result<Value, any Error>] {
+        let results = Mutex<[Int: Result<Value, any Error>]>([:])
+        let group = DispatchGroup()
+        let start = DispatchSemaphore(value: 0)
+        for (index, engine) in engines.enumerated() {
+            group.enter()
+            Thread.detachNewThread {
+                defer { group.leave() }
+                start.wait()
+                let result = Result { try body(index, engine) }
+                results.withLock { $0[index] = result }
+            }
+        }
+        for _ in engines { start.signal() }
+        group.wait()
+        return results.withLock { results in engines.indices.compactMap { results[$0] } }
+    }
+
+    @Test func connectionsOpeningOneJobAtOnceGetOneRun() throws {
+        let url = try PostgresCluster.shared.makeDatabase()
+        let engines = try (0..<4).map { _ in try Self.engine(url) }
+        defer { for engine in engines { engine.store.close() } }
+        let opened = try Self.atOnce(engines) { index, engine in
+            let id = "r\(index)"
+            return try engine.openRun(job: "j", creating: F.run(id), requests: F.requests(50, run: id))
+        }.map { try $0.get() }
+        #expect(opened.filter(\.created).count == 1)
+        #expect(Set(opened.map(\.run.id)).count == 1)
+        #expect(try engines[0].runs(limit: 10).count == 1)
+        let submitted = try Self.atOnce(engines) { index, engine in
+            try engine.enqueue(
+                [F.request("s\(index)", run: "x", position: 0), F.request("shared", run: "x", position: 0)],
+                job: "q", newRun: F.run("q\(index)", job: "q"))
+        }.map { try $0.get() }
+        #expect(submitted.map { $0[0] } == [nil, nil, nil, nil])
+        #expect(submitted.filter { $0[1] == nil }.count == 1)
+        let queue = try #require(try engines[0].latestResumableRun(job: "q"))
+        #expect(try engines[0].requests(runID: queue.id, states: nil).map(\.position) == Array(0..<5))
+    }
+
+    @Test func connectionsTakingOneLeaseAtOnceLeaveOneHolder() throws {
+        let url = try PostgresCluster.shared.makeDatabase()
+        let engines = try (0..<4).map { _ in try Self.engine(url) }
+        defer { for engine in engines { engine.store.close() } }
+        try engines[0].insert(run: F.run("r1"), requests: [])
+        let now = Date()
+        let answers = try Self.atOnce(engines) { index, engine in
+            try engine.acquireLease(runID: "r1", owner: "other-host:\(index)", ttl: 60, now: now)
+        }.map { try $0.get() }
+        let winners = answers.indices.filter { answers[$0] == nil }
+        #expect(winners.count == 1)
+        let holder = "other-host:\(winners.first ?? -1)"
+        #expect(answers.allSatisfy { $0 == nil || $0 == holder })
+    }
+
     @Test func theCountersEqualARecountAfterEveryKindOfWrite() throws {
         let engine = try Self.engine()
         defer { engine.store.close() }

@@ -30,6 +30,7 @@ struct RunStoreRoleTests {
         try changed.move(to: .running, reason: "go", at: F.t0 + 30)
         try roles.runs.update(run: changed)
         #expect(try roles.runs.run(id: "r4") == changed)
+        #expect(throws: OffpeakError.self) { try roles.runs.update(run: F.run("missing")) }
         #expect(throws: OffpeakError.self) {
             try roles.runs.insert(
                 run: F.run("r5"),

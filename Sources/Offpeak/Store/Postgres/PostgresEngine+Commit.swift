@@ -73,31 +73,25 @@ extension PostgresEngine {
         }
     }
 
-    /// Writes ledger rows in order (one statement), their ids taken from the table's sequence first
-    /// so each row's id is known without relying on the order `RETURNING` lists them.
+    /// Writes ledger rows in order, in one statement.
+    ///
+    /// The rows are inserted in the order of `entries` (`ORDER BY ordinal`), and an identity column
+    /// hands out ever larger ids, so the ids `RETURNING` gives, sorted, are the rows' in that order
+    /// (whatever order it lists them in, and whatever ids other sessions take meanwhile).
     /// - Returns: the rows' ids, in the order of `entries`.
     func insertLedger(_ entries: [LedgerEntry]) throws(OffpeakError) -> [Int64?] {
         guard !entries.isEmpty else { return [] }
         for entry in entries { try StoredDate.check(entry) }
-        var ids: [Int64] = []
-        for row in try store.query(
-            """
-            SELECT nextval(pg_get_serial_sequence('ledger', 'id')) FROM generate_series(1, \(entries.count))
-            """)
-        {
-            ids.append(try store.decode(row, as: Int64.self))
-        }
-        ids.sort()
         let column = { (values: (LedgerEntry) -> Int) in entries.map(values) }
-        try store.query(
+        let rows = try store.query(
             """
-            INSERT INTO ledger (id, at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
+            INSERT INTO ledger (at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
                 output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars, batch_api,
                 cache_hit, usage_estimated, latency_ms, failed, unpriced)
-            SELECT id, at, job, CASE WHEN has_run THEN run_id END, provider, model, tier, downgraded, items,
+            SELECT at, job, CASE WHEN has_run THEN run_id END, provider, model, tier, downgraded, items,
                 input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
                 batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced
-            FROM unnest(\(ids)::bigint[], \(entries.map(\.at))::timestamptz[], \(entries.map(\.job))::text[],
+            FROM unnest(\(entries.map(\.at))::timestamptz[], \(entries.map(\.job))::text[],
                 \(entries.map { $0.runId ?? "" })::text[], \(entries.map { $0.runId != nil })::boolean[],
                 \(entries.map(\.provider))::text[], \(entries.map(\.model))::text[], \(entries.map(\.tier))::text[],
                 \(entries.map(\.downgraded))::boolean[], \(column { $0.items })::bigint[],
@@ -107,12 +101,15 @@ extension PostgresEngine {
                 \(entries.map(\.batchApi))::boolean[], \(entries.map(\.cacheHit))::boolean[],
                 \(entries.map(\.usageEstimated))::boolean[], \(column { $0.latencyMs })::bigint[],
                 \(entries.map(\.failed))::boolean[], \(entries.map(\.unpriced))::boolean[])
-                WITH ORDINALITY AS t(id, at, job, run_id, has_run, provider, model, tier, downgraded, items,
+                WITH ORDINALITY AS t(at, job, run_id, has_run, provider, model, tier, downgraded, items,
                     input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
                     batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, ordinal)
             ORDER BY ordinal
+            RETURNING id
             """)
-        return ids.map { Optional($0) }
+        var ids: [Int64] = []
+        for row in rows { ids.append(try store.decode(row, as: Int64.self)) }
+        return ids.sorted().map { Optional($0) }
     }
 
     /// Stores answers, each tied to the ledger row that paid for it, and marks their requests done.

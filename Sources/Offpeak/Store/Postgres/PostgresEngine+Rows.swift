@@ -108,9 +108,10 @@ extension PostgresEngine {
     }
 
     /// Writes every column of the run's row (as GRDB's `update` does).
+    /// - Throws: a store error when there is no such run, as GRDB's `update` does.
     func updateRow(_ run: RunRecord) throws(OffpeakError) {
         try StoredDate.check(run)
-        try store.query(
+        let updated = try store.query(
             """
             UPDATE runs SET job = \(run.job), kind = \(run.kind), spec_hash = \(run.specHash),
                 state = \(run.state.rawValue), reason = \(run.reason), budget_stop = \(run.budgetStop),
@@ -122,7 +123,11 @@ extension PostgresEngine {
                 deadline_at = \(run.deadlineAt), spec = \(run.spec), failure_streak = \(run.failureStreak),
                 failure_text = \(run.failureText), failure_items = \(run.failureItems)
             WHERE id = \(run.id)
+            RETURNING 1
             """)
+        guard updated.isEmpty else { return }
+        throw OffpeakError(
+            .ioError, "PostgreSQL at \(store.url.endpoint) has no run \(run.id) to update")
     }
 }
 

@@ -31,7 +31,7 @@ extension PostgresEngine: RunStore {
                 try store.query(
                     """
                     SELECT \(unescaped: Self.requestColumns) FROM requests
-                    WHERE run_id = \(runID) AND source IN ('spec', 'chunk', 'reduce')
+                    WHERE run_id = \(runID) AND source IN ('spec', 'chunk', 'reduce') ORDER BY position
                     """))
             var byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
             let planned = Set(requests.map(\.itemId))
