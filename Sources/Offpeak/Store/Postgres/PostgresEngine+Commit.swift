@@ -4,19 +4,22 @@ import PostgresNIO
 /// An answered call committed on PostgreSQL: everything in one transaction, the run's row locked
 /// first so commits to one run take turns (as SQLite's one writer makes them) and each reads the
 /// counters the one before it left.
+///
+/// Each round trip costs more than the statement it carries, so what goes together goes in one
+/// statement (data-modifying `WITH` clauses): locking the run with renewing its lease and releasing
+/// the reservation; the ledger row with the model's latency; the answers with their requests'
+/// state; the checkpoint with reading the spend. A call with answers only takes seven round trips,
+/// `BEGIN` and `COMMIT` included. The counters' triggers fire at the end of each statement and
+/// see all it wrote, so they count the same as with one statement each.
 extension PostgresEngine {
     func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
         let run = call.run
         return try store.transaction { () throws(OffpeakError) -> CallCommit.Committed in
-            try lockRun(run.id)
-            if let lease = call.lease { try renew(lease, runID: run.id) }
-            if let reservation = call.reservation {
-                try store.query("DELETE FROM budget_reservations WHERE id = \(reservation)")
-            }
+            try lockRun(run.id, renewing: call.lease, releasing: call.reservation)
             var ledgerID: Int64?
             if let ledger = call.ledger {
-                if !ledger.cacheHit, !ledger.failed { try record(LatencySample(ledger)) }
-                ledgerID = try insertLedger([ledger]).first ?? nil
+                let sample = !ledger.cacheHit && !ledger.failed ? LatencySample(ledger) : nil
+                ledgerID = try insertLedger([ledger], latency: sample).first ?? nil
             }
             let now = Date()
             try insertAnswers(
@@ -54,8 +57,8 @@ extension PostgresEngine {
             let last =
                 call.results.last?.requestId ?? call.failed.last?.id ?? call.retry.last?.id
                 ?? call.later.last?.id
-            let saved = try saveProgress(run, segment: call.segment, lastRequestID: last)
-            return CallCommit.Committed(run: saved, spend: try spend(runID: run.id))
+            let (saved, spend) = try saveProgress(run, segment: call.segment, lastRequestID: last)
+            return CallCommit.Committed(run: saved, spend: spend)
         }
     }
 
@@ -64,13 +67,28 @@ extension PostgresEngine {
         lease: (owner: String, ttl: TimeInterval)
     ) throws(OffpeakError) {
         try store.transaction { () throws(OffpeakError) in
-            try lockRun(run.id)
-            let ids = try insertLedger(hits.map(\.ledger))
+            try lockRun(run.id, renewing: lease, releasing: nil)
+            let ids = try insertLedger(hits.map(\.ledger), latency: nil)
             // Each answer's request updated at its ledger row's time, as SQLite writes them.
             try insertAnswers(hits.map(\.result), ledgerIDs: ids, at: hits.map(\.ledger.at))
-            try renew(lease, runID: run.id)
-            try saveProgress(run, segment: 0, lastRequestID: hits.last?.result.requestId)
+            _ = try saveProgress(run, segment: 0, lastRequestID: hits.last?.result.requestId)
         }
+    }
+
+    /// Locks the run's row (`lockRun`), renewing the lease and releasing the reservation in the same
+    /// statement: every commit is also a heartbeat.
+    private func lockRun(
+        _ runID: String, renewing lease: (owner: String, ttl: TimeInterval)?, releasing reservation: Int64?
+    ) throws(OffpeakError) {
+        let now = Date()
+        try store.query(
+            """
+            WITH renewed AS (
+                UPDATE leases SET heartbeat_at = \(now), expires_at = \(now + (lease?.ttl ?? 0))
+                WHERE \(lease != nil) AND run_id = \(runID) AND owner = \(lease?.owner ?? "")),
+            released AS (DELETE FROM budget_reservations WHERE id = \(reservation))
+            SELECT 1 FROM runs WHERE id = \(runID) FOR UPDATE
+            """)
     }
 
     /// Writes ledger rows in order, in one statement.
@@ -78,13 +96,30 @@ extension PostgresEngine {
     /// The rows are inserted in the order of `entries` (`ORDER BY ordinal`), and an identity column
     /// hands out ever larger ids, so the ids `RETURNING` gives, sorted, are the rows' in that order
     /// (whatever order it lists them in, and whatever ids other sessions take meanwhile).
+    /// - Parameter latency: the call's measure, folded into its model's means
+    ///   (`SQLiteStore.record`) by the same statement.
     /// - Returns: the rows' ids, in the order of `entries`.
-    func insertLedger(_ entries: [LedgerEntry]) throws(OffpeakError) -> [Int64?] {
+    func insertLedger(_ entries: [LedgerEntry], latency: LatencySample?) throws(OffpeakError) -> [Int64?] {
         guard !entries.isEmpty else { return [] }
         for entry in entries { try StoredDate.check(entry) }
         let column = { (values: (LedgerEntry) -> Int) in entries.map(values) }
+        let (model, milliseconds, outputTokens) =
+            (latency?.model ?? "", latency?.milliseconds ?? 0, latency?.outputTokens ?? 0)
+        let perToken = milliseconds / max(1, latency?.weightedTokens ?? 0)
+        let alpha = LatencyEstimate.smoothing
         let rows = try store.query(
             """
+            WITH measured AS (
+                INSERT INTO model_latency AS m (model, ms_per_call, ms_per_output_token, output_tokens, samples,
+                    updated_at)
+                SELECT \(model), \(milliseconds), \(perToken), \(outputTokens), 1, \(Date())
+                WHERE \(latency != nil)
+                ON CONFLICT (model) DO UPDATE SET
+                    ms_per_call = m.ms_per_call * (1 - \(alpha)) + excluded.ms_per_call * \(alpha),
+                    ms_per_output_token =
+                        m.ms_per_output_token * (1 - \(alpha)) + excluded.ms_per_output_token * \(alpha),
+                    output_tokens = m.output_tokens * (1 - \(alpha)) + excluded.output_tokens * \(alpha),
+                    samples = m.samples + 1, updated_at = excluded.updated_at)
             INSERT INTO ledger (at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
                 output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars, batch_api,
                 cache_hit, usage_estimated, latency_ms, failed, unpriced)
@@ -121,6 +156,7 @@ extension PostgresEngine {
         for result in results { try StoredDate.check(result) }
         try store.query(
             """
+            WITH answered AS (
             INSERT INTO results (\(unescaped: Self.resultColumns))
             SELECT request_id, run_id, text, finish_reason, model, from_cache,
                 CASE WHEN has_ledger THEN ledger_id END, input_tokens, output_tokens, dollars, created_at
@@ -131,67 +167,45 @@ extension PostgresEngine {
                 \(results.map(\.inputTokens))::bigint[], \(results.map(\.outputTokens))::bigint[],
                 \(results.map(\.dollars))::float8[], \(results.map(\.createdAt))::timestamptz[])
                 AS t(request_id, run_id, text, finish_reason, model, from_cache, ledger_id, has_ledger,
-                    input_tokens, output_tokens, dollars, created_at)
-            """)
-        try store.query(
-            """
+                    input_tokens, output_tokens, dollars, created_at))
             UPDATE requests r SET state = \(RequestRecord.State.done.rawValue), error = NULL, updated_at = u.at
             FROM unnest(\(results.map(\.requestId))::text[], \(times)::timestamptz[]) AS u(id, at)
             WHERE r.id = u.id
             """)
     }
 
-    /// Folds one call into the model's latency means (`SQLiteStore.record`), inside the call's commit.
-    func record(_ sample: LatencySample) throws(OffpeakError) {
-        let perToken = sample.milliseconds / max(1, sample.weightedTokens)
-        let alpha = LatencyEstimate.smoothing
-        try store.query(
-            """
-            INSERT INTO model_latency AS m (model, ms_per_call, ms_per_output_token, output_tokens, samples,
-                updated_at)
-            VALUES (\(sample.model), \(sample.milliseconds), \(perToken), \(sample.outputTokens), 1, \(Date()))
-            ON CONFLICT (model) DO UPDATE SET
-                ms_per_call = m.ms_per_call * (1 - \(alpha)) + excluded.ms_per_call * \(alpha),
-                ms_per_output_token = m.ms_per_output_token * (1 - \(alpha)) + excluded.ms_per_output_token * \(alpha),
-                output_tokens = m.output_tokens * (1 - \(alpha)) + excluded.output_tokens * \(alpha),
-                samples = m.samples + 1, updated_at = excluded.updated_at
-            """)
-    }
-
-    /// Writes the run, with its item counts as the counters hold them, and its checkpoint.
-    /// - Returns: the run as saved, with its counters.
-    @discardableResult
+    /// Writes the run, with its item counts as the counters hold them (not the steps of long
+    /// items), and its checkpoint, and reads the run's spend: two statements.
+    /// - Returns: the run as saved, with its counters, and its spend.
     func saveProgress(_ run: RunRecord, segment: Int, lastRequestID: String?) throws(OffpeakError)
-        -> RunRecord
+        -> (RunRecord, Spend)
     {
         var run = run
-        let counts = try itemCounts(runID: run.id)
+        run.updatedAt = Date()
+        let counts = try updateRow(run, countsFromCounters: true)
         run.itemsDone = counts.done
         run.itemsFailed = counts.failed
         run.itemsCached = counts.cached
-        run.updatedAt = Date()
-        try updateRow(run)
-        try store.query(
+        let rows = try store.query(
             """
-            INSERT INTO checkpoints (run_id, segment, done, last_request_id, updated_at)
-            VALUES (\(run.id), \(segment), \(run.itemsDone), \(lastRequestID), \(run.updatedAt))
-            ON CONFLICT (run_id) DO UPDATE SET segment = excluded.segment, done = excluded.done,
-                last_request_id = excluded.last_request_id, updated_at = excluded.updated_at
+            WITH saved AS (
+                INSERT INTO checkpoints (run_id, segment, done, last_request_id, updated_at)
+                VALUES (\(run.id), \(segment), \(run.itemsDone), \(lastRequestID), \(run.updatedAt))
+                ON CONFLICT (run_id) DO UPDATE SET segment = excluded.segment, done = excluded.done,
+                    last_request_id = excluded.last_request_id, updated_at = excluded.updated_at)
+            \(unescaped: Self.spendQuery) WHERE run_id = \(run.id)
             """)
-        return run
+        return (run, try rows.first.map { row throws(OffpeakError) in try spend(row) } ?? Spend())
     }
 
-    /// The run's spend from its running totals (`run_spend`, kept by triggers on the ledger).
-    func spend(runID: String) throws(OffpeakError) -> Spend {
-        guard
-            let row = try store.query(
-                """
-                SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars,
-                    naive_dollars, failed_calls, unpriced_calls
-                FROM run_spend WHERE run_id = \(runID)
-                """
-            ).first
-        else { return Spend() }
+    static let spendQuery = """
+        SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
+            failed_calls, unpriced_calls
+        FROM run_spend
+        """
+
+    /// A row of `run_spend` (`spendQuery`).
+    func spend(_ row: PostgresRow) throws(OffpeakError) -> Spend {
         let column = PostgresColumns(row, store)
         var spend = Spend()
         spend.calls = try column("calls")

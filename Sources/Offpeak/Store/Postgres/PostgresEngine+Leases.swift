@@ -41,14 +41,4 @@ extension PostgresEngine: LeaseStore {
         }
         return try store.decode(row, as: String.self)
     }
-
-    /// Extends `lease` on the run: every commit is also a heartbeat.
-    func renew(_ lease: (owner: String, ttl: TimeInterval), runID: String) throws(OffpeakError) {
-        let now = Date()
-        try store.query(
-            """
-            UPDATE leases SET heartbeat_at = \(now), expires_at = \(now + lease.ttl)
-            WHERE run_id = \(runID) AND owner = \(lease.owner)
-            """)
-    }
 }

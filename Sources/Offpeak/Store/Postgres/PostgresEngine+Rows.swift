@@ -108,24 +108,38 @@ extension PostgresEngine {
     }
 
     /// Writes every column of the run's row (as GRDB's `update` does).
+    /// - Parameter countsFromCounters: its done, failed and cached items are taken from the run's
+    ///   counters (`run_items`) in the same statement, not from `run`.
+    /// - Returns: the counts written.
     /// - Throws: a store error when there is no such run, as GRDB's `update` does.
-    func updateRow(_ run: RunRecord) throws(OffpeakError) {
+    @discardableResult
+    func updateRow(_ run: RunRecord, countsFromCounters: Bool = false) throws(OffpeakError)
+        -> (done: Int, failed: Int, cached: Int)
+    {
         try StoredDate.check(run)
+        let counted = { (column: String) in
+            "coalesce((SELECT \(column) FROM run_items WHERE run_id = runs.id), 0)"
+        }
         let updated = try store.query(
             """
             UPDATE runs SET job = \(run.job), kind = \(run.kind), spec_hash = \(run.specHash),
                 state = \(run.state.rawValue), reason = \(run.reason), budget_stop = \(run.budgetStop),
                 provider = \(run.provider), model = \(run.model), tier = \(run.tier),
                 downgraded = \(run.downgraded), forced = \(run.forced), items_total = \(run.itemsTotal),
-                items_done = \(run.itemsDone), items_failed = \(run.itemsFailed),
-                items_cached = \(run.itemsCached), created_at = \(run.createdAt), started_at = \(run.startedAt),
+                items_done = CASE WHEN \(countsFromCounters) THEN \(unescaped: counted("done"))
+                    ELSE \(run.itemsDone) END,
+                items_failed = CASE WHEN \(countsFromCounters) THEN \(unescaped: counted("failed"))
+                    ELSE \(run.itemsFailed) END,
+                items_cached = CASE WHEN \(countsFromCounters) THEN \(unescaped: counted("cached"))
+                    ELSE \(run.itemsCached) END,
+                created_at = \(run.createdAt), started_at = \(run.startedAt),
                 updated_at = \(run.updatedAt), finished_at = \(run.finishedAt),
                 deadline_at = \(run.deadlineAt), spec = \(run.spec), failure_streak = \(run.failureStreak),
                 failure_text = \(run.failureText), failure_items = \(run.failureItems)
             WHERE id = \(run.id)
-            RETURNING 1
+            RETURNING items_done, items_failed, items_cached
             """)
-        guard updated.isEmpty else { return }
+        if let row = updated.first { return try store.decode(row, as: (Int, Int, Int).self) }
         throw OffpeakError(
             .ioError, "PostgreSQL at \(store.url.endpoint) has no run \(run.id) to update")
     }
