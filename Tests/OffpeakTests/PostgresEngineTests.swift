@@ -182,4 +182,45 @@ struct PostgresEngineTests {
         #expect(
             try engine.pendingRequests(runID: "r1", after: 4_997, limit: 5).map(\.position) == [4_998, 4_999])
     }
+
+    @Test func aCommitReleasesItsReservationAndMeasuresThePaidCall() throws {
+        let engine = try Self.engine()
+        defer { engine.store.close() }
+        let requests = F.requests(3, run: "r1")
+        try engine.insert(run: F.run("r1"), requests: requests)
+        let reserved = try #require(
+            try engine.store.query(
+                """
+                INSERT INTO budget_reservations (run_id, job, owner, dollars, tokens, reserved_at)
+                VALUES ('r1', 'j', 'h:1', 1.5, 100, now()) RETURNING id
+                """
+            ).first)
+        let id = try engine.store.decode(reserved, as: Int64.self)
+        try engine.commitCall(
+            run: F.run("r1"), ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
+            releasing: id)
+        #expect(try engine.store.query("SELECT 1 FROM budget_reservations").isEmpty)
+        var failed = F.ledger(run: "r1", items: 1)
+        failed.failed = true
+        try engine.commitCall(run: F.run("r1"), ledger: failed, results: [], retry: [("r1/i1", "timeout")])
+        let samples = try engine.store.query("SELECT samples FROM model_latency WHERE model = 'm'").map {
+            row throws(OffpeakError) in try engine.store.decode(row, as: Int.self)
+        }
+        #expect(samples == [1])
+    }
+
+    @Test func aRunRowThatDoesNotDecodeIsNamedApart() throws {
+        let engine = try Self.engine()
+        defer { engine.store.close() }
+        try engine.insert(run: F.run("r1"), requests: [])
+        try engine.insert(run: F.run("r2", at: F.t0 + 1), requests: [])
+        try engine.store.query("UPDATE runs SET state = 'bogus' WHERE id = 'r1'")
+        let rows = try engine.runRows(limit: 10)
+        #expect(rows.runs.map(\.id) == ["r2"])
+        #expect(rows.unreadable.map(\.id) == ["r1"])
+        #expect(try engine.readableRun(id: "r1") == nil)
+        #expect(throws: OffpeakError.self) { try engine.run(id: "r1") }
+        // Not open, so not resumable: the job's open run is found beside it.
+        #expect(try engine.latestResumableRun(job: "j")?.id == "r2")
+    }
 }

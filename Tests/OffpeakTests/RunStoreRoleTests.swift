@@ -228,4 +228,33 @@ struct RunStoreRoleTests {
         }
         #expect(try roles.runs.itemCounts(runID: "r1") == ItemCounts(requests: 3, total: 2, failed: 1))
     }
+
+    @Test(arguments: StoreEngine.allCases)
+    func aCommitRenewsTheLeaseItNames(engine: StoreEngine) throws {
+        let roles = try engine.roles()
+        let run = F.run("r1")
+        let requests = F.requests(2, run: "r1")
+        try roles.runs.insert(run: run, requests: requests)
+        let now = Date()
+        #expect(try roles.leases.acquireLease(runID: "r1", owner: "h:1", ttl: 1, now: now) == nil)
+        try roles.runs.commitCall(
+            run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
+            lease: ("h:1", 600))
+        #expect(try roles.leases.acquireLease(runID: "r1", owner: "h:2", ttl: 60, now: now + 5) == "h:1")
+    }
+
+    @Test(arguments: StoreEngine.allCases)
+    func aDateTheStoreCannotHoldIsRefusedBeforeAnythingIsWritten(engine: StoreEngine) throws {
+        let roles = try engine.roles()
+        var run = F.run("r1")
+        run.deadlineAt = Date(timeIntervalSince1970: 300_000_000_000)
+        #expect(throws: OffpeakError.self) {
+            try roles.runs.insert(run: run, requests: F.requests(2, run: "r1"))
+        }
+        #expect(try roles.runs.run(id: "r1") == nil)
+        var request = F.request("a", run: "r2", position: 0)
+        request.nextAttemptAt = Date(timeIntervalSince1970: 300_000_000_000)
+        #expect(throws: OffpeakError.self) { try roles.runs.insert(run: F.run("r2"), requests: [request]) }
+        #expect(try roles.runs.run(id: "r2") == nil)
+    }
 }
