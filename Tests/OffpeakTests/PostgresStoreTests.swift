@@ -37,12 +37,13 @@ struct PostgresStoreTests {
         let store = try Self.connect()
         defer { store.close() }
         #expect(try PostgresMigrations.version(of: store) == nil)
-        #expect(try PostgresMigrations.migrate(store) == 1)
-        #expect(try PostgresMigrations.migrate(store) == 1)
+        let latest = PostgresMigrations.latest
+        #expect(try PostgresMigrations.migrate(store) == latest)
+        #expect(try PostgresMigrations.migrate(store) == latest)
         #expect(
-            try Self.values(store, "SELECT version FROM offpeak_schema ORDER BY version", as: Int.self) == [1]
-        )
-        #expect(try PostgresMigrations.version(of: store) == 1)
+            try Self.values(store, "SELECT version FROM offpeak_schema ORDER BY version", as: Int.self)
+                == Array(1...latest))
+        #expect(try PostgresMigrations.version(of: store) == latest)
     }
 
     @Test func twoConnectionsMigratingAtOnceApplyEachVersionOnce() throws {
@@ -65,8 +66,10 @@ struct PostgresStoreTests {
         start.signal()
         group.wait()
         let versions = try results.withLock { $0 }.map { try $0.get() }
-        #expect(versions == [1, 1])
-        #expect(try Self.values(stores[0], "SELECT count(*) FROM offpeak_schema", as: Int.self) == [1])
+        #expect(versions == [PostgresMigrations.latest, PostgresMigrations.latest])
+        #expect(
+            try Self.values(stores[0], "SELECT count(*) FROM offpeak_schema", as: Int.self)
+                == [PostgresMigrations.latest])
     }
 
     @Test func refusesAStoreNewerThanItKnows() throws {
@@ -82,7 +85,8 @@ struct PostgresStoreTests {
             #expect(
                 error.description
                     == "the PostgreSQL store at \(store.url.endpoint) database '\(store.url.database)' has schema "
-                    + "version 7, newer than this offpeak knows (1); upgrade offpeak")
+                    + "version 7, newer than this offpeak knows (\(PostgresMigrations.latest)); upgrade offpeak"
+            )
         }
         // The lock was given back: another connection migrates (and is refused) without waiting.
         let other = try Self.connect(PostgresCluster.shared.url(database: store.url.database))
@@ -94,12 +98,12 @@ struct PostgresStoreTests {
         let store = try Self.connect()
         defer { store.close() }
         let broken = PostgresMigrations.Migration(
-            version: 2, name: "broken",
+            version: PostgresMigrations.latest + 1, name: "broken",
             statements: ["CREATE TABLE half (id bigint)", "SELECT no_such_function()"])
         #expect(throws: OffpeakError.self) {
             try PostgresMigrations.migrate(store, migrations: PostgresMigrations.all + [broken])
         }
-        #expect(try PostgresMigrations.version(of: store) == 1)
+        #expect(try PostgresMigrations.version(of: store) == PostgresMigrations.latest)
         #expect(try Self.values(store, "SELECT to_regclass('half') IS NULL", as: Bool.self) == [true])
     }
 

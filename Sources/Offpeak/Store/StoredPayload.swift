@@ -35,14 +35,35 @@ enum StoredPayload {
         private let db: Database
         /// Texts this transaction made sure `shared_texts` has.
         private var stored: Set<String> = []
-        /// The last prompt seen (escaped) and its hash: a job's requests share it.
-        private var last: (text: [UInt8], hash: String)?
+        private var sharing = Sharing()
 
         init(_ db: Database) { self.db = db }
 
         /// `payload` with its system prompt by reference when it has one worth sharing, else whole.
         mutating func stored(_ payload: String) throws -> String {
+            guard let (row, hash) = sharing.stored(payload) else { return payload }
+            if stored.insert(hash).inserted, let text = sharing.text {
+                try db.execute(
+                    sql: "INSERT INTO shared_texts (hash, text) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING",
+                    arguments: [hash, text])
+            }
+            return row
+        }
+    }
+
+    /// The stored form of payloads, decided without a store (every engine writes the same rows):
+    /// which system prompt a payload shares, by what hash, and what its row holds.
+    struct Sharing {
+        /// The last prompt seen (escaped) and its hash: a job's requests share it.
+        private var last: (text: [UInt8], hash: String)?
+
+        /// The last shared prompt's text, as `shared_texts` holds it.
+        var text: String? { last.map { String(decoding: $0.text, as: UTF8.self) } }
+
+        /// `payload` as its row holds it, with the hash of the text it names; nil when it is stored whole.
+        mutating func stored(_ payload: String) -> (row: String, hash: String)? {
             var payload = payload
+            let last = self.last
             let parts = payload.withUTF8 { json -> (prefix: [UInt8], text: [UInt8]?, suffix: [UInt8])? in
                 guard
                     let range = CompletionRequest.systemRange(
@@ -56,25 +77,20 @@ enum StoredPayload {
                     Array(json[range.upperBound...])
                 )
             }
-            guard let parts else { return payload }
-            if let text = parts.text { last = (text, SHA256.hex(text)) }
-            guard let last else { return payload }
-            if stored.insert(last.hash).inserted {
-                try db.execute(
-                    sql: "INSERT INTO shared_texts (hash, text) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING",
-                    arguments: [last.hash, String(decoding: last.text, as: UTF8.self)])
-            }
+            guard let parts else { return nil }
+            if let text = parts.text { self.last = (text, SHA256.hex(text)) }
+            guard let hash = self.last?.hash else { return nil }
             var bytes = parts.prefix
             bytes.reserveCapacity(parts.prefix.count + 66 + parts.suffix.count)
             bytes.append(StoredPayload.marker)
-            bytes.append(contentsOf: last.hash.utf8)
+            bytes.append(contentsOf: hash.utf8)
             bytes.append(StoredPayload.marker)
             bytes.append(contentsOf: parts.suffix)
-            return String(decoding: bytes, as: UTF8.self)
+            return (String(decoding: bytes, as: UTF8.self), hash)
         }
     }
 
-    private static func same(_ text: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
+    fileprivate static func same(_ text: UnsafeBufferPointer<UInt8>, _ other: [UInt8]) -> Bool {
         guard text.count == other.count else { return false }
         return other.withUnsafeBufferPointer { other in
             guard let left = text.baseAddress, let right = other.baseAddress else { return true }
@@ -100,8 +116,15 @@ enum StoredPayload {
     /// The whole payload of a stored one, or nil when it is whole already.
     /// - Throws: a data error when the text it names is not in the store.
     private static func expand(_ payload: String, _ db: Database) throws -> String? {
+        guard let split = reference(in: payload) else { return nil }
+        let text = try text(split.hash, db)
+        return split.prefix + text + split.suffix
+    }
+
+    /// A stored payload's parts around the hash of the text it names, or nil when it is whole.
+    static func reference(in payload: String) -> (prefix: Substring, hash: String, suffix: Substring)? {
         var payload = payload
-        let split = payload.withUTF8 { bytes -> (prefix: Substring, hash: String, suffix: Substring)? in
+        return payload.withUTF8 { bytes -> (prefix: Substring, hash: String, suffix: Substring)? in
             guard let base = bytes.baseAddress, let found = memchr(base, Int32(marker), bytes.count) else {
                 return nil
             }
@@ -113,24 +136,31 @@ enum StoredPayload {
                 Substring(decoding: UnsafeBufferPointer(rebasing: bytes[(second + 1)...]), as: UTF8.self)
             )
         }
-        guard let split else { return nil }
-        let text = try text(split.hash, db)
-        return split.prefix + text + split.suffix
     }
 
     private static func text(_ hash: String, _ db: Database) throws -> String {
-        if let text = known.withLock({ $0[hash] }) { return text }
+        if let text = knownText(hash) { return text }
         guard
             let text = try String.fetchOne(
                 db, sql: "SELECT text FROM shared_texts WHERE hash = ?", arguments: [hash])
-        else {
-            throw OffpeakError(
-                .dataError, "a request's system prompt (shared text \(hash)) is missing from the store")
-        }
+        else { throw missing(hash) }
+        remember(text, hash: hash)
+        return text
+    }
+
+    /// A text this process read or wrote by `hash`, in any store.
+    static func knownText(_ hash: String) -> String? { known.withLock { $0[hash] } }
+
+    static func remember(_ text: String, hash: String) {
         known.withLock { known in
             if known.count >= knownLimit { known.removeAll() }
             known[hash] = text
         }
-        return text
+    }
+
+    /// A payload names a text its store does not have.
+    static func missing(_ hash: String) -> OffpeakError {
+        OffpeakError(
+            .dataError, "a request's system prompt (shared text \(hash)) is missing from the store")
     }
 }

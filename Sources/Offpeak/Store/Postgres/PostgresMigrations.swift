@@ -18,7 +18,10 @@ enum PostgresMigrations {
     /// Every version, in order. A released one is never edited; later work appends.
     static let all: [Migration] = [
         Migration(
-            version: 1, name: "the SQLite store's tables as of its v13", statements: PostgresSchema.version1)
+            version: 1, name: "the SQLite store's tables as of its v13", statements: PostgresSchema.version1),
+        Migration(
+            version: 2, name: "the run counters kept by triggers, retries without a time first",
+            statements: PostgresSchema.version2),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -1,0 +1,222 @@
+import Foundation
+import PostgresNIO
+
+/// An answered call committed on PostgreSQL: everything in one transaction, the run's row locked
+/// first so commits to one run take turns (as SQLite's one writer makes them) and each reads the
+/// counters the one before it left.
+///
+/// Each round trip costs more than the statement it carries, so what goes together goes in one
+/// statement (data-modifying `WITH` clauses): locking the run with renewing its lease and releasing
+/// the reservation; the ledger row with the model's latency; the answers with their requests'
+/// state; the checkpoint with reading the spend. A call with answers only takes seven round trips,
+/// `BEGIN` and `COMMIT` included. The counters' triggers fire at the end of each statement and
+/// see all it wrote, so they count the same as with one statement each.
+extension PostgresEngine {
+    func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
+        let run = call.run
+        return try store.transaction { () throws(OffpeakError) -> CallCommit.Committed in
+            try lockRun(run.id, renewing: call.lease, releasing: call.reservation)
+            var ledgerID: Int64?
+            if let ledger = call.ledger {
+                let sample = !ledger.cacheHit && !ledger.failed ? LatencySample(ledger) : nil
+                ledgerID = try insertLedger([ledger], latency: sample).first ?? nil
+            }
+            let now = Date()
+            try insertAnswers(
+                call.results, ledgerIDs: call.results.map { _ in ledgerID }, at: call.results.map { _ in now }
+            )
+            if !call.retry.isEmpty {
+                try store.query(
+                    """
+                    UPDATE requests r SET attempts = r.attempts + 1, error = u.reason, updated_at = \(now)
+                    FROM unnest(\(call.retry.map(\.id))::text[], \(call.retry.map(\.reason))::text[])
+                        AS u(id, reason)
+                    WHERE r.id = u.id
+                    """)
+            }
+            if !call.later.isEmpty {
+                try store.query(
+                    """
+                    UPDATE requests r SET state = \(RequestRecord.State.retrying.rawValue), error = u.reason,
+                        attempts = r.attempts + 1, next_attempt_at = u.at, updated_at = \(now)
+                    FROM unnest(\(call.later.map(\.id))::text[], \(call.later.map(\.reason))::text[],
+                        \(call.later.map(\.at))::timestamptz[]) AS u(id, reason, at)
+                    WHERE r.id = u.id
+                    """)
+            }
+            if !call.failed.isEmpty {
+                try store.query(
+                    """
+                    UPDATE requests r SET state = \(RequestRecord.State.failed.rawValue), error = u.reason,
+                        attempts = r.attempts + 1, updated_at = \(now)
+                    FROM unnest(\(call.failed.map(\.id))::text[], \(call.failed.map(\.reason))::text[])
+                        AS u(id, reason)
+                    WHERE r.id = u.id
+                    """)
+            }
+            let last =
+                call.results.last?.requestId ?? call.failed.last?.id ?? call.retry.last?.id
+                ?? call.later.last?.id
+            let (saved, spend) = try saveProgress(run, segment: call.segment, lastRequestID: last)
+            return CallCommit.Committed(run: saved, spend: spend)
+        }
+    }
+
+    func commitCacheHits(
+        run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
+        lease: (owner: String, ttl: TimeInterval)
+    ) throws(OffpeakError) {
+        try store.transaction { () throws(OffpeakError) in
+            try lockRun(run.id, renewing: lease, releasing: nil)
+            let ids = try insertLedger(hits.map(\.ledger), latency: nil)
+            // Each answer's request updated at its ledger row's time, as SQLite writes them.
+            try insertAnswers(hits.map(\.result), ledgerIDs: ids, at: hits.map(\.ledger.at))
+            _ = try saveProgress(run, segment: 0, lastRequestID: hits.last?.result.requestId)
+        }
+    }
+
+    /// Locks the run's row (`lockRun`), renewing the lease and releasing the reservation in the same
+    /// statement: every commit is also a heartbeat.
+    private func lockRun(
+        _ runID: String, renewing lease: (owner: String, ttl: TimeInterval)?, releasing reservation: Int64?
+    ) throws(OffpeakError) {
+        let now = Date()
+        try store.query(
+            """
+            WITH renewed AS (
+                UPDATE leases SET heartbeat_at = \(now), expires_at = \(now + (lease?.ttl ?? 0))
+                WHERE \(lease != nil) AND run_id = \(runID) AND owner = \(lease?.owner ?? "")),
+            released AS (DELETE FROM budget_reservations WHERE id = \(reservation))
+            SELECT 1 FROM runs WHERE id = \(runID) FOR UPDATE
+            """)
+    }
+
+    /// Writes ledger rows in order, in one statement.
+    ///
+    /// The rows are inserted in the order of `entries` (`ORDER BY ordinal`), and an identity column
+    /// hands out ever larger ids, so the ids `RETURNING` gives, sorted, are the rows' in that order
+    /// (whatever order it lists them in, and whatever ids other sessions take meanwhile).
+    /// - Parameter latency: the call's measure, folded into its model's means
+    ///   (`SQLiteStore.record`) by the same statement.
+    /// - Returns: the rows' ids, in the order of `entries`.
+    func insertLedger(_ entries: [LedgerEntry], latency: LatencySample?) throws(OffpeakError) -> [Int64?] {
+        guard !entries.isEmpty else { return [] }
+        for entry in entries { try StoredDate.check(entry) }
+        let column = { (values: (LedgerEntry) -> Int) in entries.map(values) }
+        let (model, milliseconds, outputTokens) =
+            (latency?.model ?? "", latency?.milliseconds ?? 0, latency?.outputTokens ?? 0)
+        let perToken = milliseconds / max(1, latency?.weightedTokens ?? 0)
+        let alpha = LatencyEstimate.smoothing
+        let rows = try store.query(
+            """
+            WITH measured AS (
+                INSERT INTO model_latency AS m (model, ms_per_call, ms_per_output_token, output_tokens, samples,
+                    updated_at)
+                SELECT \(model), \(milliseconds), \(perToken), \(outputTokens), 1, \(Date())
+                WHERE \(latency != nil)
+                ON CONFLICT (model) DO UPDATE SET
+                    ms_per_call = m.ms_per_call * (1 - \(alpha)) + excluded.ms_per_call * \(alpha),
+                    ms_per_output_token =
+                        m.ms_per_output_token * (1 - \(alpha)) + excluded.ms_per_output_token * \(alpha),
+                    output_tokens = m.output_tokens * (1 - \(alpha)) + excluded.output_tokens * \(alpha),
+                    samples = m.samples + 1, updated_at = excluded.updated_at)
+            INSERT INTO ledger (at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
+                output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars, batch_api,
+                cache_hit, usage_estimated, latency_ms, failed, unpriced)
+            SELECT at, job, CASE WHEN has_run THEN run_id END, provider, model, tier, downgraded, items,
+                input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
+                batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced
+            FROM unnest(\(entries.map(\.at))::timestamptz[], \(entries.map(\.job))::text[],
+                \(entries.map { $0.runId ?? "" })::text[], \(entries.map { $0.runId != nil })::boolean[],
+                \(entries.map(\.provider))::text[], \(entries.map(\.model))::text[], \(entries.map(\.tier))::text[],
+                \(entries.map(\.downgraded))::boolean[], \(column { $0.items })::bigint[],
+                \(column { $0.inputTokens })::bigint[], \(column { $0.outputTokens })::bigint[],
+                \(column { $0.cacheReadTokens })::bigint[], \(column { $0.cacheWriteTokens })::bigint[],
+                \(entries.map(\.dollars))::float8[], \(entries.map(\.naiveDollars))::float8[],
+                \(entries.map(\.batchApi))::boolean[], \(entries.map(\.cacheHit))::boolean[],
+                \(entries.map(\.usageEstimated))::boolean[], \(column { $0.latencyMs })::bigint[],
+                \(entries.map(\.failed))::boolean[], \(entries.map(\.unpriced))::boolean[])
+                WITH ORDINALITY AS t(at, job, run_id, has_run, provider, model, tier, downgraded, items,
+                    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
+                    batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, ordinal)
+            ORDER BY ordinal
+            RETURNING id
+            """)
+        var ids: [Int64] = []
+        for row in rows { ids.append(try store.decode(row, as: Int64.self)) }
+        return ids.sorted().map { Optional($0) }
+    }
+
+    /// Stores answers, each tied to the ledger row that paid for it, and marks their requests done.
+    /// An answer to a request that has one already fails the statement (`results`' key): no answer
+    /// is stored twice.
+    func insertAnswers(_ results: [ResultRecord], ledgerIDs: [Int64?], at times: [Date]) throws(OffpeakError)
+    {
+        guard !results.isEmpty else { return }
+        for result in results { try StoredDate.check(result) }
+        try store.query(
+            """
+            WITH answered AS (
+            INSERT INTO results (\(unescaped: Self.resultColumns))
+            SELECT request_id, run_id, text, finish_reason, model, from_cache,
+                CASE WHEN has_ledger THEN ledger_id END, input_tokens, output_tokens, dollars, created_at
+            FROM unnest(\(results.map(\.requestId))::text[], \(results.map(\.runId))::text[],
+                \(results.map(\.text))::text[], \(results.map(\.finishReason))::text[],
+                \(results.map(\.model))::text[], \(results.map(\.fromCache))::boolean[],
+                \(ledgerIDs.map { $0 ?? 0 })::bigint[], \(ledgerIDs.map { $0 != nil })::boolean[],
+                \(results.map(\.inputTokens))::bigint[], \(results.map(\.outputTokens))::bigint[],
+                \(results.map(\.dollars))::float8[], \(results.map(\.createdAt))::timestamptz[])
+                AS t(request_id, run_id, text, finish_reason, model, from_cache, ledger_id, has_ledger,
+                    input_tokens, output_tokens, dollars, created_at))
+            UPDATE requests r SET state = \(RequestRecord.State.done.rawValue), error = NULL, updated_at = u.at
+            FROM unnest(\(results.map(\.requestId))::text[], \(times)::timestamptz[]) AS u(id, at)
+            WHERE r.id = u.id
+            """)
+    }
+
+    /// Writes the run, with its item counts as the counters hold them (not the steps of long
+    /// items), and its checkpoint, and reads the run's spend: two statements.
+    /// - Returns: the run as saved, with its counters, and its spend.
+    func saveProgress(_ run: RunRecord, segment: Int, lastRequestID: String?) throws(OffpeakError)
+        -> (RunRecord, Spend)
+    {
+        var run = run
+        run.updatedAt = Date()
+        let counts = try updateRow(run, countsFromCounters: true)
+        run.itemsDone = counts.done
+        run.itemsFailed = counts.failed
+        run.itemsCached = counts.cached
+        let rows = try store.query(
+            """
+            WITH saved AS (
+                INSERT INTO checkpoints (run_id, segment, done, last_request_id, updated_at)
+                VALUES (\(run.id), \(segment), \(run.itemsDone), \(lastRequestID), \(run.updatedAt))
+                ON CONFLICT (run_id) DO UPDATE SET segment = excluded.segment, done = excluded.done,
+                    last_request_id = excluded.last_request_id, updated_at = excluded.updated_at)
+            \(unescaped: Self.spendQuery) WHERE run_id = \(run.id)
+            """)
+        return (run, try rows.first.map { row throws(OffpeakError) in try spend(row) } ?? Spend())
+    }
+
+    static let spendQuery = """
+        SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
+            failed_calls, unpriced_calls
+        FROM run_spend
+        """
+
+    /// A row of `run_spend` (`spendQuery`).
+    func spend(_ row: PostgresRow) throws(OffpeakError) -> Spend {
+        let column = PostgresColumns(row, store)
+        var spend = Spend()
+        spend.calls = try column("calls")
+        spend.inputTokens = try column("input_tokens")
+        spend.outputTokens = try column("output_tokens")
+        spend.cacheReadTokens = try column("cache_read_tokens")
+        spend.cacheWriteTokens = try column("cache_write_tokens")
+        spend.dollars = try column("dollars")
+        spend.naiveDollars = try column("naive_dollars")
+        spend.failedCalls = try column("failed_calls")
+        spend.unpricedCalls = try column("unpriced_calls")
+        return spend
+    }
+}

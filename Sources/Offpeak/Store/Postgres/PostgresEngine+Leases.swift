@@ -1,0 +1,44 @@
+import Foundation
+import PostgresNIO
+
+/// Leases on PostgreSQL: taking one is a single `INSERT … ON CONFLICT … DO UPDATE … WHERE`, which the
+/// server applies to the row as it stands when it locks it, so two processes (or hosts) asking at
+/// once never both get it.
+extension PostgresEngine: LeaseStore {
+    func acquireLease(runID: String, owner: String, ttl: TimeInterval, now: Date) throws(OffpeakError)
+        -> String?
+    {
+        // Whether the holder seen now is a process of this host that is gone: only this process can
+        // tell, so it is asked first, and the statement takes the lease from that holder only if it
+        // still holds it.
+        let seen = try holder(runID: runID)
+        let dead = seen.map { !ProcessOwner.isAlive($0) } ?? false
+        let lease = LeaseRecord(
+            runId: runID, owner: owner, acquiredAt: now, heartbeatAt: now, expiresAt: now + ttl)
+        try StoredDate.check(lease)
+        let taken = try store.query(
+            """
+            INSERT INTO leases AS l (run_id, owner, acquired_at, heartbeat_at, expires_at)
+            VALUES (\(runID), \(owner), \(now), \(now), \(lease.expiresAt))
+            ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, acquired_at = excluded.acquired_at,
+                heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at
+            WHERE l.owner = excluded.owner OR l.expires_at <= \(now) OR (\(dead) AND l.owner = \(seen ?? ""))
+            RETURNING owner
+            """)
+        guard taken.isEmpty else { return nil }
+        // Someone else holds it (perhaps not the holder seen first, if it changed hands meanwhile).
+        return try holder(runID: runID) ?? seen ?? ""
+    }
+
+    func releaseLease(runID: String, owner: String) throws(OffpeakError) {
+        try store.query("DELETE FROM leases WHERE run_id = \(runID) AND owner = \(owner)")
+    }
+
+    /// The owner of the run's lease, live or not.
+    private func holder(runID: String) throws(OffpeakError) -> String? {
+        guard let row = try store.query("SELECT owner FROM leases WHERE run_id = \(runID)").first else {
+            return nil
+        }
+        return try store.decode(row, as: String.self)
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import PostgresNIO
+
+/// Rows to records and back, without GRDB: each record's columns named once, in the order its
+/// statements list them, and a decoder reading them by name.
+extension PostgresEngine {
+    static let runColumns = """
+        id, job, kind, spec_hash, state, reason, budget_stop, provider, model, tier, downgraded, forced,
+        items_total, items_done, items_failed, items_cached, created_at, started_at, updated_at, finished_at,
+        deadline_at, spec, failure_streak, failure_text, failure_items
+        """
+
+    static let requestColumns = """
+        id, run_id, job, item_id, position, source, client_id, tier, payload, cache_key, state, attempts,
+        next_attempt_at, error, created_at, updated_at, cache_policy
+        """
+
+    static let resultColumns = """
+        request_id, run_id, text, finish_reason, model, from_cache, ledger_id, input_tokens, output_tokens,
+        dollars, created_at
+        """
+
+    func run(_ row: PostgresRow) throws(OffpeakError) -> RunRecord {
+        let column = PostgresColumns(row, store)
+        return RunRecord(
+            id: try column("id"), job: try column("job"), kind: try column("kind"),
+            specHash: try column("spec_hash"), state: try column.value("state", as: RunState.self),
+            reason: try column("reason"), budgetStop: try column("budget_stop"),
+            provider: try column("provider"), model: try column("model"), tier: try column("tier"),
+            downgraded: try column("downgraded"), forced: try column("forced"),
+            itemsTotal: try column("items_total"), itemsDone: try column("items_done"),
+            itemsFailed: try column("items_failed"), itemsCached: try column("items_cached"),
+            createdAt: try column("created_at"), startedAt: try column("started_at"),
+            updatedAt: try column("updated_at"), finishedAt: try column("finished_at"),
+            deadlineAt: try column("deadline_at"), spec: try column("spec"),
+            failureStreak: try column("failure_streak"), failureText: try column("failure_text"),
+            failureItems: try column("failure_items"))
+    }
+
+    /// A request as its row holds it: its payload may name a shared text (`expand` makes it whole).
+    func storedRequest(_ row: PostgresRow) throws(OffpeakError) -> RequestRecord {
+        let column = PostgresColumns(row, store)
+        return RequestRecord(
+            id: try column("id"), runId: try column("run_id"), job: try column("job"),
+            itemId: try column("item_id"), position: try column("position"),
+            source: try column.value("source", as: RequestSource.self), clientId: try column("client_id"),
+            tier: try column("tier"), payload: try column("payload"), cacheKey: try column("cache_key"),
+            state: try column.value("state", as: RequestRecord.State.self), attempts: try column("attempts"),
+            nextAttemptAt: try column("next_attempt_at"), error: try column("error"),
+            createdAt: try column("created_at"), updatedAt: try column("updated_at"),
+            cachePolicy: try column.value("cache_policy", as: RequestRecord.CachePolicy.self))
+    }
+
+    /// Requests with whole payloads, from the rows of a query listing `requestColumns`.
+    func requests(_ rows: [PostgresRow]) throws(OffpeakError) -> [RequestRecord] {
+        var records: [RequestRecord] = []
+        records.reserveCapacity(rows.count)
+        for row in rows { records.append(try storedRequest(row)) }
+        return try expand(records)
+    }
+
+    func result(_ row: PostgresRow) throws(OffpeakError) -> ResultRecord {
+        let column = PostgresColumns(row, store)
+        return ResultRecord(
+            requestId: try column("request_id"), runId: try column("run_id"), text: try column("text"),
+            finishReason: try column("finish_reason"), model: try column("model"),
+            fromCache: try column("from_cache"), ledgerId: try column("ledger_id"),
+            inputTokens: try column("input_tokens"), outputTokens: try column("output_tokens"),
+            dollars: try column("dollars"), createdAt: try column("created_at"))
+    }
+
+    func outline(_ row: PostgresRow) throws(OffpeakError) -> RequestOutline {
+        let column = PostgresColumns(row, store)
+        return RequestOutline(
+            id: try column("id"), itemId: try column("item_id"),
+            state: try column.value("state", as: RequestRecord.State.self), error: try column("error"),
+            source: try column.value("source", as: RequestSource.self))
+    }
+
+    /// Runs from rows listing `runColumns`, each decoded on its own: one that does not decode is
+    /// named apart (as `SQLiteStore.fetchRuns`), never failing the read.
+    func runRows(_ rows: [PostgresRow]) -> RunRows {
+        var result = RunRows()
+        for row in rows {
+            do { result.runs.append(try run(row)) } catch {
+                let column = PostgresColumns(row, store)
+                result.unreadable.append(
+                    UnreadableRun(
+                        id: (try? column("id", as: String.self)) ?? "?",
+                        job: (try? column("job", as: String.self)) ?? "?", why: error.message))
+            }
+        }
+        return result
+    }
+
+    /// Inserts the run's row.
+    func insertRow(_ run: RunRecord) throws(OffpeakError) {
+        try StoredDate.check(run)
+        try store.query(
+            """
+            INSERT INTO runs (\(unescaped: Self.runColumns)) VALUES (\(run.id), \(run.job), \(run.kind),
+                \(run.specHash), \(run.state.rawValue), \(run.reason), \(run.budgetStop), \(run.provider),
+                \(run.model), \(run.tier), \(run.downgraded), \(run.forced), \(run.itemsTotal), \(run.itemsDone),
+                \(run.itemsFailed), \(run.itemsCached), \(run.createdAt), \(run.startedAt), \(run.updatedAt),
+                \(run.finishedAt), \(run.deadlineAt), \(run.spec), \(run.failureStreak), \(run.failureText),
+                \(run.failureItems))
+            """)
+    }
+
+    /// Writes every column of the run's row (as GRDB's `update` does).
+    /// - Parameter countsFromCounters: its done, failed and cached items are taken from the run's
+    ///   counters (`run_items`) in the same statement, not from `run`.
+    /// - Returns: the counts written.
+    /// - Throws: a store error when there is no such run, as GRDB's `update` does.
+    @discardableResult
+    func updateRow(_ run: RunRecord, countsFromCounters: Bool = false) throws(OffpeakError)
+        -> (done: Int, failed: Int, cached: Int)
+    {
+        try StoredDate.check(run)
+        let counted = { (column: String) in
+            "coalesce((SELECT \(column) FROM run_items WHERE run_id = runs.id), 0)"
+        }
+        let updated = try store.query(
+            """
+            UPDATE runs SET job = \(run.job), kind = \(run.kind), spec_hash = \(run.specHash),
+                state = \(run.state.rawValue), reason = \(run.reason), budget_stop = \(run.budgetStop),
+                provider = \(run.provider), model = \(run.model), tier = \(run.tier),
+                downgraded = \(run.downgraded), forced = \(run.forced), items_total = \(run.itemsTotal),
+                items_done = CASE WHEN \(countsFromCounters) THEN \(unescaped: counted("done"))
+                    ELSE \(run.itemsDone) END,
+                items_failed = CASE WHEN \(countsFromCounters) THEN \(unescaped: counted("failed"))
+                    ELSE \(run.itemsFailed) END,
+                items_cached = CASE WHEN \(countsFromCounters) THEN \(unescaped: counted("cached"))
+                    ELSE \(run.itemsCached) END,
+                created_at = \(run.createdAt), started_at = \(run.startedAt),
+                updated_at = \(run.updatedAt), finished_at = \(run.finishedAt),
+                deadline_at = \(run.deadlineAt), spec = \(run.spec), failure_streak = \(run.failureStreak),
+                failure_text = \(run.failureText), failure_items = \(run.failureItems)
+            WHERE id = \(run.id)
+            RETURNING items_done, items_failed, items_cached
+            """)
+        if let row = updated.first { return try store.decode(row, as: (Int, Int, Int).self) }
+        throw OffpeakError(
+            .ioError, "PostgreSQL at \(store.url.endpoint) has no run \(run.id) to update")
+    }
+}
+
+extension UnreadableRun {
+    /// A run row of the PostgreSQL store that does not decode, and why (no repair is known there).
+    init(id: String, job: String, why: String) {
+        self.id = id
+        self.job = job
+        self.why = why
+        repair = nil
+    }
+}
