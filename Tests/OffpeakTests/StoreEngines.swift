@@ -20,13 +20,14 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let store = try Store(url: workspace.root.appendingPathComponent("offpeak.sqlite"))
             return StoreRoles(
                 runs: store.runs, submissions: store.submissions, leases: store.leases,
-                keep: [workspace, store], close: {})
+                schedules: store.schedules, keep: [workspace, store], close: {})
         case .postgresql:
             let store = try PostgresStoreTests.connect()
             try PostgresMigrations.migrate(store)
             let engine = PostgresEngine(store)
             return StoreRoles(
-                runs: engine, submissions: engine, leases: engine, keep: [engine], close: { store.close() })
+                runs: engine, submissions: engine, leases: engine, schedules: engine, keep: [engine],
+                close: { store.close() })
         }
     }
 }
@@ -36,16 +37,18 @@ final class StoreRoles: @unchecked Sendable {
     let runs: any RunStore
     let submissions: any SubmissionStore
     let leases: any LeaseStore
+    let schedules: any ScheduleStore
     private let keep: [AnyObject]
     private let close: () -> Void
 
     init(
-        runs: any RunStore, submissions: any SubmissionStore, leases: any LeaseStore, keep: [AnyObject],
-        close: @escaping () -> Void
+        runs: any RunStore, submissions: any SubmissionStore, leases: any LeaseStore,
+        schedules: any ScheduleStore, keep: [AnyObject], close: @escaping () -> Void
     ) {
         self.runs = runs
         self.submissions = submissions
         self.leases = leases
+        self.schedules = schedules
         self.keep = keep
         self.close = close
     }

@@ -4,7 +4,8 @@ import Foundation
 /// cache compresses and decodes them), their hits and last access, the day counters, and eviction
 /// of the least recently used past the size cap.
 ///
-/// One role of the store seam (`Store`): the SQLite store implements it today.
+/// One role of the store seam (`Store`), played by the SQLite engine (`SQLiteStore`); the
+/// PostgreSQL engine does not play it yet.
 protocol AnswerCacheStore: AnyObject, Sendable {
     /// Looks `key` up and hands `body` its payload in place (valid only inside `body`) with whether
     /// it is fresh at `now`; nil when there is no entry.

@@ -2,7 +2,8 @@ import Foundation
 
 /// Provider batches: prepared, submitted, polled, collected (each result committed with its ledger row), abandoned; and how well each model answers batched prompts.
 ///
-/// One role of the store seam (`Store`): the SQLite store implements it today.
+/// One role of the store seam (`Store`), played by the SQLite engine (`SQLiteStore`); the
+/// PostgreSQL engine does not play it yet.
 protocol BatchStore: AnyObject, Sendable {
     /// How `model`'s batched prompts fared with `provider`; nil before its first.
     func batchFitness(provider: String, model: String) throws(OffpeakError) -> BatchFitness?

@@ -2,7 +2,8 @@ import Foundation
 
 /// Leases: which process works on a run, so two never work on one at once.
 ///
-/// One role of the store seam (`Store`): the SQLite store implements it today.
+/// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
+/// PostgreSQL (`PostgresEngine`).
 protocol LeaseStore: AnyObject, Sendable {
     /// Takes the run's lease for `owner` unless another owner holds a live one.
     ///

@@ -2,7 +2,8 @@ import Foundation
 
 /// The ledger and budget reservations: what was spent (by run, by day, by model, by lane), what a budget holds, and what past calls say about latency and answer length.
 ///
-/// One role of the store seam (`Store`): the SQLite store implements it today.
+/// One role of the store seam (`Store`), played by the SQLite engine (`SQLiteStore`); the
+/// PostgreSQL engine does not play it yet.
 protocol LedgerStore: AnyObject, Sendable {
     /// The ledger by lane and model, or nil when the workspace never made a provider batch (then
     /// every call was live, and the ledger is not read again). The ledger has no index on

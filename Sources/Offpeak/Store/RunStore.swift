@@ -2,7 +2,8 @@ import Foundation
 
 /// Runs and their requests: opening, merging and reading runs, the backlog of requests, answered calls committed with their ledger rows and checkpoints, cancelling, and the steps of a multi-step job.
 ///
-/// One role of the store seam (`Store`): the SQLite store implements it today.
+/// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
+/// PostgreSQL (`PostgresEngine`).
 protocol RunStore: AnyObject, Sendable {
     /// The run's next `limit` pending requests in item order, after the one at `position` (from the
     /// start when nil): page through a backlog of any size by passing the last position seen.
@@ -73,9 +74,10 @@ protocol RunStore: AnyObject, Sendable {
     /// Runs that have not finished, oldest first, those that cannot be read named apart.
     func resumableRunRows() throws(OffpeakError) -> RunRows
 
-    /// The job's unfinished run, or `fresh` with its requests saved, decided in one (IMMEDIATE)
-    /// transaction: two processes starting the same job at the same moment get the same run, never
-    /// one each (which would answer every item twice).
+    /// The job's unfinished run, or `fresh` with its requests saved, decided in one transaction
+    /// that excludes every other decision for the job (SQLite: IMMEDIATE; PostgreSQL: the job's
+    /// advisory lock): two processes starting the same job at the same moment get the same run,
+    /// never one each (which would answer every item twice).
     /// - Returns: the run, and whether it is `fresh`.
     func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord]) throws(OffpeakError)
         -> (run: RunRecord, created: Bool)

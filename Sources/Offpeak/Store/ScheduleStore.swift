@@ -2,7 +2,8 @@ import Foundation
 
 /// Schedules and the deferred queue: when each job last fired, jobs waiting for their conditions, and entries a spool folder could not take.
 ///
-/// One role of the store seam (`Store`): the SQLite store implements it today.
+/// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
+/// PostgreSQL (`PostgresEngine`).
 protocol ScheduleStore: AnyObject, Sendable {
     /// Defers `job` (and its run) for `reasons`. A job already deferred keeps its first deferral
     /// time; its reasons and check time are brought up to date. The run, if given, moves to

@@ -2,7 +2,8 @@ import Foundation
 
 /// Submissions: requests handed in with `offpeak submit` or a spool folder, queued into their job's open run, and looked up by id.
 ///
-/// One role of the store seam (`Store`): the SQLite store implements it today.
+/// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
+/// PostgreSQL (`PostgresEngine`).
 protocol SubmissionStore: AnyObject, Sendable {
     /// Adds submitted requests to the job's open run, creating `newRun` when it has none and
     /// something is to be added, in one transaction: an intake with nothing new makes no run. A

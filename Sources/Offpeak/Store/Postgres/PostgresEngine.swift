@@ -3,7 +3,7 @@ import Logging
 import PostgresNIO
 
 /// The PostgreSQL engine of the store seam: the roles a run's path needs (`RunStore`,
-/// `SubmissionStore`, `LeaseStore`) on one connection (`PostgresStore`), with the semantics of the
+/// `SubmissionStore`, `LeaseStore`) and `ScheduleStore`, on one connection (`PostgresStore`), with the semantics of the
 /// SQLite engine method by method.
 ///
 /// The guarantees come from the server, not from this process: each method that writes runs in one
