@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 
 /// What `offpeak store info` says of a store: which engine, where, its schema version and size,
 /// and for PostgreSQL the server's version and the other offpeak connections to it.
@@ -51,6 +52,19 @@ extension StoreInfo {
         return StoreInfo(
             engine: .sqlite, location: store.url.path, schemaVersion: applied,
             knownSchemaVersion: StoreMigrations.migrator.migrations.count, sizeBytes: size)
+    }
+}
+
+extension StoreInfo {
+    /// The PostgreSQL store `url` names, connected to and its schema brought up to date under its
+    /// advisory lock (as opening the SQLite store migrates it), then described.
+    static func postgres(_ url: PostgresURL, environment: [String: String], logger: Logger)
+        throws(OffpeakError) -> StoreInfo
+    {
+        let store = try PostgresStore.connect(url, environment: environment, logger: logger)
+        defer { store.close() }
+        try PostgresMigrations.migrate(store)
+        return try store.info()
     }
 }
 

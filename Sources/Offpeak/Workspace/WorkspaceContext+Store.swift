@@ -13,10 +13,7 @@ extension WorkspaceContext {
         case .sqlite:
             return try openStoreForReading().info()
         case .postgres(let url):
-            let store = try PostgresStore.connect(url, environment: environment, logger: logger)
-            defer { store.close() }
-            try PostgresMigrations.migrate(store)
-            return try store.info()
+            return try StoreInfo.postgres(url, environment: environment, logger: logger)
         }
     }
 }
