@@ -99,13 +99,17 @@ struct OffpeakBinaryTests {
 
     /// Killing the provider mid-run: a clear error, the run interrupted, done items kept, and the
     /// next run does only the rest.
+    /// Items of the run whose provider is killed: enough that it cannot finish before the kill.
+    static let killedRunItems = 40
+
     @Test func simKilledMidRunInterruptsAndResumes() throws {
         let sim = try SimProcess(arguments: ["--latency-ms", "150"])
-        let workspace = try TemporaryWorkspace.docs(on: sim, documents: 12)
+        let workspace = try TemporaryWorkspace.docs(on: sim, documents: Self.killedRunItems)
         try workspace.write(
             "offpeak.yaml",
-            // One call at a time, so the run still lasts past the kill (with calls in flight it is
-            // done in under 0.9 s; ConcurrentRunTests kills the provider with calls in flight).
+            // One call at a time, so the run lasts past the kill: 40 calls of 150 ms leave the
+            // killer (which polls the sim's stats with a curl process, slow on a loaded machine)
+            // six seconds (ConcurrentRunTests kills the provider with calls in flight).
             "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 1s, max_retries: 1}\n"
                 + "limits: {sim: {in_flight: 1}}\n")
         // Killed once two answers are out (not after a fixed time: a loaded machine may take that
@@ -125,15 +129,18 @@ struct OffpeakBinaryTests {
         let run = try #require((status["runs"] as? [[String: Any]])?.first)
         #expect(run["state"] as? String == "waiting", "offline: the provider is unreachable")
         let done = try #require(run["items_done"] as? Int)
-        #expect(done > 0 && done < 12)
+        #expect(done > 0 && done < Self.killedRunItems)
         #expect(workspace.snapshot("out/docs").count == done + 1, "done items' outputs are kept")
 
         let second = try SimProcess()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(second.url)\n")
         let resumed = try workspace.offpeak(["run", "docs"])
         #expect(resumed.status == 0, "\(resumed.stderr)")
-        #expect(resumed.stdout.contains("12 of 12 items answered (\(12 - done) now)"))
-        #expect((try second.stats()["calls"] as? Int) == 12 - done)
+        #expect(
+            resumed.stdout.contains(
+                "\(Self.killedRunItems) of \(Self.killedRunItems) items answered (\(Self.killedRunItems - done) now)"
+            ))
+        #expect((try second.stats()["calls"] as? Int) == Self.killedRunItems - done)
     }
 
     /// The official Python SDKs parse the sim's answers. They are installed when missing, and the

@@ -53,10 +53,10 @@ struct CacheReportsTests {
     }
 
     @Test func sizesAndSpansReadLikeAPersonWritesThem() {
-        #expect(CacheFormat.bytes(999) == "999 B")
-        #expect(CacheFormat.bytes(1_000) == "1.0 KB")
-        #expect(CacheFormat.bytes(25_000_000) == "25 MB")
-        #expect(CacheFormat.relative(Self.now - 90, now: Self.now) == "1 min ago")
-        #expect(CacheFormat.relative(Self.now + 3 * 86_400, now: Self.now) == "in 3 d")
+        #expect(ReportFormat.bytes(999) == "999 B")
+        #expect(ReportFormat.bytes(1_000) == "1.0 KB")
+        #expect(ReportFormat.bytes(25_000_000) == "25 MB")
+        #expect(ReportFormat.relative(Self.now - 90, now: Self.now) == "1 min ago")
+        #expect(ReportFormat.relative(Self.now + 3 * 86_400, now: Self.now) == "in 3 d")
     }
 }

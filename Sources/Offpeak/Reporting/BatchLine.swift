@@ -108,5 +108,5 @@ struct BatchLine: Sendable, Codable, Equatable {
     }
 
     /// Local time to the minute, or `-`.
-    static func time(_ date: Date?) -> String { date.map(CacheFormat.date) ?? "-" }
+    static func time(_ date: Date?) -> String { date.map(ReportFormat.date) ?? "-" }
 }

@@ -28,12 +28,12 @@ public struct CacheStatsReport: Sendable, Encodable {
         let ratio = compressionRatio.map { String(format: " (%.2fx)", $0) } ?? ""
         return """
             entries: \(entries) (\(expiredEntries) expired)
-            size:    \(CacheFormat.bytes(rawBytes)) raw, \(CacheFormat.bytes(storedBytes)) compressed\(ratio)
+            size:    \(ReportFormat.bytes(rawBytes)) raw, \(ReportFormat.bytes(storedBytes)) compressed\(ratio)
             hits:    \(hitsToday) today, \(hitsTotal) in all
             misses:  \(missesToday) today, \(missesTotal) in all
             saved:   $\(Money.format(savedDollarsToday)) today, $\(Money.format(savedDollarsTotal)) in all
-            oldest:  \(oldest.map(CacheFormat.date) ?? "-")
-            newest:  \(newest.map(CacheFormat.date) ?? "-")
+            oldest:  \(oldest.map(ReportFormat.date) ?? "-")
+            newest:  \(newest.map(ReportFormat.date) ?? "-")
 
             """
     }
@@ -62,8 +62,8 @@ public struct CacheListReport: Sendable, Encodable {
             table.add([
                 String(entry.key.prefix(16)), entry.kind.rawValue, entry.job ?? "-",
                 entry.model ?? entry.url ?? "-",
-                CacheFormat.bytes(entry.storedBytes), String(entry.hits),
-                CacheFormat.relative(entry.expiresAt, now: now),
+                ReportFormat.bytes(entry.storedBytes), String(entry.hits),
+                ReportFormat.relative(entry.expiresAt, now: now),
             ])
         }
         return table.render()
@@ -101,49 +101,19 @@ public struct CacheEntryReport: Sendable, Encodable {
     public var text: String {
         let table = TextTable(columns: ["", ""])
         let expires =
-            "\(CacheFormat.date(entry.expiresAt)) (\(CacheFormat.relative(entry.expiresAt, now: now)))"
-        let size = "\(CacheFormat.bytes(entry.rawBytes)) raw, \(CacheFormat.bytes(entry.storedBytes)) stored"
+            "\(ReportFormat.date(entry.expiresAt)) (\(ReportFormat.relative(entry.expiresAt, now: now)))"
+        let size =
+            "\(ReportFormat.bytes(entry.rawBytes)) raw, \(ReportFormat.bytes(entry.storedBytes)) stored"
         for (name, value) in [
             ("key", entry.key), ("kind", entry.kind.rawValue), ("job", entry.job ?? "-"),
             ("provider", entry.provider ?? "-"), ("model", entry.model ?? "-"), ("url", entry.url ?? "-"),
-            ("created", CacheFormat.date(entry.createdAt)), ("expires", expires),
-            ("last used", CacheFormat.date(entry.lastAccessAt)), ("hits", String(entry.hits)), ("size", size),
+            ("created", ReportFormat.date(entry.createdAt)), ("expires", expires),
+            ("last used", ReportFormat.date(entry.lastAccessAt)), ("hits", String(entry.hits)),
+            ("size", size),
         ] {
             table.add([name + ":", value])
         }
         // The table without its (empty) header line, then the payload.
         return String(table.render().drop { $0 != "\n" }.dropFirst()) + payload.pretty + "\n"
-    }
-}
-
-/// How the cache reports print sizes and times.
-enum CacheFormat {
-    static func bytes(_ count: Int) -> String {
-        let units = ["B", "KB", "MB", "GB", "TB"]
-        var value = Double(count)
-        var unit = 0
-        while value >= 1000, unit < units.count - 1 {
-            value /= 1000
-            unit += 1
-        }
-        return unit == 0
-            ? "\(count) B" : String(format: value < 10 ? "%.1f" : "%.0f", value) + " " + units[unit]
-    }
-
-    /// Local time, to the minute.
-    static func date(_ date: Date) -> String {
-        let style = Date.ISO8601FormatStyle(dateTimeSeparator: .space, timeZone: .current)
-        return String(date.formatted(style).prefix(16))
-    }
-
-    /// "in 23 h" or "2 h ago".
-    static func relative(_ date: Date, now: Date) -> String {
-        let seconds = Int(date.timeIntervalSince(now).rounded())
-        let span = abs(seconds)
-        let text =
-            span < 60
-            ? "\(span) s"
-            : span < 3600 ? "\(span / 60) min" : span < 86_400 ? "\(span / 3600) h" : "\(span / 86_400) d"
-        return seconds >= 0 ? "in \(text)" : "\(text) ago"
     }
 }

@@ -12,7 +12,7 @@ public struct StoreInfoReport: Sendable, Encodable {
         var lines = [
             "store:          \(info.engine == .sqlite ? "SQLite" : "PostgreSQL") \(info.location)",
             "schema version: \(info.schemaVersion)",
-            "size:           \(info.sizeBytes) bytes (\(CacheFormat.bytes(info.sizeBytes)))",
+            "size:           \(info.sizeBytes) bytes (\(ReportFormat.bytes(info.sizeBytes)))",
         ]
         if let version = info.serverVersion { lines.append("server version: \(version)") }
         guard let connections = info.connections else { return lines.joined(separator: "\n") + "\n" }

@@ -30,34 +30,21 @@ extension SQLiteStore {
                     db, sql: "SELECT * FROM requests WHERE run_id = ? AND \(SQLiteStore.specOrStepSQL)",
                     arguments: [runID]), db)
             let byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
-            let planned = Set(requests.map(\.itemId))
-            var dropped: [String] = []
-            // A long item's unanswered steps are dropped too: the run plans them again from the spec.
-            for old in existing
-            where old.state != .done
-                && (old.source == .spec && !planned.contains(old.itemId)
-                    || old.source.isStep)
-            {
-                try old.delete(db)
-                if old.source == .spec && !planned.contains(old.itemId) { dropped.append(old.itemId) }
-            }
+            let (deleted, dropped) = RequestMerge.removals(
+                existing: existing, planned: Set(requests.map(\.itemId)))
+            for old in deleted { try old.delete(db) }
             var inserter = try RequestInserter(db)
-            for var request in requests {
-                let found =
+            for request in requests {
+                let stored =
                     try byItem[request.itemId]
                     ?? StoredPayload.expand(
                         RequestRecord.filter(Column("run_id") == runID && Column("item_id") == request.itemId)
                             .fetchOne(db), db)
-                guard let old = found else {
-                    try inserter.insertNew(request)
-                    continue
+                switch RequestMerge.change(request, stored: stored) {
+                case .insert(let new): try inserter.insertNew(new)
+                case .update(let changed): try changed.update(db)
+                case nil: continue
                 }
-                guard old.state != .done, old.payload != request.payload || old.position != request.position
-                else { continue }
-                request.id = old.id
-                request.attempts = old.attempts
-                request.createdAt = old.createdAt
-                try request.update(db)
             }
             let total = try SQLiteStore.itemCounts(db, runID: runID).total
             try db.execute(

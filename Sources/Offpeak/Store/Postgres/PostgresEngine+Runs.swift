@@ -34,17 +34,9 @@ extension PostgresEngine: RunStore {
                     WHERE run_id = \(runID) AND source IN ('spec', 'chunk', 'reduce') ORDER BY position
                     """))
             var byItem = Dictionary(existing.map { ($0.itemId, $0) }, uniquingKeysWith: { first, _ in first })
-            let planned = Set(requests.map(\.itemId))
-            var dropped: [String] = []
-            var deleted: [String] = []
-            // A long item's unanswered steps are dropped too: the run plans them again from the spec.
-            for old in existing
-            where old.state != .done
-                && (old.source == .spec && !planned.contains(old.itemId) || old.source.isStep)
-            {
-                deleted.append(old.id)
-                if old.source == .spec && !planned.contains(old.itemId) { dropped.append(old.itemId) }
-            }
+            let (removed, dropped) = RequestMerge.removals(
+                existing: existing, planned: Set(requests.map(\.itemId)))
+            let deleted = removed.map(\.id)
             if !deleted.isEmpty {
                 try store.query("DELETE FROM requests WHERE id = ANY(\(deleted)::text[])")
             }
@@ -62,17 +54,12 @@ extension PostgresEngine: RunStore {
             }
             var inserts: [RequestRecord] = []
             var updates: [RequestRecord] = []
-            for var request in requests {
-                guard let old = byItem[request.itemId] else {
-                    inserts.append(request)
-                    continue
+            for request in requests {
+                switch RequestMerge.change(request, stored: byItem[request.itemId]) {
+                case .insert(let new): inserts.append(new)
+                case .update(let changed): updates.append(changed)
+                case nil: continue
                 }
-                guard old.state != .done, old.payload != request.payload || old.position != request.position
-                else { continue }
-                request.id = old.id
-                request.attempts = old.attempts
-                request.createdAt = old.createdAt
-                updates.append(request)
             }
             try insertRequests(updates, conflict: .replaceByID)
             try insertNewRequests(inserts)
