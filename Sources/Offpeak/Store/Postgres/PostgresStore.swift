@@ -121,10 +121,13 @@ final class PostgresStore: @unchecked Sendable {
     struct ConnectionClosed: Error {}
 
     /// Runs `body` in one transaction: all of it commits, or none of it (any error rolls back).
-    func transaction<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T {
+    /// - Parameter begin: the statement that opens it, to ask for another isolation level.
+    func transaction<T>(begin: String = "BEGIN", _ body: () throws(OffpeakError) -> T) throws(OffpeakError)
+        -> T
+    {
         lock.lock()
         defer { lock.unlock() }
-        try query("BEGIN")
+        try query(PostgresQuery(unsafeSQL: begin))
         do {
             let value = try body()
             try query("COMMIT")

@@ -1,0 +1,125 @@
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension StoreCopy {
+    /// Copies the store at `from` into `to` (the other engine, or another PostgreSQL database).
+    /// `sqliteFile` is the workspace's SQLite store, read or written when either end is `sqlite`.
+    ///
+    /// A SQLite target is written to a new file beside `sqliteFile` and renamed into place once
+    /// whole; one already there is refused, since it may hold work the source does not. A
+    /// PostgreSQL target must hold none of offpeak's rows; it is written in one transaction.
+    static func copy(
+        from: StoreLocation, to: StoreLocation, sqliteFile: URL, environment: [String: String], logger: Logger
+    ) throws(OffpeakError) -> StoreCopyOutcome {
+        if from == to {
+            throw OffpeakError(.usage, "the workspace's store is already \(to); nothing to copy")
+        }
+        switch (from, to) {
+        case (.sqlite, .postgres(let url)):
+            let source = try SQLiteCopyEnd(openSource(sqliteFile))
+            let target = try connect(url, environment: environment, logger: logger)
+            defer { target.close() }
+            let report = try copy(from: source, to: target, schema: schema(target.copyColumns))
+            return StoreCopyOutcome(
+                from: source.copyDescription, to: target.copyDescription, setting: to.description,
+                tables: report)
+        case (.postgres(let url), .sqlite):
+            try refuseExisting(sqliteFile)
+            let source = try connect(url, environment: environment, logger: logger)
+            defer { source.close() }
+            let report = try intoNewFile(sqliteFile) { (store) throws(OffpeakError) -> Report in
+                try copy(from: source, to: SQLiteCopyEnd(store), schema: schema(source.copyColumns))
+            }
+            return StoreCopyOutcome(
+                from: source.copyDescription, to: "the SQLite store at \(sqliteFile.path)",
+                setting: to.description, tables: report)
+        case (.postgres(let fromURL), .postgres(let toURL)):
+            let source = try connect(fromURL, environment: environment, logger: logger)
+            defer { source.close() }
+            let target = try connect(toURL, environment: environment, logger: logger)
+            defer { target.close() }
+            let report = try copy(from: source, to: target, schema: schema(target.copyColumns))
+            return StoreCopyOutcome(
+                from: source.copyDescription, to: target.copyDescription, setting: to.description,
+                tables: report)
+        case (.sqlite, .sqlite):
+            throw OffpeakError(.usage, "the workspace's store is already sqlite; nothing to copy")
+        }
+    }
+
+    private static func openSource(_ file: URL) throws(OffpeakError) -> SQLiteStore {
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw OffpeakError(.usage, "there is no SQLite store at \(file.path); nothing to copy")
+        }
+        return try SQLiteStore(url: file)
+    }
+
+    private static func connect(_ url: PostgresURL, environment: [String: String], logger: Logger)
+        throws(OffpeakError) -> PostgresStore
+    {
+        let store = try PostgresStore.connect(url, environment: environment, logger: logger)
+        do { try PostgresMigrations.migrate(store) } catch {
+            store.close()
+            throw error
+        }
+        return store
+    }
+
+    private static func refuseExisting(_ file: URL) throws(OffpeakError) {
+        guard FileManager.default.fileExists(atPath: file.path) else { return }
+        throw OffpeakError(
+            .usage,
+            "\(file.path) exists and may hold work the copy's source does not; move it away, then copy again")
+    }
+
+    /// Runs `body` on a new SQLite store beside `file`, then puts it in place as `file`: closed first
+    /// (its WAL folded in), then renamed. On any failure the new file is removed and `file` is as
+    /// it was.
+    private static func intoNewFile<T>(_ file: URL, _ body: (SQLiteStore) throws(OffpeakError) -> T)
+        throws(OffpeakError) -> T
+    {
+        let directory = file.deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw OffpeakError(.ioError, "cannot create \(directory.path)", cause: "\(error)")
+        }
+        let temporary = directory.appendingPathComponent(file.lastPathComponent + ".copying")
+        let leftovers = ["", "-wal", "-shm", ".migrate.lock"].map { temporary.path + $0 }
+        for path in leftovers { unlink(path) }
+        defer { for path in leftovers { unlink(path) } }
+        let value: T
+        do {
+            let store = try SQLiteStore(url: temporary)
+            value = try body(store)
+            try store.close()
+        }
+        guard rename(temporary.path, file.path) == 0 else {
+            throw OffpeakError(
+                .ioError, "cannot put the copy in place at \(file.path)",
+                cause: String(cString: strerror(errno)))
+        }
+        return value
+    }
+}
+
+/// What `offpeak store copy` did.
+public struct StoreCopyOutcome: Sendable, Equatable {
+    /// Both stores as messages name them (never with a password).
+    public var from: String
+    public var to: String
+    /// What `store:` must say for a workspace to use the copy (a URL without its password).
+    public var setting: String
+    /// Rows copied per table, parents first, the counters last.
+    public var tables: [Table]
+
+    public struct Table: Sendable, Equatable {
+        public var name: String
+        public var rows: Int
+    }
+}
