@@ -4,8 +4,10 @@ DEBIAN_PACKAGES := libcurl4-openssl-dev libssl-dev liblz4-dev libsqlite3-dev lz4
 SWIFT_BUILD_FLAGS ?=
 # A release carries the Swift runtime and Foundation inside its binaries: a cron `tick` is mostly
 # start-up, and loading ~50 shared libraries was a fifth of an idle one. bench/release.py uses the
-# same flags, so the benches and `make release` share one build.
-RELEASE_FLAGS := -c release --static-swift-stdlib
+# same flags, so the benches and `make release` share one build. Linked as a fixed-address executable
+# (-no-pie): a position-independent one carried 3 MB of relocations the loader touched at every start
+# (24.3 MB peak memory for `--version`, 21.4 MB without).
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -no-pie
 
 .PHONY: deps test-deps build demo test bench format lint clean chaos chaos-batch stress llama-check release \
 	install uninstall

@@ -15,8 +15,13 @@ public final class Store: Sendable {
     let submissions: any SubmissionStore
     let leases: any LeaseStore
     let cache: any AnswerCacheStore
-    /// The SQLite engine, for tests that look at its rows.
-    let sqlite: SQLiteStore
+    /// The engine behind the roles, for what is the engine's own (`info()`, tests' looks at rows).
+    let engine: Engine
+
+    /// Which engine plays the roles.
+    enum Engine: Sendable {
+        case sqlite(SQLiteStore)
+    }
 
     init(_ engine: SQLiteStore) {
         runs = engine
@@ -26,7 +31,7 @@ public final class Store: Sendable {
         submissions = engine
         leases = engine
         cache = engine
-        sqlite = engine
+        self.engine = .sqlite(engine)
     }
 
     /// Opens (creating if needed) the workspace's store and brings its schema up to date, for a

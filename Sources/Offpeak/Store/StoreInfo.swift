@@ -71,6 +71,8 @@ extension StoreInfo {
 extension Store {
     /// Which store this is, its schema version and size (`offpeak store info`).
     func info() throws(OffpeakError) -> StoreInfo {
-        try StoreInfo.sqlite(sqlite)
+        switch engine {
+        case .sqlite(let store): try StoreInfo.sqlite(store)
+        }
     }
 }
