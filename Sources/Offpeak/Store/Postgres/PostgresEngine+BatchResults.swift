@@ -66,18 +66,25 @@ extension PostgresEngine {
     }
 
     /// Sets the outcome of each custom id's items where none of them has one yet, in one statement.
+    /// The items are locked in one order (custom id, slot) whoever claims them, so two collectors
+    /// of one batch wait for each other rather than deadlock; one that waited finds them booked.
     /// - Returns: the items claimed (booked by this transaction), by custom id, in slot order.
     private func claim(_ batchID: String, _ bookings: [(customID: String, booking: BatchBooking)])
         throws(OffpeakError) -> [String: [BatchItemRecord]]
     {
         let rows = try store.query(
             """
-            UPDATE batch_items i SET outcome = u.outcome
-            FROM unnest(\(bookings.map(\.customID))::text[], \(bookings.map(\.booking.outcome.rawValue))::text[])
-                AS u(custom_id, outcome)
-            WHERE i.batch_id = \(batchID) AND i.custom_id = u.custom_id AND i.outcome IS NULL
-                AND NOT EXISTS (SELECT 1 FROM batch_items o
-                    WHERE o.batch_id = i.batch_id AND o.custom_id = u.custom_id AND o.outcome IS NOT NULL)
+            WITH locked AS (
+                SELECT i.request_id, u.outcome FROM batch_items i
+                JOIN unnest(\(bookings.map(\.customID))::text[], \(bookings.map(\.booking.outcome.rawValue))::text[])
+                    AS u(custom_id, outcome) ON u.custom_id = i.custom_id
+                WHERE i.batch_id = \(batchID) AND i.outcome IS NULL
+                    AND NOT EXISTS (SELECT 1 FROM batch_items o
+                        WHERE o.batch_id = i.batch_id AND o.custom_id = u.custom_id AND o.outcome IS NOT NULL)
+                ORDER BY i.custom_id, i.slot
+                FOR UPDATE OF i)
+            UPDATE batch_items i SET outcome = l.outcome FROM locked l
+            WHERE i.batch_id = \(batchID) AND i.request_id = l.request_id
             RETURNING i.batch_id, i.request_id, i.custom_id, i.slot, i.outcome
             """)
         var claimed: [String: [BatchItemRecord]] = [:]
