@@ -288,6 +288,12 @@ struct BatchStoreRoleTests {
                     now: F.t0 + 1)
             }
         }
+        // A date the store cannot hold: refused before anything is written.
+        #expect(throws: OffpeakError.self) {
+            try roles.batches.prepareBatch(
+                runID: "r1", provider: "openai", model: "m", requestIDs: [requests[0].id], worstDollars: 1,
+                now: Date(timeIntervalSince1970: 300_000_000_000))
+        }
         #expect(try roles.batches.batches(runID: "r1").map(\.id) == [batch.id])
         #expect(try roles.batches.batchCount() == 1)
         #expect(try Self.states(roles) == [.pending, .inBatch, .pending, .inBatch])

@@ -2,11 +2,14 @@ import Foundation
 import PostgresNIO
 
 /// Provider batches prepared and abandoned on PostgreSQL, as the SQLite engine keeps them
-/// (`Store+Batches`). A batch is committed `preparing`, its requests `in_batch`, before the call
-/// that creates it at the provider, so a process killed between the two leaves a row the next tick
-/// reconciles. Requests are taken by a conditional update (still `pending` or `retrying`), so two
-/// processes packing the same request into batches never both take it: the second finds it taken
-/// and commits nothing.
+/// (`Store+Batches`); the role's polls are in `PostgresEngine+BatchPolls`, its results in
+/// `+BatchResults`, its reads in `+BatchReads`, fitness in `+BatchFitness`.
+///
+/// A batch is committed `preparing`, its requests `in_batch`, before the call that creates it at
+/// the provider, so a process killed between the two leaves a row the next tick reconciles.
+/// Requests are taken by a conditional update (still `pending` or `retrying`), and only those taken
+/// get an item, so two processes packing the same request into batches never both take it: the
+/// second finds it taken and commits nothing.
 extension PostgresEngine: BatchStore {
     func prepareBatch(
         runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
@@ -43,16 +46,19 @@ extension PostgresEngine: BatchStore {
                     VALUES (\(batch.id), \(runID), \(provider), \(model), \(batch.state.rawValue), \(now),
                         \(worstDollars), \(batch.requests), \(batch.items), \(batch.worstInputTokens),
                         \(batch.worstOutputTokens))),
+                taken AS (
+                    UPDATE requests SET state = \(RequestRecord.State.inBatch.rawValue), next_attempt_at = NULL,
+                        updated_at = \(now)
+                    WHERE id = ANY(\(items.map(\.requestId))::text[]) AND run_id = \(runID)
+                        AND state IN \(unescaped: SQLStates.plannable)
+                    RETURNING id),
                 items AS (
                     INSERT INTO batch_items (batch_id, request_id, custom_id, slot)
-                    SELECT \(batch.id), request_id, custom_id, slot
+                    SELECT \(batch.id), t.request_id, t.custom_id, t.slot
                     FROM unnest(\(items.map(\.requestId))::text[], \(items.map(\.customId))::text[],
-                        \(items.map(\.slot))::bigint[]) AS t(request_id, custom_id, slot))
-                UPDATE requests SET state = \(RequestRecord.State.inBatch.rawValue), next_attempt_at = NULL,
-                    updated_at = \(now)
-                WHERE id = ANY(\(items.map(\.requestId))::text[]) AND run_id = \(runID)
-                    AND state IN \(unescaped: SQLStates.plannable)
-                RETURNING id
+                        \(items.map(\.slot))::bigint[]) AS t(request_id, custom_id, slot)
+                    JOIN taken ON taken.id = t.request_id)
+                SELECT id FROM taken
                 """)
             guard taken.count < items.count else { return batch }
             var took = Set<String>()
