@@ -9,6 +9,12 @@ import PostgresNIO
 /// A custom id is claimed by setting its items' outcome where none is set yet, in the statement
 /// that opens the transaction: a second process collecting the same batch waits on those rows, then
 /// finds them booked and books nothing. Nothing is booked twice, whoever collects.
+///
+/// However many results a chunk holds, booking it for a run takes nine round trips, `BEGIN` and
+/// `COMMIT` included: the claim, the run's lock with its lease, the ledger rows, the answers with
+/// their requests' state, the requests not answered, the run's counts, the checkpoint with the spend.
+/// No budget reservation is released here: a batch's requests give theirs back once its row holds
+/// their worst case (`openBatchLoad`), which counts until it is collected.
 extension PostgresEngine {
     @discardableResult
     func commitBatchCall(
