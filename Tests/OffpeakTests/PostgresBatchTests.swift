@@ -82,4 +82,47 @@ struct PostgresBatchTests {
         let fitness = try #require(try engines[0].batchFitness(provider: "sim", model: "m"))
         #expect(fitness.prompts == 4 * perThread && fitness.itemsAsked == 8 * perThread)
     }
+
+    @Test func batchesARealRunLeftInSQLiteReadTheSameOnPostgreSQLOnceCopied() throws {
+        let workspace = try StoreCopyTests.populatedWorkspace()
+        let url = try PostgresCluster.shared.makeDatabase()
+        #expect(try StoreCopyTests.copy(workspace, to: url).status == 0)
+        let sqlite = try BatchLaneTests.store(workspace).batches
+        let engine = try PostgresEngineTests.engine(url)
+        defer { engine.store.close() }
+        let listed = try sqlite.batchListings(all: true)
+        #expect(!listed.isEmpty && listed.contains { $0.batch.counts != nil })
+        #expect(
+            try engine.batchListings(all: true).map(Self.sameAtMilliseconds)
+                == listed.map(Self.sameAtMilliseconds))
+        for listing in listed {
+            let id = listing.batch.id
+            #expect(try engine.items(batchID: id) == (try sqlite.items(batchID: id)))
+            let calls = { (store: any BatchStore) throws in
+                try store.batchCalls(batchID: id).map { call in [call.customID] + call.requests.map(\.payload)
+                }
+            }
+            #expect(try calls(engine) == (try calls(sqlite)))
+        }
+        #expect(try engine.batchFitnessRecords() == (try sqlite.batchFitnessRecords()))
+        #expect(try !engine.batchFitnessRecords().isEmpty)
+        #expect(try engine.knownRemoteIDs() == (try sqlite.knownRemoteIDs()))
+        #expect(try engine.batchCount() == (try sqlite.batchCount()))
+    }
+
+    /// A listing with its batch's times to the millisecond (what SQLite keeps), so two engines'
+    /// readings of one row compare equal.
+    static func sameAtMilliseconds(_ listing: BatchListing) -> BatchListing {
+        let round = { (date: Date) in
+            Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded() / 1000)
+        }
+        var listing = listing
+        listing.batch.preparedAt = round(listing.batch.preparedAt)
+        listing.batch.submittedAt = listing.batch.submittedAt.map(round)
+        listing.batch.endedAt = listing.batch.endedAt.map(round)
+        listing.batch.collectedAt = listing.batch.collectedAt.map(round)
+        listing.batch.nextPollAt = listing.batch.nextPollAt.map(round)
+        listing.batch.expiresAt = listing.batch.expiresAt.map(round)
+        return listing
+    }
 }
