@@ -11,7 +11,7 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// The run path's roles on a fresh store of this engine: a new SQLite file, or a new database of
+    /// The roles on a fresh store of this engine: a new SQLite file, or a new database of
     /// the test cluster with the schema migrated.
     func roles() throws -> StoreRoles {
         switch self {
@@ -20,14 +20,14 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
             let store = try Store(url: workspace.root.appendingPathComponent("offpeak.sqlite"))
             return StoreRoles(
                 runs: store.runs, submissions: store.submissions, leases: store.leases,
-                schedules: store.schedules, keep: [workspace, store], close: {})
+                schedules: store.schedules, batches: store.batches, keep: [workspace, store], close: {})
         case .postgresql:
             let store = try PostgresStoreTests.connect()
             try PostgresMigrations.migrate(store)
             let engine = PostgresEngine(store)
             return StoreRoles(
-                runs: engine, submissions: engine, leases: engine, schedules: engine, keep: [engine],
-                close: { store.close() })
+                runs: engine, submissions: engine, leases: engine, schedules: engine, batches: engine,
+                keep: [engine], close: { store.close() })
         }
     }
 }
@@ -38,17 +38,19 @@ final class StoreRoles: @unchecked Sendable {
     let submissions: any SubmissionStore
     let leases: any LeaseStore
     let schedules: any ScheduleStore
+    let batches: any BatchStore
     private let keep: [AnyObject]
     private let close: () -> Void
 
     init(
         runs: any RunStore, submissions: any SubmissionStore, leases: any LeaseStore,
-        schedules: any ScheduleStore, keep: [AnyObject], close: @escaping () -> Void
+        schedules: any ScheduleStore, batches: any BatchStore, keep: [AnyObject], close: @escaping () -> Void
     ) {
         self.runs = runs
         self.submissions = submissions
         self.leases = leases
         self.schedules = schedules
+        self.batches = batches
         self.keep = keep
         self.close = close
     }

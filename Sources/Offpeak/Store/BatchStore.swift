@@ -2,8 +2,8 @@ import Foundation
 
 /// Provider batches: prepared, submitted, polled, collected (each result committed with its ledger row), abandoned; and how well each model answers batched prompts.
 ///
-/// One role of the store seam (`Store`), played by the SQLite engine (`SQLiteStore`); the
-/// PostgreSQL engine does not play it yet.
+/// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
+/// PostgreSQL (`PostgresEngine`), with the same observable results.
 protocol BatchStore: AnyObject, Sendable {
     /// How `model`'s batched prompts fared with `provider`; nil before its first.
     func batchFitness(provider: String, model: String) throws(OffpeakError) -> BatchFitness?
@@ -55,7 +55,9 @@ protocol BatchStore: AnyObject, Sendable {
     ) throws(OffpeakError) -> Set<String>
 
     /// Marks the batch `collected` once every item's outcome is booked.
-    /// - Returns: whether it is collected (false while an item has no outcome yet).
+    /// - Returns: whether this call collected it: false while an item has no outcome yet, and
+    ///   false for a batch already collected (or failed), so of two processes collecting one batch
+    ///   only one is told it did.
     @discardableResult
     func markCollected(batchID: String, now: Date) throws(OffpeakError) -> Bool
 

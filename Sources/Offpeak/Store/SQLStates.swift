@@ -1,6 +1,8 @@
-/// The states the SQLite engine's queries name, written from the Swift enums, so no query spells a
-/// state by hand and renaming a case cannot leave a query matching nothing. (The migrations keep
-/// the literals they were written with: a migration is history and never changes.)
+/// The states the engines' queries name, written from the Swift enums, so no query spells a state
+/// by hand and renaming a case cannot leave a query matching nothing: SQLite's inline them, and
+/// PostgreSQL's where a literal list lets the server use a partial index (`state IN (...)`).
+/// (The migrations keep the literals they were written with: a migration is history and never
+/// changes.)
 enum SQLStates {
     /// A request's state as an SQL literal: `'in_batch'`.
     static func request(_ state: RequestRecord.State) -> String { "'\(state.rawValue)'" }

@@ -9,7 +9,7 @@ extension SQLiteStore {
     func batchFitnessRecords() throws(OffpeakError) -> [BatchFitness] {
         try read { db in
             try String.fetchAll(db, sql: "SELECT fitness FROM batch_fitness ORDER BY updated_at DESC")
-                .compactMap(Self.decode)
+                .compactMap(BatchFitness.stored)
         }
     }
 
@@ -22,16 +22,13 @@ extension SQLiteStore {
                 try Self.fitness(provider: provider, model: model, db)
                 ?? BatchFitness(provider: provider, model: model, at: now)
             change(&fitness)
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = .sortedKeys
-            let text = String(decoding: try encoder.encode(fitness), as: UTF8.self)
             try db.execute(
                 sql: """
                     INSERT INTO batch_fitness (provider, model, fitness, updated_at) VALUES (?, ?, ?, ?)
                     ON CONFLICT(provider, model) DO UPDATE SET
                         fitness = excluded.fitness, updated_at = excluded.updated_at
                     """,
-                arguments: [provider, model, text, now])
+                arguments: [provider, model, try fitness.storedText(), now])
             return fitness
         }
     }
@@ -40,12 +37,6 @@ extension SQLiteStore {
         try String.fetchOne(
             db, sql: "SELECT fitness FROM batch_fitness WHERE provider = ? AND model = ?",
             arguments: [provider, model]
-        ).flatMap(decode)
-    }
-
-    /// A record that does not decode (written by a later offpeak) counts as none: it is advice,
-    /// and the next answer writes it afresh.
-    private static func decode(_ text: String) -> BatchFitness? {
-        try? JSONDecoder().decode(BatchFitness.self, from: Data(text.utf8))
+        ).flatMap(BatchFitness.stored)
     }
 }

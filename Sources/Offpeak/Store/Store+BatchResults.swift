@@ -2,43 +2,6 @@ import Foundation
 import GRDB
 
 /// Booking what comes back from a provider batch, and giving up on one never created.
-/// What one provider request of a batch (one custom id, one or several items) leaves.
-struct BatchBooking: Sendable {
-    var outcome: BatchItemRecord.Outcome
-    /// The call's ledger row (marked batch here) and the answers it paid for; a result names its
-    /// request, or, with no request id, is the lone item's.
-    var ledger: LedgerEntry?
-    var results: [ResultRecord] = []
-    /// Items failed for good with their reasons.
-    var failed: [(id: String, reason: String)] = []
-    /// When set, every item of the call not answered fails with it (an invalid request).
-    var failReason: String?
-    /// Why the items left unanswered go again (back to pending, one attempt more).
-    var againReason = "not answered by the provider batch"
-
-    /// An answer, with the ledger row that paid for it and the answers it split into.
-    static func answered(ledger: LedgerEntry?, results: [ResultRecord]) -> BatchBooking {
-        var booking = BatchBooking(outcome: .succeeded)
-        booking.ledger = ledger
-        booking.results = results
-        return booking
-    }
-
-    /// Refused as invalid: every item of the call fails with `reason` (already redacted).
-    static func refused(_ reason: String) -> BatchBooking {
-        var booking = BatchBooking(outcome: .errored)
-        booking.failReason = reason
-        return booking
-    }
-
-    /// Expired, canceled, errored or missing: the items go again, saying why.
-    static func again(_ outcome: BatchItemRecord.Outcome, reason: String) -> BatchBooking {
-        var booking = BatchBooking(outcome: outcome)
-        booking.againReason = reason
-        return booking
-    }
-}
-
 extension SQLiteStore {
 
     @discardableResult
@@ -83,37 +46,20 @@ extension SQLiteStore {
         )
         .order(Column("slot")).fetchAll(db)
         guard !items.isEmpty, items.allSatisfy({ $0.outcome == nil }) else { return false }
-        var ledger = booking.ledger
-        ledger?.batchApi = true
+        let writes = booking.writes(items: items)
+        var ledger = writes.ledger
         try ledger?.insert(db)
-        let ids = Set(items.map(\.requestId))
-        for var result in booking.results {
-            if result.requestId.isEmpty || !ids.contains(result.requestId) {
-                guard items.count == 1, let only = items.first else { continue }
-                result.requestId = only.requestId
-            }
+        for result in writes.results {
             try SQLiteStore.insertAnswer(result, ledgerID: ledger?.id, at: now, db)
         }
-        var failed = booking.failed
-        if let reason = booking.failReason {
-            failed += items.map { ($0.requestId, reason) }
-        }
-        for (id, reason) in failed {
+        for (id, reason, again) in writes.settled {
+            let state = again ? SQLiteStore.againOrCanceled : SQLStates.request(.failed)
             try db.execute(
                 sql: """
-                    UPDATE requests SET state = \(SQLStates.request(.failed)), error = ?,
-                    attempts = attempts + 1, updated_at = ?
+                    UPDATE requests SET state = \(state), error = ?, attempts = attempts + 1, updated_at = ?
                     WHERE id = ? AND state = \(SQLStates.request(.inBatch))
                     """,
                 arguments: [reason, now, id])
-        }
-        for item in items {
-            try db.execute(
-                sql: """
-                    UPDATE requests SET state = \(SQLiteStore.againOrCanceled), error = ?, attempts = attempts + 1,
-                    updated_at = ? WHERE id = ? AND state = \(SQLStates.request(.inBatch))
-                    """,
-                arguments: [booking.againReason, now, item.requestId])
         }
         try db.execute(
             sql: "UPDATE batch_items SET outcome = ? WHERE batch_id = ? AND custom_id = ?",
@@ -124,20 +70,15 @@ extension SQLiteStore {
     @discardableResult
     func markCollected(batchID: String, now: Date) throws(OffpeakError) -> Bool {
         try write { db in
-            let open =
-                try Bool.fetchOne(
-                    db,
-                    sql: "SELECT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = ? AND outcome IS NULL)",
-                    arguments: [batchID]) ?? false
-            guard !open else { return false }
             try db.execute(
                 sql: """
                     UPDATE provider_batches SET state = \(SQLStates.batch(.collected)), collected_at = ?,
                     next_poll_at = NULL
-                    WHERE id = ?
+                    WHERE id = ? AND state IN \(SQLStates.openBatches)
+                    AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = ? AND outcome IS NULL)
                     """,
-                arguments: [now, batchID])
-            return true
+                arguments: [now, batchID, batchID])
+            return db.changesCount == 1
         }
     }
 

@@ -114,11 +114,7 @@ extension SQLiteStore {
     ) throws(OffpeakError) {
         try write { db in
             var batch = try SQLiteStore.batch(batchID, db)
-            batch.remoteStatus = status
-            batch.counts = counts
-            batch.expiresAt = expiresAt ?? batch.expiresAt
-            batch.polls += 1
-            if batch.isOpen { batch.nextPollAt = next }
+            batch.notePoll(status: status, counts: counts, expiresAt: expiresAt, next: next)
             try batch.update(db)
         }
     }
@@ -192,16 +188,8 @@ extension SQLiteStore {
             let requests = try StoredPayload.expand(
                 RequestRecord.filter(keys: items.map(\.requestId)).fetchAll(db), db)
             let byID = Dictionary(requests.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-            var calls: [(customID: String, requests: [RequestRecord])] = []
-            for item in items {
-                guard let request = byID[item.requestId] else { continue }
-                if calls.last?.customID == item.customId {
-                    calls[calls.count - 1].requests.append(request)
-                } else {
-                    calls.append((item.customId, [request]))
-                }
-            }
-            return calls
+            return BatchItemRecord.calls(
+                items.compactMap { item in byID[item.requestId].map { (item.customId, $0) } })
         }
     }
 
@@ -231,11 +219,7 @@ extension SQLiteStore {
                     SELECT * FROM provider_batches WHERE run_id = ?
                     AND state IN \(SQLStates.openBatches)
                     """, arguments: [runID])
-            guard !open.isEmpty, open.allSatisfy({ $0.state != .preparing && ($0.nextPollAt ?? now) > now })
-            else {
-                return nil
-            }
-            return open.compactMap(\.nextPollAt).min()
+            return BatchRecord.onlyPollAhead(open: open, now: now)
         }
     }
 }

@@ -77,7 +77,7 @@ extension PostgresEngine {
 
     /// Locks the run's row (`lockRun`), renewing the lease and releasing the reservation in the same
     /// statement: every commit is also a heartbeat.
-    private func lockRun(
+    func lockRun(
         _ runID: String, renewing lease: (owner: String, ttl: TimeInterval)?, releasing reservation: Int64?
     ) throws(OffpeakError) {
         let now = Date()

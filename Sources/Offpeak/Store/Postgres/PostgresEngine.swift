@@ -3,14 +3,16 @@ import Logging
 import PostgresNIO
 
 /// The PostgreSQL engine of the store seam: the roles a run's path needs (`RunStore`,
-/// `SubmissionStore`, `LeaseStore`) and `ScheduleStore`, on one connection (`PostgresStore`), with the semantics of the
-/// SQLite engine method by method.
+/// `SubmissionStore`, `LeaseStore`), `ScheduleStore` and `BatchStore`, on one connection
+/// (`PostgresStore`), with the semantics of the SQLite engine method by method.
 ///
 /// The guarantees come from the server, not from this process: each method that writes runs in one
 /// transaction; what SQLite gets from its one writer (two decisions never see the same rows) comes
-/// from row locks on the run (`lockRun`) and a transaction advisory lock per job (`lockJob`), so it
-/// holds across processes and hosts. The counters (`run_items`, `run_spend`) are kept by the
-/// server's triggers (`PostgresSchema.version2`), as SQLite keeps its own.
+/// from row locks on the run (`lockRun`) and a batch (`lockBatch`), conditional updates (a request
+/// joins a batch while still pending; a batch result is booked while its items have no outcome)
+/// and a transaction advisory lock per job (`lockJob`), so it holds across processes and hosts.
+/// The counters (`run_items`, `run_spend`) are kept by the server's triggers
+/// (`PostgresSchema.version2`), as SQLite keeps its own.
 final class PostgresEngine: Sendable {
     let store: PostgresStore
 
@@ -77,5 +79,12 @@ struct PostgresColumns {
                 .dataError, "PostgreSQL at \(endpoint): column \(name) holds an unknown value \"\(text)\"")
         }
         return value
+    }
+
+    /// A nullable text column holding a Swift enum's raw value.
+    func value<Value: RawRepresentable>(_ name: String, as type: Value?.Type) throws(OffpeakError) -> Value?
+    where Value.RawValue == String {
+        guard try self(name, as: String?.self) != nil else { return nil }
+        return try value(name, as: Value.self)
     }
 }
