@@ -71,6 +71,15 @@ struct AnswerCacheStoreRoleTests {
         let stats = try roles.cache.cacheStats(now: F.t0 + 50, today: LocalDay(containing: F.t0 + 50))
         #expect(stats.entries == 2 && stats.storedBytes == 110 && stats.rawBytes == 330)
         #expect(stats.hitsTotal == 2 && stats.missesTotal == 1)
+
+        // Two items asking the same thing save one key twice in one batch: the last is kept.
+        #expect(
+            try Self.save(
+                roles, [Self.entry("c", fill: 1), Self.entry("b", size: 20), Self.entry("c", size: 30)]) == 0)
+        #expect(try Self.find(roles.cache, "c", at: F.t0)?.0 == [UInt8](repeating: 7, count: 30))
+        #expect(try Self.find(roles.cache, "b", at: F.t0)?.0.count == 20)
+        let after = try roles.cache.cacheStats(now: F.t0 + 50, today: LocalDay(containing: F.t0 + 50))
+        #expect(after.entries == 3 && after.storedBytes == 110)
     }
 
     @Test(arguments: StoreEngine.allCases)

@@ -31,7 +31,7 @@ extension PostgresEngine: AnswerCacheStore {
         return try store.transaction { () throws(OffpeakError) -> Int in
             try lockCache()
             try writeAccesses(accesses)
-            try upsert(records)
+            try upsert(CacheEntryRecord.merged(records))
             return try evict(maxBytes: maxBytes)
         }
     }
@@ -109,7 +109,7 @@ extension PostgresEngine: AnswerCacheStore {
     }
 
     /// Inserts `records`, or replaces the entry with the same key while keeping its hit count and the
-    /// order it was first saved in, in one statement. Text that may be absent travels as a value and a
+    /// order it was first saved in, in one statement (so one record per key: `CacheEntryRecord.merged`). Text that may be absent travels as a value and a
     /// flag: postgres-nio binds no array holding NULL.
     private func upsert(_ records: [CacheEntryRecord]) throws(OffpeakError) {
         guard !records.isEmpty else { return }
