@@ -157,6 +157,8 @@ struct LedgerStoreRoleTests {
         #expect(job.tokens == 50.0 / 3 && job.items == 3)
         let newest = try #require(try roles.ledger.outputPerItem(model: "m", job: "j", calls: 1))
         #expect(newest.tokens == 30 && newest.items == 1)
+        #expect(try roles.ledger.outputPerItem(model: "m", job: "j", calls: 0) == nil)
+        #expect(try roles.ledger.outputPerItem(model: "m", job: "j", calls: -1)?.items == 3, "no limit")
         #expect(try roles.ledger.outputPerItem(model: "other", job: nil) == nil, "no answer had tokens")
         #expect(try roles.ledger.outputPerItem(model: "nobody", job: nil) == nil)
 

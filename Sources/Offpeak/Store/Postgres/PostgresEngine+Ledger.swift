@@ -95,6 +95,7 @@ extension PostgresEngine: LedgerStore {
         }
     }
 
+    /// A negative `calls` is no limit, as SQLite reads `LIMIT -1`.
     func outputPerItem(model: String, job: String?, calls: Int) throws(OffpeakError)
         -> (tokens: Double, items: Int)?
     {
@@ -105,7 +106,7 @@ extension PostgresEngine: LedgerStore {
                     SELECT output_tokens, items FROM ledger
                     WHERE model = \(model) AND (\(job == nil) OR job = \(job ?? "")) AND NOT cache_hit
                         AND NOT failed AND items > 0 AND output_tokens > 0
-                    ORDER BY id DESC LIMIT \(max(0, calls))) newest
+                    ORDER BY id DESC LIMIT \(calls < 0 ? nil : calls)) newest
                 """
             ).first
         else { return nil }
