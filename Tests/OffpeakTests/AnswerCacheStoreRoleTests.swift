@@ -83,27 +83,27 @@ struct AnswerCacheStoreRoleTests {
     }
 
     @Test(arguments: StoreEngine.allCases)
-    func theLeastRecentlyUsedGoFirstAndAmongThemTheFirstSaved(engine: StoreEngine) throws {
+    func theLeastRecentlyUsedGoFirstAndAmongThemTheLeastKey(engine: StoreEngine) throws {
         let roles = try engine.roles()
-        // Saved in one batch at one time, in this order: "d" before "c", "b" before "a".
+        // Saved in one batch at one time; the order they are written in does not matter.
         let first = ["d", "c", "b", "a"].map { Self.entry($0) }
         #expect(try Self.save(roles, first) == 0)
-        try roles.cache.writeCacheAccesses(Self.accesses([("d", true, F.t0 + 10), ("c", true, F.t0 + 11)]))
-        // 600 bytes in 550: one entry goes, the first saved of the two used least recently.
+        try roles.cache.writeCacheAccesses(Self.accesses([("a", true, F.t0 + 10), ("b", true, F.t0 + 11)]))
+        // 600 bytes in 550: one entry goes, the least key of the two used least recently.
         let evicted = try roles.cache.saveCacheEntries(
-            [Self.entry("e", at: F.t0 + 20), Self.entry("f", at: F.t0 + 20)],
+            [Self.entry("f", at: F.t0 + 20), Self.entry("e", at: F.t0 + 20)],
             accesses: Self.accesses([("e", false, F.t0 + 20)]), maxBytes: 550)
         #expect(evicted == 1)
         let kept = try roles.cache.cacheEntries(job: nil, expiredOnly: false, now: F.t0 + 20, limit: 10)
-        #expect(kept.map(\.key) == ["e", "f", "c", "d", "a"], "most recently used first, then by key")
-        // Saving past the cap again, with an access that makes "a" the most recent: "e" goes before
-        // "f", saved with it and first.
+        #expect(kept.map(\.key) == ["e", "f", "b", "a", "d"], "most recently used first, then by key")
+        // Saving past the cap again, with an access that makes "d" the most recent: "e" goes before
+        // "f", used at the same time.
         let more = try roles.cache.saveCacheEntries(
-            [Self.entry("g", at: F.t0 + 30, size: 300)], accesses: Self.accesses([("a", true, F.t0 + 40)]),
+            [Self.entry("g", at: F.t0 + 30, size: 300)], accesses: Self.accesses([("d", true, F.t0 + 40)]),
             maxBytes: 550)
         #expect(more == 3)
         let left = try roles.cache.cacheEntries(job: nil, expiredOnly: false, now: F.t0 + 40, limit: 10)
-        #expect(left.map(\.key) == ["a", "g", "f"])
+        #expect(left.map(\.key) == ["d", "g", "f"])
         let stats = try roles.cache.cacheStats(now: F.t0 + 40, today: LocalDay(containing: F.t0 + 40))
         #expect(stats.entries == 3 && stats.storedBytes == 500 && stats.rawBytes == 1_500)
         #expect(try Self.save(roles, [], maxBytes: 0) == 3, "a save with nothing new evicts too")

@@ -21,7 +21,7 @@ struct PostgresCacheTests {
         return ([kept.entries, kept.rawBytes, kept.storedBytes], [counted.0, counted.1, counted.2])
     }
 
-    @Test func versionThreeCountsTheEntriesAStoreHoldsAndEvictsThemInTheirOrder() throws {
+    @Test func versionThreeCountsTheEntriesAStoreHoldsAndEvictsThemByItsIndex() throws {
         let store = try PostgresStoreTests.connect()
         defer { store.close() }
         try PostgresMigrations.migrate(store, migrations: Array(PostgresMigrations.all.prefix(2)))
@@ -42,9 +42,9 @@ struct PostgresCacheTests {
         #expect(evicted == 1)
         #expect(
             try engine.cacheEntries(job: nil, expiredOnly: false, now: F.t0, limit: 5).map(\.key) == [
-                "c", "a",
+                "c", "b",
             ],
-            "the first saved of the two went")
+            "the least key of the two went")
         let totals = try Self.totals(engine)
         #expect(totals.kept == totals.counted)
     }

@@ -108,8 +108,8 @@ extension PostgresEngine: AnswerCacheStore {
             """)
     }
 
-    /// Inserts `records`, or replaces the entry with the same key while keeping its hit count and the
-    /// order it was first saved in, in one statement (so one record per key: `CacheEntryRecord.merged`). Text that may be absent travels as a value and a
+    /// Inserts `records`, or replaces the entry with the same key while keeping its hit count, in one
+    /// statement (so one record per key: `CacheEntryRecord.merged`). Text that may be absent travels as a value and a
     /// flag: postgres-nio binds no array holding NULL.
     private func upsert(_ records: [CacheEntryRecord]) throws(OffpeakError) {
         guard !records.isEmpty else { return }
@@ -134,10 +134,9 @@ extension PostgresEngine: AnswerCacheStore {
                 \(records.map { ByteBuffer(bytes: $0.payload) })::bytea[],
                 \(text { $0.etag })::text[], \(has { $0.etag })::boolean[],
                 \(text { $0.lastModified })::text[], \(has { $0.lastModified })::boolean[])
-                WITH ORDINALITY AS r(key, kind, job, has_job, provider, has_provider, model, has_model, url, has_url,
-                    created_at, expires_at, last_access_at, hits, raw_bytes, stored_bytes, payload, etag, has_etag,
-                    modified, has_modified, ordinal)
-            ORDER BY ordinal
+                AS r(key, kind, job, has_job, provider, has_provider, model, has_model, url, has_url, created_at,
+                    expires_at, last_access_at, hits, raw_bytes, stored_bytes, payload, etag, has_etag, modified,
+                    has_modified)
             ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, job = excluded.job, provider = excluded.provider,
                 model = excluded.model, url = excluded.url, created_at = excluded.created_at,
                 expires_at = excluded.expires_at, last_access_at = excluded.last_access_at,
@@ -146,33 +145,34 @@ extension PostgresEngine: AnswerCacheStore {
             """)
     }
 
-    /// Deletes least recently used entries (first saved first, among those used at once) until the
-    /// payloads fit in `maxBytes`, as `SQLiteStore.evict`: the running total says whether any must
-    /// go, and the eviction index is read a page at a time until enough have.
+    /// Deletes least recently used entries (by key among those used at once) until the payloads fit
+    /// in `maxBytes`, as `SQLiteStore.evict`: the running total says whether any must go, and the
+    /// eviction index (`cache_entries_by_use`) is read a page at a time until enough have.
     /// - Returns: how many were deleted.
     private func evict(maxBytes: Int) throws(OffpeakError) -> Int {
         var excess = try cacheTotals().storedBytes - maxBytes
         guard excess > 0 else { return 0 }
-        var victims: [Int64] = []
-        var after: (at: Date, order: Int64)?
+        var victims: [String] = []
+        var after: (at: Date, key: String)?
         while excess > 0 {
             let rows = try store.query(
                 """
-                SELECT last_access_at, saved_order, stored_bytes FROM cache_entries
-                WHERE \(after == nil) OR (last_access_at, saved_order) > (\(after?.at ?? Date()), \(after?.order ?? 0))
-                ORDER BY last_access_at, saved_order LIMIT \(Self.evictionPage)
+                SELECT last_access_at, key, stored_bytes FROM cache_entries
+                WHERE \(after == nil)
+                    OR (last_access_at, key COLLATE "C") > (\(after?.at ?? Date()), \(after?.key ?? "") COLLATE "C")
+                ORDER BY last_access_at, key COLLATE "C" LIMIT \(Self.evictionPage)
                 """)
             for row in rows where excess > 0 {
                 let columns = PostgresColumns(row, store)
-                let order: Int64 = try columns("saved_order")
-                victims.append(order)
+                let key: String = try columns("key")
+                victims.append(key)
                 excess -= try columns("stored_bytes", as: Int.self)
-                after = (try columns("last_access_at"), order)
+                after = (try columns("last_access_at"), key)
             }
             if rows.count < Self.evictionPage { break }
         }
         guard !victims.isEmpty else { return 0 }
-        try store.query("DELETE FROM cache_entries WHERE saved_order = ANY(\(victims)::bigint[])")
+        try store.query("DELETE FROM cache_entries WHERE key = ANY(\(victims)::text[])")
         return victims.count
     }
 

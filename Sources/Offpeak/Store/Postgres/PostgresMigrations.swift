@@ -24,7 +24,7 @@ enum PostgresMigrations {
             statements: PostgresSchema.version2),
         Migration(
             version: 3,
-            name: "the cache's totals kept by triggers, entries evicted in the order they were saved",
+            name: "the cache's totals kept by triggers, its eviction index",
             statements: PostgresSchema.version3),
     ]
 
