@@ -111,7 +111,8 @@ struct PostgresStoreTests {
     @Test func version1HasTheSQLiteStoresTablesColumnsAndIndexes() throws {
         let store = try Self.connect()
         defer { store.close() }
-        try PostgresMigrations.migrate(store)
+        // Version 1 alone: later versions change indexes for PostgreSQL's plans (the cache's eviction).
+        try PostgresMigrations.migrate(store, migrations: Array(PostgresMigrations.all.prefix(1)))
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("offpeak-schema-\(UUID())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }

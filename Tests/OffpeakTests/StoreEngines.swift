@@ -1,5 +1,6 @@
 import Foundation
 import OffpeakTestSupport
+import PostgresNIO
 import Testing
 
 @testable import Offpeak
@@ -11,24 +12,38 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// The roles on a fresh store of this engine: a new SQLite file, or a new database of
-    /// the test cluster with the schema migrated.
+    /// The roles on a fresh store of this engine: a new SQLite file, or a new database of the test
+    /// cluster with the schema migrated.
     func roles() throws -> StoreRoles {
         switch self {
         case .sqlite:
             let workspace = try TemporaryWorkspace()
-            let store = try Store(url: workspace.root.appendingPathComponent("offpeak.sqlite"))
-            return StoreRoles(
-                runs: store.runs, submissions: store.submissions, leases: store.leases,
-                schedules: store.schedules, batches: store.batches, keep: [workspace, store], close: {})
+            return try Self.sqlite(
+                workspace.root.appendingPathComponent("offpeak.sqlite"), keeping: workspace)
         case .postgresql:
-            let store = try PostgresStoreTests.connect()
-            try PostgresMigrations.migrate(store)
-            let engine = PostgresEngine(store)
-            return StoreRoles(
-                runs: engine, submissions: engine, leases: engine, schedules: engine, batches: engine,
-                keep: [engine], close: { store.close() })
+            return try Self.postgres(try PostgresCluster.shared.makeDatabase())
         }
+    }
+
+    private static func sqlite(_ url: URL, keeping workspace: TemporaryWorkspace) throws -> StoreRoles {
+        let store = try Store(url: url)
+        return StoreRoles(
+            runs: store.runs, submissions: store.submissions, leases: store.leases,
+            schedules: store.schedules, batches: store.batches,
+            ledger: store.ledger, cache: store.cache, keep: [workspace, store], close: {},
+            reopen: { try sqlite(url, keeping: workspace) },
+            execute: { sql in try store.sqlite.write { db in try db.execute(sql: sql) } })
+    }
+
+    private static func postgres(_ url: String) throws -> StoreRoles {
+        let store = try PostgresStoreTests.connect(url)
+        try PostgresMigrations.migrate(store)
+        let engine = PostgresEngine(store)
+        return StoreRoles(
+            runs: engine, submissions: engine, leases: engine, schedules: engine, batches: engine,
+            ledger: engine, cache: engine,
+            keep: [engine], close: { store.close() }, reopen: { try postgres(url) },
+            execute: { sql in try store.query(PostgresQuery(unsafeSQL: sql)) })
     }
 }
 
@@ -39,23 +54,41 @@ final class StoreRoles: @unchecked Sendable {
     let leases: any LeaseStore
     let schedules: any ScheduleStore
     let batches: any BatchStore
+    let ledger: any LedgerStore
+    let cache: any AnswerCacheStore
     private let keep: [AnyObject]
     private let close: () -> Void
+    private let reopen: () throws -> StoreRoles
+    private let runSQL: (String) throws -> Void
 
     init(
         runs: any RunStore, submissions: any SubmissionStore, leases: any LeaseStore,
-        schedules: any ScheduleStore, batches: any BatchStore, keep: [AnyObject], close: @escaping () -> Void
+        schedules: any ScheduleStore, batches: any BatchStore, ledger: any LedgerStore,
+        cache: any AnswerCacheStore, keep: [AnyObject],
+        close: @escaping () -> Void, reopen: @escaping () throws -> StoreRoles,
+        execute: @escaping (String) throws -> Void
     ) {
         self.runs = runs
         self.submissions = submissions
         self.leases = leases
         self.schedules = schedules
         self.batches = batches
+        self.ledger = ledger
+        self.cache = cache
         self.keep = keep
         self.close = close
+        self.reopen = reopen
+        self.runSQL = execute
     }
 
     deinit { close() }
+
+    /// The same store opened again, as another process would: its own connections.
+    func another() throws -> StoreRoles { try reopen() }
+
+    /// Runs `sql` as it is, for rows no role of the test writes (a provider batch); it must read the
+    /// same on both engines.
+    func execute(_ sql: String) throws { try runSQL(sql) }
 }
 
 /// Records for the role tests, their times whole seconds (both engines keep them exactly).

@@ -4,8 +4,9 @@ import Foundation
 /// cache compresses and decodes them), their hits and last access, the day counters, and eviction
 /// of the least recently used past the size cap.
 ///
-/// One role of the store seam (`Store`), played by the SQLite engine (`SQLiteStore`); the
-/// PostgreSQL engine does not play it yet.
+/// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
+/// PostgreSQL (`PostgresEngine`), whose writes to the cache take turns under its transaction
+/// advisory lock (`PostgresEngine.lockCache`), as SQLite's under its one writer.
 protocol AnswerCacheStore: AnyObject, Sendable {
     /// Looks `key` up and hands `body` its payload in place (valid only inside `body`) with whether
     /// it is fresh at `now`; nil when there is no entry.

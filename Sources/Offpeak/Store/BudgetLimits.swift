@@ -60,6 +60,33 @@ struct BudgetRefusal: Error, Sendable, Equatable {
 }
 
 extension BudgetLimits {
+    /// Why `ask` would pass a budget at `now`, or nil when every budget has room: the one decision
+    /// both engines make, each under its writer lock.
+    ///
+    /// What is held is read before what was spent, and a period's ledger only when one of its budgets
+    /// is set (a month's is a scan of its rows in the time index, on every call). A call committed
+    /// between two reads moves from held to spent: an engine reading each in its own snapshot counts
+    /// it twice at worst (and refuses too soon), never not at all.
+    /// - Parameters:
+    ///   - held: what calls in flight and open provider batches hold, of `job` only when given.
+    ///   - spent: `held` with what the ledger says was spent in `period`, of `job` only when given.
+    func refusal<Failure: Error>(
+        _ ask: BudgetAsk, at now: Date,
+        held: (_ job: String?) throws(Failure) -> BudgetUse,
+        spent: (_ period: DateInterval, _ job: String?, _ held: BudgetUse) throws(Failure) -> BudgetUse
+    ) throws(Failure) -> BudgetRefusal? {
+        let (day, month) = periods(at: now)
+        let workspaceHeld = try held(nil)
+        let dayUse =
+            workspace.perDay == nil && workspace.perDayTokens == nil
+            ? BudgetUse() : try spent(day, nil, workspaceHeld)
+        let monthUse =
+            workspace.perMonth == nil && workspace.perMonthTokens == nil
+            ? BudgetUse() : try spent(month, nil, workspaceHeld)
+        let jobUse = jobPerDay == nil ? BudgetUse() : try spent(day, ask.job, try held(ask.job))
+        return refusal(ask, day: dayUse, month: monthUse, jobDay: jobUse)
+    }
+
     /// The first budget the ask would pass, given what each period holds already.
     func refusal(_ ask: BudgetAsk, day: BudgetUse, month: BudgetUse, jobDay: BudgetUse) -> BudgetRefusal? {
         let checks: [(Double?, Int?, BudgetUse, BudgetRefusal.Period, Bool)] = [
@@ -94,5 +121,14 @@ extension BudgetLimits {
         return BudgetRefusal(
             period: period, jobBudget: job, reason: "\(whose) \(kind) reached, \(resumes) (\(numbers))",
             waitsForCallsInFlight: waits)
+    }
+}
+
+/// When a reservation is no longer held: its run's lease is gone or expired, or its owner is a
+/// process of this host that no longer runs (killed with -9). Only this process can tell the last,
+/// so each engine reads the reservations with their leases and asks here.
+enum StaleReservation {
+    static func isStale(owner: String, leaseExpiresAt: Date?, now: Date) -> Bool {
+        leaseExpiresAt.map { $0 <= now } ?? true || !ProcessOwner.isAlive(owner)
     }
 }

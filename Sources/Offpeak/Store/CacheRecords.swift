@@ -40,6 +40,27 @@ struct CacheEntryRecord: StoredRecord {
     }
 }
 
+extension CacheEntryRecord {
+    /// What saving `records` one after the other leaves, one record per key: a key given twice is
+    /// written as its last record, where its first stood and with its first's hit count (a replaced
+    /// entry keeps its hits). For an engine that writes them in one statement, which may touch a row once.
+    static func merged(_ records: [CacheEntryRecord]) -> [CacheEntryRecord] {
+        var slots: [String: Int] = [:]
+        var merged: [CacheEntryRecord] = []
+        for record in records {
+            if let slot = slots[record.key] {
+                var replaced = record
+                replaced.hits = merged[slot].hits
+                merged[slot] = replaced
+            } else {
+                slots[record.key] = merged.count
+                merged.append(record)
+            }
+        }
+        return merged
+    }
+}
+
 extension CacheKind: DatabaseValueConvertible {}
 
 extension CacheEntrySummary {

@@ -2,8 +2,9 @@ import Foundation
 
 /// The ledger and budget reservations: what was spent (by run, by day, by model, by lane), what a budget holds, and what past calls say about latency and answer length.
 ///
-/// One role of the store seam (`Store`), played by the SQLite engine (`SQLiteStore`); the
-/// PostgreSQL engine does not play it yet.
+/// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
+/// PostgreSQL (`PostgresEngine`). Both reserve under one writer: SQLite's write transaction, PostgreSQL's
+/// transaction advisory lock on the budgets (`PostgresEngine.lockBudgets`).
 protocol LedgerStore: AnyObject, Sendable {
     /// The ledger by lane and model, or nil when the workspace never made a provider batch (then
     /// every call was live, and the ledger is not read again). The ledger has no index on
@@ -24,12 +25,12 @@ protocol LedgerStore: AnyObject, Sendable {
     /// Spend grouped by the local calendar day (in `calendar`'s time zone) its calls were made,
     /// newest day first.
     ///
-    /// SQLite knows no local time zone, so each day's bounds are computed here (a day around a DST
-    /// change is 23 or 25 hours long, one whose midnight is skipped starts at 01:00) and its rows
-    /// are summed in SQL over the ledger's time index, which covers every summed column: no row is
-    /// read or decoded one by one. Only days with calls are visited: after each day, the next is the
-    /// one holding the first row at or after its end. Rows add up in the order of `at`, then `id`,
-    /// as they always have.
+    /// SQLite knows no local time zone, so each day's bounds are computed here (`LedgerDay.costs`,
+    /// which both engines walk: a day around a DST change is 23 or 25 hours long, one whose midnight
+    /// is skipped starts at 01:00) and its rows are summed in SQL over the ledger's time index, which
+    /// covers every summed column: no row is read or decoded one by one. Only days with calls are
+    /// visited: after each day, the next is the one holding the first row at or after its end. Rows
+    /// add up in the order of `at`, then `id`, as they always have.
     func costsByDay(calendar: Calendar) throws(OffpeakError) -> [CostLine]
 
     /// Output tokens per answered item, measured over the newest `calls` paid calls to `model`

@@ -74,15 +74,17 @@ extension SQLiteStore: AnswerCacheStore {
             etag = excluded.etag, last_modified = excluded.last_modified
         """
 
-    /// Deletes least recently used entries until the payloads fit in `maxBytes`. The payloads' total
-    /// is the running one (`cache_totals`), so a save under the cap reads one row, not the cache.
+    /// Deletes least recently used entries (by key among those used at once, byte by byte: the order
+    /// both engines evict in, whatever order the rows were written in) until the payloads fit in
+    /// `maxBytes`. The payloads' total is the running one (`cache_totals`), so a save under the cap
+    /// reads one row, not the cache.
     /// - Returns: how many were deleted.
     static func evict(_ db: Database, maxBytes: Int) throws -> Int {
         var excess = try cacheTotals(db).storedBytes - maxBytes
         guard excess > 0 else { return 0 }
         var victims: [Int64] = []
         let rows = try Row.fetchCursor(
-            db, sql: "SELECT rowid, stored_bytes FROM cache_entries ORDER BY last_access_at, rowid")
+            db, sql: "SELECT rowid, stored_bytes FROM cache_entries ORDER BY last_access_at, key")
         while excess > 0, let row = try rows.next() {
             victims.append(row[0])
             excess -= row[1] as Int

@@ -20,27 +20,12 @@ extension SQLiteStore {
     {
         try write { db in
             try SQLiteStore.dropStaleReservations(db)
-            let (day, month) = limits.periods(at: now)
-            // What is held does not depend on the period: read once. A period's ledger sum is read
-            // only when one of its budgets is set (a month's is a scan of its rows in the time index,
-            // milliseconds on a large ledger, on every call).
-            let held = try SQLiteStore.budgetHeld(db, job: nil, owner: ask.owner)
-            let workspace = limits.workspace
-            let dayUse =
-                workspace.perDay == nil && workspace.perDayTokens == nil
-                ? BudgetUse() : try SQLiteStore.budgetSpent(db, in: day, job: nil, adding: held)
-            let monthUse =
-                workspace.perMonth == nil && workspace.perMonthTokens == nil
-                ? BudgetUse() : try SQLiteStore.budgetSpent(db, in: month, job: nil, adding: held)
-            let jobUse =
-                limits.jobPerDay == nil
-                ? BudgetUse()
-                : try SQLiteStore.budgetSpent(
-                    db, in: day, job: ask.job,
-                    adding: SQLiteStore.budgetHeld(db, job: ask.job, owner: ask.owner))
-            if let refusal = limits.refusal(ask, day: dayUse, month: monthUse, jobDay: jobUse) {
-                return .failure(refusal)
-            }
+            let refusal = try limits.refusal(
+                ask, at: now, held: { job in try SQLiteStore.budgetHeld(db, job: job, owner: ask.owner) },
+                spent: { period, job, held in
+                    try SQLiteStore.budgetSpent(db, in: period, job: job, adding: held)
+                })
+            if let refusal { return .failure(refusal) }
             try db.execute(
                 sql: """
                     INSERT INTO budget_reservations (run_id, job, owner, dollars, tokens, reserved_at)
@@ -73,7 +58,7 @@ extension SQLiteStore {
         for row in rows {
             let owner: String = row["owner"]
             let expires: Date? = row["expires_at"]
-            guard expires.map({ $0 <= now }) ?? true || !ProcessOwner.isAlive(owner) else { continue }
+            guard StaleReservation.isStale(owner: owner, leaseExpiresAt: expires, now: now) else { continue }
             try db.execute(
                 sql: "DELETE FROM budget_reservations WHERE run_id = ? AND owner = ?",
                 arguments: [row["run_id"] as String, owner])

@@ -4,17 +4,14 @@ import GRDB
 extension SQLiteStore {
     func costsByDay(calendar: Calendar) throws(OffpeakError) -> [CostLine] {
         try read { db in
-            var days: [String: Spend] = [:]
-            var next = try SQLiteStore.firstCall(db, atOrAfter: nil)
-            while let at = next {
-                let day = LedgerDay(containing: at, calendar: calendar)
-                let row = try Row.fetchOne(
-                    db, sql: "SELECT \(SQLiteStore.spendColumns) FROM ledger WHERE at >= ? AND at < ?",
-                    arguments: [day.start, day.end])
-                days[day.text, default: Spend()].add(row.map(SQLiteStore.spend) ?? Spend())
-                next = try SQLiteStore.firstCall(db, atOrAfter: day.end)
-            }
-            return days.keys.sorted(by: >).map { CostLine(key: $0, spend: days[$0] ?? Spend()) }
+            try LedgerDay.costs(
+                calendar: calendar, firstCall: { start in try SQLiteStore.firstCall(db, atOrAfter: start) },
+                spend: { day in
+                    let row = try Row.fetchOne(
+                        db, sql: "SELECT \(SQLiteStore.spendColumns) FROM ledger WHERE at >= ? AND at < ?",
+                        arguments: [day.start, day.end])
+                    return row.map(SQLiteStore.spend) ?? Spend()
+                })
         }
     }
 
@@ -49,5 +46,27 @@ struct LedgerDay {
         end = max(calendar.startOfDay(for: tomorrow), date + 0.001)
         let parts = calendar.dateComponents([.year, .month, .day], from: date)
         text = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
+    }
+}
+
+extension LedgerDay {
+    /// Spend by local day, newest day first: the walk both engines make (`LedgerStore.costsByDay`).
+    /// Only days with calls are visited: after each day, the next is the one holding the first call
+    /// at or after its end.
+    /// - Parameters:
+    ///   - firstCall: when the first call at or after a time (or the first of all, given nil) was made.
+    ///   - spend: the sums of a day's rows.
+    static func costs<Failure: Error>(
+        calendar: Calendar, firstCall: (_ atOrAfter: Date?) throws(Failure) -> Date?,
+        spend: (LedgerDay) throws(Failure) -> Spend
+    ) throws(Failure) -> [CostLine] {
+        var days: [String: Spend] = [:]
+        var next = try firstCall(nil)
+        while let at = next {
+            let day = LedgerDay(containing: at, calendar: calendar)
+            days[day.text, default: Spend()].add(try spend(day))
+            next = try firstCall(day.end)
+        }
+        return days.keys.sorted(by: >).map { CostLine(key: $0, spend: days[$0] ?? Spend()) }
     }
 }

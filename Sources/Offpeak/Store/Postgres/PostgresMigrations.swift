@@ -22,6 +22,10 @@ enum PostgresMigrations {
         Migration(
             version: 2, name: "the run counters kept by triggers, retries without a time first",
             statements: PostgresSchema.version2),
+        Migration(
+            version: 3,
+            name: "the cache's totals kept by triggers, its eviction index",
+            statements: PostgresSchema.version3),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

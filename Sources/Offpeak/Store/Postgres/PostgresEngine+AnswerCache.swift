@@ -1,0 +1,196 @@
+import Foundation
+import NIOCore
+import PostgresNIO
+
+/// The answer cache's lookups and writes on PostgreSQL, as the SQLite engine makes them
+/// (`SQLiteStore+AnswerCache`, `PendingAccesses.write`); its reports are in `+CacheReports`.
+///
+/// Writes take turns under the cache's transaction advisory lock (`lockCache`), as SQLite's one
+/// writer makes them: two processes saving at once never both evict for the same excess, and
+/// writers touching the same entries never wait on each other's rows in opposite orders. The
+/// entries' count and bytes are kept by triggers (`PostgresSchema.version3`).
+extension PostgresEngine: AnswerCacheStore {
+    func findCacheEntry<T>(
+        key: String, now: Date, _ body: (_ payload: UnsafeRawBufferPointer, _ fresh: Bool) -> T
+    ) throws(OffpeakError) -> T? {
+        guard
+            let row = try store.query(
+                "SELECT payload, expires_at > \(now) AS fresh FROM cache_entries WHERE key = \(key)"
+            ).first
+        else { return nil }
+        let columns = PostgresColumns(row, store)
+        let payload = try columns("payload", as: ByteBuffer.self)
+        let fresh = try columns("fresh", as: Bool.self)
+        return payload.withUnsafeReadableBytes { body($0, fresh) }
+    }
+
+    func saveCacheEntries(_ records: [CacheEntryRecord], accesses: PendingAccesses.Batch, maxBytes: Int)
+        throws(OffpeakError) -> Int
+    {
+        for record in records { try StoredDate.check(record) }
+        return try store.transaction { () throws(OffpeakError) -> Int in
+            try lockCache()
+            try writeAccesses(accesses)
+            try upsert(CacheEntryRecord.merged(records))
+            return try evict(maxBytes: maxBytes)
+        }
+    }
+
+    func writeCacheAccesses(_ accesses: PendingAccesses.Batch) throws(OffpeakError) {
+        guard !accesses.isEmpty else { return }
+        try store.transaction { () throws(OffpeakError) in
+            try lockCache()
+            try writeAccesses(accesses)
+        }
+    }
+
+    func refreshCacheEntry(key: String, expiresAt: Date, now: Date, accesses: PendingAccesses.Batch)
+        throws(OffpeakError)
+    {
+        try store.transaction { () throws(OffpeakError) in
+            try lockCache()
+            try writeAccesses(accesses)
+            try store.query(
+                "UPDATE cache_entries SET expires_at = \(expiresAt), last_access_at = \(now) WHERE key = \(key)"
+            )
+        }
+    }
+
+    func deleteCacheEntry(key: String, payload: Data) throws(OffpeakError) {
+        try store.transaction { () throws(OffpeakError) in
+            try lockCache()
+            try store.query(
+                "DELETE FROM cache_entries WHERE key = \(key) AND payload = \(ByteBuffer(bytes: payload))")
+        }
+    }
+
+    func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> Int {
+        try store.transaction { () throws(OffpeakError) -> Int in
+            try lockCache()
+            let rows =
+                switch scope {
+                case .expired:
+                    try store.query("DELETE FROM cache_entries WHERE expires_at <= \(now) RETURNING 1")
+                case .job(let job):
+                    try store.query("DELETE FROM cache_entries WHERE job = \(job) RETURNING 1")
+                case .all:
+                    try store.query("DELETE FROM cache_entries RETURNING 1")
+                }
+            return rows.count
+        }
+    }
+
+    /// Takes the cache's transaction advisory lock: writes to the cache take turns.
+    func lockCache() throws(OffpeakError) {
+        try store.query("SELECT pg_advisory_xact_lock(hashtextextended('offpeak cache', 0))")
+    }
+
+    /// Writes what lookups counted (`PendingAccesses.write`): each entry's hits and last access, and
+    /// the day counters, one statement each.
+    private func writeAccesses(_ batch: PendingAccesses.Batch) throws(OffpeakError) {
+        if !batch.touches.isEmpty {
+            try store.query(
+                """
+                UPDATE cache_entries e SET hits = e.hits + t.hits, last_access_at = greatest(e.last_access_at, t.at)
+                FROM unnest(\(batch.keys)::text[], \(batch.touches.map(\.hits))::bigint[],
+                    \(batch.touches.map(\.lastAccessAt))::timestamptz[]) AS t(key, hits, at)
+                WHERE e.key = t.key
+                """)
+        }
+        guard !batch.counters.isEmpty else { return }
+        let counters = Array(batch.counters)
+        try store.query(
+            """
+            INSERT INTO cache_counters AS c (day, kind, hits, misses)
+            SELECT * FROM unnest(\(counters.map(\.key.day))::text[], \(counters.map(\.key.kind.rawValue))::text[],
+                \(counters.map(\.value.hits))::bigint[], \(counters.map(\.value.misses))::bigint[])
+            ON CONFLICT (day, kind) DO UPDATE SET hits = c.hits + excluded.hits, misses = c.misses + excluded.misses
+            """)
+    }
+
+    /// Inserts `records`, or replaces the entry with the same key while keeping its hit count, in one
+    /// statement (so one record per key: `CacheEntryRecord.merged`). Text that may be absent travels as a value and a
+    /// flag: postgres-nio binds no array holding NULL.
+    private func upsert(_ records: [CacheEntryRecord]) throws(OffpeakError) {
+        guard !records.isEmpty else { return }
+        let text = { (value: (CacheEntryRecord) -> String?) in records.map { value($0) ?? "" } }
+        let has = { (value: (CacheEntryRecord) -> String?) in records.map { value($0) != nil } }
+        try store.query(
+            """
+            INSERT INTO cache_entries (key, kind, job, provider, model, url, created_at, expires_at, last_access_at,
+                hits, raw_bytes, stored_bytes, payload, etag, last_modified)
+            SELECT key, kind, CASE WHEN has_job THEN job END, CASE WHEN has_provider THEN provider END,
+                CASE WHEN has_model THEN model END, CASE WHEN has_url THEN url END, created_at, expires_at,
+                last_access_at, hits, raw_bytes, stored_bytes, payload, CASE WHEN has_etag THEN etag END,
+                CASE WHEN has_modified THEN modified END
+            FROM unnest(\(records.map(\.key))::text[], \(records.map(\.kind.rawValue))::text[],
+                \(text { $0.job })::text[], \(has { $0.job })::boolean[],
+                \(text { $0.provider })::text[], \(has { $0.provider })::boolean[],
+                \(text { $0.model })::text[], \(has { $0.model })::boolean[],
+                \(text { $0.url })::text[], \(has { $0.url })::boolean[],
+                \(records.map(\.createdAt))::timestamptz[], \(records.map(\.expiresAt))::timestamptz[],
+                \(records.map(\.lastAccessAt))::timestamptz[], \(records.map(\.hits))::bigint[],
+                \(records.map(\.rawBytes))::bigint[], \(records.map(\.storedBytes))::bigint[],
+                \(records.map { ByteBuffer(bytes: $0.payload) })::bytea[],
+                \(text { $0.etag })::text[], \(has { $0.etag })::boolean[],
+                \(text { $0.lastModified })::text[], \(has { $0.lastModified })::boolean[])
+                AS r(key, kind, job, has_job, provider, has_provider, model, has_model, url, has_url, created_at,
+                    expires_at, last_access_at, hits, raw_bytes, stored_bytes, payload, etag, has_etag, modified,
+                    has_modified)
+            ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, job = excluded.job, provider = excluded.provider,
+                model = excluded.model, url = excluded.url, created_at = excluded.created_at,
+                expires_at = excluded.expires_at, last_access_at = excluded.last_access_at,
+                raw_bytes = excluded.raw_bytes, stored_bytes = excluded.stored_bytes, payload = excluded.payload,
+                etag = excluded.etag, last_modified = excluded.last_modified
+            """)
+    }
+
+    /// Deletes least recently used entries (by key among those used at once) until the payloads fit
+    /// in `maxBytes`, as `SQLiteStore.evict`: the running total says whether any must go, and the
+    /// eviction index (`cache_entries_by_use`) is read a page at a time until enough have.
+    /// - Returns: how many were deleted.
+    private func evict(maxBytes: Int) throws(OffpeakError) -> Int {
+        var excess = try cacheTotals().storedBytes - maxBytes
+        guard excess > 0 else { return 0 }
+        var victims: [String] = []
+        var after: (at: Date, key: String)?
+        while excess > 0 {
+            let rows = try store.query(
+                """
+                SELECT last_access_at, key, stored_bytes FROM cache_entries
+                WHERE \(after == nil)
+                    OR (last_access_at, key COLLATE "C") > (\(after?.at ?? Date()), \(after?.key ?? "") COLLATE "C")
+                ORDER BY last_access_at, key COLLATE "C" LIMIT \(Self.evictionPage)
+                """)
+            for row in rows where excess > 0 {
+                let columns = PostgresColumns(row, store)
+                let key: String = try columns("key")
+                victims.append(key)
+                excess -= try columns("stored_bytes", as: Int.self)
+                after = (try columns("last_access_at"), key)
+            }
+            if rows.count < Self.evictionPage { break }
+        }
+        guard !victims.isEmpty else { return 0 }
+        try store.query("DELETE FROM cache_entries WHERE key = ANY(\(victims)::text[])")
+        return victims.count
+    }
+
+    /// How many entries eviction reads at a time: most saves evict one or two.
+    static let evictionPage = 64
+
+    /// The cache's entries and bytes, as the triggers keep them; summed over every entry if the row
+    /// is missing.
+    func cacheTotals() throws(OffpeakError) -> (entries: Int, rawBytes: Int, storedBytes: Int) {
+        let rows = try store.query(
+            """
+            SELECT entries, raw_bytes, stored_bytes FROM cache_totals WHERE id = 1
+            UNION ALL
+            SELECT count(*), coalesce(sum(raw_bytes), 0)::bigint, coalesce(sum(stored_bytes), 0)::bigint
+            FROM cache_entries WHERE NOT EXISTS (SELECT 1 FROM cache_totals WHERE id = 1)
+            """)
+        guard let row = rows.first else { return (0, 0, 0) }
+        let columns = PostgresColumns(row, store)
+        return (try columns("entries"), try columns("raw_bytes"), try columns("stored_bytes"))
+    }
+}
