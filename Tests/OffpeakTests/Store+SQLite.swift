@@ -9,7 +9,8 @@ extension Store {
     var sqlite: SQLiteStore {
         get throws {
             guard case .sqlite(let engine) = engine else {
-                throw OffpeakError(.software, "this test reads the SQLite engine's rows; the store is not on SQLite")
+                throw OffpeakError(
+                    .software, "this test reads the SQLite engine's rows; the store is not on SQLite")
             }
             return engine
         }
