@@ -109,7 +109,7 @@ struct StoreRowsTests {
                 + "gone; offpeak does not start a new one over it. To start afresh, remove the file "
                 + "(and offpeak.sqlite-wal and offpeak.sqlite-shm, if there)")
         #expect(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int == 0)
-        #expect(throws: OffpeakError.self) { try Store.openForReading(Workspace(root: workspace.root)) }
+        #expect(throws: OffpeakError.self) { try SQLiteStore.openForReading(Workspace(root: workspace.root)) }
 
         try FileManager.default.removeItem(at: file)
         _ = try StoreTests.store(workspace)  // removed, as the message says: a new store

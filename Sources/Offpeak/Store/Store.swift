@@ -1,12 +1,14 @@
 import Foundation
 import GRDB
+import Logging
 
 /// The workspace's store, as the layers above see it: one role each for runs and requests
 /// (`runs`), the ledger and budget reservations (`ledger`), provider batches (`batches`),
 /// schedules and the deferred queue (`schedules`), submissions (`submissions`), leases
 /// (`leases`) and the answer cache (`cache`). Nothing above the store names the engine behind them, its tables or its states.
 ///
-/// The engine today is the embedded SQLite file (`SQLiteStore`), which plays every role.
+/// Two engines play every role: the embedded SQLite file (`SQLiteStore`), the default, and a shared
+/// PostgreSQL database (`PostgresEngine`), as the workspace's `store:` or `OFFPEAK_STORE` says.
 public final class Store: Sendable {
     let runs: any RunStore
     let ledger: any LedgerStore
@@ -21,6 +23,7 @@ public final class Store: Sendable {
     /// Which engine plays the roles.
     enum Engine: Sendable {
         case sqlite(SQLiteStore)
+        case postgres(PostgresEngine)
     }
 
     init(_ engine: SQLiteStore) {
@@ -34,30 +37,89 @@ public final class Store: Sendable {
         self.engine = .sqlite(engine)
     }
 
+    init(_ engine: PostgresEngine) {
+        runs = engine
+        ledger = engine
+        batches = engine
+        schedules = engine
+        submissions = engine
+        leases = engine
+        cache = engine
+        self.engine = .postgres(engine)
+    }
+
+    /// Where a workspace's store is, and what opening it needs besides: the environment (a
+    /// PostgreSQL password may come from `PGPASSWORD` or the password file) and the logger.
+    struct Opening: Sendable {
+        var workspace: Workspace
+        var location: StoreLocation
+        var environment: [String: String]
+        var logger: Logger
+    }
+
     /// Opens (creating if needed) the workspace's store and brings its schema up to date, for a
-    /// command that writes. A store this process cannot write is refused here, saying so, rather
-    /// than failing at some later write.
+    /// command that writes. A SQLite store this process cannot write is refused here, saying so,
+    /// rather than failing at some later write; a PostgreSQL store's schema is migrated under its
+    /// advisory lock, whichever host connects first.
+    static func open(_ opening: Opening) throws(OffpeakError) -> Store {
+        switch opening.location {
+        case .sqlite: return Store(try SQLiteStore.open(opening.workspace))
+        case .postgres(let url): return try connect(url, opening)
+        }
+    }
+
+    /// For commands that only report: the store as `open` gives it when this process can write it,
+    /// else (SQLite: someone else's workspace, a read-only mount) opened read-only without creating,
+    /// migrating or writing anything.
+    static func openForReading(_ opening: Opening) throws(OffpeakError) -> Store {
+        switch opening.location {
+        case .sqlite: return Store(try SQLiteStore.openForReading(opening.workspace))
+        case .postgres(let url): return try connect(url, opening)
+        }
+    }
+
+    /// The workspace's store for an estimate, or nil when there is none: an estimate plans without
+    /// sending or writing anything, so it neither creates a store nor migrates one (SQLite: the file
+    /// opened read-only, left as it was; PostgreSQL: a database without offpeak's schema is none,
+    /// one at an older version is estimated as new too, rather than migrated by an estimate).
+    static func openReadOnlyIfPresent(_ opening: Opening) throws(OffpeakError) -> Store? {
+        switch opening.location {
+        case .sqlite:
+            return try SQLiteStore.openReadOnlyIfPresent(opening.workspace).map(Store.init)
+        case .postgres(let url):
+            let store = try PostgresStore.connect(
+                url, environment: opening.environment, logger: opening.logger)
+            guard let version = try PostgresMigrations.version(of: store),
+                version == PostgresMigrations.latest
+            else {
+                store.close()
+                return nil
+            }
+            return Store(PostgresEngine(store))
+        }
+    }
+
+    /// The workspace's embedded SQLite store, opened as `open` opens it (the benches).
     public static func open(_ workspace: Workspace) throws(OffpeakError) -> Store {
         Store(try SQLiteStore.open(workspace))
     }
 
-    /// For commands that only report: the store as `open` gives it when this process can write it,
-    /// else opened read-only (someone else's workspace, a read-only mount) without creating,
-    /// migrating or writing anything.
-    static func openForReading(_ workspace: Workspace) throws(OffpeakError) -> Store {
-        Store(try SQLiteStore.openForReading(workspace))
+    private static func connect(_ url: PostgresURL, _ opening: Opening) throws(OffpeakError) -> Store {
+        let store = try PostgresStore.connect(url, environment: opening.environment, logger: opening.logger)
+        do {
+            try PostgresMigrations.migrate(store)
+        } catch {
+            store.close()
+            throw error
+        }
+        return Store(PostgresEngine(store))
     }
 
-    /// The workspace's store opened read-only, whoever could write it, or nil when there is none:
-    /// an estimate plans without sending or writing anything, so it neither creates a store nor
-    /// migrates one, and leaves the file as it was.
-    static func openReadOnlyIfPresent(_ workspace: Workspace) throws(OffpeakError) -> Store? {
-        try SQLiteStore.openReadOnlyIfPresent(workspace).map(Store.init)
-    }
-
-    /// Refuses, saying why, a workspace whose store this process cannot write.
-    static func requireWritable(_ workspace: Workspace) throws(OffpeakError) {
-        try SQLiteStore.requireWritable(workspace)
+    /// Refuses, saying why, a workspace whose SQLite store this process cannot write. (A PostgreSQL
+    /// store's permissions are the server's: a write it refuses fails with the server's reason.)
+    static func requireWritable(_ opening: Opening) throws(OffpeakError) {
+        guard case .sqlite = opening.location else { return }
+        try SQLiteStore.requireWritable(opening.workspace)
     }
 
     /// A store on the SQLite file at `url` (tests).

@@ -55,24 +55,12 @@ extension StoreInfo {
     }
 }
 
-extension StoreInfo {
-    /// The PostgreSQL store `url` names, connected to and its schema brought up to date under its
-    /// advisory lock (as opening the SQLite store migrates it), then described.
-    static func postgres(_ url: PostgresURL, environment: [String: String], logger: Logger)
-        throws(OffpeakError) -> StoreInfo
-    {
-        let store = try PostgresStore.connect(url, environment: environment, logger: logger)
-        defer { store.close() }
-        try PostgresMigrations.migrate(store)
-        return try store.info()
-    }
-}
-
 extension Store {
     /// Which store this is, its schema version and size (`offpeak store info`).
     func info() throws(OffpeakError) -> StoreInfo {
         switch engine {
         case .sqlite(let store): try StoreInfo.sqlite(store)
+        case .postgres(let engine): try engine.store.info()
         }
     }
 }

@@ -71,7 +71,8 @@ public struct Tick: Sendable {
     }
 
     public func run(_ options: Options) throws(OffpeakError) -> Report {
-        try Store.requireWritable(context.workspace)  // says "read-only", not "cannot open tick.lock"
+        // Says "read-only", not "cannot open tick.lock".
+        try Store.requireWritable(try context.storeOpening())
         let lock: WorkspaceLock
         switch try WorkspaceLock.acquire(context.workspace) {
         case .acquired(let held): lock = held

@@ -6,15 +6,26 @@ extension WorkspaceContext {
         try StoreLocation.resolve(configured: config.store, environment: environment)
     }
 
+    /// How to open this workspace's store (`storeLocation()`).
+    func storeOpening() throws(OffpeakError) -> Store.Opening {
+        Store.Opening(
+            workspace: workspace, location: try storeLocation(), environment: environment, logger: logger)
+    }
+
+    /// The store for a command that writes.
+    func openStore() throws(OffpeakError) -> Store {
+        try Store.open(try storeOpening())
+    }
+
+    /// The store for a command that only reads it: read-only when this process cannot write it.
+    public func openStoreForReading() throws(OffpeakError) -> Store {
+        try Store.openForReading(try storeOpening())
+    }
+
     /// `offpeak store info`: the store opened as a reporting command opens it (a PostgreSQL store's
     /// schema brought up to date under its advisory lock, as the SQLite store's is), then described.
     public func storeInfo() throws(OffpeakError) -> StoreInfo {
-        switch try storeLocation() {
-        case .sqlite:
-            return try openStoreForReading().info()
-        case .postgres(let url):
-            return try StoreInfo.postgres(url, environment: environment, logger: logger)
-        }
+        try openStoreForReading().info()
     }
 }
 

@@ -47,32 +47,6 @@ public struct WorkspaceContext: Sendable {
             store: try openStoreForReading(), now: Date(), limit: limit, budget: config.budget)
     }
 
-    func openStore() throws(OffpeakError) -> Store {
-        try requireEmbeddedStore()
-        return try Store.open(workspace)
-    }
-
-    /// The store for a command that only reads it: read-only when this process cannot write it.
-    public func openStoreForReading() throws(OffpeakError) -> Store {
-        try requireEmbeddedStore()
-        return try Store.openForReading(workspace)
-    }
-
-    /// Refuses, before anything is read or written, a workspace pointed at a PostgreSQL store: its
-    /// engine holds the schema (`offpeak store info`) but not yet runs, the ledger or the cache, and
-    /// quietly using the SQLite file instead would split the workspace's work between two stores.
-    func requireEmbeddedStore() throws(OffpeakError) {
-        guard case .postgres(let url) = try storeLocation() else { return }
-        let source =
-            environment[StoreLocation.variable].map { _ in StoreLocation.variable }
-            ?? "store: in offpeak.yaml"
-        throw OffpeakError(
-            .configuration,
-            "\(source) names the PostgreSQL store \(url); this offpeak runs jobs and reports on the embedded "
-                + "SQLite store only (PostgreSQL: `offpeak store info`); unset it to use cache/offpeak.sqlite"
-        )
-    }
-
     /// The workspace's cache, capped as `offpeak.yaml` says, on a store opened read-only when this
     /// process cannot write it (`forReading`), else the writable store.
     public func openCache(forReading: Bool = true) throws(OffpeakError) -> ResponseCache {

@@ -27,7 +27,9 @@ final class PostgresStore: @unchecked Sendable {
         self.logger = logger
     }
 
-    deinit { closing().whenComplete { _ in } }
+    /// Closed and waited for: postgres-nio requires a connection closed before it is released, and
+    /// the last reference is dropped on offpeak's own threads, never an event loop's.
+    deinit { close() }
 
     /// postgres-nio's future-returning `close()` (it also has an `async` one of the same name).
     private func closing() -> EventLoopFuture<Void> {
