@@ -31,9 +31,14 @@ demo: build
 test-deps:
 	@scripts/test-deps.sh
 
-## test: unit, integration (real HTTP to offpeak-sim) and end-to-end tests.
+## test: unit, integration (real HTTP to offpeak-sim) and end-to-end tests, twice: every workspace's
+## store on the embedded SQLite file, then on its own database of a PostgreSQL cluster the tests start
+## (tests of the SQLite file itself run on the first pass only).
 test: build test-deps
-	OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" $(SWIFT) test $(SWIFT_BUILD_FLAGS)
+	OFFPEAK_TEST_STORE=sqlite OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS)
+	OFFPEAK_TEST_STORE=postgresql OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build
 
 ## format: rewrite sources with the committed .swift-format; lint: fail if anything would change.
 format:

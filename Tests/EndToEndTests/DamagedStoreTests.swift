@@ -26,7 +26,7 @@ struct DamagedStoreTests {
     /// date as "10240-…" and could not read it back, and every status and tick exited 74. Now
     /// status lists it, tick reports it and resumes the other run, `run` of its job says how to
     /// repair it, and the repair it names works.
-    @Test func aRunRowPastYear9999StopsNothingButItsOwnJob() throws {
+    @Test(.sqliteOnly) func aRunRowPastYear9999StopsNothingButItsOwnJob() throws {
         let sim = try SimProcess()
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: 2)
         try workspace.write("jobs/far.yaml", "kind: prompt\ntemplate: \"{{item}}\"\nitems: [a]\n")
@@ -98,7 +98,7 @@ struct DamagedStoreTests {
 
     /// A store emptied to 0 bytes (a restore gone wrong, `: > file`) was taken for a new one and
     /// its queue was gone without a word: now every command refuses, and the file stays.
-    @Test func anEmptiedStoreIsRefusedUntilTheFileIsRemoved() throws {
+    @Test(.sqliteOnly) func anEmptiedStoreIsRefusedUntilTheFileIsRemoved() throws {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: http://127.0.0.1:9\n")
         let file = try workspace.write("cache/offpeak.sqlite", "")

@@ -108,7 +108,7 @@ struct EstimateTests {
         #expect(try Self.json(fresh.stdout)["items_cached"] as? Int == 0)
     }
 
-    @Test func anEstimateSendsNothingAndLeavesTheStoreAsItWas() throws {
+    @Test(.sqliteOnly) func anEstimateSendsNothingAndLeavesTheStoreAsItWas() throws {
         let first = try SimProcess()
         let workspace = try Self.tickets(url: first.url, count: 3)
         #expect(try workspace.offpeak(["run", "tickets"]).status == 0)

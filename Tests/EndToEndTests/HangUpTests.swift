@@ -38,7 +38,7 @@ struct HangUpTests {
             [
                 "python3", "-c", Self.session, BuiltBinaries.offpeak.path, "run", "docs", "--workspace",
                 workspace.root.path, "2",
-            ], timeout: 60)
+            ], environment: try workspace.storeEnvironment(), timeout: 60)
         #expect(hangUp.stdout == "75\n", "\(hangUp.stdout) \(hangUp.stderr)")
 
         let status = try workspace.offpeak(["status", "--json"])

@@ -42,12 +42,14 @@ struct OffpeakBinaryTests {
         #expect(workspace.read("out/s/docs-doc-001.md")?.contains("document number 1") == true)
     }
 
-    @Test(arguments: [
-        ("kind: summarize\ninputs: [docs/*.md]\n  bad: [\n", "docs.yaml:3"),
-        ("kind: summarize\ninputs: [docs/*.md]\nmax_tokenz: 10\n", "docs.yaml:3:1: max_tokenz"),
-        ("kind: summarize\ninputs: [docs/*.md]\nmax_tokens: lots\n", "docs.yaml:3:13: max_tokens"),
-        ("kind: prompt\nitems: [a, b]\ntemplate: \"Q: {{question}}\"\n", "docs.yaml:3:11: template"),
-    ])
+    @Test(
+        .sqliteOnly,
+        arguments: [
+            ("kind: summarize\ninputs: [docs/*.md]\n  bad: [\n", "docs.yaml:3"),
+            ("kind: summarize\ninputs: [docs/*.md]\nmax_tokenz: 10\n", "docs.yaml:3:1: max_tokenz"),
+            ("kind: summarize\ninputs: [docs/*.md]\nmax_tokens: lots\n", "docs.yaml:3:13: max_tokens"),
+            ("kind: prompt\nitems: [a, b]\ntemplate: \"Q: {{question}}\"\n", "docs.yaml:3:11: template"),
+        ])
     func malformedSpecExits65AndLeavesTheStoreAlone(spec: String, expected: String) throws {
         let sim = try SimProcess()
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: 1)

@@ -69,7 +69,7 @@ import Glibc
 
     /// What the owner sees, the reader sees; what would write is refused, and the store's files
     /// are as they were.
-    @Test func reportsReadItAndCommandsThatWriteSaySoAndWriteNothing() throws {
+    @Test(.sqliteOnly) func reportsReadItAndCommandsThatWriteSaySoAndWriteNothing() throws {
         let sim = try SimProcess()
         let (workspace, id) = try Self.inbox(sim)
         let reader = try Reader(workspace)

@@ -169,6 +169,7 @@ import Glibc
             ]
         let result = try CommandResult.run(
             BuiltBinaries.offpeak, ["submit", "--job", "inbox", "--workspace", workspace.root.path],
+            environment: try workspace.storeEnvironment(),
             stdin: Data(lines.joined(separator: Data("\n".utf8))))
         #expect(result.status == 65)
         #expect(result.stdout.split(separator: "\n").count == 1)

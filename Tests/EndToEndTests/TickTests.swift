@@ -17,7 +17,8 @@ import Glibc
         _ arguments: [String], in workspace: TemporaryWorkspace, environment: [String: String] = [:]
     ) throws -> Spawned {
         try Spawned(
-            BuiltBinaries.offpeak, arguments + ["--workspace", workspace.root.path], environment: environment)
+            BuiltBinaries.offpeak, arguments + ["--workspace", workspace.root.path],
+            environment: environment.merging(try workspace.storeEnvironment()) { mine, _ in mine })
     }
 
     /// A workspace on `sim` with the queue job `inbox`, fed from `spool/inbox/`.

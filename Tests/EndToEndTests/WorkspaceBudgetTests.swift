@@ -82,7 +82,7 @@ import Testing
         return reasons
     }
 
-    @Test func runsAndTicksRacingNeverSpendPastTheDailyBudgetAndFinishOnLaterDays() throws {
+    @Test(.sqliteOnly) func runsAndTicksRacingNeverSpendPastTheDailyBudgetAndFinishOnLaterDays() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim, budget: "budget: {per_day: 1.00}")
         let racers = try [["run", "a"], ["run", "b"], ["tick"], ["tick"], ["run", "a"]].map {

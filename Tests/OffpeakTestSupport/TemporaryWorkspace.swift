@@ -3,6 +3,8 @@ import Foundation
 /// A fresh workspace folder with `jobs/` and whatever files a test writes, removed afterwards.
 public final class TemporaryWorkspace: @unchecked Sendable {
     public let root: URL
+    /// Its database when the suite runs on PostgreSQL (`TestStore`).
+    private let database: WorkspaceDatabase? = TestStore.onPostgres ? WorkspaceDatabase() : nil
 
     public init() throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -12,6 +14,12 @@ public final class TemporaryWorkspace: @unchecked Sendable {
     }
 
     deinit { try? FileManager.default.removeItem(at: root) }
+
+    /// What points a command at this workspace's store: nothing on SQLite (the workspace's file);
+    /// on PostgreSQL its database's URL and password (made on first use).
+    public func storeEnvironment() throws -> [String: String] {
+        try database?.environment() ?? [:]
+    }
 
     /// Writes `text` to `path` (relative), creating folders.
     @discardableResult
@@ -76,7 +84,11 @@ extension TemporaryWorkspace {
         _ arguments: [String], environment: [String: String?] = [:], stdin: String? = nil,
         timeout: TimeInterval = 120
     ) throws -> CommandResult {
-        try CommandResult.run(
+        var environment = environment
+        for (name, value) in try storeEnvironment() where environment.index(forKey: name) == nil {
+            environment[name] = value
+        }
+        return try CommandResult.run(
             BuiltBinaries.offpeak, arguments + ["--workspace", root.path], environment: environment,
             stdin: stdin.map { Data($0.utf8) }, timeout: timeout)
     }

@@ -20,7 +20,8 @@ struct AdaptiveBatchingTests {
 
     static func run(_ workspace: TemporaryWorkspace) throws -> RunOutcome {
         let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: ["OPENAI_API_KEY": "none"],
+            workspace: Workspace(root: workspace.root),
+            environment: try workspace.environment(["OPENAI_API_KEY": "none"]),
             logger: .init(label: "test"))
         return try context.run(try context.loadJob("classify"))
     }
@@ -55,7 +56,7 @@ struct AdaptiveBatchingTests {
         #expect(try Self.batchedCalls(sim) == 2, "two prompts that kept nothing, then no more")
         #expect(outcome.spend.calls == 42, "halving to single items would have made 5 + 10 + 20 + 40 calls")
         #expect(BatchedRunTests.answers(workspace) == BatchedRunTests.answers(reference))
-        let store = try Store.open(Workspace(root: workspace.root))
+        let store = try workspace.openStore()
         let fitness = try #require(try store.batches.batchFitness(provider: "sim", model: "claude-haiku-4-5"))
         #expect(fitness.prompts == 2 && fitness.itemsKept == 0)
         #expect(fitness.itemsAsked > 8 && fitness.itemsAsked <= 12, "a prompt of 8, then a smaller one")
@@ -81,7 +82,7 @@ struct AdaptiveBatchingTests {
         #expect(outcome.run.itemsDone == 40)
         #expect(outcome.spend.failedCalls == 1, "one refusal, then every prompt without the form")
         #expect(outcome.spend.calls == 6)
-        let store = try Store.open(Workspace(root: workspace.root))
+        let store = try workspace.openStore()
         let fitness = try #require(
             try store.batches.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
         #expect(fitness.refusesStructured(at: Date()))
@@ -103,7 +104,7 @@ struct AdaptiveBatchingTests {
         #expect(outcome.spend.failedCalls == 1)
         #expect(
             (try sim.stats()["calls"] as? NSNumber)?.intValue == 6, "one refused call and five plain ones")
-        let store = try Store.open(Workspace(root: workspace.root))
+        let store = try workspace.openStore()
         let fitness = try #require(
             try store.batches.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
         #expect(
@@ -130,7 +131,7 @@ struct AdaptiveBatchingTests {
         #expect(outcome.spend.failedCalls == 1, "json_schema refused once")
         #expect(outcome.spend.calls == 6, "then the perfect model's five")
         #expect(BatchedRunTests.answers(workspace) == BatchedRunTests.answers(reference))
-        let store = try Store.open(Workspace(root: workspace.root))
+        let store = try workspace.openStore()
         let fitness = try #require(
             try store.batches.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
         #expect(fitness.prompts == 5 && fitness.itemsKept == 40, "every batched answer held")
@@ -149,7 +150,7 @@ struct AdaptiveBatchingTests {
         #expect(outcome.run.itemsDone == 40)
         #expect(outcome.spend.failedCalls == 2, "json_schema refused, then json_object")
         #expect(outcome.spend.calls == 7, "then five plain prompts")
-        let store = try Store.open(Workspace(root: workspace.root))
+        let store = try workspace.openStore()
         let fitness = try #require(
             try store.batches.batchFitness(provider: "openai", model: "claude-haiku-4-5"))
         #expect(fitness.refuses(.jsonSchema, at: Date()) && fitness.refuses(.jsonObject, at: Date()))

@@ -45,7 +45,7 @@ import Testing
     static let openAIKey = ["OPENAI_API_KEY": "sk-sim-batch-test"]
 
     static func store(_ workspace: TemporaryWorkspace) throws -> Store {
-        try Store.open(Workspace(root: workspace.root))
+        try workspace.openStore()
     }
 
     /// What the sim billed for batch answers, in dollars at the bundled batch prices of `model`.
@@ -77,7 +77,9 @@ import Testing
         Thread.sleep(forTimeInterval: 2.5)
     }
 
-    @Test func aBatchJobIsSubmittedInOneRunCollectedByTheNextTickAndAnswersAsTheLiveLaneDoes() throws {
+    @Test(.sqliteOnly) func aBatchJobIsSubmittedInOneRunCollectedByTheNextTickAndAnswersAsTheLiveLaneDoes()
+        throws
+    {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 300)
         let run = try workspace.offpeak(["run", "classify"])
@@ -134,7 +136,7 @@ import Testing
         #expect(try store.batches.batch(id: batch.id)?.polls == batch.polls)
     }
 
-    @Test(arguments: [false, true])
+    @Test(.sqliteOnly, arguments: [false, true])
     func aBatchCreatedButNeverRecordedIsFoundAgainAndCollectedNotSentTwice(openAI: Bool) throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 20, openAI: openAI)
@@ -161,7 +163,7 @@ import Testing
         #expect(Self.answers(workspace).count == 20)
     }
 
-    @Test func aBatchPreparedButNeverCreatedIsSubmittedAgain() throws {
+    @Test(.sqliteOnly) func aBatchPreparedButNeverCreatedIsSubmittedAgain() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 12)
         let store = try Self.store(workspace)
@@ -191,7 +193,7 @@ import Testing
         #expect(Self.answers(workspace).count == 12)
     }
 
-    @Test func resultsCollectedAgainBookNothingTwice() throws {
+    @Test(.sqliteOnly) func resultsCollectedAgainBookNothingTwice() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 30)
         let store = try Self.store(workspace)
@@ -235,7 +237,7 @@ import Testing
         #expect(try Self.batchCounts(sim)["created"] == 1)
     }
 
-    @Test func expiredErroredAndCanceledRequestsAloneGoAgainInANewBatch() throws {
+    @Test(.sqliteOnly) func expiredErroredAndCanceledRequestsAloneGoAgainInANewBatch() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 10)
         let store = try Self.store(workspace)
@@ -275,7 +277,7 @@ import Testing
         #expect(abs(try Self.ledgerDollars(store) - Self.simBilledDollars(sim, model: batch.model)) < 1e-9)
     }
 
-    @Test func aBatchsWorstCaseCountsAgainstTheBudgetFromTheMomentItIsSubmitted() throws {
+    @Test(.sqliteOnly) func aBatchsWorstCaseCountsAgainstTheBudgetFromTheMomentItIsSubmitted() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(
             sim, count: 10, extra: "budget: {max_dollars: 0.001}\nbatching: off")
@@ -345,7 +347,7 @@ import Testing
         #expect(try sim.stats()["calls"] as? Int == 6)
     }
 
-    @Test func requestsAnExpiredBatchLeftGoLiveOnceTheDeadlineIsTooClose() throws {
+    @Test(.sqliteOnly) func requestsAnExpiredBatchLeftGoLiveOnceTheDeadlineIsTooClose() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 6, lane: "auto", extra: "deadline: 48h")
         let store = try Self.store(workspace)
@@ -379,7 +381,7 @@ import Testing
             try store.sqlite.read { db in try String.fetchOne(db, sql: "SELECT id FROM runs") })
     }
 
-    @Test func cancelingABatchRunCancelsItsBatchAndEndsTheRunOnceCollected() throws {
+    @Test(.sqliteOnly) func cancelingABatchRunCancelsItsBatchAndEndsTheRunOnceCollected() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "30"])
         let workspace = try BatchLaneTests.workspace(sim, count: 10)
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
@@ -404,7 +406,7 @@ import Testing
         #expect(try workspace.offpeak(["tick"]).stdout == "nothing to do\n")
     }
 
-    @Test func cancelingAnInterruptedLiveRunDropsItsPendingItemsAtOnce() throws {
+    @Test(.sqliteOnly) func cancelingAnInterruptedLiveRunDropsItsPendingItemsAtOnce() throws {
         let sim = try SimProcess()
         let workspace = try BatchLaneTests.workspace(
             sim, count: 6, lane: "live", extra: "budget: {max_calls: 2}\nbatching: off")

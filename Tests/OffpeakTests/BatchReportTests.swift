@@ -121,7 +121,7 @@ struct BatchReportTests {
             })
     }
 
-    @Test func statusShowsEachBatchOutPerRunAndTheItemsInBatches() throws {
+    @Test(.sqliteOnly) func statusShowsEachBatchOutPerRunAndTheItemsInBatches() throws {
         let workspace = try Self.workspace()
         let id = try Self.ids(workspace)
         let a = try #require(id["A"]), b = try #require(id["B"]), e = try #require(id["E"])
@@ -165,7 +165,7 @@ struct BatchReportTests {
         #expect(first["expires_at"] as? String == "2026-01-02T00:00:00Z")
     }
 
-    @Test func batchesListsTheOpenOnesOrWithAllEveryOneNewestFirst() throws {
+    @Test(.sqliteOnly) func batchesListsTheOpenOnesOrWithAllEveryOneNewestFirst() throws {
         let workspace = try Self.workspace()
         let id = try Self.ids(workspace)
         let a = try #require(id["A"]), b = try #require(id["B"]), c = try #require(id["C"])
@@ -215,7 +215,7 @@ struct BatchReportTests {
         #expect(zero.status == 64)
     }
 
-    @Test func costsSplitLiveAndBatchSpendAndSayWhatTheBatchLaneSaved() throws {
+    @Test(.sqliteOnly) func costsSplitLiveAndBatchSpendAndSayWhatTheBatchLaneSaved() throws {
         let workspace = try Self.workspace()
         let costs = try workspace.offpeak(["costs", "--by", "model"])
         #expect(costs.status == 0, "\(costs.stderr)")
@@ -252,7 +252,7 @@ struct BatchReportTests {
         #expect(live["items"] as? Int == 1)
     }
 
-    @Test func costsWithNoBatchEverMadeStayAsTheyWere() throws {
+    @Test(.sqliteOnly) func costsWithNoBatchEverMadeStayAsTheyWere() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
         try store.sqlite.write { db in
@@ -272,7 +272,7 @@ struct BatchReportTests {
                 """)
     }
 
-    @Test func queueSaysHowManyOfARunsWaitingItemsAreInAProviderBatch() throws {
+    @Test(.sqliteOnly) func queueSaysHowManyOfARunsWaitingItemsAreInAProviderBatch() throws {
         let workspace = try Self.workspace()
         let store = try StoreTests.store(workspace)
         let at = Date()

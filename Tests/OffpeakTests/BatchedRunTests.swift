@@ -42,7 +42,8 @@ struct BatchedRunTests {
 
     static func run(_ workspace: TemporaryWorkspace) throws -> RunOutcome {
         let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "test"))
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
         return try context.run(try context.loadJob("classify"))
     }
 
@@ -72,7 +73,7 @@ struct BatchedRunTests {
             outcome.spend.cacheReadTokens > 0, "the shared instructions are read from the provider's cache")
         #expect(outcome.spend.dollars * 3 < alone.spend.dollars)
         #expect(abs(outcome.spend.naiveDollars - alone.spend.dollars) < 1e-9, "naive is one request per item")
-        let store = try Store.open(Workspace(root: batched.root))
+        let store = try batched.openStore()
         let shares = try store.runs.results(runID: outcome.run.id).values.reduce(0) { $0 + $1.dollars }
         #expect(abs(shares - outcome.spend.dollars) < 1e-9, "the call's cost is shared out to its items")
     }

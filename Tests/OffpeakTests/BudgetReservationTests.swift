@@ -50,7 +50,7 @@ struct BudgetReservationTests {
         }
     }
 
-    @Test func aSecondProcessCannotTakeWhatTheFirstReservedUntilItsLedgerRowReplacesIt() throws {
+    @Test(.sqliteOnly) func aSecondProcessCannotTakeWhatTheFirstReservedUntilItsLedgerRowReplacesIt() throws {
         let workspace = try TemporaryWorkspace()
         let me = Store.processOwner
         let other = "elsewhere:1"
@@ -91,7 +91,7 @@ struct BudgetReservationTests {
         #expect(try first.ledger.budgetUse(in: limits.periods(at: now).day).spentDollars == 0.3)
     }
 
-    @Test func aCrashedOwnersReservationsGoWithItsLease() throws {
+    @Test(.sqliteOnly) func aCrashedOwnersReservationsGoWithItsLease() throws {
         let workspace = try TemporaryWorkspace()
         let gone = Process()
         gone.executableURL = URL(fileURLWithPath: "/bin/true")
@@ -122,7 +122,7 @@ struct BudgetReservationTests {
         #expect(try Self.reservations(store) == 1, "only the reservation just made is left")
     }
 
-    @Test func theMonthlyBudgetCountsEveryDayOfTheLocalMonth() throws {
+    @Test(.sqliteOnly) func theMonthlyBudgetCountsEveryDayOfTheLocalMonth() throws {
         let workspace = try TemporaryWorkspace()
         let me = Store.processOwner
         let store = try Self.store(workspace, owners: ["r1": me])
@@ -144,7 +144,7 @@ struct BudgetReservationTests {
         _ = try store.ledger.reserveBudget(Self.ask(0.2, owner: me), limits: limits, now: april).get()
     }
 
-    @Test func aJobsPerDayCountsOnlyItsOwnRuns() throws {
+    @Test(.sqliteOnly) func aJobsPerDayCountsOnlyItsOwnRuns() throws {
         let workspace = try TemporaryWorkspace()
         let me = Store.processOwner
         let store = try Self.store(workspace, owners: ["r1": me, "r2": me])
@@ -168,7 +168,7 @@ struct BudgetReservationTests {
         .get()
     }
 
-    @Test func aTokenBudgetCountsEveryToken() throws {
+    @Test(.sqliteOnly) func aTokenBudgetCountsEveryToken() throws {
         let workspace = try TemporaryWorkspace()
         let me = Store.processOwner
         let store = try Self.store(workspace, owners: ["r1": me])

@@ -56,7 +56,7 @@ struct BudgetRunTests {
             })
     }
 
-    @Test func aRunSpendsUpToTheDailyBudgetThenWaitsForTheNextDay() throws {
+    @Test(.sqliteOnly) func aRunSpendsUpToTheDailyBudgetThenWaitsForTheNextDay() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, budget: "budget: {per_day: 0.50}", items: 6)
         let today = Date()
@@ -98,7 +98,7 @@ struct BudgetRunTests {
 
     /// A provider batch's requests are reserved before it is created, and the batch holds the
     /// budget at its worst case until it is collected: no second batch passes it meanwhile.
-    @Test func providerBatchesCountAgainstTheDailyBudgetUntilCollected() throws {
+    @Test(.sqliteOnly) func providerBatchesCountAgainstTheDailyBudgetUntilCollected() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "600"])
         let workspace = try Self.workspace(
             sim: sim, budget: "budget: {per_day: 0.50}", items: 8, extra: "lane: batch")

@@ -77,7 +77,7 @@ struct CachedRoundsTests {
     }
 
     /// Twelve due retries, more than two rounds of them, all answered by the cache in one pass.
-    @Test func dueRetriesOverSeveralRoundsAreAllAnswered() throws {
+    @Test(.sqliteOnly) func dueRetriesOverSeveralRoundsAreAllAnswered() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, items: 12)
         let first = try Self.run(workspace)

@@ -33,7 +33,8 @@ struct CachedRunTests {
         throws -> RunOutcome
     {
         let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "test"))
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
         return try context.run(try context.loadJob(job), options: JobRunner.Options(cachePolicy: policy))
     }
 
@@ -62,7 +63,7 @@ struct CachedRunTests {
         #expect(Self.answers(workspace) == firstAnswers)
         #expect(second.spend.naiveDollars > 0, "the ledger records what the hits saved")
         let stats = try ResponseCache(
-            store: try Store.open(Workspace(root: workspace.root)), maxBytes: 1 << 30,
+            store: try workspace.openStore(), maxBytes: 1 << 30,
             logger: Logger(label: "t")
         ).stats()
         #expect(stats.hitsTotal >= 2)
@@ -129,7 +130,8 @@ struct CachedRunTests {
             batching: off
             """)
         let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "test"))
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
         let stop = StopSignal()
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.3) { stop.request("SIGTERM", grace: 0.2) }
         let started = Date()

@@ -57,7 +57,7 @@ struct CostsByDayTests {
         return days
     }
 
-    @Test func daysAroundDSTChangesAndMidnightsAreLocalDays() throws {
+    @Test(.sqliteOnly) func daysAroundDSTChangesAndMidnightsAreLocalDays() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
         let report = try CostReport.make(store: store, by: .day, calendar: try Self.calendar("Europe/Berlin"))
@@ -71,7 +71,7 @@ struct CostsByDayTests {
         #expect(report.total.calls == 9 && report.total.failedCalls == 1)
     }
 
-    @Test func everyZoneGroupsAsItsCalendarDoes() throws {
+    @Test(.sqliteOnly) func everyZoneGroupsAsItsCalendarDoes() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
         for zone in [

@@ -159,7 +159,7 @@ struct DeferredRunTests {
         #expect((try sim.stats()["calls"] as? Int) == 5, "no item was asked twice")
     }
 
-    @Test func downgradesOneTierOnBatteryAndTheLedgerSaysSo() throws {
+    @Test(.sqliteOnly) func downgradesOneTierOnBatteryAndTheLedgerSaysSo() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 2, extra: "downgrade_on_battery: true")
         let sysfs = try SwitchableSysfs("battery-wifi")
@@ -216,7 +216,7 @@ struct DeferredRunTests {
 
     /// A failed item waits 30 s, then 60 s, …, and says so; it is not "failed" until its attempts run
     /// out.
-    @Test func failedItemIsRetriedWithBackoffThenFails() throws {
+    @Test(.sqliteOnly) func failedItemIsRetriedWithBackoffThenFails() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 1, extra: "max_attempts: 2")
         let sysfs = try SwitchableSysfs("ac-wifi")
@@ -245,7 +245,7 @@ struct DeferredRunTests {
         #expect(last.message.contains("gave up after 2 attempts"))
     }
 
-    @Test func retriedItemIsAnsweredWhenItsTimeComes() throws {
+    @Test(.sqliteOnly) func retriedItemIsAnsweredWhenItsTimeComes() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 2)
         let sysfs = try SwitchableSysfs("ac-wifi")
@@ -326,7 +326,7 @@ struct DeferredRunTests {
 
     /// A checkpoint older than `checkpoint_max_age` is not resumed: a new run starts, and the cache
     /// answers what the old one had done.
-    @Test func staleCheckpointRestartsTheRunCheaply() throws {
+    @Test(.sqliteOnly) func staleCheckpointRestartsTheRunCheaply() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(
             sim: sim, documents: 3, extra: "budget: {max_calls: 2}\ncheckpoint_max_age: 1h")

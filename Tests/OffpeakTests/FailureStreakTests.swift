@@ -127,7 +127,8 @@ struct FailureStreakTests {
         try workspace.write("offpeak.yaml", "provider: anthropic\nbase_url: \(sim.url)\n")
         func run(key: String) throws -> RunOutcome {
             let context = try WorkspaceContext(
-                workspace: Workspace(root: workspace.root), environment: ["ANTHROPIC_API_KEY": key],
+                workspace: Workspace(root: workspace.root),
+                environment: try workspace.environment(["ANTHROPIC_API_KEY": key]),
                 logger: Logger(label: "test"))
             return try context.run(try context.loadJob("docs"))
         }

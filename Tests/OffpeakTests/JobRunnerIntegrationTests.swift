@@ -37,7 +37,8 @@ struct JobRunnerIntegrationTests {
 
     static func context(_ workspace: TemporaryWorkspace) throws -> WorkspaceContext {
         try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "test"))
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
     }
 
     static func run(_ workspace: TemporaryWorkspace, job: String = "docs") throws -> RunOutcome {
@@ -45,7 +46,7 @@ struct JobRunnerIntegrationTests {
         return try context.run(try context.loadJob(job))
     }
 
-    @Test func summarizesEveryDocumentAndLedgerMatchesSimBilling() throws {
+    @Test(.sqliteOnly) func summarizesEveryDocumentAndLedgerMatchesSimBilling() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 4)
         let outcome = try Self.run(workspace)
@@ -138,7 +139,8 @@ struct JobRunnerIntegrationTests {
         let workspace = try Self.workspace(sim: sim, documents: 2)
         try workspace.write("offpeak.yaml", "provider: openai\nbase_url: \(sim.url)/v1\n")
         let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: ["OPENAI_API_KEY": "sk-test"],
+            workspace: Workspace(root: workspace.root),
+            environment: try workspace.environment(["OPENAI_API_KEY": "sk-test"]),
             logger: Logger(label: "test"))
         let outcome = try context.run(try context.loadJob("docs"))
         #expect(outcome.status == .ok, "\(outcome.message)")

@@ -67,12 +67,13 @@ struct LongDocumentTests {
         -> RunOutcome
     {
         let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "test"))
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
         return try context.run(try context.loadJob("docs"), options: options)
     }
 
     static func requests(_ workspace: TemporaryWorkspace, run: String) throws -> [RequestRecord] {
-        try Store.open(Workspace(root: workspace.root)).runs.requests(runID: run)
+        try workspace.openStore().runs.requests(runID: run)
     }
 
     static func calls(_ sim: SimProcess) throws -> Int {
@@ -238,7 +239,7 @@ struct LongDocumentTests {
         let rows = try Self.requests(workspace, run: second.run.id)
         #expect(rows.filter { $0.source == .chunk }.count == chunks)
         let firstChunk = try #require(rows.first { $0.itemId == "docs/big.md#chunk-0001" })
-        let answer = try Store.open(Workspace(root: workspace.root)).runs.results(runID: second.run.id)[
+        let answer = try workspace.openStore().runs.results(runID: second.run.id)[
             firstChunk.id]
         #expect(answer?.text.hasPrefix("On page 1, line 1 records value 99.") == true)
     }

@@ -64,7 +64,7 @@ struct MetricsTextTests {
     static let lastTick = LastTick(
         startedAt: Date(timeIntervalSince1970: 1_700_000_000.25), durationSeconds: 2.5, status: 75)
 
-    @Test func rendersAKnownStoreExactly() throws {
+    @Test(.sqliteOnly) func rendersAKnownStoreExactly() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.knownStore(workspace)
         let text = MetricsText(
@@ -173,10 +173,11 @@ struct MetricsTextTests {
         try FileManager.default.createDirectory(
             at: workspace.root.appendingPathComponent("m"), withIntermediateDirectories: true)
         return try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "test"))
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
     }
 
-    @Test func theFileIsReplacedWholeReadableByNodeExporterAndTheTickIsKept() throws {
+    @Test(.sqliteOnly) func theFileIsReplacedWholeReadableByNodeExporterAndTheTickIsKept() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.knownStore(workspace)
         let file = MetricsFile(context: try Self.context(workspace))
@@ -200,7 +201,7 @@ struct MetricsTextTests {
         #expect((state[.posixPermissions] as? Int) == 0o600)
     }
 
-    @Test func aFailedWriteLeavesTheOldFileAndSaysWhy() throws {
+    @Test(.sqliteOnly) func aFailedWriteLeavesTheOldFileAndSaysWhy() throws {
         let workspace = try TemporaryWorkspace()
         _ = try Self.knownStore(workspace)
         let file = MetricsFile(context: try Self.context(workspace))

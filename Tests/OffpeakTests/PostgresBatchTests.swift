@@ -83,7 +83,7 @@ struct PostgresBatchTests {
         #expect(fitness.prompts == 4 * perThread && fitness.itemsAsked == 8 * perThread)
     }
 
-    @Test func batchesARealRunLeftInSQLiteReadTheSameOnPostgreSQLOnceCopied() throws {
+    @Test(.sqliteOnly) func batchesARealRunLeftInSQLiteReadTheSameOnPostgreSQLOnceCopied() throws {
         let workspace = try StoreCopyTests.populatedWorkspace()
         let url = try PostgresCluster.shared.makeDatabase()
         #expect(try StoreCopyTests.copy(workspace, to: url).status == 0)

@@ -154,7 +154,7 @@ struct RedactorTests {
         #expect(Self.redactor.redact(text) == text)
     }
 
-    @Test func aNULWouldCutTheStoredTextSoItIsReplaced() throws {
+    @Test(.sqliteOnly) func aNULWouldCutTheStoredTextSoItIsReplaced() throws {
         let answer = Self.redactor.redact("before\u{0}after")
         #expect(answer == "before\u{FFFD}after")
         let workspace = try TemporaryWorkspace()

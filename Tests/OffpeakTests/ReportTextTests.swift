@@ -34,7 +34,7 @@ struct ReportTextTests {
         return store
     }
 
-    @Test func costsShowALossUnpricedModelsAndFailedCalls() throws {
+    @Test(.sqliteOnly) func costsShowALossUnpricedModelsAndFailedCalls() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(
             workspace, run: StoreTests.run("j-1"),
@@ -59,7 +59,7 @@ struct ReportTextTests {
         #expect(report.total.unpricedCalls == 3 && report.total.failedCalls == 1)
     }
 
-    @Test func statusKeepsEachRunOnOneLineAndCountsEveryCall() throws {
+    @Test(.sqliteOnly) func statusKeepsEachRunOnOneLineAndCountsEveryCall() throws {
         let workspace = try TemporaryWorkspace()
         var run = StoreTests.run("j-1", state: .failed)
         run.itemsTotal = 3
@@ -80,7 +80,7 @@ struct ReportTextTests {
         #expect(report.runs.first?.reason == run.reason, "the JSON keeps the whole text")
     }
 
-    @Test func aLongReasonIsShortenedInTheTableOnly() throws {
+    @Test(.sqliteOnly) func aLongReasonIsShortenedInTheTableOnly() throws {
         let workspace = try TemporaryWorkspace()
         var run = StoreTests.run("j-1", state: .interrupted)
         run.reason = String(repeating: "x", count: 400)

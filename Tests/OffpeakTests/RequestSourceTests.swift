@@ -14,7 +14,7 @@ struct RequestSourceTests {
     }
 
     /// A row written with each string (as an older offpeak wrote them) reads back as its case.
-    @Test func storedStringsReadBackAsSources() throws {
+    @Test(.sqliteOnly) func storedStringsReadBackAsSources() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
         try store.sqlite.write { db in try StoreTests.run("r1").insert(db) }

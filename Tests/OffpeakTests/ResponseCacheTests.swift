@@ -16,7 +16,7 @@ struct ResponseCacheTests {
 
     init() throws {
         workspace = try TemporaryWorkspace()
-        store = try Store.open(Workspace(root: workspace.root))
+        store = try workspace.openStore()
     }
 
     func cache(maxBytes: Int = 1 << 30) -> ResponseCache {
@@ -38,7 +38,7 @@ struct ResponseCacheTests {
         try store.sqlite.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM cache_entries") ?? -1 }
     }
 
-    @Test func answersRoundTripInTheAnswerForm() throws {
+    @Test(.sqliteOnly) func answersRoundTripInTheAnswerForm() throws {
         let cache = cache()
         let answers = (1...3).map { (key: Self.key($0), answer: Self.answer($0)) }
         try cache.save(answers: answers, job: "digest", provider: "sim", ttl: 3600, now: Self.t0)
@@ -71,7 +71,7 @@ struct ResponseCacheTests {
     }
 
     /// Entries an older offpeak wrote (JSON in an LZ4 frame) are still hits, shown and peeked.
-    @Test func answersInTheOldJSONFormAreStillRead() throws {
+    @Test(.sqliteOnly) func answersInTheOldJSONFormAreStillRead() throws {
         let cache = cache()
         let (frame, raw) = try CachePayload.encodeJSON(Self.answer(1))
         #expect(Array(frame.prefix(4)) == [0x04, 0x22, 0x4D, 0x18], "an LZ4 frame")
@@ -109,7 +109,7 @@ struct ResponseCacheTests {
         }
     }
 
-    @Test(arguments: [false, true]) func aFlippedPayloadIsAMissAndIsDeleted(json: Bool) throws {
+    @Test(.sqliteOnly, arguments: [false, true]) func aFlippedPayloadIsAMissAndIsDeleted(json: Bool) throws {
         let cache = cache()
         try saveTwo(cache, json: json)
         try store.sqlite.write { db in
@@ -128,7 +128,8 @@ struct ResponseCacheTests {
         #expect(stats.hitsTotal == 1)
     }
 
-    @Test(arguments: [false, true]) func aTruncatedPayloadIsAMissAndIsDeleted(json: Bool) throws {
+    @Test(.sqliteOnly, arguments: [false, true]) func aTruncatedPayloadIsAMissAndIsDeleted(json: Bool) throws
+    {
         let cache = cache()
         try saveTwo(cache, json: json)
         try store.sqlite.write { db in
@@ -140,7 +141,7 @@ struct ResponseCacheTests {
         #expect(throws: OffpeakError.self) { _ = try cache.entry(key: Self.key(2), now: Self.t0 + 1) }
     }
 
-    @Test func aPayloadThatIsNotAnAnswerIsAMissAndIsDeleted() throws {
+    @Test(.sqliteOnly) func aPayloadThatIsNotAnAnswerIsAMissAndIsDeleted() throws {
         let cache = cache()
         try cache.save(
             answers: [(Self.key(1), Self.answer(1))], job: "j", provider: "sim", ttl: 3600, now: Self.t0)
@@ -170,7 +171,7 @@ struct ResponseCacheTests {
 
     /// An entry an older offpeak wrote with an expiry past year 9999 (a `cache_ttl` with no bound)
     /// made `cache ls` and `cache show` trap; now they say which entry cannot be read.
-    @Test func anEntryWithADateTheStoreCannotReadIsAnErrorNotATrap() throws {
+    @Test(.sqliteOnly) func anEntryWithADateTheStoreCannotReadIsAnErrorNotATrap() throws {
         let cache = cache()
         try cache.save(
             answers: [(Self.key(1), Self.answer(1))], job: "j", provider: "sim", ttl: 100, now: Self.t0)
@@ -239,7 +240,7 @@ struct ResponseCacheTests {
         #expect(stats.missesTotal == 2, "never fetched, then stale")
     }
 
-    @Test func aCorruptSourceIsNilAndDeleted() throws {
+    @Test(.sqliteOnly) func aCorruptSourceIsNilAndDeleted() throws {
         let cache = cache()
         let source = CachedSource(
             url: "https://example.org/a", contentType: "text/plain", text: "a", fetchedAt: Self.t0)
@@ -249,7 +250,7 @@ struct ResponseCacheTests {
         #expect(try count() == 0)
     }
 
-    @Test func statsCountHitsAndMissesByDayAndSavedDollarsFromTheLedger() throws {
+    @Test(.sqliteOnly) func statsCountHitsAndMissesByDayAndSavedDollarsFromTheLedger() throws {
         let now = Date()
         let yesterday = Calendar.current.date(byAdding: .day, value: -1, to: now) ?? now - 86_400
         let cache = cache()
@@ -299,7 +300,7 @@ struct ResponseCacheTests {
         #expect(entries.first { $0.key == Self.key(2) }?.hits == 1)
     }
 
-    @Test func pendingCountsReachTheDatabaseWhenTheCacheGoesAway() throws {
+    @Test(.sqliteOnly) func pendingCountsReachTheDatabaseWhenTheCacheGoesAway() throws {
         do {
             let cache = cache()
             try cache.save(answers: [(Self.key(1), Self.answer(1))], job: "j", provider: "sim", ttl: 3600)
@@ -313,7 +314,7 @@ struct ResponseCacheTests {
         #expect(try cache().stats().missesTotal == 1)
     }
 
-    @Test func purgeByJobAndAll() throws {
+    @Test(.sqliteOnly) func purgeByJobAndAll() throws {
         let cache = cache()
         try cache.save(
             answers: [(Self.key(1), Self.answer(1)), (Self.key(2), Self.answer(2))], job: "a",
@@ -387,11 +388,11 @@ struct ResponseCacheTests {
         #expect(try reader.answer(for: Self.key(1), now: Self.t0) == nil)
     }
 
-    @Test func aWriteFromElsewhereIsSeenWithinTheSnapshotLifetime() throws {
+    @Test(.sqliteOnly) func aWriteFromElsewhereIsSeenWithinTheSnapshotLifetime() throws {
         let cache = cache()
         #expect(try cache.answer(for: Self.key(1), now: Self.t0) == nil)
         // Another process writing the table: no ResponseCache in this process knows of it.
-        let other = try Store.open(Workspace(root: workspace.root))
+        let other = try workspace.openStore()
         let (frame, raw) = try CachePayload.encode(Self.answer(1))
         try other.sqlite.write { db in
             var record = CacheEntryRecord(
@@ -404,7 +405,7 @@ struct ResponseCacheTests {
         #expect(try cache.answer(for: Self.key(1), now: Self.t0) == Self.answer(1))
     }
 
-    @Test func migrationTwoAddsCountersAndTheRequestCachePolicy() throws {
+    @Test(.sqliteOnly) func migrationTwoAddsCountersAndTheRequestCachePolicy() throws {
         let columns = try store.sqlite.read { db in try db.columns(in: "requests").map(\.name) }
         #expect(columns.contains("cache_policy"))
         #expect(try store.sqlite.read { db in try db.tableExists("cache_counters") })

@@ -41,7 +41,7 @@ struct RoundPlanningTests {
 
     /// What a pass's verdict names: per state, how many and which one (for retries, the next due,
     /// a retry with no time first).
-    @Test func aSummaryCountsAStateAndNamesItsFirst() throws {
+    @Test(.sqliteOnly) func aSummaryCountsAStateAndNamesItsFirst() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
         var requests = (0..<6).map { StoreTests.request("i\($0)", run: "r1", position: $0) }

@@ -23,7 +23,7 @@ struct ScheduleBookTests {
 
     init() throws {
         workspace = try TemporaryWorkspace()
-        book = ScheduleBook(store: try Store.open(Workspace(root: workspace.root)))
+        book = ScheduleBook(store: try workspace.openStore())
     }
 
     @Test func aJobSeenForTheFirstTimeIsRecordedAndNotDue() throws {

@@ -26,7 +26,7 @@ struct StoreBatchesTests {
         try store.runs.requests(runID: "r1").map(\.state)
     }
 
-    @Test func aBatchGoesFromPreparedToCollectedWithItsCountersRightAtEachStep() throws {
+    @Test(.sqliteOnly) func aBatchGoesFromPreparedToCollectedWithItsCountersRightAtEachStep() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try Self.store(workspace, count: 3)
         let now = Date()
@@ -94,7 +94,9 @@ struct StoreBatchesTests {
         #expect(try store.batches.batches(runID: "r1").map(\.id) == [batch.id])
     }
 
-    @Test func aKillBetweenPrepareAndSubmitLosesNothingAndAbandoningReturnsTheItemsToPending() throws {
+    @Test(.sqliteOnly) func aKillBetweenPrepareAndSubmitLosesNothingAndAbandoningReturnsTheItemsToPending()
+        throws
+    {
         let workspace = try TemporaryWorkspace()
         let (first, requests) = try Self.store(workspace, count: 3)
         let batch = try first.batches.prepareBatch(
@@ -112,7 +114,7 @@ struct StoreBatchesTests {
         try StoreCountersTests.expectCountersMatch(store, runs: ["r1"], after: "abandon")
     }
 
-    @Test func collectingTheSameResultsTwiceBooksOneResultAndOneLedgerRow() throws {
+    @Test(.sqliteOnly) func collectingTheSameResultsTwiceBooksOneResultAndOneLedgerRow() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try Self.store(workspace, count: 1)
         let batch = try store.batches.prepareBatch(
@@ -140,7 +142,7 @@ struct StoreBatchesTests {
         #expect(try Self.states(store) == [.done])
     }
 
-    @Test func expiredAndCanceledItemsGoAgainAndAnInvalidOneFails() throws {
+    @Test(.sqliteOnly) func expiredAndCanceledItemsGoAgainAndAnInvalidOneFails() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try Self.store(workspace, count: 4)
         let batch = try store.batches.prepareBatch(
@@ -169,7 +171,8 @@ struct StoreBatchesTests {
         try StoreCountersTests.expectCountersMatch(store, runs: ["r1"], after: "outcomes")
     }
 
-    @Test func planningReadsSkipRequestsInABatchAndABatchTakesOnlyPendingOrRetryingOnes() throws {
+    @Test(.sqliteOnly) func planningReadsSkipRequestsInABatchAndABatchTakesOnlyPendingOrRetryingOnes() throws
+    {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try Self.store(workspace, count: 4)
         try store.sqlite.write { db in
@@ -214,7 +217,7 @@ struct StoreBatchesTests {
 
 /// A provider request carrying a batched prompt of several items: booked once, for all of them.
 struct StoreBatchedPromptTests {
-    @Test func aBatchedPromptsItemsShareACustomIDAndAreBookedTogetherOnce() throws {
+    @Test(.sqliteOnly) func aBatchedPromptsItemsShareACustomIDAndAreBookedTogetherOnce() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try StoreBatchesTests.store(workspace, count: 5)
         let now = Date()

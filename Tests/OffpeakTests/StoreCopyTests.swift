@@ -93,7 +93,7 @@ import Testing
         return "copied \(from)\n    to \(to)\n" + table.render() + use + "\n"
     }
 
-    @Test func everyTableSurvivesTheTripToPostgreSQLAndBack() throws {
+    @Test(.sqliteOnly) func everyTableSurvivesTheTripToPostgreSQLAndBack() throws {
         let workspace = try Self.populatedWorkspace()
         let file = workspace.root.appendingPathComponent("cache/offpeak.sqlite")
         let original = try Self.sqliteRows(file)
@@ -149,7 +149,7 @@ import Testing
         #expect(next.trimmingCharacters(in: .whitespacesAndNewlines) == "t")
     }
 
-    @Test func aCopyIntoAStoreThatHoldsDataOrOverAFileIsRefusedAndChangesNothing() throws {
+    @Test(.sqliteOnly) func aCopyIntoAStoreThatHoldsDataOrOverAFileIsRefusedAndChangesNothing() throws {
         let sim = try SimProcess()
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: 2)
         #expect(try workspace.offpeak(["run", "docs"]).status == 0)

@@ -54,7 +54,7 @@ struct StoreCountersTests {
         }
     }
 
-    @Test func itemAndSpendCountersEqualARecountAfterAnyMixOfWrites() throws {
+    @Test(.sqliteOnly) func itemAndSpendCountersEqualARecountAfterAnyMixOfWrites() throws {
         // v6's triggers and partial index spell the step sources out: they must stay these.
         #expect(Set(RequestSource.steps.map(\.rawValue)) == ["chunk", "reduce"])
         #expect(SQLiteStore.specOrStepSQL == "source IN ('spec', 'chunk', 'reduce')")

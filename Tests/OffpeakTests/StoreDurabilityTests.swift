@@ -9,7 +9,7 @@ import Testing
 /// flushes the WAL at every commit (`synchronous = FULL`), where GRDB's default for a WAL pool
 /// (`NORMAL`) survives only the process dying.
 struct StoreDurabilityTests {
-    @Test func everyCommitIsFlushedToTheDisk() throws {
+    @Test(.sqliteOnly) func everyCommitIsFlushedToTheDisk() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
         let level = try store.sqlite.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") }

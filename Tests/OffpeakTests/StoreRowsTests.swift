@@ -43,7 +43,7 @@ struct StoreRowsTests {
 
     /// A run row written before the store refused such dates (the value bound as GRDB wrote it):
     /// lists leave it out and name it, the other runs are read, and the job's own run refuses.
-    @Test func aRunRowThatDoesNotDecodeIsNamedAndTheOthersAreRead() throws {
+    @Test(.sqliteOnly) func aRunRowThatDoesNotDecodeIsNamedAndTheOthersAreRead() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
         let now = Date()
@@ -98,7 +98,7 @@ struct StoreRowsTests {
         #expect(try store.runs.latestResumableRun(job: "far")?.deadlineAt == nil)
     }
 
-    @Test func anEmptiedStoreIsRefusedAndLeftAsItIs() throws {
+    @Test(.sqliteOnly) func anEmptiedStoreIsRefusedAndLeftAsItIs() throws {
         let workspace = try TemporaryWorkspace()
         let file = try workspace.write("cache/offpeak.sqlite", "")
         let error = try #require(throws: OffpeakError.self) { try StoreTests.store(workspace) }
@@ -118,7 +118,7 @@ struct StoreRowsTests {
     /// Openers racing on a new workspace (threads here; processes in `TickTests`) all get the one
     /// store, made once under its own name: none sees a file another has just created and
     /// takes it for an emptied store.
-    @Test func openersRacingOnANewWorkspaceAllGetTheStore() throws {
+    @Test(.sqliteOnly) func openersRacingOnANewWorkspaceAllGetTheStore() throws {
         for _ in 1...5 {
             let workspace = try TemporaryWorkspace()
             let failures = Mutex<[String]>([])

@@ -8,7 +8,7 @@ import Testing
 /// The store through its real migrator, on a real SQLite file per test.
 struct StoreTests {
     static func store(_ workspace: TemporaryWorkspace) throws -> Store {
-        try Store.open(Workspace(root: workspace.root))
+        try workspace.openStore()
     }
 
     static func run(_ id: String, job: String = "j", state: RunState = .idle) -> RunRecord {
@@ -27,7 +27,7 @@ struct StoreTests {
             nextAttemptAt: nil, error: nil, createdAt: Date(), updatedAt: Date())
     }
 
-    @Test func migratorCreatesTheWholeSchemaOwnerOnly() throws {
+    @Test(.sqliteOnly) func migratorCreatesTheWholeSchemaOwnerOnly() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
         let tables = try store.sqlite.read { db in
@@ -58,7 +58,7 @@ struct StoreTests {
         #expect(run.state == .completed)
     }
 
-    @Test func mergeAddsNewItemsDropsRemovedOnesAndKeepsAnswers() throws {
+    @Test(.sqliteOnly) func mergeAddsNewItemsDropsRemovedOnesAndKeepsAnswers() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
         let a = Self.request("a", run: "r1", position: 0)

@@ -75,7 +75,7 @@ struct StoreUpgradeTests {
         #expect(totals.entries == 3 && totals.rawBytes == 8700 && totals.storedBytes == 4350)
     }
 
-    @Test func theCacheByteTotalFollowsEverySaveReplacementEvictionAndPurge() throws {
+    @Test(.sqliteOnly) func theCacheByteTotalFollowsEverySaveReplacementEvictionAndPurge() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
         let cache = ResponseCache(store: store, maxBytes: 6_000, logger: Logger(label: "test"))

@@ -26,7 +26,7 @@ struct StoredPayloadTests {
                 "jobs/inbox.yaml",
                 "kind: prompt\nqueue: true\nsystem: \(quoted)\ninstructions: Be brief.\ntemplate: \"{{item}}\"\n"
             )
-            store = try Store.open(Workspace(root: workspace.root))
+            store = try workspace.openStore()
             spec = try JobSpecParser.load(
                 path: workspace.root.appendingPathComponent("jobs/inbox.yaml"), workspace: workspace.root)
             queue = SubmissionQueue(
@@ -61,7 +61,7 @@ struct StoredPayloadTests {
         }
     }
 
-    @Test func aSubmittedRowHoldsItsPromptByReferenceAndReadsWhole() throws {
+    @Test(.sqliteOnly) func aSubmittedRowHoldsItsPromptByReferenceAndReadsWhole() throws {
         let inbox = try Inbox()
         let items = ["What is a tide?", "Quote \"this\" and a \\ backslash", "é€😀"]
         let ids = try inbox.submit(items)
@@ -92,7 +92,7 @@ struct StoredPayloadTests {
 
     /// A run's requests from its spec share the prompt too, and a spec that changes a pending
     /// request's prompt rewrites it whole; both read back as they were given.
-    @Test func aSpecRunSharesItsPromptAndReadsWhole() throws {
+    @Test(.sqliteOnly) func aSpecRunSharesItsPromptAndReadsWhole() throws {
         let inbox = try Inbox()
         let run = RunRecord.new(
             job: inbox.spec, provider: .sim, model: "m", itemsTotal: 2, at: Date())
@@ -123,7 +123,7 @@ struct StoredPayloadTests {
     }
 
     /// A short prompt (and a row written whole by an older offpeak) is kept whole and read as it is.
-    @Test func shortPromptsAndOldRowsStayWhole() throws {
+    @Test(.sqliteOnly) func shortPromptsAndOldRowsStayWhole() throws {
         let inbox = try Inbox(system: "Answer in one line.")
         let ids = try inbox.submit(["What is a tide?"])
         #expect(try inbox.rawPayloads() == [inbox.wholePayload("What is a tide?")])
@@ -134,7 +134,7 @@ struct StoredPayloadTests {
     }
 
     /// A row naming a text the store lacks is an error that says so, never a garbled prompt.
-    @Test func aMissingTextIsADataError() throws {
+    @Test(.sqliteOnly) func aMissingTextIsADataError() throws {
         let inbox = try Inbox(system: Self.system + "another prompt, never read before in this process")
         let ids = try inbox.submit(["x"])
         try inbox.store.sqlite.write { db in try db.execute(sql: "DELETE FROM shared_texts") }

@@ -70,10 +70,10 @@ struct SubmittedIDTests {
 
     /// An id given twice is refused at its own line, naming the first; given again later, naming the
     /// run that has it. Ids stay whole in the store.
-    @Test func repeatedIdsAreRefusedAtTheirOwnLine() throws {
+    @Test(.sqliteOnly) func repeatedIdsAreRefusedAtTheirOwnLine() throws {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\n")
-        let store = try Store.open(Workspace(root: workspace.root))
+        let store = try workspace.openStore()
         let spec = try Self.spec()
         let queue = SubmissionQueue(
             store: store, spec: spec, config: try WorkspaceConfigParser.load(workspace: workspace.root))
@@ -109,7 +109,7 @@ struct SubmittedIDTests {
     @Test func nothingAddedMakesNoRun() throws {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\n")
-        let store = try Store.open(Workspace(root: workspace.root))
+        let store = try workspace.openStore()
         let queue = SubmissionQueue(
             store: store, spec: try Self.spec(),
             config: try WorkspaceConfigParser.load(workspace: workspace.root))

@@ -139,7 +139,8 @@ struct UTF8TextTests {
         try Data(bytes).write(to: workspace.root.appendingPathComponent("prices.json"))
         let error = #expect(throws: OffpeakError.self) {
             try WorkspaceContext(
-                workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "t"))
+                workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+                logger: Logger(label: "t"))
         }
         #expect(error?.status == .configuration)
         #expect(error?.description == "offpeak.yaml:3:11: prices: \(expected)")

@@ -200,7 +200,8 @@ struct ValueLimitsTests {
             on: sim, documents: 2,
             extra: "cache_ttl: 3650d\ndeadline: 3650d\ncheckpoint_max_age: 3650d\nwindow: 24h\nlane: live")
         let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: [:], logger: Logger(label: "test"))
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
         let first = try context.run(try context.loadJob("docs"))
         #expect(first.status == .ok, "\(first.message)")
         #expect(first.spend.calls == 2)

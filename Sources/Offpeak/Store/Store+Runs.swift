@@ -71,7 +71,8 @@ extension SQLiteStore {
         try read { db in
             var query = RequestRecord.filter(Column("run_id") == runID)
             if let states { query = query.filter(states.map(\.rawValue).contains(Column("state"))) }
-            return try StoredPayload.expand(query.order(Column("position")).fetchAll(db), db)
+            return try StoredPayload.expand(
+                query.order(Column("position"), Column("item_id")).fetchAll(db), db)
         }
     }
 

@@ -30,8 +30,22 @@ struct MetricsFile {
     func write(tick: LastTick? = nil, store: Store? = nil) -> String? {
         guard let url, let path = context.config.metricsTextfile else { return nil }
         let workspace = context.workspace
-        guard FileManager.default.fileExists(atPath: workspace.databaseURL.path) else { return nil }
         do throws(OffpeakError) {
+            let reading: Store
+            if let store {
+                reading = store
+            } else {
+                guard let present = try context.openStoreIfPresent() else { return nil }
+                reading = present
+            }
+            // A workspace on a PostgreSQL store has no SQLite file to have made its cache folder.
+            do {
+                try FileManager.default.createDirectory(
+                    at: workspace.cacheDirectory, withIntermediateDirectories: true)
+            } catch {
+                throw OffpeakError(
+                    .ioError, "cannot create \(workspace.cacheDirectory.path)", cause: "\(error)")
+            }
             // One writer at a time: each reads the store and the last tick after the one before it
             // wrote, so the last file written is never older than one written before it.
             let lock = try FileLock.exclusive(
@@ -39,8 +53,6 @@ struct MetricsFile {
             defer { withExtendedLifetime(lock) {} }
             let lastTickURL = LastTick.url(in: workspace)
             try tick?.save(to: lastTickURL)
-            let reading: Store
-            if let store { reading = store } else { reading = try context.openStoreForReading() }
             let totals = try reading.ledger.workspaceTotals()
             let text = MetricsText(
                 totals: totals, prices: context.prices, lastTick: tick ?? LastTick.load(from: lastTickURL)

@@ -15,7 +15,7 @@ extension WorkspaceContext {
         if let problem = limits.outputProblem(maxTokens: spec.maxTokens) {
             throw OffpeakError(.dataError, "max_tokens: \(problem)", location: spec.sourcePath)
         }
-        let store = try Store.openReadOnlyIfPresent(try storeOpening())
+        let store = try openStoreIfPresent()
         let cache = store.map { ResponseCache(store: $0, maxBytes: config.cacheMaxBytes, logger: logger) }
         return try RunEstimator(
             spec: spec, model: model, provider: provider, config: config, prices: prices, store: store,

@@ -22,6 +22,12 @@ extension WorkspaceContext {
         try Store.openForReading(try storeOpening())
     }
 
+    /// The store read-only, or nil when the workspace has none yet (`Store.openReadOnlyIfPresent`):
+    /// for what only reports on a store some command made, and must not make one.
+    func openStoreIfPresent() throws(OffpeakError) -> Store? {
+        try Store.openReadOnlyIfPresent(try storeOpening())
+    }
+
     /// `offpeak store info`: the store opened as a reporting command opens it (a PostgreSQL store's
     /// schema brought up to date under its advisory lock, as the SQLite store's is), then described.
     public func storeInfo() throws(OffpeakError) -> StoreInfo {

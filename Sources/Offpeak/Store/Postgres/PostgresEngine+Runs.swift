@@ -98,13 +98,13 @@ extension PostgresEngine: RunStore {
                 try store.query(
                     """
                     SELECT \(unescaped: Self.requestColumns) FROM requests
-                    WHERE run_id = \(runID) AND state = ANY(\(states.map(\.rawValue))::text[]) ORDER BY position
+                    WHERE run_id = \(runID) AND state = ANY(\(states.map(\.rawValue))::text[]) ORDER BY position, item_id
                     """)
             } else {
                 try store.query(
                     """
                     SELECT \(unescaped: Self.requestColumns) FROM requests WHERE run_id = \(runID)
-                    ORDER BY position
+                    ORDER BY position, item_id
                     """)
             }
         return try self.requests(rows)

@@ -1,0 +1,45 @@
+import Foundation
+import Synchronization
+
+/// Which engine the suite's workspaces keep their store on. `OFFPEAK_TEST_STORE=postgresql` gives
+/// each `TemporaryWorkspace` its own database on the test process's cluster
+/// (`PostgresCluster.shared`), which the commands a test runs in it use (`OFFPEAK_STORE`); unset or
+/// `sqlite`, the embedded file, as a user gets it.
+public enum TestStore {
+    public static let onPostgres: Bool = {
+        let value = ProcessInfo.processInfo.environment["OFFPEAK_TEST_STORE"] ?? ""
+        return value == "postgresql"
+    }()
+
+    public static var name: String { onPostgres ? "postgresql" : "sqlite" }
+
+    /// Why a test runs on the SQLite pass only: it reads or writes the SQLite engine's rows or file
+    /// itself (damage, permissions, migrations, a peek at a table), which the role tests
+    /// (`*RoleTests`) and the PostgreSQL tests cover on the server.
+    public static let sqliteOnlyReason = "reads or writes the SQLite engine's rows or file itself"
+}
+
+/// A workspace's database on the test cluster, made when a command first needs it and dropped with
+/// the workspace.
+final class WorkspaceDatabase: Sendable {
+    private let url = Mutex<String?>(nil)
+
+    /// The environment that points a command at this workspace's database.
+    func environment() throws -> [String: String] {
+        let made = try url.withLock { url in
+            if let url { return url }
+            let made = try PostgresCluster.shared.makeDatabase()
+            url = made
+            return made
+        }
+        return ["OFFPEAK_STORE": made, "PGPASSWORD": PostgresCluster.shared.password]
+    }
+
+    deinit {
+        guard let made = url.withLock({ $0 }),
+            let name = made.split(separator: "/").last?.split(separator: "?").first
+        else { return }
+        _ = try? PostgresCluster.shared.psql(
+            "DROP DATABASE IF EXISTS \(name) WITH (FORCE)", database: "postgres")
+    }
+}
