@@ -9,7 +9,7 @@ SWIFT_BUILD_FLAGS ?=
 # (24.3 MB peak memory for `--version`, 21.4 MB without).
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -no-pie
 
-.PHONY: deps test-deps build demo test bench format lint clean chaos chaos-batch stress llama-check release \
+.PHONY: deps test-deps build demo test bench format lint clean chaos chaos-postgres chaos-batch stress llama-check release \
 	install uninstall
 
 ## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
@@ -60,6 +60,11 @@ bench: build
 ## chaos: kill -9 offpeak 100 times mid-run; every answer must match an uninterrupted run's (not a test).
 chaos: build
 	python3 scripts/chaos.py --kills 100 --items 3000 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+
+## chaos-postgres: the same with the store on a throwaway PostgreSQL cluster whose server is crashed
+## and restarted 5 times mid-run besides the kills; outputs byte-identical to a run on SQLite (not a test).
+chaos-postgres: build
+	python3 scripts/chaos.py --postgres --restarts 5 --kills 50 --items 2000 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 
 ## chaos-batch: kill -9 the batch lane 50 times across submit, poll and collect; each item answered
 ## and billed once, every answer equal to an uninterrupted run's (not a test).

@@ -16,16 +16,27 @@ Checks (any failure exits 1):
 Batching is off, so one item is one call and the planned-call count is exact; with batching on, a
 killed batched call would be retried in smaller batches and the bound would be looser.
 
+With --postgres, the chaos workspace's store is a database on a throwaway PostgreSQL cluster
+(initdb into a temporary folder, as nobody when run as root, on a free port), and --restarts R
+times during the kill phase the server is stopped as a crash stops it (`pg_ctl stop -m immediate`)
+while a process works, and started again a moment later: the process loses its connection with
+calls in flight and exits 75, the next tick resumes. The reference stays on SQLite, so "identical"
+also says both engines wrote the same answers. The bound on calls becomes planned + (kills +
+restarts) x calls in flight.
+
 Usage: scripts/chaos.py --bin DIR [--kills 5] [--items 300] [--seed S] [--latency-ms 30] [--in-flight 8]
+                        [--postgres [--restarts 3]]
 Python 3 standard library only.
 """
 
 import argparse
+import glob
 import json
 import os
 import random
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -75,6 +86,57 @@ class Sim:
             self.process.wait()
 
 
+class Cluster:
+    """A throwaway PostgreSQL cluster: initdb into a temporary folder (as nobody when root, which
+    PostgreSQL refuses to run as), trust on 127.0.0.1, a free port; removed by `remove`."""
+
+    def __init__(self):
+        versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not versions:
+            raise SystemExit("chaos: --postgres needs PostgreSQL's initdb (apt-get install -y postgresql)")
+        self.bin = os.path.dirname(versions[-1])
+        self.folder = tempfile.mkdtemp(prefix="offpeak-chaos-pg-")
+        self.data = os.path.join(self.folder, "data")
+        self.user = "offpeak_chaos"
+        self.as_nobody = os.geteuid() == 0
+        if self.as_nobody:
+            os.chown(self.folder, 65534, 65534)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self._run("initdb", "-D", self.data, "-U", self.user, "-A", "trust", "--no-sync")
+        self.start()
+
+    def _run(self, program, *arguments):
+        user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if self.as_nobody else []
+        result = subprocess.run(
+            [*user, os.path.join(self.bin, program), *arguments], cwd=self.folder, capture_output=True,
+            text=True, env={**os.environ, "LC_ALL": "C", "HOME": self.folder}, stdin=subprocess.DEVNULL)
+        if result.returncode != 0:
+            raise SystemExit(f"chaos: {program} failed: {result.stdout}{result.stderr}")
+
+    def start(self):
+        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.folder} -c max_connections=100"
+        self._run("pg_ctl", "start", "-D", self.data, "-w", "-t", "60", "-l",
+                  os.path.join(self.folder, "log"), "-o", options)
+
+    def crash(self):
+        """Stops the server as a crash does: every connection dropped, no checkpoint."""
+        self._run("pg_ctl", "stop", "-D", self.data, "-m", "immediate", "-w")
+
+    def database(self, name):
+        self._run("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user, "-d", "postgres",
+                  "-v", "ON_ERROR_STOP=1", "-c", f"CREATE DATABASE {name}")
+        return f"postgresql://{self.user}@127.0.0.1:{self.port}/{name}?sslmode=disable"
+
+    def remove(self):
+        subprocess.run(
+            [*(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if self.as_nobody else []),
+             os.path.join(self.bin, "pg_ctl"), "stop", "-D", self.data, "-m", "immediate", "-w"],
+            cwd=self.folder, capture_output=True, stdin=subprocess.DEVNULL)
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
 def document(index):
     """Document `index`, the same every time: a few sentences whose words depend on the index."""
     words = ["tide", "orbit", "lattice", "harbor", "ember", "quartz", "meadow", "signal", "copper",
@@ -111,7 +173,12 @@ def offpeak(bin_dir, workspace, *arguments, timeout=600):
 
 
 def runs(bin_dir, workspace):
+    # A store that is temporarily away (a PostgreSQL server restarting) is asked again.
+    deadline = time.monotonic() + 60
     status = offpeak(bin_dir, workspace, "status", "--json")
+    while status.returncode == 75 and time.monotonic() < deadline:
+        time.sleep(0.2)
+        status = offpeak(bin_dir, workspace, "status", "--json")
     if status.returncode != 0:
         raise SystemExit(f"chaos: offpeak status failed: {status.stderr.strip()}")
     return json.loads(status.stdout).get("runs", [])
@@ -180,16 +247,23 @@ def main():
                         help="calls offpeak keeps in flight (limits: in offpeak.yaml; default 8)")
     parser.add_argument("--max-ticks", type=int, default=20, help="ticks allowed to finish after the kills")
     parser.add_argument("--keep", action="store_true", help="keep the workspaces, and print where")
+    parser.add_argument("--postgres", action="store_true",
+                        help="the chaos workspace's store on a throwaway PostgreSQL cluster")
+    parser.add_argument("--restarts", type=int, default=3,
+                        help="with --postgres: server crashes and restarts during the kill phase (default 3)")
     args = parser.parse_args()
     if args.kills < 1 or args.items < 1 or args.in_flight < 1:
         parser.error("--kills, --items and --in-flight must be at least 1")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 1_000_000)
     rng = random.Random(seed)
+    restarts_asked = args.restarts if args.postgres else 0
     print(f"chaos: {args.items} items, {args.kills} kills, seed {seed}, sim latency {args.latency_ms} ms; "
-          "batching: off, so one item is one call and the planned-call count is exact")
+          "batching: off, so one item is one call and the planned-call count is exact"
+          + (f"; store on PostgreSQL, {restarts_asked} server restarts" if args.postgres else ""))
 
     sims = []
     workspaces = []
+    cluster = None
     started = time.monotonic()
     binaries = copy_binaries(args.bin)
     try:
@@ -233,9 +307,25 @@ def main():
 
         sim = Sim(args.bin, args.latency_ms, seed=1)
         sims.append(sim)
-        workspace = make_workspace(sim, args.items, args.in_flight)
+        store = ""
+        if args.postgres:
+            cluster = Cluster()
+            store = f"store: {cluster.database('chaos')}\n"
+        workspace = make_workspace(sim, args.items, args.in_flight, config=store)
         workspaces.append(workspace)
         before = sim.calls()
+        # The processes the server's crashes land on: that many of the first kill-phase processes,
+        # each while it works (after a random moment up to its start-up time plus half a second).
+        restart_at = set(rng.sample(range(args.kills), min(restarts_asked, args.kills)))
+        restarts = 0
+        restarters = []
+
+        def crash_and_restart(delay):
+            time.sleep(delay)
+            cluster.crash()
+            time.sleep(rng.uniform(0.2, 1.0))
+            cluster.start()
+
         kills = 0
         finished_before_kill = 0
         chaos_started = time.monotonic()
@@ -252,12 +342,20 @@ def main():
             process = subprocess.Popen(
                 [os.path.join(args.bin, "offpeak"), *command, "--workspace", workspace],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            if attempts - 1 in restart_at:
+                restarter = threading.Thread(
+                    target=crash_and_restart, args=(rng.uniform(0.05, first_call + 0.5),))
+                restarter.start()
+                restarters.append(restarter)
+                restarts += 1
             if wait_for_kill_point(process, sim, *kill_point()):
                 finished_before_kill += 1  # it ended on its own: not a kill
             else:
                 process.send_signal(signal.SIGKILL)
                 process.wait()
                 kills += 1
+        for restarter in restarters:
+            restarter.join()
         chaos_seconds = time.monotonic() - chaos_started
         done_by_kills = sum(run.get("items_done", 0) for run in runs(args.bin, workspace))
 
@@ -298,9 +396,9 @@ def main():
             violations.append(f"expected one run with every item done, found {summary}")
         if planned != args.items:
             violations.append(f"the reference run made {planned} calls for {args.items} items")
-        if billed > planned + kills * args.in_flight:
-            violations.append(f"billed {billed} calls > {planned} planned + {kills} kills x "
-                              f"{args.in_flight} in flight")
+        if billed > planned + (kills + restarts) * args.in_flight:
+            violations.append(f"billed {billed} calls > {planned} planned + ({kills} kills + {restarts} "
+                              f"restarts) x {args.in_flight} in flight")
         if billed < planned:
             violations.append(f"billed {billed} calls < {planned} planned: some item was never asked")
 
@@ -309,7 +407,9 @@ def main():
                       f"(+{finished_before_kill} processes ended before their kill)"),
             ("planned calls", str(planned)),
             ("billed calls", str(billed)),
-            ("extra calls", f"{billed - planned} (allowed: at most {kills} kills x {args.in_flight} in flight)"),
+            ("server restarts", f"{restarts} (store on PostgreSQL)" if args.postgres else "none (store on SQLite)"),
+            ("extra calls", f"{billed - planned} (allowed: at most ({kills} kills + {restarts} restarts) x "
+                            f"{args.in_flight} in flight)"),
             ("outputs identical", "yes" if identical else "no"),
             ("done when kills ended", f"{done_by_kills} of {args.items} items"),
             ("ticks to finish", str(ticks)),
@@ -331,6 +431,8 @@ def main():
     finally:
         for sim in sims:
             sim.stop()
+        if cluster is not None:
+            cluster.remove()
         shutil.rmtree(binaries, ignore_errors=True)
         if not args.keep:
             for workspace in workspaces:
