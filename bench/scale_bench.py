@@ -5,6 +5,7 @@ store, as two Markdown tables.
     python3 bench/scale_bench.py                                  # quick scale, this tree's release build
     python3 bench/scale_bench.py --full                           # 100,000 requests, 1,000,000 cache entries
     python3 bench/scale_bench.py --full --before-bin /tmp/base    # the same beside an older release build
+    python3 bench/scale_bench.py --postgres                       # SQLite and PostgreSQL side by side
 
 Backlog: N requests submitted (`offpeak submit`) to one `queue: true` job shaped like W-inbox (a
 ~5.2 KB shared system prompt and instructions, items of 25-120 tokens, `batching: {max_items: 8}`),
@@ -18,6 +19,11 @@ entries of ~2 KB answers, R requests, L ledger rows over 90 days, 1,000 runs, 50
 Each report command and an idle tick run once to warm up, then up to `--runs` times (median shown).
 With `--before-bin`, the store is made by the older build and copied, so the newer build opens it
 as an upgrade would (the time of that first open, migration included, is noted).
+
+With `--postgres`, every measurement is made twice by the same build: on the embedded SQLite store
+and on a database of a throwaway PostgreSQL cluster on this machine (`pgcluster.py`, default
+settings, over TCP on 127.0.0.1); the store of the second table is moved there with
+`offpeak store copy` (its time is noted) and the workspace's `store:` names it.
 
 A `--bin` folder that is not a release build (as `make bench` passes) is ignored and this tree is
 built as `make release` builds it (`release.py`): a debug build measures Swift's -Onone code, not offpeak.
@@ -45,6 +51,7 @@ ROOT = HERE.parent
 sys.dont_write_bytecode = True
 sys.path.insert(0, str(HERE))
 
+import pgcluster  # noqa: E402
 import release  # noqa: E402
 import scale_store  # noqa: E402
 import textgen  # noqa: E402
@@ -73,6 +80,13 @@ class BenchError(Exception):
 class Build:
     label: str
     folder: Path
+    # The PostgreSQL cluster this side's stores are made on; None: the embedded SQLite file.
+    cluster: pgcluster.Cluster | None = None
+
+    def store_line(self, name: str) -> str:
+        """offpeak.yaml's `store:` line for a new store called `name`: a new database on this side's
+        cluster, or nothing (the workspace's SQLite file)."""
+        return f"store: {self.cluster.database(name)}\n" if self.cluster else ""
 
     @property
     def offpeak(self) -> Path:
@@ -158,7 +172,8 @@ def run_backlog(spawner: Spawner, build: Build, requests: int, scratch: Path, li
     try:
         with Sim(build.sim, [], scratch, f"backlog-{build.label}-{requests}") as sim:
             (workspace / "jobs").mkdir(parents=True)
-            (workspace / "offpeak.yaml").write_text(f"provider: sim\nbase_url: {sim.url}\n")
+            (workspace / "offpeak.yaml").write_text(
+                f"provider: sim\nbase_url: {sim.url}\n" + build.store_line(f"backlog_{requests}"))
             (workspace / "jobs" / f"{JOB}.yaml").write_text(json.dumps(job, indent=1) + "\n")
             errors = scratch / f"submit-{build.label}-{requests}.err"
             submitted = spawner.run([build.offpeak, "submit", "--job", JOB, "--workspace", workspace],
@@ -266,12 +281,21 @@ def store_section(spawner: Spawner, builds: list[Build], scale: scale_store.Scal
     for build in builds:
         workspace = scratch / f"store-{build.label}"
         shutil.copytree(base, workspace)
+        if build.cluster:
+            url = build.cluster.database("reports")
+            copied = spawner.run([build.offpeak, "store", "copy", "--to", url, "--workspace", workspace])
+            if copied.status != 0:
+                raise BenchError(f"offpeak store copy exited {copied.status}")
+            log(f"  {build.label}: store copied in {copied.wall:.1f} s")
+            first_open[f"{build.label} (store copy)"] = copied.wall
+            with open(workspace / "offpeak.yaml", "a") as config:
+                config.write(f"\nstore: {url}\n")
         first_open[build.label] = spawner.run([build.offpeak, "status", "--workspace", workspace]).wall
         log(f"  {build.label}: first open {first_open[build.label]:.1f} s; timing commands ...")
         timings[build.label] = scale_store.time_commands(spawner, build.offpeak, workspace, runs)
         shutil.rmtree(workspace, ignore_errors=True)
     header = "| command | " + " | ".join(f"{b.label} s | {b.label} RSS MB" for b in builds)
-    header += " | before/after |" if len(builds) == 2 else " |"
+    header += f" | {builds[0].label}/{builds[1].label} |" if len(builds) == 2 else " |"
     lines = [header, "| --- |" + " ---: | ---: |" * len(builds) + (" ---: |" if len(builds) == 2 else "")]
     for name, _ in scale_store.COMMANDS:
         cells = []
@@ -304,6 +328,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--calls", type=int, help="stop each run after this many calls")
     parser.add_argument("--seconds", type=float, help="...or this many seconds past its first call")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per store command (median shown)")
+    parser.add_argument("--postgres", action="store_true",
+                        help="measure the build on SQLite and on a throwaway PostgreSQL cluster, side by side")
     parser.add_argument("--no-backlog", action="store_true", help="skip the backlog table")
     parser.add_argument("--no-store", action="store_true", help="skip the store table")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
@@ -314,7 +340,7 @@ def parse_args() -> argparse.Namespace:
 def section(bin_dir: Path | None, args: argparse.Namespace | None = None) -> tuple[str, bool]:
     """The scale bench as Markdown, and whether it ran; never raises for a failed part."""
     args = args or argparse.Namespace(before_bin=None, full=False, requests=None, entries=None, store_requests=None,
-                                      ledger=None, calls=None, seconds=None, runs=5, no_backlog=False,
+                                      ledger=None, calls=None, seconds=None, runs=5, postgres=False, no_backlog=False,
                                       no_store=False, keep=False)
     preset = FULL if args.full else QUICK
     limits = {"calls": args.calls or preset["calls"], "seconds": args.seconds or preset["seconds"]}
@@ -322,10 +348,14 @@ def section(bin_dir: Path | None, args: argparse.Namespace | None = None) -> tup
     scratch = Path(tempfile.mkdtemp(prefix="offpeak-scale-bench-"))
     parts, ok = [], True
     spawner = Spawner()  # first, while this process is small: see spawner.py
+    cluster = None
     try:
         builds = [Build("after", release_folder(bin_dir))]
         if args.before_bin:
             builds.insert(0, Build("before", args.before_bin.resolve()))
+        if args.postgres:
+            cluster = pgcluster.Cluster()
+            builds = [Build("sqlite", builds[-1].folder), Build("postgresql", builds[-1].folder, cluster)]
         job, _ = submission_lines(0, scratch / "none.jsonl")
         system_prompt = job["system"] + "\n\n" + job["instructions"]
         if not args.no_backlog:
@@ -355,12 +385,15 @@ def section(bin_dir: Path | None, args: argparse.Namespace | None = None) -> tup
                 f"{info['fill_seconds']:.0f} s. First `status` on each copy (opening, migrating): {opened}. "
                 "Wall seconds, median of the timed runs after one warm-up; RSS is the largest seen.", "",
                 *lines, ""]
-    except (BenchError, OSError, subprocess.SubprocessError, ValueError, KeyError) as error:
+    except (BenchError, pgcluster.ClusterError, OSError, subprocess.SubprocessError, ValueError,
+            KeyError) as error:
         log(f"scale bench failed: {error}")
         parts.append(f"CRASHED: {type(error).__name__}: {error}")
         ok = False
     finally:
         spawner.close()
+        if cluster:
+            cluster.remove()
         if args.keep:
             log(f"scratch kept in {scratch}")
         else:

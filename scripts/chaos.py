@@ -30,19 +30,21 @@ Python 3 standard library only.
 """
 
 import argparse
-import glob
 import json
 import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import urllib.request
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+sys.dont_write_bytecode = True
+from pgcluster import Cluster, ClusterError  # noqa: E402
 
 JOB = "chaos"
 
@@ -84,57 +86,6 @@ class Sim:
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait()
-
-
-class Cluster:
-    """A throwaway PostgreSQL cluster: initdb into a temporary folder (as nobody when root, which
-    PostgreSQL refuses to run as), trust on 127.0.0.1, a free port; removed by `remove`."""
-
-    def __init__(self):
-        versions = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-        if not versions:
-            raise SystemExit("chaos: --postgres needs PostgreSQL's initdb (apt-get install -y postgresql)")
-        self.bin = os.path.dirname(versions[-1])
-        self.folder = tempfile.mkdtemp(prefix="offpeak-chaos-pg-")
-        self.data = os.path.join(self.folder, "data")
-        self.user = "offpeak_chaos"
-        self.as_nobody = os.geteuid() == 0
-        if self.as_nobody:
-            os.chown(self.folder, 65534, 65534)
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self._run("initdb", "-D", self.data, "-U", self.user, "-A", "trust", "--no-sync")
-        self.start()
-
-    def _run(self, program, *arguments):
-        user = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if self.as_nobody else []
-        result = subprocess.run(
-            [*user, os.path.join(self.bin, program), *arguments], cwd=self.folder, capture_output=True,
-            text=True, env={**os.environ, "LC_ALL": "C", "HOME": self.folder}, stdin=subprocess.DEVNULL)
-        if result.returncode != 0:
-            raise SystemExit(f"chaos: {program} failed: {result.stdout}{result.stderr}")
-
-    def start(self):
-        options = f"-p {self.port} -c listen_addresses=127.0.0.1 -k {self.folder} -c max_connections=100"
-        self._run("pg_ctl", "start", "-D", self.data, "-w", "-t", "60", "-l",
-                  os.path.join(self.folder, "log"), "-o", options)
-
-    def crash(self):
-        """Stops the server as a crash does: every connection dropped, no checkpoint."""
-        self._run("pg_ctl", "stop", "-D", self.data, "-m", "immediate", "-w")
-
-    def database(self, name):
-        self._run("psql", "-h", "127.0.0.1", "-p", str(self.port), "-U", self.user, "-d", "postgres",
-                  "-v", "ON_ERROR_STOP=1", "-c", f"CREATE DATABASE {name}")
-        return f"postgresql://{self.user}@127.0.0.1:{self.port}/{name}?sslmode=disable"
-
-    def remove(self):
-        subprocess.run(
-            [*(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] if self.as_nobody else []),
-             os.path.join(self.bin, "pg_ctl"), "stop", "-D", self.data, "-m", "immediate", "-w"],
-            cwd=self.folder, capture_output=True, stdin=subprocess.DEVNULL)
-        shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def document(index):
@@ -309,7 +260,10 @@ def main():
         sims.append(sim)
         store = ""
         if args.postgres:
-            cluster = Cluster()
+            try:
+                cluster = Cluster()
+            except ClusterError as error:
+                raise SystemExit(f"chaos: {error}") from error
             store = f"store: {cluster.database('chaos')}\n"
         workspace = make_workspace(sim, args.items, args.in_flight, config=store)
         workspaces.append(workspace)

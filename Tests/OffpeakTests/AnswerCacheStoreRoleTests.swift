@@ -44,6 +44,28 @@ struct AnswerCacheStoreRoleTests {
         try roles.cache.saveCacheEntries(records, accesses: PendingAccesses.Batch(), maxBytes: maxBytes)
     }
 
+    /// Many keys looked up at once find what each lookup alone finds: every entry there (fresh or
+    /// not) once, by key, whatever repeats or misses the list holds.
+    @Test(arguments: StoreEngine.allCases)
+    func manyKeysAtOnceFindWhatEachFindsAlone(engine: StoreEngine) throws {
+        let roles = try engine.roles()
+        _ = try Self.save(
+            roles, [Self.entry("a", ttl: 100), Self.entry("b", size: 50, fill: 1), Self.entry("c")])
+        let keys = ["b", "missing", "a", "b", "c"]
+        let now = F.t0 + 200
+        let found = try roles.cache.findCacheEntries(keys: keys, now: F.t0 + 50) { key, payload, fresh in
+            (key, Array(payload), fresh)
+        }
+        #expect(found.keys.sorted() == ["a", "b", "c"])
+        for key in ["a", "b", "c"] {
+            let alone = try #require(try Self.find(roles.cache, key, at: F.t0 + 50))
+            #expect(found[key]?.0 == key && found[key]?.1 == alone.0 && found[key]?.2 == alone.1)
+        }
+        let later = try roles.cache.findCacheEntries(keys: keys, now: now) { _, _, fresh in fresh }
+        #expect(later == ["a": false, "b": true, "c": true])
+        #expect(try roles.cache.findCacheEntries(keys: [], now: now) { _, _, fresh in fresh }.isEmpty)
+    }
+
     @Test(arguments: StoreEngine.allCases)
     func anEntryIsFoundFreshUntilItExpiresAndReplacedKeepingItsHits(engine: StoreEngine) throws {
         let roles = try engine.roles()

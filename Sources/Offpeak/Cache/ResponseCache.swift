@@ -37,12 +37,43 @@ public final class ResponseCache: Sendable {
     /// Counts a hit or a miss for the local day; a hit also bumps the entry's hits and last access.
     /// A payload that fails to decompress or decode is a miss: logged, the entry deleted.
     public func answer(for key: String, now: Date = Date()) throws(OffpeakError) -> CachedAnswer? {
-        let found = try lookup(key, now: now) { payload, fresh in
-            fresh
-                ? Result { () throws(CachePayload.Failure) in
-                    try CachePayload.decodeAnswer(from: payload)
-                } : nil
+        let found = try lookup(key, now: now) { payload, fresh in Self.freshAnswer(payload, fresh) }
+        return settle(key, found, now: now)
+    }
+
+    /// `answer(for:)` of each of `keys`, looked up together (one round trip on a store that is a
+    /// server away): the fresh answers found, by key. Each key counts a hit or a miss as
+    /// `answer(for:)` does.
+    func answers(for keys: [String], now: Date = Date()) throws(OffpeakError) -> [String: CachedAnswer] {
+        let found = try store.cache.findCacheEntries(keys: keys, now: now) {
+            _, payload, fresh -> (Result<CachedAnswer, CachePayload.Failure>, Data)? in
+            guard let result = Self.freshAnswer(payload, fresh) else { return nil }
+            guard case .failure = result else { return (result, Data()) }
+            return (result, Data(payload))
         }
+        var answers: [String: CachedAnswer] = [:]
+        for key in keys {
+            if let answer = settle(key, found[key] ?? nil, now: now) { answers[key] = answer }
+        }
+        return answers
+    }
+
+    /// A payload's answer when it is fresh; nil for an entry past its time.
+    private static func freshAnswer(_ payload: UnsafeRawBufferPointer, _ fresh: Bool)
+        -> Result<CachedAnswer, CachePayload.Failure>?
+    {
+        fresh
+            ? Result { () throws(CachePayload.Failure) in
+                try CachePayload.decodeAnswer(from: payload)
+            } : nil
+    }
+
+    /// What one lookup found, counted (a hit, or a miss) and, when unreadable, deleted.
+    private func settle(
+        _ key: String, _ found: (Result<CachedAnswer, CachePayload.Failure>, Data)?, now: Date
+    )
+        -> CachedAnswer?
+    {
         switch found {
         case nil:
             count(key: nil, kind: .answer, hit: false, at: now)

@@ -71,10 +71,10 @@ extension RunSession {
     {
         var rest: [(record: RequestRecord, request: CompletionRequest)] = []
         var hits: [(record: RequestRecord, answer: CachedAnswer)] = []
+        let answers = try context.cache.answers(
+            for: pending.filter { policy(of: $0.record) == .normal }.map(\.record.cacheKey))
         for entry in pending {
-            guard policy(of: entry.record) == .normal,
-                let answer = try context.cache.answer(for: entry.record.cacheKey)
-            else {
+            guard policy(of: entry.record) == .normal, let answer = answers[entry.record.cacheKey] else {
                 rest.append(entry)
                 continue
             }

@@ -14,6 +14,14 @@ protocol AnswerCacheStore: AnyObject, Sendable {
         key: String, now: Date, _ body: (_ payload: UnsafeRawBufferPointer, _ fresh: Bool) -> T
     ) throws(OffpeakError) -> T?
 
+    /// Looks every one of `keys` up, as `findCacheEntry` does each, and hands `body` each entry
+    /// found (its key, payload in place, freshness); what `body` made of each, by key. An engine a
+    /// round trip away reads them all at once; the default asks `findCacheEntry` key by key.
+    func findCacheEntries<T>(
+        keys: [String], now: Date,
+        _ body: (_ key: String, _ payload: UnsafeRawBufferPointer, _ fresh: Bool) -> T
+    ) throws(OffpeakError) -> [String: T]
+
     /// Writes `accesses`, upserts `records` (an entry already there is replaced but keeps its hit
     /// count) and deletes the least recently used entries until the payloads fit in `maxBytes`, in
     /// one transaction.
@@ -48,4 +56,19 @@ protocol AnswerCacheStore: AnyObject, Sendable {
     /// Deletes the entries in `scope`; the day counters stay.
     /// - Returns: how many were deleted.
     func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> Int
+}
+
+extension AnswerCacheStore {
+    func findCacheEntries<T>(
+        keys: [String], now: Date,
+        _ body: (_ key: String, _ payload: UnsafeRawBufferPointer, _ fresh: Bool) -> T
+    ) throws(OffpeakError) -> [String: T] {
+        var found: [String: T] = [:]
+        for key in keys where found[key] == nil {
+            if let value = try findCacheEntry(key: key, now: now, { body(key, $0, $1) }) {
+                found[key] = value
+            }
+        }
+        return found
+    }
 }

@@ -62,6 +62,21 @@ struct BatchRecord: StoredRecord, Equatable {
     /// Whether the batch is out and its polls have failed `failuresShown` times in a row.
     var isFailing: Bool { isOpen && pollFailures >= Self.failuresShown }
 
+    /// A new batch of `calls` (each call the ids of the requests it answers), about to be sent.
+    static func prepared(
+        runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
+        worstTokens: (input: Int, output: Int), now: Date
+    ) -> BatchRecord {
+        var batch = BatchRecord(
+            id: newID(), runId: runID, provider: provider, model: model, remoteId: nil, state: .preparing,
+            preparedAt: now, worstDollars: worstDollars)
+        batch.worstInputTokens = worstTokens.input
+        batch.worstOutputTokens = worstTokens.output
+        batch.requests = calls.count
+        batch.items = calls.reduce(0) { $0 + $1.count }
+        return batch
+    }
+
     static func newID() -> String {
         let hex = String(UInt64.random(in: 0..<(1 << 48)), radix: 16)
         return "ob" + String(repeating: "0", count: 12 - hex.count) + hex

@@ -10,13 +10,9 @@ extension SQLiteStore {
         worstTokens: (input: Int, output: Int) = (0, 0), now: Date
     ) throws(OffpeakError) -> BatchRecord {
         try write { db in
-            var batch = BatchRecord(
-                id: BatchRecord.newID(), runId: runID, provider: provider, model: model, remoteId: nil,
-                state: .preparing, preparedAt: now, worstDollars: worstDollars)
-            batch.worstInputTokens = worstTokens.input
-            batch.worstOutputTokens = worstTokens.output
-            batch.requests = calls.count
-            batch.items = calls.reduce(0) { $0 + $1.count }
+            var batch = BatchRecord.prepared(
+                runID: runID, provider: provider, model: model, calls: calls, worstDollars: worstDollars,
+                worstTokens: worstTokens, now: now)
             try batch.insert(db)
             for (index, requestIDs) in calls.enumerated() {
                 for (slot, requestID) in requestIDs.enumerated() {

@@ -26,26 +26,28 @@ public final class Store: Sendable {
         case postgres(PostgresEngine)
     }
 
-    init(_ engine: SQLiteStore) {
-        runs = engine
-        ledger = engine
-        batches = engine
-        schedules = engine
-        submissions = engine
-        leases = engine
-        cache = engine
-        self.engine = .sqlite(engine)
+    convenience init(_ engine: SQLiteStore) {
+        self.init(roles: engine, engine: .sqlite(engine))
     }
 
-    init(_ engine: PostgresEngine) {
-        runs = engine
-        ledger = engine
-        batches = engine
-        schedules = engine
-        submissions = engine
-        leases = engine
-        cache = engine
-        self.engine = .postgres(engine)
+    convenience init(_ engine: PostgresEngine) {
+        self.init(roles: engine, engine: .postgres(engine))
+    }
+
+    /// Every role played by `roles`, the one engine.
+    private init(
+        roles: some RunStore & LedgerStore & BatchStore & ScheduleStore & SubmissionStore & LeaseStore
+            & AnswerCacheStore,
+        engine: Engine
+    ) {
+        runs = roles
+        ledger = roles
+        batches = roles
+        schedules = roles
+        submissions = roles
+        leases = roles
+        cache = roles
+        self.engine = engine
     }
 
     /// Where a workspace's store is, and what opening it needs besides: the environment (a

@@ -24,6 +24,28 @@ extension PostgresEngine: AnswerCacheStore {
         return payload.withUnsafeReadableBytes { body($0, fresh) }
     }
 
+    /// One statement for all of `keys`: each lookup alone would be a round trip to the server.
+    func findCacheEntries<T>(
+        keys: [String], now: Date,
+        _ body: (_ key: String, _ payload: UnsafeRawBufferPointer, _ fresh: Bool) -> T
+    ) throws(OffpeakError) -> [String: T] {
+        guard !keys.isEmpty else { return [:] }
+        let rows = try store.query(
+            """
+            SELECT key, payload, expires_at > \(now) AS fresh FROM cache_entries
+            WHERE key = ANY(\(Array(Set(keys)))::text[])
+            """)
+        var found: [String: T] = [:]
+        for row in rows {
+            let columns = PostgresColumns(row, store)
+            let key = try columns("key", as: String.self)
+            let payload = try columns("payload", as: ByteBuffer.self)
+            let fresh = try columns("fresh", as: Bool.self)
+            found[key] = payload.withUnsafeReadableBytes { body(key, $0, fresh) }
+        }
+        return found
+    }
+
     func saveCacheEntries(_ records: [CacheEntryRecord], accesses: PendingAccesses.Batch, maxBytes: Int)
         throws(OffpeakError) -> Int
     {

@@ -15,13 +15,9 @@ extension PostgresEngine: BatchStore {
         runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
         worstTokens: (input: Int, output: Int), now: Date
     ) throws(OffpeakError) -> BatchRecord {
-        var batch = BatchRecord(
-            id: BatchRecord.newID(), runId: runID, provider: provider, model: model, remoteId: nil,
-            state: .preparing, preparedAt: now, worstDollars: worstDollars)
-        batch.worstInputTokens = worstTokens.input
-        batch.worstOutputTokens = worstTokens.output
-        batch.requests = calls.count
-        batch.items = calls.reduce(0) { $0 + $1.count }
+        let batch = BatchRecord.prepared(
+            runID: runID, provider: provider, model: model, calls: calls, worstDollars: worstDollars,
+            worstTokens: worstTokens, now: now)
         try StoredDate.check(batch)
         var items: [BatchItemRecord] = []
         for (index, requestIDs) in calls.enumerated() {
