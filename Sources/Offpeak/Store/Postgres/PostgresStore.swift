@@ -20,11 +20,13 @@ final class PostgresStore: @unchecked Sendable {
     let logger: Logger
     private let connection: PostgresConnection
     private let lock = NSRecursiveLock()
+    private let closing = CloseWatch()
 
     private init(url: PostgresURL, connection: PostgresConnection, logger: Logger) {
         self.url = url
         self.connection = connection
         self.logger = logger
+        connection.closeFuture.whenComplete { [closing] _ in closing.closed() }
     }
 
     /// Closed and waited for: postgres-nio requires a connection closed before it is released, and
@@ -32,7 +34,7 @@ final class PostgresStore: @unchecked Sendable {
     deinit { close() }
 
     /// postgres-nio's future-returning `close()` (it also has an `async` one of the same name).
-    private func closing() -> EventLoopFuture<Void> {
+    private func closeConnection() -> EventLoopFuture<Void> {
         let future: EventLoopFuture<Void> = connection.close()
         return future
     }
@@ -104,16 +106,23 @@ final class PostgresStore: @unchecked Sendable {
     ///
     /// postgres-nio 1.33.2 was seen to leave a query unanswered forever on a connection the server
     /// had ended (`pg_terminate_backend`, 57P01): the query's future never completed although the
-    /// channel was closed. Racing it with `closeFuture` turns that into a lost connection.
+    /// channel was closed. Racing it with the connection's closing turns that into a lost
+    /// connection. The race is registered with `closing` while the statement waits and removed once
+    /// it is answered: a callback on `closeFuture` per statement would be kept until the connection
+    /// closes, millions of them over a long run.
     private func answerOrLoss<Value: Sendable>(_ future: EventLoopFuture<Value>) -> EventLoopFuture<Value> {
         let promise = connection.eventLoop.makePromise(of: Value.self)
         let settled = Atomic<Bool>(false)
-        future.whenComplete { result in
+        let waiter = closing.register {
+            if settled.exchange(true, ordering: .acquiringAndReleasing) { return }
+            promise.fail(ConnectionClosed())
+        }
+        future.whenComplete { [closing] result in
+            if let waiter { closing.remove(waiter) }
             if settled.exchange(true, ordering: .acquiringAndReleasing) { return }
             promise.completeWith(result)
         }
-        connection.closeFuture.whenComplete { _ in
-            if settled.exchange(true, ordering: .acquiringAndReleasing) { return }
+        if waiter == nil, !settled.exchange(true, ordering: .acquiringAndReleasing) {
             promise.fail(ConnectionClosed())
         }
         return promise.futureResult
@@ -129,9 +138,12 @@ final class PostgresStore: @unchecked Sendable {
     {
         lock.lock()
         defer { lock.unlock() }
-        try query(PostgresQuery(unsafeSQL: begin))
-        do {
+        // Sent, not waited for: the body's first statement goes after it on the connection, so its
+        // answer comes after BEGIN's, and the transaction costs one round trip less.
+        let opened = answerOrLoss(connection.query(PostgresQuery(unsafeSQL: begin), logger: logger))
+        do throws(OffpeakError) {
             let value = try body()
+            do { _ = try opened.wait() } catch { throw PostgresFault.error(error, url: url) }
             try query("COMMIT")
             return value
         } catch {
@@ -156,9 +168,44 @@ final class PostgresStore: @unchecked Sendable {
 
     /// Closes the connection, waiting for the server to see it go.
     func close() {
-        _ = try? closing().wait()
+        _ = try? closeConnection().wait()
     }
 
     /// The process's connection ids, for postgres-nio's log metadata.
     private static let nextID = Atomic<Int>(0)
+}
+
+/// What waits on a connection's answers and must fail when it closes (`PostgresStore.answerOrLoss`).
+final class CloseWatch: Sendable {
+    private struct State {
+        var next = 0
+        var failures: [Int: @Sendable () -> Void] = [:]
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Keeps `fail` until `remove` or the connection closes; nil when it has closed already.
+    func register(_ fail: @escaping @Sendable () -> Void) -> Int? {
+        state.withLock { state in
+            guard !state.closed else { return nil }
+            state.next += 1
+            state.failures[state.next] = fail
+            return state.next
+        }
+    }
+
+    func remove(_ waiter: Int) {
+        _ = state.withLock { $0.failures.removeValue(forKey: waiter) }
+    }
+
+    /// The connection closed: everything still waiting fails.
+    func closed() {
+        let failures = state.withLock { state in
+            state.closed = true
+            defer { state.failures = [:] }
+            return Array(state.failures.values)
+        }
+        for fail in failures { fail() }
+    }
 }
