@@ -128,7 +128,9 @@ extension PostgresStore: StoreCopySource, StoreCopyTarget {
                 binds: bindings))
     }
 
-    /// Identity columns continue after the copied ids, as SQLite's `AUTOINCREMENT` does.
+    /// Identity columns continue after the copied ids, as SQLite's `AUTOINCREMENT` does; the
+    /// planner's statistics describe the rows just loaded (`ANALYZE`), not the empty tables they
+    /// were made as, which autovacuum would correct only later.
     func copyFinish(_ schema: [CopyTable]) throws(OffpeakError) {
         let rows = try query(
             """
@@ -145,6 +147,7 @@ extension PostgresStore: StoreCopySource, StoreCopyTarget {
                             coalesce(max("\(column)"), 0) + 1, false) FROM "\(table)"
                         """))
         }
+        try query("ANALYZE")
     }
 
     private static func bind(
