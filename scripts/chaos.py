@@ -274,10 +274,10 @@ def main():
         restarts = 0
         restarters = []
 
-        def crash_and_restart(delay):
+        def crash_and_restart(delay, downtime):
             time.sleep(delay)
             cluster.crash()
-            time.sleep(rng.uniform(0.2, 1.0))
+            time.sleep(downtime)
             cluster.start()
 
         kills = 0
@@ -297,8 +297,10 @@ def main():
                 [os.path.join(args.bin, "offpeak"), *command, "--workspace", workspace],
                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             if attempts - 1 in restart_at:
+                # Both drawn here, not in the thread, so a seed gives the same run again.
                 restarter = threading.Thread(
-                    target=crash_and_restart, args=(rng.uniform(0.05, first_call + 0.5),))
+                    target=crash_and_restart,
+                    args=(rng.uniform(0.05, first_call + 0.5), rng.uniform(0.2, 1.0)))
                 restarter.start()
                 restarters.append(restarter)
                 restarts += 1

@@ -89,6 +89,23 @@ struct ResponseCacheTests {
         #expect(try cache.stats(now: Self.t0 + 1).hitsTotal == 1)
     }
 
+    /// A round's keys looked up together count as one `answer(for:)` per key would: a key asked
+    /// twice is two hits, a missing one asked twice two misses. (Both engines: this suite runs on
+    /// each pass.)
+    @Test func manyKeysAtOnceCountAsOneLookupEach() throws {
+        let cache = cache()
+        try cache.save(
+            answers: [(Self.key(1), Self.answer(1)), (Self.key(2), Self.answer(2))], job: "j",
+            provider: "sim",
+            ttl: 60, now: Self.t0)
+        let found = try cache.answers(
+            for: [Self.key(1), Self.key(3), Self.key(1), Self.key(2), Self.key(3)], now: Self.t0 + 1)
+        #expect(found == [Self.key(1): Self.answer(1), Self.key(2): Self.answer(2)])
+        let stats = try cache.stats(now: Self.t0 + 1)
+        #expect(stats.hitsTotal == 3)
+        #expect(stats.missesTotal == 2)
+    }
+
     /// Saves answers 1 and 2, in the answer form or (`json`) in the form older offpeaks wrote.
     func saveTwo(_ cache: ResponseCache, json: Bool) throws {
         guard json else {

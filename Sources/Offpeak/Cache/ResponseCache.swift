@@ -51,11 +51,17 @@ public final class ResponseCache: Sendable {
             guard case .failure = result else { return (result, Data()) }
             return (result, Data(payload))
         }
-        var answers: [String: CachedAnswer] = [:]
+        // A key asked again counts again, as a second `answer(for:)` would: a hit, or a miss once
+        // the first asking found it missing or unreadable (and deleted it).
+        var settled: [String: CachedAnswer?] = [:]
         for key in keys {
-            if let answer = settle(key, found[key] ?? nil, now: now) { answers[key] = answer }
+            if let earlier = settled[key] {
+                count(key: earlier == nil ? nil : key, kind: .answer, hit: earlier != nil, at: now)
+            } else {
+                settled[key] = .some(settle(key, found[key] ?? nil, now: now))
+            }
         }
-        return answers
+        return settled.compactMapValues { $0 }
     }
 
     /// A payload's answer when it is fresh; nil for an entry past its time.

@@ -107,14 +107,10 @@ public final class Store: Sendable {
     }
 
     private static func connect(_ url: PostgresURL, _ opening: Opening) throws(OffpeakError) -> Store {
-        let store = try PostgresStore.connect(url, environment: opening.environment, logger: opening.logger)
-        do {
-            try PostgresMigrations.migrate(store)
-        } catch {
-            store.close()
-            throw error
-        }
-        return Store(PostgresEngine(store))
+        Store(
+            PostgresEngine(
+                try PostgresMigrations.connect(url, environment: opening.environment, logger: opening.logger))
+        )
     }
 
     /// Refuses, saying why, a workspace whose SQLite store this process cannot write. (A PostgreSQL

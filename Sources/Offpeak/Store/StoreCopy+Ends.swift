@@ -21,12 +21,9 @@ extension StoreCopy {
         switch (from, to) {
         case (.sqlite, .postgres(let url)):
             let source = try SQLiteCopyEnd(openSource(sqliteFile))
-            let target = try connect(url, environment: environment, logger: logger)
-            defer { target.close() }
-            let report = try copy(from: source, to: target, schema: schema(target.copyColumns))
-            return StoreCopyOutcome(
-                from: source.copyDescription, to: target.copyDescription, setting: to.description,
-                tables: report)
+            return try intoPostgres(
+                url, from: source, described: source.copyDescription, setting: to, environment: environment,
+                logger: logger)
         case (.postgres(let url), .sqlite):
             try refuseExisting(sqliteFile)
             let source = try connect(url, environment: environment, logger: logger)
@@ -40,12 +37,9 @@ extension StoreCopy {
         case (.postgres(let fromURL), .postgres(let toURL)):
             let source = try connect(fromURL, environment: environment, logger: logger)
             defer { source.close() }
-            let target = try connect(toURL, environment: environment, logger: logger)
-            defer { target.close() }
-            let report = try copy(from: source, to: target, schema: schema(target.copyColumns))
-            return StoreCopyOutcome(
-                from: source.copyDescription, to: target.copyDescription, setting: to.description,
-                tables: report)
+            return try intoPostgres(
+                toURL, from: source, described: source.copyDescription, setting: to, environment: environment,
+                logger: logger)
         case (.sqlite, .sqlite):
             throw OffpeakError(.usage, "the workspace's store is already sqlite; nothing to copy")
         }
@@ -58,15 +52,22 @@ extension StoreCopy {
         return try SQLiteStore(url: file)
     }
 
+    /// Copies `source` (`described` so in messages) into the PostgreSQL store at `url`.
+    private static func intoPostgres(
+        _ url: PostgresURL, from source: any StoreCopySource, described: String, setting: StoreLocation,
+        environment: [String: String], logger: Logger
+    ) throws(OffpeakError) -> StoreCopyOutcome {
+        let target = try connect(url, environment: environment, logger: logger)
+        defer { target.close() }
+        let report = try copy(from: source, to: target, schema: schema(target.copyColumns))
+        return StoreCopyOutcome(
+            from: described, to: target.copyDescription, setting: setting.description, tables: report)
+    }
+
     private static func connect(_ url: PostgresURL, environment: [String: String], logger: Logger)
         throws(OffpeakError) -> PostgresStore
     {
-        let store = try PostgresStore.connect(url, environment: environment, logger: logger)
-        do { try PostgresMigrations.migrate(store) } catch {
-            store.close()
-            throw error
-        }
-        return store
+        try PostgresMigrations.connect(url, environment: environment, logger: logger)
     }
 
     private static func refuseExisting(_ file: URL) throws(OffpeakError) {

@@ -1,3 +1,4 @@
+import Logging
 import PostgresNIO
 
 /// The PostgreSQL store's schema, version by version, applied by whichever process connects first.
@@ -39,6 +40,19 @@ enum PostgresMigrations {
             version integer PRIMARY KEY,
             applied_at timestamptz NOT NULL DEFAULT now())
         """
+
+    /// Connects to the store `url` names and brings its schema up to date, as every command that
+    /// uses a PostgreSQL store opens it; the connection is closed again when that fails.
+    static func connect(_ url: PostgresURL, environment: [String: String], logger: Logger)
+        throws(OffpeakError) -> PostgresStore
+    {
+        let store = try PostgresStore.connect(url, environment: environment, logger: logger)
+        do { try migrate(store) } catch {
+            store.close()
+            throw error
+        }
+        return store
+    }
 
     /// Brings the store up to `migrations`' last version; returns the version it is at.
     /// - Throws: `.configuration` when the store is newer than `migrations`; the store's faults.
