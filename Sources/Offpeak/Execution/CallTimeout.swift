@@ -58,7 +58,7 @@ extension RunContext {
     func timeout(for request: CompletionRequest, inputTokens: Int) throws(OffpeakError) -> TimeInterval? {
         let raised = callTimeout.raised(
             model: request.model, inputTokens: inputTokens, maxOutput: request.maxTokens,
-            speed: try store.ledger.latency(model: request.model))
+            speed: try latency(of: request.model))
         if let raised { logger.debug("\(raised.why)") }
         return raised?.seconds
     }

@@ -24,6 +24,16 @@ struct RunContext: Sendable {
     /// What the budgets take as now (which day and month a call counts in, and its ledger row's
     /// time); tests move it to the next day.
     var clock: @Sendable () -> Date = { Date() }
+    /// The models' measured speeds as read lately (`latency(of:)`).
+    let latencies = RecentReads<LatencyEstimate>()
+
+    /// `model`'s measured speed (nil: none measured yet), read from the store at most once a second:
+    /// each call's timeout and window check ask for it.
+    func latency(of model: String) throws(OffpeakError) -> LatencyEstimate? {
+        try latencies.value(for: model, now: Date()) { () throws(OffpeakError) in
+            try store.ledger.latency(model: model)
+        }
+    }
 }
 
 /// Why a pass ended before its run was done, and what that makes of the run.

@@ -5,9 +5,14 @@ import Foundation
 /// starts, so a model that cannot answer batched prompts stops costing calls within a round.
 extension RunSession {
     /// `model`'s record; nil before its first batched answer, or when the store cannot say (it is
-    /// advice: batching goes on as the job says).
+    /// advice: batching goes on as the job says). Read from the store at most once a second
+    /// (`RecentReads`): what this pass learns is seen at once, what other processes learn within a
+    /// second.
     func fitness(of model: String) -> BatchFitness? {
-        try? context.store.batches.batchFitness(provider: context.provider.kind.rawValue, model: model)
+        let read = { () throws(OffpeakError) -> BatchFitness? in
+            try? context.store.batches.batchFitness(provider: context.provider.kind.rawValue, model: model)
+        }
+        return (try? fitnessReads.value(for: model, now: Date(), read: read)) ?? nil
     }
 
     /// The structured-output form batched prompts ask for (`StructuredOutput`); nil: plain.
@@ -26,40 +31,51 @@ extension RunSession {
         return call.request.structuredForm != answerForm(fitness: fitness)
     }
 
-    /// Folds a batched answer into its model's record, and says at `--verbose` how it fared.
+    /// Folds a batched answer into its model's record on its own (the batch lane books its answers
+    /// apart from the record), and says at `--verbose` how it fared.
     func learn(from answer: BatchedAnswer, model: String) {
+        let lesson = lesson(from: answer, model: model)
+        do {
+            learned(lesson, after: try context.store.batches.updateBatchFitness(lesson.change))
+        } catch {
+            context.logger.warning("could not record how \(model)'s batched answer fared: \(error)")
+        }
+    }
+
+    /// What a batched answer teaches about its model, for the transaction that commits the answer
+    /// (or `learn`); says at `--verbose` when the answer lost items.
+    func lesson(from answer: BatchedAnswer, model: String) -> FitnessLesson {
         if answer.kept < answer.asked {
             context.logger.info(
                 "batched answer \(answer.summary)\(answer.structured ? " (structured)" : ""); asking again")
         }
         let now = Date()
         let known = fitness(of: model)
-        let before = known?.itemLimit(at: now)
         // A plain answer that lost items, where the structured form is still to be tried (Anthropic
         // under `auto`), turns the form on rather than shrinking the prompts.
         let formCanHelp =
             !answer.structured && context.structuredOutput == .auto
             && known?.refusesStructured(at: now) != true
-        do {
-            let after = try context.store.batches.updateBatchFitness(
-                provider: context.provider.kind.rawValue, model: model, at: now
-            ) {
-                $0.record(
-                    asked: answer.asked, kept: answer.kept, rejected: answer.rejected,
-                    structured: answer.structured, formCanHelp: formCanHelp, at: now)
-            }
-            let limit = after.itemLimit(at: now)
-            if limit != before, let limit {
-                let until = after.pausedUntil.map { Timestamp.text($0) } ?? "later"
-                let news =
-                    limit == 1
-                    ? "\(model) keeps too little of its batched answers: its items go alone until \(until)"
-                    : "\(model): batched prompts of at most \(limit) items from now on"
-                context.logger.info("\(news)")
-            }
-        } catch {
-            context.logger.warning("could not record how \(model)'s batched answer fared: \(error)")
+        let change = FitnessChange(provider: context.provider.kind.rawValue, model: model, at: now) {
+            $0.record(
+                asked: answer.asked, kept: answer.kept, rejected: answer.rejected,
+                structured: answer.structured, formCanHelp: formCanHelp, at: now)
         }
+        return FitnessLesson(change: change, limitBefore: known?.itemLimit(at: now))
+    }
+
+    /// Keeps the record a lesson left, and says at `--verbose` when it changed the model's prompts.
+    func learned(_ lesson: FitnessLesson, after: BatchFitness) {
+        let (model, now) = (lesson.change.model, lesson.change.at)
+        fitnessReads.keep(after, for: model, at: now)
+        let limit = after.itemLimit(at: now)
+        guard limit != lesson.limitBefore, let limit else { return }
+        let until = after.pausedUntil.map { Timestamp.text($0) } ?? "later"
+        let news =
+            limit == 1
+            ? "\(model) keeps too little of its batched answers: its items go alone until \(until)"
+            : "\(model): batched prompts of at most \(limit) items from now on"
+        context.logger.info("\(news)")
     }
 
     /// A structured call the server refused (`StructuredAnswer.isRefusal`): its form is remembered
@@ -76,6 +92,7 @@ extension RunSession {
         let after = try? context.store.batches.updateBatchFitness(
             provider: context.provider.kind.rawValue, model: model, at: now
         ) { $0.refuseStructured("\(status): \(message)", form: form, at: now) }
+        if let after { fitnessReads.keep(after, for: model, at: now) } else { fitnessReads.forget(model) }
         let next = after.flatMap { answerForm(fitness: $0) }
         let openAI = context.provider.kind == .openai
         let news =
@@ -85,4 +102,10 @@ extension RunSession {
         context.logger.warning("\(news)")
         return true
     }
+}
+
+/// A batched answer's change to its model's record, and the item limit the model had before it.
+struct FitnessLesson: Sendable {
+    var change: FitnessChange
+    var limitBefore: Int?
 }

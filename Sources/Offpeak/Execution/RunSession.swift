@@ -35,6 +35,8 @@ struct RunSession {
     /// Answers that came back changed how the round's model should be asked (`outdated`): the
     /// round's calls not started yet are planned again.
     var replanRound = false
+    /// The batch fitness records this pass has read or written lately (`fitness(of:)`).
+    let fitnessReads = RecentReads<BatchFitness>()
 
     init(context: RunContext, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
         self.context = context
@@ -191,7 +193,7 @@ struct RunSession {
     /// window planner needs that time to tell whether a call fits, and the store has none yet.
     private func awaitsMeasurement(of model: String) throws(OffpeakError) -> Bool {
         guard options.windowEnd != nil else { return false }
-        return try context.store.ledger.latency(model: model) == nil
+        return try context.latency(of: model) == nil
     }
 
     /// The gate's decision for `call`, its worst case counted with those of the calls in flight (or
@@ -216,7 +218,7 @@ struct RunSession {
             expectedSeconds: { () throws(OffpeakError) -> Double? in
                 // Creating a batch takes one short exchange, whatever the batch will take.
                 if batch { return 0 }
-                return try store.ledger.latency(model: request.model)?.expectedSeconds(
+                return try context.latency(of: request.model)?.expectedSeconds(
                     input: TokenEstimator.inputTokens(request), maxOutput: request.maxTokens)
             })
         guard case .stop(let stop, let budget) = decision else { return nil }
@@ -234,13 +236,14 @@ struct RunSession {
         let call = done.call
         let price = context.prices.cost(of: call.request.model)
         let receipt: CallReceipt
+        var taught: FitnessLesson?  // what a batched answer teaches, committed with it
         switch done.reply.answer {
         case .success(let response):
             FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
             receipt = CallReceipt.answered(
                 call, response: response, price: price, line: ledgerLine, started: done.started,
                 now: done.ended)
-            if let answer = receipt.batchedAnswer { learn(from: answer, model: call.request.model) }
+            taught = receipt.batchedAnswer.map { lesson(from: $0, model: call.request.model) }
         case .failure(let error):
             let ledger = ledgerLine.entry(
                 model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
@@ -256,8 +259,9 @@ struct RunSession {
         }
         var booked = receipt
         booked.ledger?.at = context.clock()  // the day its spend counts in, as its reservation did
-        let spent = try commit(booked, releasing: done.reservation)
-        report(spent: spent)
+        let committed = try commit(booked, releasing: done.reservation, fitness: taught?.change)
+        if let taught, let after = committed.fitness { learned(taught, after: after) }
+        report(spent: committed.spend)
         return receipt.stop
     }
 
@@ -278,20 +282,22 @@ struct RunSession {
         return receipt
     }
 
-    /// Commits what one call left, with the run's counters and checkpoint, in one transaction; then
-    /// keeps its new answers in the cache.
-    /// - Returns: the run's spend, this call included.
+    /// Commits what one call left, with the run's counters and checkpoint and what its batched
+    /// answer taught about the model, in one transaction; then keeps its new answers in the cache.
+    /// - Returns: what the commit read back: the run's spend, this call included, and the model's
+    ///   fitness record as `fitness` left it.
     @discardableResult
-    private mutating func commit(_ receipt: CallReceipt, releasing reservation: Int64? = nil)
-        throws(OffpeakError) -> Spend
-    {
+    private mutating func commit(
+        _ receipt: CallReceipt, releasing reservation: Int64? = nil, fitness: FitnessChange? = nil
+    ) throws(OffpeakError) -> CallCommit.Committed {
         let committed = try context.store.runs.commitCall(
             run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
-            failed: receipt.failed, later: receipt.later, lease: context.lease, releasing: reservation)
+            failed: receipt.failed, later: receipt.later, lease: context.lease, releasing: reservation,
+            fitness: fitness)
         answeredNow += receipt.itemsAnswered
         saveToCache(receipt.cacheEntries)
         run = committed.run
-        return committed.spend
+        return committed
     }
 
     /// The ledger's names for this run.

@@ -15,7 +15,7 @@ protocol BatchStore: AnyObject, Sendable {
     /// runs answering at once never lose each other's counts.
     @discardableResult
     func updateBatchFitness(
-        provider: String, model: String, at now: Date, _ change: @escaping (inout BatchFitness) -> Void
+        provider: String, model: String, at now: Date, _ change: @escaping @Sendable (inout BatchFitness) -> Void
     ) throws(OffpeakError) -> BatchFitness
 
     /// Counts one more failed poll of the batch, keeps `reason` (already redacted) as the last one,
@@ -149,5 +149,13 @@ extension BatchStore {
         batchID: String, customID: String, _ booking: BatchBooking, run: RunRecord?, now: Date
     ) throws(OffpeakError) -> Bool {
         try commitBatchCall(batchID: batchID, customID: customID, booking, run: run, lease: nil, now: now)
+    }
+}
+
+extension BatchStore {
+    /// Makes `change` (`updateBatchFitness(provider:model:at:_:)`).
+    @discardableResult
+    func updateBatchFitness(_ change: FitnessChange) throws(OffpeakError) -> BatchFitness {
+        try updateBatchFitness(provider: change.provider, model: change.model, at: change.at, change.change)
     }
 }

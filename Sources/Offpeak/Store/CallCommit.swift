@@ -2,7 +2,8 @@ import Foundation
 
 /// One call as it is committed (`RunStore.commit(_:)`): its ledger row, each answered item's
 /// result, items to ask again now (`retry`) or at a time (`later`), items failed for good, the
-/// segment it ends, the run's lease to renew and the budget reservation its ledger row replaces.
+/// segment it ends, the run's lease to renew, the budget reservation its ledger row replaces and
+/// what its batched answer taught about the model (`fitness`).
 struct CallCommit: Sendable {
     var run: RunRecord
     var ledger: LedgerEntry?
@@ -13,6 +14,7 @@ struct CallCommit: Sendable {
     var later: [(id: String, reason: String, at: Date)] = []
     var lease: (owner: String, ttl: TimeInterval)?
     var reservation: Int64?
+    var fitness: FitnessChange?
 
     /// What a committed call leaves that its caller reads next, read in the commit's transaction.
     struct Committed: Sendable {
@@ -20,5 +22,16 @@ struct CallCommit: Sendable {
         var run: RunRecord
         /// The run's spend, this call included.
         var spend: Spend
+        /// The model's batch fitness record as `fitness` left it.
+        var fitness: BatchFitness?
     }
+}
+
+/// A change to a model's batch fitness record (`BatchStore.updateBatchFitness`), read, changed and
+/// written in one transaction, so two processes learning at once take turns.
+struct FitnessChange: Sendable {
+    var provider: String
+    var model: String
+    var at: Date
+    var change: @Sendable (inout BatchFitness) -> Void
 }

@@ -145,11 +145,12 @@ extension RunStore {
         retry: [(id: String, reason: String)] = [],
         failed: [(id: String, reason: String)] = [], segment: Int = 0,
         later: [(id: String, reason: String, at: Date)] = [],
-        lease: (owner: String, ttl: TimeInterval)? = nil, releasing reservation: Int64? = nil
+        lease: (owner: String, ttl: TimeInterval)? = nil, releasing reservation: Int64? = nil,
+        fitness: FitnessChange? = nil
     ) throws(OffpeakError) -> CallCommit.Committed {
         try commit(
             CallCommit(
                 run: run, ledger: ledger, results: results, retry: retry, failed: failed, segment: segment,
-                later: later, lease: lease, reservation: reservation))
+                later: later, lease: lease, reservation: reservation, fitness: fitness))
     }
 }

@@ -15,22 +15,27 @@ extension SQLiteStore {
 
     @discardableResult
     func updateBatchFitness(
-        provider: String, model: String, at now: Date, _ change: @escaping (inout BatchFitness) -> Void
+        provider: String, model: String, at now: Date, _ change: @escaping @Sendable (inout BatchFitness) -> Void
     ) throws(OffpeakError) -> BatchFitness {
         try write { db in
-            var fitness =
-                try Self.fitness(provider: provider, model: model, db)
-                ?? BatchFitness(provider: provider, model: model, at: now)
-            change(&fitness)
-            try db.execute(
-                sql: """
-                    INSERT INTO batch_fitness (provider, model, fitness, updated_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(provider, model) DO UPDATE SET
-                        fitness = excluded.fitness, updated_at = excluded.updated_at
-                    """,
-                arguments: [provider, model, try fitness.storedText(), now])
-            return fitness
+            try Self.update(FitnessChange(provider: provider, model: model, at: now, change: change), db)
         }
+    }
+
+    /// Reads, changes and writes a fitness record in the transaction of `db`.
+    static func update(_ change: FitnessChange, _ db: Database) throws -> BatchFitness {
+        var fitness =
+            try Self.fitness(provider: change.provider, model: change.model, db)
+            ?? BatchFitness(provider: change.provider, model: change.model, at: change.at)
+        change.change(&fitness)
+        try db.execute(
+            sql: """
+                INSERT INTO batch_fitness (provider, model, fitness, updated_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT(provider, model) DO UPDATE SET
+                    fitness = excluded.fitness, updated_at = excluded.updated_at
+                """,
+            arguments: [change.provider, change.model, try fitness.storedText(), change.at])
+        return fitness
     }
 
     private static func fitness(provider: String, model: String, _ db: Database) throws -> BatchFitness? {

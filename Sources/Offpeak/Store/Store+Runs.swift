@@ -88,6 +88,7 @@ extension SQLiteStore {
             call.run, call.ledger, call.results, call.retry, call.failed, call.later
         )
         return try write { db in
+            let fitness = try call.fitness.map { change throws in try SQLiteStore.update(change, db) }
             if let lease = call.lease { try SQLiteStore.renew(lease, runID: run.id, db) }
             if let reservation = call.reservation { try SQLiteStore.releaseReservation(reservation, db) }
             if let ledger, !ledger.cacheHit, !ledger.failed {
@@ -123,7 +124,8 @@ extension SQLiteStore {
             }
             let last = results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
             let saved = try SQLiteStore.saveProgress(db, run: run, segment: call.segment, lastRequestID: last)
-            return CallCommit.Committed(run: saved, spend: try SQLiteStore.spend(runID: run.id, db))
+            return CallCommit.Committed(
+                run: saved, spend: try SQLiteStore.spend(runID: run.id, db), fitness: fitness)
         }
     }
 

@@ -104,14 +104,14 @@ extension PostgresEngine: AnswerCacheStore {
 
     /// Takes the cache's transaction advisory lock: writes to the cache take turns.
     func lockCache() throws(OffpeakError) {
-        try store.query("SELECT pg_advisory_xact_lock(hashtextextended('offpeak cache', 0))")
+        try store.send("SELECT pg_advisory_xact_lock(hashtextextended('offpeak cache', 0))")
     }
 
     /// Writes what lookups counted (`PendingAccesses.write`): each entry's hits and last access, and
     /// the day counters, one statement each.
     private func writeAccesses(_ batch: PendingAccesses.Batch) throws(OffpeakError) {
         if !batch.touches.isEmpty {
-            try store.query(
+            try store.send(
                 """
                 UPDATE cache_entries e SET hits = e.hits + t.hits, last_access_at = greatest(e.last_access_at, t.at)
                 FROM unnest(\(batch.keys)::text[], \(batch.touches.map(\.hits))::bigint[],
@@ -121,7 +121,7 @@ extension PostgresEngine: AnswerCacheStore {
         }
         guard !batch.counters.isEmpty else { return }
         let counters = Array(batch.counters)
-        try store.query(
+        try store.send(
             """
             INSERT INTO cache_counters AS c (day, kind, hits, misses)
             SELECT * FROM unnest(\(counters.map(\.key.day))::text[], \(counters.map(\.key.kind.rawValue))::text[],
@@ -137,7 +137,7 @@ extension PostgresEngine: AnswerCacheStore {
         guard !records.isEmpty else { return }
         let text = { (value: (CacheEntryRecord) -> String?) in records.map { value($0) ?? "" } }
         let has = { (value: (CacheEntryRecord) -> String?) in records.map { value($0) != nil } }
-        try store.query(
+        try store.send(
             """
             INSERT INTO cache_entries (key, kind, job, provider, model, url, created_at, expires_at, last_access_at,
                 hits, raw_bytes, stored_bytes, payload, etag, last_modified)

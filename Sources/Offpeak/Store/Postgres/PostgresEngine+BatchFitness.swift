@@ -23,26 +23,33 @@ extension PostgresEngine {
     /// processes answering at once take turns, even for a record not written yet (no row to lock).
     @discardableResult
     func updateBatchFitness(
-        provider: String, model: String, at now: Date, _ change: @escaping (inout BatchFitness) -> Void
+        provider: String, model: String, at now: Date, _ change: @escaping @Sendable (inout BatchFitness) -> Void
     ) throws(OffpeakError) -> BatchFitness {
         try store.transaction { () throws(OffpeakError) -> BatchFitness in
-            try store.query(
-                """
-                SELECT pg_advisory_xact_lock(hashtextextended(\("offpeak batch fitness \(provider)\n\(model)"), 0))
-                """)
-            var fitness =
-                try fitness(provider: provider, model: model)
-                ?? BatchFitness(provider: provider, model: model, at: now)
-            change(&fitness)
-            try store.query(
-                """
-                INSERT INTO batch_fitness (provider, model, fitness, updated_at)
-                VALUES (\(provider), \(model), \(try fitness.storedText()), \(now))
-                ON CONFLICT (provider, model) DO UPDATE SET
-                    fitness = excluded.fitness, updated_at = excluded.updated_at
-                """)
-            return fitness
+            try update(FitnessChange(provider: provider, model: model, at: now, change: change))
         }
+    }
+
+    /// Reads, changes and writes a fitness record in the transaction open on the connection: the
+    /// lock and the write travel with the read, one round trip.
+    func update(_ change: FitnessChange) throws(OffpeakError) -> BatchFitness {
+        let (provider, model) = (change.provider, change.model)
+        try store.send(
+            """
+            SELECT pg_advisory_xact_lock(hashtextextended(\("offpeak batch fitness \(provider)\n\(model)"), 0))
+            """)
+        var fitness =
+            try fitness(provider: provider, model: model)
+            ?? BatchFitness(provider: provider, model: model, at: change.at)
+        change.change(&fitness)
+        try store.send(
+            """
+            INSERT INTO batch_fitness (provider, model, fitness, updated_at)
+            VALUES (\(provider), \(model), \(try fitness.storedText()), \(change.at))
+            ON CONFLICT (provider, model) DO UPDATE SET
+                fitness = excluded.fitness, updated_at = excluded.updated_at
+            """)
+        return fitness
     }
 
     private func fitness(provider: String, model: String) throws(OffpeakError) -> BatchFitness? {

@@ -16,6 +16,7 @@ extension PostgresEngine {
         let run = call.run
         return try store.transaction { () throws(OffpeakError) -> CallCommit.Committed in
             try lockRun(run.id, renewing: call.lease, releasing: call.reservation)
+            let fitness = try call.fitness.map { change throws(OffpeakError) in try update(change) }
             var ledgerID: Int64?
             if let ledger = call.ledger {
                 let sample = !ledger.cacheHit && !ledger.failed ? LatencySample(ledger) : nil
@@ -26,7 +27,7 @@ extension PostgresEngine {
                 call.results, ledgerIDs: call.results.map { _ in ledgerID }, at: call.results.map { _ in now }
             )
             if !call.retry.isEmpty {
-                try store.query(
+                try store.send(
                     """
                     UPDATE requests r SET attempts = r.attempts + 1, error = u.reason, updated_at = \(now)
                     FROM unnest(\(call.retry.map(\.id))::text[], \(call.retry.map(\.reason))::text[])
@@ -35,7 +36,7 @@ extension PostgresEngine {
                     """)
             }
             if !call.later.isEmpty {
-                try store.query(
+                try store.send(
                     """
                     UPDATE requests r SET state = \(RequestRecord.State.retrying.rawValue), error = u.reason,
                         attempts = r.attempts + 1, next_attempt_at = u.at, updated_at = \(now)
@@ -45,7 +46,7 @@ extension PostgresEngine {
                     """)
             }
             if !call.failed.isEmpty {
-                try store.query(
+                try store.send(
                     """
                     UPDATE requests r SET state = \(RequestRecord.State.failed.rawValue), error = u.reason,
                         attempts = r.attempts + 1, updated_at = \(now)
@@ -58,7 +59,7 @@ extension PostgresEngine {
                 call.results.last?.requestId ?? call.failed.last?.id ?? call.retry.last?.id
                 ?? call.later.last?.id
             let (saved, spend) = try saveProgress(run, segment: call.segment, lastRequestID: last)
-            return CallCommit.Committed(run: saved, spend: spend)
+            return CallCommit.Committed(run: saved, spend: spend, fitness: fitness)
         }
     }
 
@@ -81,7 +82,7 @@ extension PostgresEngine {
         _ runID: String, renewing lease: (owner: String, ttl: TimeInterval)?, releasing reservation: Int64?
     ) throws(OffpeakError) {
         let now = Date()
-        try store.query(
+        try store.send(
             """
             WITH renewed AS (
                 UPDATE leases SET heartbeat_at = \(now), expires_at = \(now + (lease?.ttl ?? 0))
@@ -154,7 +155,7 @@ extension PostgresEngine {
     {
         guard !results.isEmpty else { return }
         for result in results { try StoredDate.check(result) }
-        try store.query(
+        try store.send(
             """
             WITH answered AS (
             INSERT INTO results (\(unescaped: Self.resultColumns))

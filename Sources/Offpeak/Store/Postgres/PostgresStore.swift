@@ -21,6 +21,10 @@ final class PostgresStore: @unchecked Sendable {
     private let connection: PostgresConnection
     private let lock = NSRecursiveLock()
     private let closing = CloseWatch()
+    /// Transactions open on this connection (nested ones run inside the outermost); guarded by `lock`.
+    private var depth = 0
+    /// Statements `send` sent that `query` has not yet seen answered; guarded by `lock`.
+    private var sent: [EventLoopFuture<PostgresQueryResult>] = []
 
     private init(url: PostgresURL, connection: PostgresConnection, logger: Logger) {
         self.url = url
@@ -90,16 +94,46 @@ final class PostgresStore: @unchecked Sendable {
         return url.sslMode == .prefer ? .prefer(context) : .require(context)
     }
 
-    /// Runs one statement and returns its rows.
+    /// Runs one statement and returns its rows, once every statement `send` sent before it has been
+    /// answered (the first of them that failed is the error).
     @discardableResult
     func query(_ query: PostgresQuery) throws(OffpeakError) -> [PostgresRow] {
         lock.lock()
         defer { lock.unlock() }
+        let answer = answerOrLoss(connection.query(query, logger: logger))
+        try settleSent()
         do {
-            return Array(try answerOrLoss(connection.query(query, logger: logger)).wait().rows)
+            return Array(try answer.wait().rows)
         } catch {
             throw PostgresFault.error(error, url: url)
         }
+    }
+
+    /// Sends a statement whose rows nobody reads, inside a transaction, without waiting for its
+    /// answer: the connection carries it ahead of the next one, and the two cost one round trip. Its
+    /// failure is thrown by the transaction's next `query` (at the latest its `COMMIT`), which rolls
+    /// the transaction back. Outside a transaction it is `query`: nothing would be left to report
+    /// a failure.
+    func send(_ query: PostgresQuery) throws(OffpeakError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard depth > 0 else {
+            try self.query(query)
+            return
+        }
+        sent.append(answerOrLoss(connection.query(query, logger: logger)))
+    }
+
+    /// Waits for the answers of the statements `send` sent; throws the first failure among them.
+    private func settleSent() throws(OffpeakError) {
+        guard !sent.isEmpty else { return }
+        let waiting = sent
+        sent = []
+        var failure: (any Error)?
+        for answer in waiting {
+            do { _ = try answer.wait() } catch { failure = failure ?? error }
+        }
+        if let failure { throw PostgresFault.error(failure, url: url) }
     }
 
     /// `future`, or a failure as soon as the connection closes, whichever comes first.
@@ -138,6 +172,8 @@ final class PostgresStore: @unchecked Sendable {
     {
         lock.lock()
         defer { lock.unlock() }
+        depth += 1
+        defer { depth -= 1 }
         // Sent, not waited for: the body's first statement goes after it on the connection, so its
         // answer comes after BEGIN's, and the transaction costs one round trip less.
         let opened = answerOrLoss(connection.query(PostgresQuery(unsafeSQL: begin), logger: logger))
