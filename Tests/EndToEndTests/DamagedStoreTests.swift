@@ -26,6 +26,7 @@ struct DamagedStoreTests {
     /// date as "10240-…" and could not read it back, and every status and tick exited 74. Now
     /// status lists it, tick reports it and resumes the other run, `run` of its job says how to
     /// repair it, and the repair it names works.
+    // SQLite only: GRDB's text dates past 9999 do not read back; PostgreSQL's timestamptz holds them.
     @Test(.sqliteOnly) func aRunRowPastYear9999StopsNothingButItsOwnJob() throws {
         let sim = try SimProcess()
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: 2)
@@ -98,6 +99,7 @@ struct DamagedStoreTests {
 
     /// A store emptied to 0 bytes (a restore gone wrong, `: > file`) was taken for a new one and
     /// its queue was gone without a word: now every command refuses, and the file stays.
+    // SQLite only: the SQLite file itself, emptied.
     @Test(.sqliteOnly) func anEmptiedStoreIsRefusedUntilTheFileIsRemoved() throws {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: http://127.0.0.1:9\n")

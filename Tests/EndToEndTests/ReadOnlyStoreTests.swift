@@ -69,6 +69,7 @@ import Glibc
 
     /// What the owner sees, the reader sees; what would write is refused, and the store's files
     /// are as they were.
+    // SQLite only: the SQLite file's modes; who may write a PostgreSQL store is the server's to say.
     @Test(.sqliteOnly) func reportsReadItAndCommandsThatWriteSaySoAndWriteNothing() throws {
         let sim = try SimProcess()
         let (workspace, id) = try Self.inbox(sim)

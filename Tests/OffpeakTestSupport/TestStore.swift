@@ -13,10 +13,11 @@ public enum TestStore {
 
     public static var name: String { onPostgres ? "postgresql" : "sqlite" }
 
-    /// Why a test runs on the SQLite pass only: it reads or writes the SQLite engine's rows or file
-    /// itself (damage, permissions, migrations, a peek at a table), which the role tests
-    /// (`*RoleTests`) and the PostgreSQL tests cover on the server.
-    public static let sqliteOnlyReason = "reads or writes the SQLite engine's rows or file itself"
+    /// Why a test runs on the SQLite pass only: it tests the SQLite engine itself (its file's
+    /// damage, permissions or journal, its migrations, what GRDB reads back, a copy from its file),
+    /// which has no counterpart on the server. Rows a test sets up or looks at are not a reason: it
+    /// does that on either engine (`Store.execute`, `TemporaryWorkspace.psql`).
+    public static let sqliteOnlyReason = "tests the SQLite engine's own file, migrations or format"
 }
 
 /// A workspace's database on the test cluster, made when a command first needs it and dropped with

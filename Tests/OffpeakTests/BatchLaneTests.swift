@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -64,7 +63,7 @@ import Testing
     }
 
     static func ledgerDollars(_ store: Store) throws -> Double {
-        try store.sqlite.read { db in try Double.fetchOne(db, sql: "SELECT TOTAL(dollars) FROM ledger") ?? 0 }
+        try store.value("SELECT COALESCE(SUM(dollars), 0) FROM ledger", as: Double.self)
     }
 
     /// The answers under `out/classify/`, by file name.
@@ -77,7 +76,7 @@ import Testing
         Thread.sleep(forTimeInterval: 2.5)
     }
 
-    @Test(.sqliteOnly) func aBatchJobIsSubmittedInOneRunCollectedByTheNextTickAndAnswersAsTheLiveLaneDoes()
+    @Test func aBatchJobIsSubmittedInOneRunCollectedByTheNextTickAndAnswersAsTheLiveLaneDoes()
         throws
     {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
@@ -102,7 +101,8 @@ import Testing
         #expect(tick.status == 0, "\(tick.stderr)")
         #expect(tick.stdout == "classify [resume]: job classify: 300 of 300 items answered (300 now)\n")
         #expect(try store.batches.openBatches().isEmpty)
-        #expect(try store.sqlite.read { db in try LedgerEntry.fetchAll(db) }.allSatisfy(\.batchApi))
+        #expect(try store.count("ledger") > 0)
+        #expect(try store.count("ledger", where: "NOT batch_api") == 0)
 
         // Ledger dollars are what the sim billed, at batch prices (half the live ones).
         let model = try #require(batches.first?.model)
@@ -136,7 +136,7 @@ import Testing
         #expect(try store.batches.batch(id: batch.id)?.polls == batch.polls)
     }
 
-    @Test(.sqliteOnly, arguments: [false, true])
+    @Test(arguments: [false, true])
     func aBatchCreatedButNeverRecordedIsFoundAgainAndCollectedNotSentTwice(openAI: Bool) throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 20, openAI: openAI)
@@ -145,13 +145,11 @@ import Testing
         // As if the process was killed after the create call and before storing its answer.
         let store = try Self.store(workspace)
         let batch = try #require(try store.batches.openBatches().first)
-        try store.sqlite.write { db in
-            try db.execute(
-                sql: """
-                    UPDATE provider_batches SET state = 'preparing', remote_id = NULL, submitted_at = NULL,
-                    next_poll_at = NULL, remote_status = NULL WHERE id = ?
-                    """, arguments: [batch.id])
-        }
+        try store.execute(
+            """
+            UPDATE provider_batches SET state = 'preparing', remote_id = NULL, submitted_at = NULL,
+            next_poll_at = NULL, remote_status = NULL WHERE id = ?
+            """, [batch.id])
         Self.waitForTheBatchToEnd()
         let tick = try workspace.offpeak(["tick"], environment: environment)
         #expect(
@@ -163,7 +161,7 @@ import Testing
         #expect(Self.answers(workspace).count == 20)
     }
 
-    @Test(.sqliteOnly) func aBatchPreparedButNeverCreatedIsSubmittedAgain() throws {
+    @Test func aBatchPreparedButNeverCreatedIsSubmittedAgain() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 12)
         let store = try Self.store(workspace)
@@ -171,14 +169,12 @@ import Testing
         let first = try #require(try store.batches.openBatches().first)
         // As if killed after committing a second batch, before its create call went out.
         let requests = try store.runs.requests(runID: first.runId).prefix(3).map(\.id)
-        try store.sqlite.write { db in
-            try db.execute(
-                sql: "DELETE FROM batch_items WHERE batch_id = ? AND request_id IN (?, ?, ?)",
-                arguments: [first.id, requests[0], requests[1], requests[2]])
-            try db.execute(
-                sql: "UPDATE requests SET state = 'pending' WHERE id IN (?, ?, ?)",
-                arguments: [requests[0], requests[1], requests[2]])
-        }
+        try store.execute(
+            "DELETE FROM batch_items WHERE batch_id = ? AND request_id IN (?, ?, ?)",
+            [first.id, requests[0], requests[1], requests[2]])
+        try store.execute(
+            "UPDATE requests SET state = 'pending' WHERE id IN (?, ?, ?)",
+            [requests[0], requests[1], requests[2]])
         let never = try store.batches.prepareBatch(
             runID: first.runId, provider: "sim", model: first.model, requestIDs: Array(requests),
             worstDollars: 0.01, now: Date())
@@ -193,51 +189,46 @@ import Testing
         #expect(Self.answers(workspace).count == 12)
     }
 
-    @Test(.sqliteOnly) func resultsCollectedAgainBookNothingTwice() throws {
+    @Test func resultsCollectedAgainBookNothingTwice() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 30)
         let store = try Self.store(workspace)
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
         Self.waitForTheBatchToEnd()
         #expect(try workspace.offpeak(["tick"]).status == 0)
-        let batch = try #require(try store.sqlite.read { db in try BatchRecord.fetchOne(db) })
-        let before = try store.sqlite.read { db in
-            (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db))
-        }
+        let runID = try #require(try store.runs.runs().first?.id)
+        let batch = try #require(try store.batches.batches(runID: runID).first)
+        #expect(try store.batches.batchCount() == 1)
+        let before = (try store.count("ledger"), try store.count("results"))
         // As if killed part-way through booking the results: ten are not booked yet, and the batch
         // is not marked collected.
         let unbooked = try store.batches.items(batchID: batch.id).prefix(10)
-        try store.sqlite.write { db in
-            for item in unbooked {
-                let ledger = try Int64.fetchOne(
-                    db, sql: "SELECT ledger_id FROM results WHERE request_id = ?", arguments: [item.requestId]
-                )
-                try db.execute(sql: "DELETE FROM results WHERE request_id = ?", arguments: [item.requestId])
-                try db.execute(sql: "DELETE FROM ledger WHERE id = ?", arguments: [ledger])
-                try db.execute(
-                    sql: "UPDATE requests SET state = 'in_batch' WHERE id = ?", arguments: [item.requestId])
-                try db.execute(
-                    sql: "UPDATE batch_items SET outcome = NULL WHERE batch_id = ? AND request_id = ?",
-                    arguments: [batch.id, item.requestId])
-            }
-            try db.execute(
-                sql: "UPDATE provider_batches SET state = 'ended', next_poll_at = ? WHERE id = ?",
-                arguments: [Date(), batch.id])
-            try db.execute(sql: "UPDATE runs SET state = 'waiting'")
+        for item in unbooked {
+            let ledger =
+                try store.values(
+                    "SELECT ledger_id FROM results WHERE request_id = ?", [item.requestId], as: Int.self
+                ).first ?? nil
+            try store.execute("DELETE FROM results WHERE request_id = ?", [item.requestId])
+            try store.execute("DELETE FROM ledger WHERE id = ?", [ledger])
+            try store.execute("UPDATE requests SET state = 'in_batch' WHERE id = ?", [item.requestId])
+            try store.execute(
+                "UPDATE batch_items SET outcome = NULL WHERE batch_id = ? AND request_id = ?",
+                [batch.id, item.requestId])
         }
+        try store.execute(
+            "UPDATE provider_batches SET state = 'ended', next_poll_at = ? WHERE id = ?", [Date(), batch.id])
+        try store.execute("UPDATE runs SET state = 'waiting'")
         let tick = try workspace.offpeak(["tick"])
         #expect(
             tick.stdout == "classify [resume]: job classify: 30 of 30 items answered (10 now)\n",
             "\(tick.stderr)")
-        let after = try store.sqlite.read { db in
-            (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db))
-        }
+        let after = (try store.count("ledger"), try store.count("results"))
         #expect(after == before)
         #expect(abs(try Self.ledgerDollars(store) - Self.simBilledDollars(sim, model: batch.model)) < 1e-9)
         #expect(try Self.batchCounts(sim)["created"] == 1)
     }
 
-    @Test(.sqliteOnly) func expiredErroredAndCanceledRequestsAloneGoAgainInANewBatch() throws {
+    @Test func expiredErroredAndCanceledRequestsAloneGoAgainInANewBatch() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 10)
         let store = try Self.store(workspace)
@@ -277,7 +268,7 @@ import Testing
         #expect(abs(try Self.ledgerDollars(store) - Self.simBilledDollars(sim, model: batch.model)) < 1e-9)
     }
 
-    @Test(.sqliteOnly) func aBatchsWorstCaseCountsAgainstTheBudgetFromTheMomentItIsSubmitted() throws {
+    @Test func aBatchsWorstCaseCountsAgainstTheBudgetFromTheMomentItIsSubmitted() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(
             sim, count: 10, extra: "budget: {max_dollars: 0.001}\nbatching: off")
@@ -347,7 +338,7 @@ import Testing
         #expect(try sim.stats()["calls"] as? Int == 6)
     }
 
-    @Test(.sqliteOnly) func requestsAnExpiredBatchLeftGoLiveOnceTheDeadlineIsTooClose() throws {
+    @Test func requestsAnExpiredBatchLeftGoLiveOnceTheDeadlineIsTooClose() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
         let workspace = try Self.workspace(sim, count: 6, lane: "auto", extra: "deadline: 48h")
         let store = try Self.store(workspace)
@@ -357,9 +348,7 @@ import Testing
         _ = try sim.request(
             "POST", "/sim/batch-faults", body: try JSONSerialization.data(withJSONObject: ["expired": ids]))
         // A day and more later: two hours left.
-        try store.sqlite.write { db in
-            try db.execute(sql: "UPDATE runs SET deadline_at = ?", arguments: [Date() + 2 * 3600])
-        }
+        try store.execute("UPDATE runs SET deadline_at = ?", [Date() + 2 * 3600])
         Self.waitForTheBatchToEnd()
         let tick = try workspace.offpeak(["tick"])
         #expect(
@@ -368,8 +357,8 @@ import Testing
         #expect(try Self.batchCounts(sim)["created"] == 1)
         #expect(try Self.batchCounts(sim)["expired"] == 6)
         #expect(try sim.stats()["calls"] as? Int == 6)
-        let ledger = try store.sqlite.read { db in try LedgerEntry.fetchAll(db) }
-        #expect(ledger.count == 6 && ledger.allSatisfy { !$0.batchApi })
+        #expect(try store.count("ledger") == 6)
+        #expect(try store.count("ledger", where: "batch_api") == 0)
     }
 }
 
@@ -377,11 +366,10 @@ import Testing
 @Suite(.serialized) struct RunCancelTests {
     static func runID(_ workspace: TemporaryWorkspace) throws -> String {
         let store = try BatchLaneTests.store(workspace)
-        return try #require(
-            try store.sqlite.read { db in try String.fetchOne(db, sql: "SELECT id FROM runs") })
+        return try #require(try store.values("SELECT id FROM runs", as: String.self).first ?? nil)
     }
 
-    @Test(.sqliteOnly) func cancelingABatchRunCancelsItsBatchAndEndsTheRunOnceCollected() throws {
+    @Test func cancelingABatchRunCancelsItsBatchAndEndsTheRunOnceCollected() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "30"])
         let workspace = try BatchLaneTests.workspace(sim, count: 10)
         #expect(try workspace.offpeak(["run", "classify"]).status == 75)
@@ -406,7 +394,7 @@ import Testing
         #expect(try workspace.offpeak(["tick"]).stdout == "nothing to do\n")
     }
 
-    @Test(.sqliteOnly) func cancelingAnInterruptedLiveRunDropsItsPendingItemsAtOnce() throws {
+    @Test func cancelingAnInterruptedLiveRunDropsItsPendingItemsAtOnce() throws {
         let sim = try SimProcess()
         let workspace = try BatchLaneTests.workspace(
             sim, count: 6, lane: "live", extra: "budget: {max_calls: 2}\nbatching: off")

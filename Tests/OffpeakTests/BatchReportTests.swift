@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -91,13 +90,12 @@ struct BatchReportTests {
         try store.batches.commitBatchCall(
             batchID: d.id, customID: "\(d.id)_0", booking, run: nil, now: t0 - 1800)
         #expect(try store.batches.markCollected(batchID: d.id, now: t0 - 1800))
-        try store.sqlite.write { db in
-            var live = ledger(
+        try store.insertLedger([
+            ledger(
                 run: "r1", model: "alpha", items: 1, input: 1000, output: 100, dollars: 0.0014, naive: 0.0014)
-            try live.insert(db)
-        }
+        ])
         // What the lane's collect leaves on the run row (booked here without the run).
-        try store.sqlite.write { db in try db.execute(sql: "UPDATE runs SET items_done = 3 WHERE id = 'r1'") }
+        try store.execute("UPDATE runs SET items_done = 3 WHERE id = 'r1'")
         var other = StoreTests.run("r2", job: "k", state: .waiting)
         other.itemsTotal = 1
         other.createdAt = run.createdAt + 1
@@ -121,7 +119,7 @@ struct BatchReportTests {
             })
     }
 
-    @Test(.sqliteOnly) func statusShowsEachBatchOutPerRunAndTheItemsInBatches() throws {
+    @Test func statusShowsEachBatchOutPerRunAndTheItemsInBatches() throws {
         let workspace = try Self.workspace()
         let id = try Self.ids(workspace)
         let a = try #require(id["A"]), b = try #require(id["B"]), e = try #require(id["E"])
@@ -165,7 +163,7 @@ struct BatchReportTests {
         #expect(first["expires_at"] as? String == "2026-01-02T00:00:00Z")
     }
 
-    @Test(.sqliteOnly) func batchesListsTheOpenOnesOrWithAllEveryOneNewestFirst() throws {
+    @Test func batchesListsTheOpenOnesOrWithAllEveryOneNewestFirst() throws {
         let workspace = try Self.workspace()
         let id = try Self.ids(workspace)
         let a = try #require(id["A"]), b = try #require(id["B"]), c = try #require(id["C"])
@@ -215,7 +213,7 @@ struct BatchReportTests {
         #expect(zero.status == 64)
     }
 
-    @Test(.sqliteOnly) func costsSplitLiveAndBatchSpendAndSayWhatTheBatchLaneSaved() throws {
+    @Test func costsSplitLiveAndBatchSpendAndSayWhatTheBatchLaneSaved() throws {
         let workspace = try Self.workspace()
         let costs = try workspace.offpeak(["costs", "--by", "model"])
         #expect(costs.status == 0, "\(costs.stderr)")
@@ -252,15 +250,14 @@ struct BatchReportTests {
         #expect(live["items"] as? Int == 1)
     }
 
-    @Test(.sqliteOnly) func costsWithNoBatchEverMadeStayAsTheyWere() throws {
+    @Test func costsWithNoBatchEverMadeStayAsTheyWere() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
-        try store.sqlite.write { db in
-            try StoreTests.run("r1").insert(db)
-            var live = Self.ledger(
+        try store.runs.insert(run: StoreTests.run("r1"), requests: [])
+        try store.insertLedger([
+            Self.ledger(
                 run: "r1", model: "alpha", items: 1, input: 1000, output: 100, dollars: 0.0014, naive: 0.0014)
-            try live.insert(db)
-        }
+        ])
         let report = try CostReport.make(store: store, by: .job)
         #expect(report.lanes == nil)
         #expect(
@@ -272,7 +269,7 @@ struct BatchReportTests {
                 """)
     }
 
-    @Test(.sqliteOnly) func queueSaysHowManyOfARunsWaitingItemsAreInAProviderBatch() throws {
+    @Test func queueSaysHowManyOfARunsWaitingItemsAreInAProviderBatch() throws {
         let workspace = try Self.workspace()
         let store = try StoreTests.store(workspace)
         let at = Date()

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -41,16 +40,14 @@ struct BudgetReservationTests {
         var entry = ReportTextTests.entry(model: "m", run: run, dollars: dollars, naive: dollars)
         entry.at = at
         entry.job = job
-        try store.sqlite.write { db in try entry.insert(db) }
+        try store.insertLedger([entry])
     }
 
     static func reservations(_ store: Store) throws -> Int {
-        try store.sqlite.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM budget_reservations") ?? 0
-        }
+        try store.count("budget_reservations")
     }
 
-    @Test(.sqliteOnly) func aSecondProcessCannotTakeWhatTheFirstReservedUntilItsLedgerRowReplacesIt() throws {
+    @Test func aSecondProcessCannotTakeWhatTheFirstReservedUntilItsLedgerRowReplacesIt() throws {
         let workspace = try TemporaryWorkspace()
         let me = Store.processOwner
         let other = "elsewhere:1"
@@ -91,7 +88,7 @@ struct BudgetReservationTests {
         #expect(try first.ledger.budgetUse(in: limits.periods(at: now).day).spentDollars == 0.3)
     }
 
-    @Test(.sqliteOnly) func aCrashedOwnersReservationsGoWithItsLease() throws {
+    @Test func aCrashedOwnersReservationsGoWithItsLease() throws {
         let workspace = try TemporaryWorkspace()
         let gone = Process()
         gone.executableURL = URL(fileURLWithPath: "/bin/true")
@@ -112,9 +109,7 @@ struct BudgetReservationTests {
         .get()
         #expect(try Self.reservations(store) == 2)
         // Another host's lease that expired: its reservations go too.
-        try store.sqlite.write { db in
-            try db.execute(sql: "UPDATE leases SET expires_at = ? WHERE run_id = 'r2'", arguments: [now - 1])
-        }
+        try store.execute("UPDATE leases SET expires_at = ? WHERE run_id = 'r2'", [now - 1])
         _ = try store.ledger.reserveBudget(
             Self.ask(0.9, job: "k", run: "r2", owner: "elsewhere:3"), limits: limits, now: now
         )
@@ -122,7 +117,7 @@ struct BudgetReservationTests {
         #expect(try Self.reservations(store) == 1, "only the reservation just made is left")
     }
 
-    @Test(.sqliteOnly) func theMonthlyBudgetCountsEveryDayOfTheLocalMonth() throws {
+    @Test func theMonthlyBudgetCountsEveryDayOfTheLocalMonth() throws {
         let workspace = try TemporaryWorkspace()
         let me = Store.processOwner
         let store = try Self.store(workspace, owners: ["r1": me])
@@ -144,7 +139,7 @@ struct BudgetReservationTests {
         _ = try store.ledger.reserveBudget(Self.ask(0.2, owner: me), limits: limits, now: april).get()
     }
 
-    @Test(.sqliteOnly) func aJobsPerDayCountsOnlyItsOwnRuns() throws {
+    @Test func aJobsPerDayCountsOnlyItsOwnRuns() throws {
         let workspace = try TemporaryWorkspace()
         let me = Store.processOwner
         let store = try Self.store(workspace, owners: ["r1": me, "r2": me])
@@ -168,7 +163,7 @@ struct BudgetReservationTests {
         .get()
     }
 
-    @Test(.sqliteOnly) func aTokenBudgetCountsEveryToken() throws {
+    @Test func aTokenBudgetCountsEveryToken() throws {
         let workspace = try TemporaryWorkspace()
         let me = Store.processOwner
         let store = try Self.store(workspace, owners: ["r1": me])

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Logging
 import OffpeakTestSupport
 import Testing
@@ -56,7 +55,7 @@ struct BudgetRunTests {
             })
     }
 
-    @Test(.sqliteOnly) func aRunSpendsUpToTheDailyBudgetThenWaitsForTheNextDay() throws {
+    @Test func aRunSpendsUpToTheDailyBudgetThenWaitsForTheNextDay() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, budget: "budget: {per_day: 0.50}", items: 6)
         let today = Date()
@@ -70,8 +69,7 @@ struct BudgetRunTests {
         #expect(queued.job == "j")
         #expect(queued.reasons.hasPrefix("daily budget reached, resumes after 00:00 ($0."))
         #expect(
-            try store.sqlite.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM budget_reservations") }
-                == 0)
+            try store.count("budget_reservations") == 0)
         let billed = try sim.billed()
         let simDollars =
             Double(billed["input_tokens"] ?? 0) * 1e-3 + Double(billed["output_tokens"] ?? 0) * 1e-2
@@ -98,7 +96,7 @@ struct BudgetRunTests {
 
     /// A provider batch's requests are reserved before it is created, and the batch holds the
     /// budget at its worst case until it is collected: no second batch passes it meanwhile.
-    @Test(.sqliteOnly) func providerBatchesCountAgainstTheDailyBudgetUntilCollected() throws {
+    @Test func providerBatchesCountAgainstTheDailyBudgetUntilCollected() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "600"])
         let workspace = try Self.workspace(
             sim: sim, budget: "budget: {per_day: 0.50}", items: 8, extra: "lane: batch")
@@ -106,15 +104,13 @@ struct BudgetRunTests {
         #expect(first.run.state == .waiting)
         #expect(first.deferred == [.budget])
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
-        let worst = try store.sqlite.read { db in
-            try Double.fetchOne(db, sql: "SELECT TOTAL(worst_dollars) FROM provider_batches") ?? 0
-        }
+        let worst = try store.value(
+            "SELECT COALESCE(SUM(worst_dollars), 0) FROM provider_batches", as: Double.self)
         let inBatch = try store.runs.summary(runID: first.run.id, state: .inBatch).count
         #expect(inBatch > 0 && inBatch < 8)
         #expect(worst > 0 && worst <= 0.5)
         #expect(
-            try store.sqlite.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM budget_reservations") }
-                == 0)
+            try store.count("budget_reservations") == 0)
         let day = BudgetLimits(workspace: WorkspaceBudget(perDay: 0.5)).periods(at: Date()).day
         #expect(try store.ledger.budgetUse(in: day).reservedDollars == worst)
         // The same day, the batch out still holds the budget: nothing more is submitted.
@@ -122,6 +118,6 @@ struct BudgetRunTests {
         #expect(again.deferred == [.budget])
         #expect(try store.runs.summary(runID: first.run.id, state: .inBatch).count == inBatch)
         #expect(
-            try store.sqlite.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM provider_batches") } == 1)
+            try store.batches.batchCount() == 1)
     }
 }

@@ -77,26 +77,21 @@ struct CachedRoundsTests {
     }
 
     /// Twelve due retries, more than two rounds of them, all answered by the cache in one pass.
-    @Test(.sqliteOnly) func dueRetriesOverSeveralRoundsAreAllAnswered() throws {
+    @Test func dueRetriesOverSeveralRoundsAreAllAnswered() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, items: 12)
         let first = try Self.run(workspace)
         #expect(first.status == .ok)
         // As a pass that lost its answers would leave it: every item retrying, due now.
         let store = try JobRunnerIntegrationTests.context(workspace).openStore()
-        try store.sqlite.write { db in
-            try db.execute(
-                sql: "DELETE FROM results WHERE request_id IN (SELECT id FROM requests WHERE run_id = ?)",
-                arguments: [first.run.id])
-            try db.execute(
-                sql: """
-                    UPDATE requests SET state = 'retrying', next_attempt_at = NULL, error = 'lost'
-                    WHERE run_id = ?
-                    """, arguments: [first.run.id])
-            try db.execute(
-                sql: "UPDATE runs SET state = 'interrupted', reason = 'lost' WHERE id = ?",
-                arguments: [first.run.id])
-        }
+        try store.execute(
+            "DELETE FROM results WHERE request_id IN (SELECT id FROM requests WHERE run_id = ?)",
+            [first.run.id])
+        try store.execute(
+            "UPDATE requests SET state = 'retrying', next_attempt_at = NULL, error = 'lost' WHERE run_id = ?",
+            [first.run.id])
+        try store.execute(
+            "UPDATE runs SET state = 'interrupted', reason = 'lost' WHERE id = ?", [first.run.id])
 
         let resumed = try Self.run(workspace)
         #expect(resumed.run.id == first.run.id, "the same run, resumed")

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -28,15 +27,14 @@ struct CostsByDayTests {
         let store = try StoreTests.store(workspace)
         let parser = ISO8601DateFormatter()
         parser.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        try store.sqlite.write { db in
-            for (index, text) in instants.enumerated() {
+        try store.insertLedger(
+            instants.enumerated().map { index, text in
                 var entry = StoreCountersTests.ledger(
                     run: "r\(index % 3)", items: 1 + index % 4, hit: index % 5 == 0, failed: index == 7,
                     dollars: Double(index + 1) / 1000)
                 entry.at = try #require(parser.date(from: text))
-                try entry.insert(db)
-            }
-        }
+                return entry
+            })
         return store
     }
 
@@ -44,20 +42,22 @@ struct CostsByDayTests {
     static func grouped(_ store: Store, _ calendar: Calendar) throws -> [String: (
         calls: Int, dollars: Double
     )] {
-        let entries = try store.sqlite.read { db in
-            try LedgerEntry.order(Column("at"), Column("id")).fetchAll(db)
-        }
+        let order = "FROM ledger ORDER BY at, id"
+        let ats = try store.values("SELECT at \(order)", as: Date.self).compactMap { $0 }
+        let hits = try store.values("SELECT cache_hit \(order)", as: Bool.self).compactMap { $0 }
+        let dollars = try store.values("SELECT dollars \(order)", as: Double.self).compactMap { $0 }
+        #expect(ats.count == instants.count && hits.count == ats.count && dollars.count == ats.count)
         var days: [String: (calls: Int, dollars: Double)] = [:]
-        for entry in entries {
-            let parts = calendar.dateComponents([.year, .month, .day], from: entry.at)
+        for (at, (hit, amount)) in zip(ats, zip(hits, dollars)) {
+            let parts = calendar.dateComponents([.year, .month, .day], from: at)
             let key = String(format: "%04d-%02d-%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0)
-            days[key, default: (0, 0)].calls += entry.cacheHit ? 0 : 1
-            days[key, default: (0, 0)].dollars += entry.dollars
+            days[key, default: (0, 0)].calls += hit ? 0 : 1
+            days[key, default: (0, 0)].dollars += amount
         }
         return days
     }
 
-    @Test(.sqliteOnly) func daysAroundDSTChangesAndMidnightsAreLocalDays() throws {
+    @Test func daysAroundDSTChangesAndMidnightsAreLocalDays() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
         let report = try CostReport.make(store: store, by: .day, calendar: try Self.calendar("Europe/Berlin"))
@@ -71,7 +71,7 @@ struct CostsByDayTests {
         #expect(report.total.calls == 9 && report.total.failedCalls == 1)
     }
 
-    @Test(.sqliteOnly) func everyZoneGroupsAsItsCalendarDoes() throws {
+    @Test func everyZoneGroupsAsItsCalendarDoes() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
         for zone in [

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Logging
 import OffpeakTestSupport
 import Testing
@@ -159,7 +158,7 @@ struct DeferredRunTests {
         #expect((try sim.stats()["calls"] as? Int) == 5, "no item was asked twice")
     }
 
-    @Test(.sqliteOnly) func downgradesOneTierOnBatteryAndTheLedgerSaysSo() throws {
+    @Test func downgradesOneTierOnBatteryAndTheLedgerSaysSo() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 2, extra: "downgrade_on_battery: true")
         let sysfs = try SwitchableSysfs("battery-wifi")
@@ -167,9 +166,11 @@ struct DeferredRunTests {
         #expect(outcome.status == .ok)
         #expect(outcome.run.downgraded)
         #expect(outcome.run.tier == "fast")
-        let rows = try Self.store(workspace).sqlite.read { db in try LedgerEntry.fetchAll(db) }
-        #expect(rows.count == 2)
-        #expect(rows.allSatisfy { $0.downgraded && $0.tier == "fast" && $0.model == "claude-haiku-4-5" })
+        let store = try Self.store(workspace)
+        #expect(try store.count("ledger") == 2)
+        #expect(
+            try store.count(
+                "ledger", where: "downgraded AND tier = ? AND model = ?", ["fast", "claude-haiku-4-5"]) == 2)
         // On AC the same job runs at its own tier.
         try workspace.writeDocuments(3)
         try sysfs.switchTo("ac-wifi")
@@ -216,7 +217,7 @@ struct DeferredRunTests {
 
     /// A failed item waits 30 s, then 60 s, …, and says so; it is not "failed" until its attempts run
     /// out.
-    @Test(.sqliteOnly) func failedItemIsRetriedWithBackoffThenFails() throws {
+    @Test func failedItemIsRetriedWithBackoffThenFails() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 1, extra: "max_attempts: 2")
         let sysfs = try SwitchableSysfs("ac-wifi")
@@ -245,7 +246,7 @@ struct DeferredRunTests {
         #expect(last.message.contains("gave up after 2 attempts"))
     }
 
-    @Test(.sqliteOnly) func retriedItemIsAnsweredWhenItsTimeComes() throws {
+    @Test func retriedItemIsAnsweredWhenItsTimeComes() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 2)
         let sysfs = try SwitchableSysfs("ac-wifi")
@@ -259,11 +260,7 @@ struct DeferredRunTests {
     }
 
     static func makeDue(_ store: Store) throws {
-        try store.sqlite.write { db in
-            try db.execute(
-                sql: "UPDATE requests SET next_attempt_at = ? WHERE state = 'retrying'",
-                arguments: [Date() - 1])
-        }
+        try store.execute("UPDATE requests SET next_attempt_at = ? WHERE state = 'retrying'", [Date() - 1])
     }
 
     /// A call that is not expected to fit what is left of the window does not start: the run
@@ -326,7 +323,7 @@ struct DeferredRunTests {
 
     /// A checkpoint older than `checkpoint_max_age` is not resumed: a new run starts, and the cache
     /// answers what the old one had done.
-    @Test(.sqliteOnly) func staleCheckpointRestartsTheRunCheaply() throws {
+    @Test func staleCheckpointRestartsTheRunCheaply() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(
             sim: sim, documents: 3, extra: "budget: {max_calls: 2}\ncheckpoint_max_age: 1h")
@@ -334,9 +331,7 @@ struct DeferredRunTests {
         let first = try Self.run(workspace, sysfs: sysfs)
         #expect(first.run.state == .interrupted)
         let store = try Self.store(workspace)
-        try store.sqlite.write { db in
-            try db.execute(sql: "UPDATE checkpoints SET updated_at = ?", arguments: [Date() - 7200])
-        }
+        try store.execute("UPDATE checkpoints SET updated_at = ?", [Date() - 7200])
         try workspace.write(
             "jobs/docs.yaml",
             "kind: summarize\ntier: balanced\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n")

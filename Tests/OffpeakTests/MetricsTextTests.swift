@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import Logging
 import OffpeakTestSupport
 import Testing
@@ -48,23 +47,25 @@ struct MetricsTextTests {
             reasons:
                 "daily budget reached, resumes after 00:00 ($0.2100 spent and $0.00 reserved of $0.4000, "
                 + "and the next call may cost up to $0.2020)", at: Date())
-        try store.sqlite.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO cache_counters (day, kind, hits, misses)
-                    VALUES ('2026-01-01', 'answer', 3, 2), ('2026-01-02', 'answer', 1, 0), ('2026-01-02', 'source', 0, 4);
-                    INSERT INTO provider_batches (id, run_id, provider, model, state, prepared_at)
-                    VALUES ('ob000000000001', 'r1', 'sim', 'm', 'submitted', '2026-01-02 10:00:00.000'),
-                        ('ob000000000002', 'r1', 'sim', 'm', 'collected', '2026-01-02 09:00:00.000');
-                    """)
-        }
+        try store.execute(
+            """
+            INSERT INTO cache_counters (day, kind, hits, misses)
+            VALUES ('2026-01-01', 'answer', 3, 2), ('2026-01-02', 'answer', 1, 0), ('2026-01-02', 'source', 0, 4)
+            """)
+        let day = Date(timeIntervalSince1970: 1_767_312_000)  // 2026-01-02 00:00 UTC
+        try store.execute(
+            """
+            INSERT INTO provider_batches (id, run_id, provider, model, state, prepared_at)
+            VALUES ('ob000000000001', 'r1', 'sim', 'm', 'submitted', ?),
+                ('ob000000000002', 'r1', 'sim', 'm', 'collected', ?)
+            """, [day + 10 * 3600, day + 9 * 3600])
         return store
     }
 
     static let lastTick = LastTick(
         startedAt: Date(timeIntervalSince1970: 1_700_000_000.25), durationSeconds: 2.5, status: 75)
 
-    @Test(.sqliteOnly) func rendersAKnownStoreExactly() throws {
+    @Test func rendersAKnownStoreExactly() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.knownStore(workspace)
         let text = MetricsText(
@@ -177,7 +178,7 @@ struct MetricsTextTests {
             logger: Logger(label: "test"))
     }
 
-    @Test(.sqliteOnly) func theFileIsReplacedWholeReadableByNodeExporterAndTheTickIsKept() throws {
+    @Test func theFileIsReplacedWholeReadableByNodeExporterAndTheTickIsKept() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.knownStore(workspace)
         let file = MetricsFile(context: try Self.context(workspace))
@@ -201,7 +202,7 @@ struct MetricsTextTests {
         #expect((state[.posixPermissions] as? Int) == 0o600)
     }
 
-    @Test(.sqliteOnly) func aFailedWriteLeavesTheOldFileAndSaysWhy() throws {
+    @Test func aFailedWriteLeavesTheOldFileAndSaysWhy() throws {
         let workspace = try TemporaryWorkspace()
         _ = try Self.knownStore(workspace)
         let file = MetricsFile(context: try Self.context(workspace))

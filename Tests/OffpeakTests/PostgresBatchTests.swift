@@ -83,6 +83,7 @@ struct PostgresBatchTests {
         #expect(fitness.prompts == 4 * perThread && fitness.itemsAsked == 8 * perThread)
     }
 
+    // SQLite only: a run left in the workspace's SQLite file, copied to PostgreSQL.
     @Test(.sqliteOnly) func batchesARealRunLeftInSQLiteReadTheSameOnPostgreSQLOnceCopied() throws {
         let workspace = try StoreCopyTests.populatedWorkspace()
         let url = try PostgresCluster.shared.makeDatabase()

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -27,14 +26,12 @@ struct ReportTextTests {
         -> Store
     {
         let store = try StoreTests.store(workspace)
-        try store.sqlite.write { db in
-            try run.insert(db)
-            for var entry in entries { try entry.insert(db) }
-        }
+        try store.runs.insert(run: run, requests: [])
+        try store.insertLedger(entries)
         return store
     }
 
-    @Test(.sqliteOnly) func costsShowALossUnpricedModelsAndFailedCalls() throws {
+    @Test func costsShowALossUnpricedModelsAndFailedCalls() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(
             workspace, run: StoreTests.run("j-1"),
@@ -59,7 +56,7 @@ struct ReportTextTests {
         #expect(report.total.unpricedCalls == 3 && report.total.failedCalls == 1)
     }
 
-    @Test(.sqliteOnly) func statusKeepsEachRunOnOneLineAndCountsEveryCall() throws {
+    @Test func statusKeepsEachRunOnOneLineAndCountsEveryCall() throws {
         let workspace = try TemporaryWorkspace()
         var run = StoreTests.run("j-1", state: .failed)
         run.itemsTotal = 3
@@ -80,7 +77,7 @@ struct ReportTextTests {
         #expect(report.runs.first?.reason == run.reason, "the JSON keeps the whole text")
     }
 
-    @Test(.sqliteOnly) func aLongReasonIsShortenedInTheTableOnly() throws {
+    @Test func aLongReasonIsShortenedInTheTableOnly() throws {
         let workspace = try TemporaryWorkspace()
         var run = StoreTests.run("j-1", state: .interrupted)
         run.reason = String(repeating: "x", count: 400)

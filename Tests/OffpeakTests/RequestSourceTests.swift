@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -14,18 +13,18 @@ struct RequestSourceTests {
     }
 
     /// A row written with each string (as an older offpeak wrote them) reads back as its case.
-    @Test(.sqliteOnly) func storedStringsReadBackAsSources() throws {
+    @Test func storedStringsReadBackAsSources() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
-        try store.sqlite.write { db in try StoreTests.run("r1").insert(db) }
-        for (index, text) in ["spec", "submit", "spool", "chunk", "reduce"].enumerated() {
+        let texts = ["spec", "submit", "spool", "chunk", "reduce"]
+        let requests = texts.indices.map { index in
             var request = StoreTests.request("i\(index)", run: "r1", position: index)
             request.id = "q\(index)"
-            try store.sqlite.write { db in
-                try request.insert(db)
-                try db.execute(
-                    sql: "UPDATE requests SET source = ? WHERE id = ?", arguments: [text, request.id])
-            }
+            return request
+        }
+        try store.runs.insert(run: StoreTests.run("r1"), requests: requests)
+        for (text, request) in zip(texts, requests) {
+            try store.execute("UPDATE requests SET source = ? WHERE id = ?", [text, request.id])
         }
         let sources = try store.runs.requests(runID: "r1").map(\.source)
         #expect(sources == [.spec, .submit, .spool, .chunk, .reduce])

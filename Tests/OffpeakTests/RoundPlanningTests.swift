@@ -41,7 +41,7 @@ struct RoundPlanningTests {
 
     /// What a pass's verdict names: per state, how many and which one (for retries, the next due,
     /// a retry with no time first).
-    @Test(.sqliteOnly) func aSummaryCountsAStateAndNamesItsFirst() throws {
+    @Test func aSummaryCountsAStateAndNamesItsFirst() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
         var requests = (0..<6).map { StoreTests.request("i\($0)", run: "r1", position: $0) }
@@ -65,10 +65,7 @@ struct RoundPlanningTests {
         #expect(try store.runs.summary(runID: "r1", state: .waiting) == StateSummary())
         #expect(try store.runs.summary(runID: "r1", state: .pending).count == 2)
 
-        try store.sqlite.write { db in
-            try db.execute(
-                sql: "UPDATE requests SET next_attempt_at = NULL WHERE id = ?", arguments: [requests[1].id])
-        }
+        try store.execute("UPDATE requests SET next_attempt_at = NULL WHERE id = ?", [requests[1].id])
         #expect(
             try store.runs.summary(runID: "r1", state: .retrying).first?.itemId == "i1", "no time: due first")
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -26,7 +25,7 @@ struct StoreBatchesTests {
         try store.runs.requests(runID: "r1").map(\.state)
     }
 
-    @Test(.sqliteOnly) func aBatchGoesFromPreparedToCollectedWithItsCountersRightAtEachStep() throws {
+    @Test func aBatchGoesFromPreparedToCollectedWithItsCountersRightAtEachStep() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try Self.store(workspace, count: 3)
         let now = Date()
@@ -85,16 +84,16 @@ struct StoreBatchesTests {
         #expect(try store.batches.batchesToPoll(now: now + 1000).isEmpty)
         #expect(
             try store.batches.items(batchID: batch.id).map(\.outcome) == [.succeeded, .errored, .succeeded])
-        let ledger = try store.sqlite.read { db in try LedgerEntry.fetchAll(db) }
-        #expect(ledger.count == 2 && ledger.allSatisfy(\.batchApi))
+        let ledger = try store.values("SELECT id FROM ledger ORDER BY id", as: Int.self)
+        #expect(try store.values("SELECT batch_api FROM ledger ORDER BY id", as: Bool.self) == [true, true])
         #expect(try store.ledger.spend(runID: "r1").dollars == 0.02 + 0.01)
         let results = try store.runs.results(runID: "r1")
         #expect(Set(results.keys) == [requests[0].id, requests[2].id])
-        #expect(results[requests[2].id]?.ledgerId == ledger.first?.id)
+        #expect(results[requests[2].id]?.ledgerId.map(Int.init) == ledger.first)
         #expect(try store.batches.batches(runID: "r1").map(\.id) == [batch.id])
     }
 
-    @Test(.sqliteOnly) func aKillBetweenPrepareAndSubmitLosesNothingAndAbandoningReturnsTheItemsToPending()
+    @Test func aKillBetweenPrepareAndSubmitLosesNothingAndAbandoningReturnsTheItemsToPending()
         throws
     {
         let workspace = try TemporaryWorkspace()
@@ -114,7 +113,7 @@ struct StoreBatchesTests {
         try StoreCountersTests.expectCountersMatch(store, runs: ["r1"], after: "abandon")
     }
 
-    @Test(.sqliteOnly) func collectingTheSameResultsTwiceBooksOneResultAndOneLedgerRow() throws {
+    @Test func collectingTheSameResultsTwiceBooksOneResultAndOneLedgerRow() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try Self.store(workspace, count: 1)
         let batch = try store.batches.prepareBatch(
@@ -134,15 +133,13 @@ struct StoreBatchesTests {
         #expect(
             !(try store.batches.commitBatchCall(
                 batchID: batch.id, customID: "\(batch.id)_9", .refused("x"), run: nil, now: Date())))
-        let rows = try store.sqlite.read { db in
-            (try LedgerEntry.fetchCount(db), try ResultRecord.fetchCount(db))
-        }
+        let rows = (try store.count("ledger"), try store.count("results"))
         #expect(rows == (1, 1))
         #expect(try store.ledger.spend(runID: "r1").dollars == 0.1)
         #expect(try Self.states(store) == [.done])
     }
 
-    @Test(.sqliteOnly) func expiredAndCanceledItemsGoAgainAndAnInvalidOneFails() throws {
+    @Test func expiredAndCanceledItemsGoAgainAndAnInvalidOneFails() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try Self.store(workspace, count: 4)
         let batch = try store.batches.prepareBatch(
@@ -164,21 +161,17 @@ struct StoreBatchesTests {
             try store.batches.items(batchID: batch.id).map(\.outcome) == [
                 .expired, .canceled, .errored, .errored,
             ])
-        #expect(try store.sqlite.read { db in try LedgerEntry.fetchCount(db) } == 0)
+        #expect(try store.count("ledger") == 0)
         #expect(
             try store.runs.pendingRequests(runID: "r1", limit: 10).map(\.id) == requests.prefix(3).map(\.id))
         #expect(try store.batches.markCollected(batchID: batch.id, now: Date()))
         try StoreCountersTests.expectCountersMatch(store, runs: ["r1"], after: "outcomes")
     }
 
-    @Test(.sqliteOnly) func planningReadsSkipRequestsInABatchAndABatchTakesOnlyPendingOrRetryingOnes() throws
-    {
+    @Test func planningReadsSkipRequestsInABatchAndABatchTakesOnlyPendingOrRetryingOnes() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try Self.store(workspace, count: 4)
-        try store.sqlite.write { db in
-            try db.execute(
-                sql: "UPDATE requests SET state = 'retrying' WHERE id = ?", arguments: [requests[3].id])
-        }
+        try store.execute("UPDATE requests SET state = 'retrying' WHERE id = ?", [requests[3].id])
         _ = try store.batches.prepareBatch(
             runID: "r1", provider: "anthropic", model: "m", requestIDs: [requests[1].id, requests[3].id],
             worstDollars: 1, now: Date())
@@ -217,7 +210,7 @@ struct StoreBatchesTests {
 
 /// A provider request carrying a batched prompt of several items: booked once, for all of them.
 struct StoreBatchedPromptTests {
-    @Test(.sqliteOnly) func aBatchedPromptsItemsShareACustomIDAndAreBookedTogetherOnce() throws {
+    @Test func aBatchedPromptsItemsShareACustomIDAndAreBookedTogetherOnce() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try StoreBatchesTests.store(workspace, count: 5)
         let now = Date()
@@ -250,7 +243,7 @@ struct StoreBatchedPromptTests {
                 batchID: batch.id, customID: "\(batch.id)_0", booking, run: run, now: now)))
         #expect(try StoreBatchesTests.states(store) == [.done, .pending, .done, .inBatch, .inBatch])
         #expect(try store.runs.requests(runID: "r1").map(\.attempts) == [0, 1, 0, 0, 0])
-        #expect(try store.sqlite.read { db in try LedgerEntry.fetchAll(db).map(\.batchApi) } == [true])
+        #expect(try store.values("SELECT batch_api FROM ledger ORDER BY id", as: Bool.self) == [true])
         #expect(try store.runs.run(id: "r1")?.itemsDone == 2)
 
         // The second was refused as invalid: both its items fail with the message.

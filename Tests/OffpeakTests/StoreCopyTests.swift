@@ -93,6 +93,7 @@ import Testing
         return "copied \(from)\n    to \(to)\n" + table.render() + use + "\n"
     }
 
+    // SQLite only: the copy starts from the workspace's SQLite file; PostgreSQL is its target, in either pass.
     @Test(.sqliteOnly) func everyTableSurvivesTheTripToPostgreSQLAndBack() throws {
         let workspace = try Self.populatedWorkspace()
         let file = workspace.root.appendingPathComponent("cache/offpeak.sqlite")
@@ -149,6 +150,7 @@ import Testing
         #expect(next.trimmingCharacters(in: .whitespacesAndNewlines) == "t")
     }
 
+    // SQLite only: copies from (and refuses over) the workspace's SQLite file; PostgreSQL is the target.
     @Test(.sqliteOnly) func aCopyIntoAStoreThatHoldsDataOrOverAFileIsRefusedAndChangesNothing() throws {
         let sim = try SimProcess()
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: 2)

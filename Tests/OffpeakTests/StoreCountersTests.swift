@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -40,9 +39,9 @@ struct StoreCountersTests {
     /// Every run's counters against a recount, and its spend against the ledger's sum.
     static func expectCountersMatch(_ store: Store, runs: [String], after step: String) throws {
         for run in runs {
-            let (counted, recounted) = try store.sqlite.read { db in
-                (try SQLiteStore.itemCounts(db, runID: run), try SQLiteStore.recountItems(db, runID: run))
-            }
+            let (counted, recounted) = (
+                try store.runs.itemCounts(runID: run), try store.recountItems(runID: run)
+            )
             #expect(counted == recounted, "items of \(run) after \(step)")
             let spend = try store.ledger.spend(runID: run)
             var summed = try store.ledger.recountSpend(runID: run)
@@ -54,7 +53,7 @@ struct StoreCountersTests {
         }
     }
 
-    @Test(.sqliteOnly) func itemAndSpendCountersEqualARecountAfterAnyMixOfWrites() throws {
+    @Test func itemAndSpendCountersEqualARecountAfterAnyMixOfWrites() throws {
         // v6's triggers and partial index spell the step sources out: they must stay these.
         #expect(Set(RequestSource.steps.map(\.rawValue)) == ["chunk", "reduce"])
         #expect(SQLiteStore.specOrStepSQL == "source IN ('spec', 'chunk', 'reduce')")
@@ -92,7 +91,7 @@ struct StoreCountersTests {
                     failed: pick(2).map { ($0.id, "HTTP 400") },
                     later: pick(3).map { ($0.id, "HTTP 529", Date() + 60) }, lease: ("test", 60))
                 let saved = try #require(try store.runs.run(id: run))
-                let recount = try store.sqlite.read { db in try SQLiteStore.recountItems(db, runID: run) }
+                let recount = try store.recountItems(runID: run)
                 let written: [Int] = [saved.itemsDone, saved.itemsFailed, saved.itemsCached]
                 #expect(written == [recount.done, recount.failed, recount.cached])
             case 2:  // answers from the cache
@@ -148,34 +147,29 @@ struct StoreCountersTests {
                 _ = try store.submissions.enqueue(batch, job: "q", newRun: queued)
             case 6:  // a request deleted (its result goes with it)
                 guard let victim = requests.randomElement(using: &random) else { break }
-                try store.sqlite.write { db in _ = try RequestRecord.deleteOne(db, key: victim.id) }
+                try store.execute("DELETE FROM requests WHERE id = ?", [victim.id])
             case 7:  // a result deleted, or its cache flag flipped, behind offpeak's back
                 guard let answer = results.values.randomElement(using: &random) else { break }
-                try store.sqlite.write { db in
-                    if Bool.random(using: &random) {
-                        _ = try ResultRecord.deleteOne(db, key: answer.requestId)
-                    } else {
-                        try db.execute(
-                            sql: "UPDATE results SET from_cache = NOT from_cache WHERE request_id = ?",
-                            arguments: [answer.requestId])
-                    }
+                if Bool.random(using: &random) {
+                    try store.execute("DELETE FROM results WHERE request_id = ?", [answer.requestId])
+                } else {
+                    try store.execute(
+                        "UPDATE results SET from_cache = NOT from_cache WHERE request_id = ?",
+                        [answer.requestId])
                 }
             default:  // a request becomes a step, or a step an item; a ledger row changes
-                try store.sqlite.write { db in
-                    if let row = requests.randomElement(using: &random) {
-                        try db.execute(
-                            sql: "UPDATE requests SET source = ? WHERE id = ?",
-                            arguments: [row.source == .chunk ? "spec" : "chunk", row.id])
-                    }
-                    try db.execute(
-                        sql:
-                            "UPDATE ledger SET cache_hit = NOT cache_hit, input_tokens = input_tokens + 1 WHERE id = "
-                            + "(SELECT MAX(id) FROM ledger WHERE run_id = ?)", arguments: [run])
+                if let row = requests.randomElement(using: &random) {
+                    try store.execute(
+                        "UPDATE requests SET source = ? WHERE id = ?",
+                        [row.source == .chunk ? "spec" : "chunk", row.id])
                 }
+                try store.execute(
+                    "UPDATE ledger SET cache_hit = NOT cache_hit, input_tokens = input_tokens + 1 WHERE id = "
+                        + "(SELECT MAX(id) FROM ledger WHERE run_id = ?)", [run])
             }
             try Self.expectCountersMatch(
                 store, runs: ["r1", "r2"], after: "step \(step) (operation \(operation))")
-            let counts = try store.sqlite.read { db in try SQLiteStore.itemCounts(db, runID: "r1") }
+            let counts = try store.runs.itemCounts(runID: "r1")
             seen.formUnion(
                 zip(
                     ["done", "failed", "cached", "steps"],

@@ -9,6 +9,7 @@ import Testing
 /// flushes the WAL at every commit (`synchronous = FULL`), where GRDB's default for a WAL pool
 /// (`NORMAL`) survives only the process dying.
 struct StoreDurabilityTests {
+    // SQLite only: SQLite's own journal mode and synchronous pragma.
     @Test(.sqliteOnly) func everyCommitIsFlushedToTheDisk() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)

@@ -43,6 +43,7 @@ struct StoreRowsTests {
 
     /// A run row written before the store refused such dates (the value bound as GRDB wrote it):
     /// lists leave it out and name it, the other runs are read, and the job's own run refuses.
+    // SQLite only: GRDB's text dates past 9999 do not read back; PostgreSQL's timestamptz holds them.
     @Test(.sqliteOnly) func aRunRowThatDoesNotDecodeIsNamedAndTheOthersAreRead() throws {
         let workspace = try TemporaryWorkspace()
         let store = try StoreTests.store(workspace)
@@ -98,6 +99,7 @@ struct StoreRowsTests {
         #expect(try store.runs.latestResumableRun(job: "far")?.deadlineAt == nil)
     }
 
+    // SQLite only: the SQLite file itself, emptied.
     @Test(.sqliteOnly) func anEmptiedStoreIsRefusedAndLeftAsItIs() throws {
         let workspace = try TemporaryWorkspace()
         let file = try workspace.write("cache/offpeak.sqlite", "")
@@ -118,6 +120,7 @@ struct StoreRowsTests {
     /// Openers racing on a new workspace (threads here; processes in `TickTests`) all get the one
     /// store, made once under its own name: none sees a file another has just created and
     /// takes it for an emptied store.
+    // SQLite only: the SQLite file's creation under its own name.
     @Test(.sqliteOnly) func openersRacingOnANewWorkspaceAllGetTheStore() throws {
         for _ in 1...5 {
             let workspace = try TemporaryWorkspace()

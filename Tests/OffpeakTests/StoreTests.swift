@@ -27,6 +27,7 @@ struct StoreTests {
             nextAttemptAt: nil, error: nil, createdAt: Date(), updatedAt: Date())
     }
 
+    // SQLite only: the engine's own tables, journal mode and file permissions.
     @Test(.sqliteOnly) func migratorCreatesTheWholeSchemaOwnerOnly() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
@@ -58,7 +59,7 @@ struct StoreTests {
         #expect(run.state == .completed)
     }
 
-    @Test(.sqliteOnly) func mergeAddsNewItemsDropsRemovedOnesAndKeepsAnswers() throws {
+    @Test func mergeAddsNewItemsDropsRemovedOnesAndKeepsAnswers() throws {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
         let a = Self.request("a", run: "r1", position: 0)
@@ -67,9 +68,7 @@ struct StoreTests {
             requests: [
                 a, Self.request("b", run: "r1", position: 1), Self.request("c", run: "r1", position: 2),
             ])
-        try store.sqlite.write { db in
-            try db.execute(sql: "UPDATE requests SET state = 'done' WHERE id = ?", arguments: [a.id])
-        }
+        try store.execute("UPDATE requests SET state = 'done' WHERE id = ?", [a.id])
         try store.runs.merge(
             requests: [
                 Self.request("a", run: "r1", position: 0, payload: "changed"),

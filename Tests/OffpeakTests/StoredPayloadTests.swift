@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -50,18 +49,17 @@ struct StoredPayloadTests {
         }
 
         func rawPayloads() throws -> [String] {
-            try store.sqlite.read { db in
-                try String.fetchAll(db, sql: "SELECT payload FROM requests ORDER BY position")
+            try store.values("SELECT payload FROM requests ORDER BY position", as: String.self).map {
+                $0 ?? ""
             }
         }
 
         func sharedTexts() throws -> Int {
-            try store.sqlite.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM shared_texts") ?? -1
-            }
+            try store.count("shared_texts")
         }
     }
 
-    @Test(.sqliteOnly) func aSubmittedRowHoldsItsPromptByReferenceAndReadsWhole() throws {
+    @Test func aSubmittedRowHoldsItsPromptByReferenceAndReadsWhole() throws {
         let inbox = try Inbox()
         let items = ["What is a tide?", "Quote \"this\" and a \\ backslash", "é€😀"]
         let ids = try inbox.submit(items)
@@ -92,7 +90,7 @@ struct StoredPayloadTests {
 
     /// A run's requests from its spec share the prompt too, and a spec that changes a pending
     /// request's prompt rewrites it whole; both read back as they were given.
-    @Test(.sqliteOnly) func aSpecRunSharesItsPromptAndReadsWhole() throws {
+    @Test func aSpecRunSharesItsPromptAndReadsWhole() throws {
         let inbox = try Inbox()
         let run = RunRecord.new(
             job: inbox.spec, provider: .sim, model: "m", itemsTotal: 2, at: Date())
@@ -123,7 +121,7 @@ struct StoredPayloadTests {
     }
 
     /// A short prompt (and a row written whole by an older offpeak) is kept whole and read as it is.
-    @Test(.sqliteOnly) func shortPromptsAndOldRowsStayWhole() throws {
+    @Test func shortPromptsAndOldRowsStayWhole() throws {
         let inbox = try Inbox(system: "Answer in one line.")
         let ids = try inbox.submit(["What is a tide?"])
         #expect(try inbox.rawPayloads() == [inbox.wholePayload("What is a tide?")])
@@ -134,10 +132,10 @@ struct StoredPayloadTests {
     }
 
     /// A row naming a text the store lacks is an error that says so, never a garbled prompt.
-    @Test(.sqliteOnly) func aMissingTextIsADataError() throws {
+    @Test func aMissingTextIsADataError() throws {
         let inbox = try Inbox(system: Self.system + "another prompt, never read before in this process")
         let ids = try inbox.submit(["x"])
-        try inbox.store.sqlite.write { db in try db.execute(sql: "DELETE FROM shared_texts") }
+        try inbox.store.execute("DELETE FROM shared_texts")
         #expect {
             _ = try inbox.store.submissions.request(id: ids[0])
         } throws: { error in

@@ -70,7 +70,7 @@ struct SubmittedIDTests {
 
     /// An id given twice is refused at its own line, naming the first; given again later, naming the
     /// run that has it. Ids stay whole in the store.
-    @Test(.sqliteOnly) func repeatedIdsAreRefusedAtTheirOwnLine() throws {
+    @Test func repeatedIdsAreRefusedAtTheirOwnLine() throws {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\n")
         let store = try workspace.openStore()
@@ -100,8 +100,7 @@ struct SubmittedIDTests {
             return
         }
         #expect(refused.description == #"stdin:7: id: "a" was already submitted to run \#(run.id)"#)
-        let items = try store.sqlite.read { db in try String.fetchAll(db, sql: "SELECT item_id FROM requests")
-        }
+        let items = try store.values("SELECT item_id FROM requests", as: String.self)
         #expect(Set(items) == ["a", long])
     }
 
