@@ -15,7 +15,8 @@ protocol BatchStore: AnyObject, Sendable {
     /// runs answering at once never lose each other's counts.
     @discardableResult
     func updateBatchFitness(
-        provider: String, model: String, at now: Date, _ change: @escaping @Sendable (inout BatchFitness) -> Void
+        provider: String, model: String, at now: Date,
+        _ change: @escaping @Sendable (inout BatchFitness) -> Void
     ) throws(OffpeakError) -> BatchFitness
 
     /// Counts one more failed poll of the batch, keeps `reason` (already redacted) as the last one,

@@ -15,7 +15,8 @@ extension SQLiteStore {
 
     @discardableResult
     func updateBatchFitness(
-        provider: String, model: String, at now: Date, _ change: @escaping @Sendable (inout BatchFitness) -> Void
+        provider: String, model: String, at now: Date,
+        _ change: @escaping @Sendable (inout BatchFitness) -> Void
     ) throws(OffpeakError) -> BatchFitness {
         try write { db in
             try Self.update(FitnessChange(provider: provider, model: model, at: now, change: change), db)

@@ -23,7 +23,8 @@ extension PostgresEngine {
     /// processes answering at once take turns, even for a record not written yet (no row to lock).
     @discardableResult
     func updateBatchFitness(
-        provider: String, model: String, at now: Date, _ change: @escaping @Sendable (inout BatchFitness) -> Void
+        provider: String, model: String, at now: Date,
+        _ change: @escaping @Sendable (inout BatchFitness) -> Void
     ) throws(OffpeakError) -> BatchFitness {
         try store.transaction { () throws(OffpeakError) -> BatchFitness in
             try update(FitnessChange(provider: provider, model: model, at: now, change: change))

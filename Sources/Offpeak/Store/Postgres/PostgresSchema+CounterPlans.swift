@@ -14,7 +14,8 @@ extension PostgresSchema {
         replace("offpeak_run_items_result_insert", cachedChange("new_rows", "+")),
         replace("offpeak_run_items_result_delete", cachedChange("old_rows", "-")),
         replace(
-            "offpeak_run_items_result_update", cachedChange("old_rows", "-") + "\n" + cachedChange("new_rows", "+")),
+            "offpeak_run_items_result_update",
+            cachedChange("old_rows", "-") + "\n" + cachedChange("new_rows", "+")),
     ]
 
     /// A request that is an item, not a step of a long one.
