@@ -176,27 +176,42 @@ extension PostgresEngine {
     }
 
     /// Writes the run, with its item counts as the counters hold them (not the steps of long
-    /// items), and its checkpoint, and reads the run's spend: two statements.
+    /// items), and its checkpoint, and reads the counts and the run's spend: two statements, one
+    /// round trip (the run's row is sent ahead, `PostgresStore.send`).
     /// - Returns: the run as saved, with its counters, and its spend.
+    /// - Throws: a store error when there is no such run, as `updateRow` does.
     func saveProgress(_ run: RunRecord, segment: Int, lastRequestID: String?) throws(OffpeakError)
         -> (RunRecord, Spend)
     {
         var run = run
         run.updatedAt = Date()
-        let counts = try updateRow(run, countsFromCounters: true)
-        run.itemsDone = counts.done
-        run.itemsFailed = counts.failed
-        run.itemsCached = counts.cached
+        try store.send(try updateStatement(run, countsFromCounters: true))
         let rows = try store.query(
             """
             WITH saved AS (
                 INSERT INTO checkpoints (run_id, segment, done, last_request_id, updated_at)
-                VALUES (\(run.id), \(segment), \(run.itemsDone), \(lastRequestID), \(run.updatedAt))
+                SELECT id, \(segment), items_done, \(lastRequestID), \(run.updatedAt) FROM runs WHERE id = \(run.id)
                 ON CONFLICT (run_id) DO UPDATE SET segment = excluded.segment, done = excluded.done,
                     last_request_id = excluded.last_request_id, updated_at = excluded.updated_at)
-            \(unescaped: Self.spendQuery) WHERE run_id = \(run.id)
+            SELECT r.items_done, r.items_failed, r.items_cached, \(unescaped: Self.spendColumns("s"))
+            FROM runs r LEFT JOIN run_spend s ON s.run_id = r.id WHERE r.id = \(run.id)
             """)
-        return (run, try rows.first.map { row throws(OffpeakError) in try spend(row) } ?? Spend())
+        guard let row = rows.first else {
+            throw OffpeakError(.ioError, "PostgreSQL at \(store.url.endpoint) has no run \(run.id) to update")
+        }
+        let columns = PostgresColumns(row, store)
+        run.itemsDone = try columns("items_done")
+        run.itemsFailed = try columns("items_failed")
+        run.itemsCached = try columns("items_cached")
+        return (run, try spend(row))
+    }
+
+    /// `run_spend`'s sums (`spendQuery`) from the row of `table`, zero where it has none.
+    static func spendColumns(_ table: String) -> String {
+        [
+            "calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "dollars",
+            "naive_dollars", "failed_calls", "unpriced_calls",
+        ].map { "coalesce(\(table).\($0), 0) AS \($0)" }.joined(separator: ", ")
     }
 
     static let spendQuery = """

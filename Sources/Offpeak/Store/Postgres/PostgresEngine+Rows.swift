@@ -116,11 +116,19 @@ extension PostgresEngine {
     func updateRow(_ run: RunRecord, countsFromCounters: Bool = false) throws(OffpeakError)
         -> (done: Int, failed: Int, cached: Int)
     {
+        let updated = try store.query(updateStatement(run, countsFromCounters: countsFromCounters))
+        if let row = updated.first { return try store.decode(row, as: (Int, Int, Int).self) }
+        throw OffpeakError(
+            .ioError, "PostgreSQL at \(store.url.endpoint) has no run \(run.id) to update")
+    }
+
+    /// `updateRow`'s statement, which answers the counts written (no row: no such run).
+    func updateStatement(_ run: RunRecord, countsFromCounters: Bool) throws(OffpeakError) -> PostgresQuery {
         try StoredDate.check(run)
         let counted = { (column: String) in
             "coalesce((SELECT \(column) FROM run_items WHERE run_id = runs.id), 0)"
         }
-        let updated = try store.query(
+        return
             """
             UPDATE runs SET job = \(run.job), kind = \(run.kind), spec_hash = \(run.specHash),
                 state = \(run.state.rawValue), reason = \(run.reason), budget_stop = \(run.budgetStop),
@@ -138,10 +146,7 @@ extension PostgresEngine {
                 failure_text = \(run.failureText), failure_items = \(run.failureItems)
             WHERE id = \(run.id)
             RETURNING items_done, items_failed, items_cached
-            """)
-        if let row = updated.first { return try store.decode(row, as: (Int, Int, Int).self) }
-        throw OffpeakError(
-            .ioError, "PostgreSQL at \(store.url.endpoint) has no run \(run.id) to update")
+            """
     }
 }
 
