@@ -27,6 +27,9 @@ enum PostgresMigrations {
             version: 3,
             name: "the cache's totals kept by triggers, its eviction index",
             statements: PostgresSchema.version3),
+        Migration(
+            version: 4, name: "a request's run checked once per statement, not per row",
+            statements: PostgresSchema.version4),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
