@@ -68,6 +68,17 @@ struct LeaseAndSubmissionRoleTests {
         #expect(found.runId == "q1" && found.itemId == "b" && found.position == 1)
         #expect(result == nil)
         #expect(try roles.submissions.request(id: "nothing") == nil)
+        // Known items before new ones: the new ones follow on from the run's last position.
+        let third = [
+            F.request("b", run: "v", position: 0), F.request("d", run: "x", position: 0),
+            F.request("a", run: "w", position: 0), F.request("e", run: "x", position: 0),
+        ]
+        #expect(
+            try roles.submissions.enqueue(third, job: "j", newRun: F.run("q3")) == ["q1", nil, "q1", nil])
+        let all = try roles.runs.requests(runID: "q1", states: nil)
+        #expect(all.map(\.itemId) == ["a", "b", "c", "d", "e"])
+        #expect(all.map(\.position) == [0, 1, 2, 3, 4])
+        #expect(try roles.runs.run(id: "q1")?.itemsTotal == 5)
     }
 
     @Test(arguments: StoreEngine.allCases)

@@ -8,22 +8,36 @@ import PostgresNIO
 /// Dollars are doubles, and a sum of doubles depends on its order: each adds its rows in the order
 /// SQLite's index gives them (`id`, or `at` then `id` for a time range), so both engines print the
 /// same cents. Text sorts byte by byte (`COLLATE "C"`), as SQLite's does, whatever the database's locale.
+///
+/// The reports over the whole ledger (`costs`, `costs --by day`) read its rows in that order from a
+/// subquery sorted as the index that covers them is (`orderedSpendColumns`), and add them as they
+/// come: PostgreSQL (15) sorts each group's rows again for a `sum(… ORDER BY id)`, on 250,000 rows
+/// two thirds of the statement (by job: 375 ms, 109 ms without; `EXPLAIN ANALYZE`, index-only scan).
 extension PostgresEngine: LedgerStore {
     /// `SQLiteStore.spendColumns`, its sums as PostgreSQL types them back (`bigint`, not `numeric`),
-    /// the dollars added in `order`.
-    static func spendColumns(order: String = "id") -> String {
-        """
-        count(*) FILTER (WHERE NOT cache_hit) AS calls,
-        coalesce(sum(input_tokens), 0)::bigint AS input_tokens,
-        coalesce(sum(output_tokens), 0)::bigint AS output_tokens,
-        coalesce(sum(cache_read_tokens), 0)::bigint AS cache_read_tokens,
-        coalesce(sum(cache_write_tokens), 0)::bigint AS cache_write_tokens,
-        coalesce(sum(dollars ORDER BY \(order)), 0) AS dollars,
-        coalesce(sum(naive_dollars ORDER BY \(order)), 0) AS naive_dollars,
-        count(*) FILTER (WHERE failed) AS failed_calls,
-        count(*) FILTER (WHERE unpriced AND NOT cache_hit) AS unpriced_calls
-        """
+    /// the dollars added in `order`, or (nil) in the order the rows come (`ordered`).
+    static func spendColumns(order: String? = "id") -> String {
+        let order = order.map { " ORDER BY \($0)" } ?? ""
+        return """
+            count(*) FILTER (WHERE NOT cache_hit) AS calls,
+            coalesce(sum(input_tokens), 0)::bigint AS input_tokens,
+            coalesce(sum(output_tokens), 0)::bigint AS output_tokens,
+            coalesce(sum(cache_read_tokens), 0)::bigint AS cache_read_tokens,
+            coalesce(sum(cache_write_tokens), 0)::bigint AS cache_write_tokens,
+            coalesce(sum(dollars\(order)), 0) AS dollars,
+            coalesce(sum(naive_dollars\(order)), 0) AS naive_dollars,
+            count(*) FILTER (WHERE failed) AS failed_calls,
+            count(*) FILTER (WHERE unpriced AND NOT cache_hit) AS unpriced_calls
+            """
     }
+
+    /// The columns a spend sums (`PostgresSchema.spendColumns`, which every covering index of the
+    /// ledger holds after its key): what a subquery sorted by one of those indexes selects, so the
+    /// rows come from the index alone (an index-only scan) and in the order their dollars add up in.
+    /// A sorted subquery is not merged into the query above it, and an aggregate over it (no join,
+    /// no window, never run in parallel with it) takes the rows as they come; the order ends with
+    /// `id`, so no two rows tie.
+    static let orderedSpendColumns = PostgresSchema.spendColumns
 
     /// The one row of sums `query` answers (every aggregate answers one).
     func spendRow(_ query: PostgresQuery) throws(OffpeakError) -> Spend {
@@ -40,7 +54,11 @@ extension PostgresEngine: LedgerStore {
 
     func spend(since start: Date) throws(OffpeakError) -> Spend {
         try spendRow(
-            "SELECT \(unescaped: Self.spendColumns(order: "at, id")) FROM ledger WHERE at >= \(start)")
+            """
+            SELECT \(unescaped: Self.spendColumns(order: nil)) FROM (
+                SELECT \(unescaped: Self.orderedSpendColumns) FROM ledger WHERE at >= \(start) ORDER BY at, id
+            ) ledger
+            """)
     }
 
     func unpricedModels() throws(OffpeakError) -> [String] {
@@ -64,8 +82,11 @@ extension PostgresEngine: LedgerStore {
         var lines: [CostLine] = []
         for row in try store.query(
             """
-            SELECT \(unescaped: column) AS key, \(unescaped: Self.spendColumns()) FROM ledger
-            GROUP BY \(unescaped: column) ORDER BY dollars DESC, \(unescaped: column) COLLATE "C"
+            SELECT key, \(unescaped: Self.spendColumns(order: nil)) FROM (
+                SELECT \(unescaped: column) AS key, \(unescaped: Self.orderedSpendColumns) FROM ledger
+                ORDER BY \(unescaped: column), id
+            ) ledger
+            GROUP BY key ORDER BY dollars DESC, key COLLATE "C"
             """)
         {
             lines.append(CostLine(key: try PostgresColumns(row, store)("key"), spend: try spend(row)))
@@ -73,26 +94,80 @@ extension PostgresEngine: LedgerStore {
         return lines
     }
 
+    /// The days from the ledger's first call to its last, summed in one statement (`daySpends`);
+    /// the walk from day to day with calls (`LedgerDay.costs`, two statements a day) when the
+    /// calendar's days do not follow one another as `days(from:through:)` needs, or when a call
+    /// lies so near a day's end that the walk would stretch that day over it.
     func costsByDay(calendar: Calendar) throws(OffpeakError) -> [CostLine] {
         try snapshot { () throws(OffpeakError) -> [CostLine] in
-            try LedgerDay.costs(
-                calendar: calendar,
-                firstCall: { (start: Date?) throws(OffpeakError) -> Date? in
-                    let row = try store.query(
-                        "SELECT min(at) AS at FROM ledger WHERE \(start == nil) OR at >= \(start ?? Date())"
-                    ).first
-                    return try row.flatMap { row throws(OffpeakError) in
-                        try PostgresColumns(row, store)("at", as: Date?.self)
-                    }
-                },
-                spend: { (day: LedgerDay) throws(OffpeakError) -> Spend in
-                    try spendRow(
-                        """
-                        SELECT \(unescaped: Self.spendColumns(order: "at, id")) FROM ledger
-                        WHERE at >= \(day.start) AND at < \(day.end)
-                        """)
-                })
+            let bounds = try store.query("SELECT min(at) AS first, max(at) AS last FROM ledger")
+            guard let row = bounds.first else { return [] }
+            let columns = PostgresColumns(row, store)
+            guard let first = try columns("first", as: Date?.self),
+                let last = try columns("last", as: Date?.self)
+            else { return [] }
+            if let days = LedgerDay.days(from: first, through: last, calendar: calendar),
+                let lines = try daySpends(days)
+            {
+                return lines
+            }
+            return try walkDays(calendar: calendar)
         }
+    }
+
+    /// Each of `days`' sums, its rows added in the order of `at`, then `id`, read from the ledger's
+    /// time index, one range scan a day; nil when a row lies in a day's last two milliseconds (the
+    /// walk's day would hold it, or a row after it: `LedgerDay.init`).
+    private func daySpends(_ days: [LedgerDay]) throws(OffpeakError) -> [CostLine]? {
+        var spends: [String: Spend] = [:]
+        for row in try store.query(
+            """
+            SELECT d.n, s.* FROM unnest(\(days.map(\.start))::timestamptz[], \(days.map(\.end))::timestamptz[])
+                WITH ORDINALITY AS d (day_start, day_end, n)
+            CROSS JOIN LATERAL (
+                SELECT count(*) AS row_count,
+                    count(*) FILTER (WHERE at >= d.day_end - interval '2 milliseconds') AS near_end,
+                    \(unescaped: Self.spendColumns(order: nil))
+                FROM (
+                    SELECT at, \(unescaped: Self.orderedSpendColumns) FROM ledger
+                    WHERE at >= d.day_start AND at < d.day_end ORDER BY at, id
+                ) ledger
+            ) s
+            WHERE s.row_count > 0 ORDER BY d.n
+            """)
+        {
+            let columns = PostgresColumns(row, store)
+            guard try columns("near_end", as: Int.self) == 0 else { return nil }
+            let index: Int = try columns("n")
+            guard days.indices.contains(index - 1) else {
+                throw OffpeakError(.software, "PostgreSQL answered day \(index) of \(days.count)")
+            }
+            spends[days[index - 1].text, default: Spend()].add(try spend(row))
+        }
+        return spends.keys.sorted(by: >).map { CostLine(key: $0, spend: spends[$0] ?? Spend()) }
+    }
+
+    /// `costsByDay` as the SQLite engine makes it: from each day with calls to the next.
+    private func walkDays(calendar: Calendar) throws(OffpeakError) -> [CostLine] {
+        try LedgerDay.costs(
+            calendar: calendar,
+            firstCall: { (start: Date?) throws(OffpeakError) -> Date? in
+                let row = try store.query(
+                    "SELECT min(at) AS at FROM ledger WHERE \(start == nil) OR at >= \(start ?? Date())"
+                ).first
+                return try row.flatMap { row throws(OffpeakError) in
+                    try PostgresColumns(row, store)("at", as: Date?.self)
+                }
+            },
+            spend: { (day: LedgerDay) throws(OffpeakError) -> Spend in
+                try spendRow(
+                    """
+                    SELECT \(unescaped: Self.spendColumns(order: nil)) FROM (
+                        SELECT \(unescaped: Self.orderedSpendColumns) FROM ledger
+                        WHERE at >= \(day.start) AND at < \(day.end) ORDER BY at, id
+                    ) ledger
+                    """)
+            })
     }
 
     /// A negative `calls` is no limit, as SQLite reads `LIMIT -1`.

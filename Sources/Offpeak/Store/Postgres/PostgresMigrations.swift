@@ -28,8 +28,11 @@ enum PostgresMigrations {
             name: "the cache's totals kept by triggers, its eviction index",
             statements: PostgresSchema.version3),
         Migration(
-            version: 4, name: "the run counters' answers looked up by key, whatever the tables' statistics",
+            version: 4, name: "a request's run checked once per statement, not per row",
             statements: PostgresSchema.version4),
+        Migration(
+            version: 5, name: "the run counters' answers looked up by key, whatever the tables' statistics",
+            statements: PostgresSchema.version5),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

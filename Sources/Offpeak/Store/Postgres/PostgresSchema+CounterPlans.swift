@@ -8,7 +8,7 @@
 /// primary keys, the lookups stay one index probe per row whatever the tables' statistics said when
 /// the plan was made. The counts are the same. The text is frozen with the version, as a migration's is.
 extension PostgresSchema {
-    static let version4: [String] = [
+    static let version5: [String] = [
         replace("offpeak_run_items_insert", add("new_rows")),
         replace("offpeak_run_items_update", subtract("old_rows") + "\n" + add("new_rows")),
         replace("offpeak_run_items_result_insert", cachedChange("new_rows", "+")),
