@@ -16,7 +16,7 @@ struct LedgerSumOrderTests {
     /// written out of time order, jobs and models interleaved; with `nearMidnight`, one more a
     /// millisecond before a local midnight in New York.
     static func entries(nearMidnight: Bool) -> [LedgerEntry] {
-        var generator = SplitMix(seed: 22)
+        var generator = StoreCountersTests.SplitMix(state: 22)
         let start = Date(timeIntervalSince1970: 1_825_027_200)  // 2027-11-01 00:00 UTC
         var entries = (0..<400).map { index in
             let at = start + Double(generator.next() % 1_036_800_000) / 1_000
@@ -74,20 +74,5 @@ struct LedgerSumOrderTests {
         #expect(one.map(\.text) == ["2027-11-06"])
         #expect(
             LedgerDay.days(from: days[0].start, through: days[2].start, calendar: calendar, limit: 2) == nil)
-    }
-}
-
-/// A small seeded generator (SplitMix64), so every run books the same calls.
-private struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

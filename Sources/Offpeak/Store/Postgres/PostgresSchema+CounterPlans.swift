@@ -9,8 +9,11 @@
 /// the plan was made. The counts are the same. The text is frozen with the version, as a migration's is.
 extension PostgresSchema {
     static let version5: [String] = [
-        replace("offpeak_run_items_insert", add("new_rows")),
-        replace("offpeak_run_items_update", subtract("old_rows") + "\n" + add("new_rows")),
+        replace("offpeak_run_items_insert", add("new_rows", cached: answeredFromCache)),
+        replace(
+            "offpeak_run_items_update",
+            subtract("old_rows", cached: true, lookup: answeredFromCache) + "\n"
+                + add("new_rows", cached: answeredFromCache)),
         replace("offpeak_run_items_result_insert", cachedChange("new_rows", "+")),
         replace("offpeak_run_items_result_delete", cachedChange("old_rows", "-")),
         replace(
@@ -18,39 +21,9 @@ extension PostgresSchema {
             cachedChange("old_rows", "-") + "\n" + cachedChange("new_rows", "+")),
     ]
 
-    /// A request that is an item, not a step of a long one.
-    private static func item(_ row: String) -> String { "\(row).source NOT IN ('chunk', 'reduce')" }
-
     /// Whether the request `row`'s answer came from the cache: one probe of `results`' key.
-    private static func cached(_ row: String) -> String {
+    private static func answeredFromCache(_ row: String) -> String {
         "coalesce((SELECT r.from_cache FROM results r WHERE r.request_id = \(row).id), false)"
-    }
-
-    private static func counts(_ rows: String) -> String {
-        """
-        SELECT q.run_id, count(*) AS requests, count(*) FILTER (WHERE \(item("q"))) AS total,
-            count(*) FILTER (WHERE \(item("q")) AND q.state = 'done') AS done,
-            count(*) FILTER (WHERE \(item("q")) AND q.state = 'failed') AS failed,
-            count(*) FILTER (WHERE \(item("q")) AND \(cached("q"))) AS cached
-        FROM \(rows) q GROUP BY q.run_id
-        """
-    }
-
-    private static func add(_ rows: String) -> String {
-        """
-        INSERT INTO run_items AS c (run_id, requests, total, done, failed, cached) \(counts(rows))
-        ON CONFLICT (run_id) DO UPDATE SET requests = c.requests + excluded.requests,
-            total = c.total + excluded.total, done = c.done + excluded.done,
-            failed = c.failed + excluded.failed, cached = c.cached + excluded.cached;
-        """
-    }
-
-    private static func subtract(_ rows: String) -> String {
-        """
-        UPDATE run_items c SET requests = c.requests - d.requests, total = c.total - d.total,
-            done = c.done - d.done, failed = c.failed - d.failed, cached = c.cached - d.cached
-        FROM (\(counts(rows))) d WHERE c.run_id = d.run_id;
-        """
     }
 
     /// Adds (`+`) or takes off (`-`) the answers from the cache among a set of result rows, each

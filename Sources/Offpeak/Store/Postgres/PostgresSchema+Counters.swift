@@ -16,14 +16,17 @@ extension PostgresSchema {
     static let version2: [String] = itemCounters + spendCounters + retryingIndex
 
     /// A request that is an item, not a step of a long one (`RequestSource.steps` as of v6).
-    private static func item(_ row: String) -> String { "\(row).source NOT IN ('chunk', 'reduce')" }
+    static func item(_ row: String) -> String { "\(row).source NOT IN ('chunk', 'reduce')" }
 
+    /// Whether the request `row`'s answer came from the cache, as version 2 asks it (version 5
+    /// asks it by key: `answeredFromCache`).
     private static func cached(_ row: String) -> String {
         "EXISTS (SELECT 1 FROM results r WHERE r.request_id = \(row).id AND r.from_cache)"
     }
 
-    /// The counts of a set of request rows, by run.
-    private static func counts(_ rows: String) -> String {
+    /// The counts of a set of request rows, by run; `cached` asks whether a row's answer came from
+    /// the cache.
+    private static func counts(_ rows: String, cached: (String) -> String) -> String {
         """
         SELECT q.run_id, count(*) AS requests, count(*) FILTER (WHERE \(item("q"))) AS total,
             count(*) FILTER (WHERE \(item("q")) AND q.state = 'done') AS done,
@@ -33,20 +36,20 @@ extension PostgresSchema {
         """
     }
 
-    private static func add(_ rows: String) -> String {
+    static func add(_ rows: String, cached: (String) -> String = cached) -> String {
         """
-        INSERT INTO run_items AS c (run_id, requests, total, done, failed, cached) \(counts(rows))
+        INSERT INTO run_items AS c (run_id, requests, total, done, failed, cached) \(counts(rows, cached: cached))
         ON CONFLICT (run_id) DO UPDATE SET requests = c.requests + excluded.requests,
             total = c.total + excluded.total, done = c.done + excluded.done,
             failed = c.failed + excluded.failed, cached = c.cached + excluded.cached;
         """
     }
 
-    private static func subtract(_ rows: String, cached: Bool) -> String {
+    static func subtract(_ rows: String, cached: Bool, lookup: (String) -> String = cached) -> String {
         """
         UPDATE run_items c SET requests = c.requests - d.requests, total = c.total - d.total,
             done = c.done - d.done, failed = c.failed - d.failed\(cached ? ", cached = c.cached - d.cached" : "")
-        FROM (\(counts(rows))) d WHERE c.run_id = d.run_id;
+        FROM (\(counts(rows, cached: lookup))) d WHERE c.run_id = d.run_id;
         """
     }
 
