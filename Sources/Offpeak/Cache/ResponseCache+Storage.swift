@@ -24,8 +24,12 @@ extension ResponseCache {
     func save(_ records: [CacheEntryRecord]) throws(OffpeakError) {
         if records.isEmpty { return try flush() }
         let batch = pending.withLock { $0.take() }
-        let evicted = try store.cache.saveCacheEntries(records, accesses: batch, maxBytes: maxBytes)
-        if evicted > 0 { logger.debug("cache: evicted \(evicted) least recently used entries") }
+        evicted(try store.cache.saveCacheEntries(records, accesses: batch, maxBytes: maxBytes))
+    }
+
+    /// Says at debug (`--verbose`) how many entries a save evicted.
+    func evicted(_ count: Int) {
+        if count > 0 { logger.debug("cache: evicted \(count) least recently used entries") }
     }
 
     /// Counts an access, and writes the pending ones when due. A failed write loses counts, never

@@ -99,6 +99,25 @@ public final class ResponseCache: Sendable {
         answers: [(key: String, answer: CachedAnswer)], job: String, provider: String, ttl: TimeInterval,
         now: Date = Date()
     ) throws(OffpeakError) {
+        try save(try records(answers: answers, job: job, provider: provider, ttl: ttl, now: now))
+    }
+
+    /// `save(answers:…)`'s write, for the transaction that commits the call they answered
+    /// (`CallCommit.cache`); `evicted` says afterwards what it evicted. Takes the accesses counted
+    /// so far: a commit that fails loses their counts, never an answer.
+    func write(
+        answers: [(key: String, answer: CachedAnswer)], job: String, provider: String, ttl: TimeInterval,
+        now: Date = Date()
+    ) throws(OffpeakError) -> CacheWrite {
+        let records = try records(answers: answers, job: job, provider: provider, ttl: ttl, now: now)
+        return CacheWrite(records: records, accesses: pending.withLock { $0.take() }, maxBytes: maxBytes)
+    }
+
+    /// The entries of `answers` (kind answer), expiring at `now + ttl`.
+    private func records(
+        answers: [(key: String, answer: CachedAnswer)], job: String, provider: String, ttl: TimeInterval,
+        now: Date
+    ) throws(OffpeakError) -> [CacheEntryRecord] {
         var records: [CacheEntryRecord] = []
         for (key, answer) in answers {
             let (payload, rawBytes) = try CachePayload.encode(answer)
@@ -108,7 +127,7 @@ public final class ResponseCache: Sendable {
                     createdAt: now, expiresAt: now + ttl, lastAccessAt: now, hits: 0, rawBytes: rawBytes,
                     storedBytes: payload.count, payload: Data(payload), etag: nil, lastModified: nil))
         }
-        try save(records)
+        return records
     }
 
     /// A source by URL at any age, and whether it is still fresh: a stale one is revalidated with its

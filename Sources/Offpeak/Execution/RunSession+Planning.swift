@@ -115,6 +115,21 @@ extension RunSession {
         options.cachePolicy == .normal ? record.cachePolicy : options.cachePolicy
     }
 
+    /// `answers` for the cache, to be written with the call's commit (`saveToCache` as one write);
+    /// nil when there are none, the job caches nothing, or they cannot be encoded (logged: the
+    /// answers are committed all the same).
+    func cacheWrite(_ answers: [(key: String, answer: CachedAnswer)]) -> CacheWrite? {
+        guard !answers.isEmpty, spec.cacheTTL > 0 else { return nil }
+        do {
+            return try context.cache.write(
+                answers: answers, job: spec.name, provider: context.provider.kind.rawValue, ttl: spec.cacheTTL
+            )
+        } catch {
+            context.logger.warning("could not cache \(answers.count) answers: \(error)")
+            return nil
+        }
+    }
+
     /// Keeps new answers for `spec.cacheTTL`; a cache that cannot be written is logged, never fatal.
     func saveToCache(_ answers: [(key: String, answer: CachedAnswer)]) {
         guard !answers.isEmpty, spec.cacheTTL > 0 else { return }

@@ -282,8 +282,8 @@ struct RunSession {
         return receipt
     }
 
-    /// Commits what one call left, with the run's counters and checkpoint and what its batched
-    /// answer taught about the model, in one transaction; then keeps its new answers in the cache.
+    /// Commits what one call left, with the run's counters and checkpoint, what its batched answer
+    /// taught about the model and its new answers for the cache, in one transaction.
     /// - Returns: what the commit read back: the run's spend, this call included, and the model's
     ///   fitness record as `fitness` left it.
     @discardableResult
@@ -293,9 +293,9 @@ struct RunSession {
         let committed = try context.store.runs.commitCall(
             run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
             failed: receipt.failed, later: receipt.later, lease: context.lease, releasing: reservation,
-            fitness: fitness)
+            fitness: fitness, cache: cacheWrite(receipt.cacheEntries))
+        context.cache.evicted(committed.evicted)
         answeredNow += receipt.itemsAnswered
-        saveToCache(receipt.cacheEntries)
         run = committed.run
         return committed
     }

@@ -2,8 +2,8 @@ import Foundation
 
 /// One call as it is committed (`RunStore.commit(_:)`): its ledger row, each answered item's
 /// result, items to ask again now (`retry`) or at a time (`later`), items failed for good, the
-/// segment it ends, the run's lease to renew, the budget reservation its ledger row replaces and
-/// what its batched answer taught about the model (`fitness`).
+/// segment it ends, the run's lease to renew, the budget reservation its ledger row replaces, what
+/// its batched answer taught about the model (`fitness`) and its answers for the cache (`cache`).
 struct CallCommit: Sendable {
     var run: RunRecord
     var ledger: LedgerEntry?
@@ -15,6 +15,7 @@ struct CallCommit: Sendable {
     var lease: (owner: String, ttl: TimeInterval)?
     var reservation: Int64?
     var fitness: FitnessChange?
+    var cache: CacheWrite?
 
     /// What a committed call leaves that its caller reads next, read in the commit's transaction.
     struct Committed: Sendable {
@@ -24,7 +25,18 @@ struct CallCommit: Sendable {
         var spend: Spend
         /// The model's batch fitness record as `fitness` left it.
         var fitness: BatchFitness?
+        /// Cache entries evicted to make room for `cache`'s.
+        var evicted = 0
     }
+}
+
+/// Entries for the answer cache (`AnswerCacheStore.saveCacheEntries`): the records, the accesses
+/// counted since the last write, and the bytes the cache may hold (least recently used entries
+/// past it are evicted).
+struct CacheWrite: Sendable {
+    var records: [CacheEntryRecord]
+    var accesses: PendingAccesses.Batch
+    var maxBytes: Int
 }
 
 /// A change to a model's batch fitness record (`BatchStore.updateBatchFitness`), read, changed and

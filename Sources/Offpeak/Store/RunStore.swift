@@ -146,11 +146,11 @@ extension RunStore {
         failed: [(id: String, reason: String)] = [], segment: Int = 0,
         later: [(id: String, reason: String, at: Date)] = [],
         lease: (owner: String, ttl: TimeInterval)? = nil, releasing reservation: Int64? = nil,
-        fitness: FitnessChange? = nil
+        fitness: FitnessChange? = nil, cache: CacheWrite? = nil
     ) throws(OffpeakError) -> CallCommit.Committed {
         try commit(
             CallCommit(
                 run: run, ledger: ledger, results: results, retry: retry, failed: failed, segment: segment,
-                later: later, lease: lease, reservation: reservation, fitness: fitness))
+                later: later, lease: lease, reservation: reservation, fitness: fitness, cache: cache))
     }
 }

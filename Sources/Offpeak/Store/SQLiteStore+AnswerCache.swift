@@ -47,20 +47,31 @@ extension SQLiteStore: AnswerCacheStore {
     func saveCacheEntries(_ records: [CacheEntryRecord], accesses: PendingAccesses.Batch, maxBytes: Int)
         throws(OffpeakError) -> Int
     {
-        for record in records { try StoredDate.check(record) }
+        let cache = CacheWrite(records: records, accesses: accesses, maxBytes: maxBytes)
+        try Self.check(cache)
         defer { CacheLookups.noteWrite() }
-        return try write { db in
-            try PendingAccesses.write(accesses, to: db)
-            let upsert = try db.cachedStatement(sql: Self.upsertSQL)
-            for record in records {
-                try upsert.execute(arguments: [
-                    record.key, record.kind, record.job, record.provider, record.model, record.url,
-                    record.createdAt, record.expiresAt, record.lastAccessAt, record.hits, record.rawBytes,
-                    record.storedBytes, record.payload, record.etag, record.lastModified,
-                ])
-            }
-            return try Self.evict(db, maxBytes: maxBytes)
+        return try write { db in try Self.save(cache, db) }
+    }
+
+    /// What `save` refuses before any write: a date the store cannot hold.
+    static func check(_ cache: CacheWrite) throws(OffpeakError) {
+        for record in cache.records { try StoredDate.check(record) }
+    }
+
+    /// Writes the accesses and the records, then evicts, in the transaction of `db` (`check` first;
+    /// `CacheLookups.noteWrite` after).
+    /// - Returns: how many entries were evicted.
+    static func save(_ cache: CacheWrite, _ db: Database) throws -> Int {
+        try PendingAccesses.write(cache.accesses, to: db)
+        let upsert = try db.cachedStatement(sql: Self.upsertSQL)
+        for record in cache.records {
+            try upsert.execute(arguments: [
+                record.key, record.kind, record.job, record.provider, record.model, record.url,
+                record.createdAt, record.expiresAt, record.lastAccessAt, record.hits, record.rawBytes,
+                record.storedBytes, record.payload, record.etag, record.lastModified,
+            ])
         }
+        return try Self.evict(db, maxBytes: cache.maxBytes)
     }
 
     static let upsertSQL = """

@@ -87,6 +87,8 @@ extension SQLiteStore {
         let (run, ledger, results, retry, failed, later) = (
             call.run, call.ledger, call.results, call.retry, call.failed, call.later
         )
+        if let cache = call.cache { try SQLiteStore.check(cache) }
+        defer { if call.cache != nil { CacheLookups.noteWrite() } }
         return try write { db in
             let fitness = try call.fitness.map { change throws in try SQLiteStore.update(change, db) }
             if let lease = call.lease { try SQLiteStore.renew(lease, runID: run.id, db) }
@@ -124,8 +126,10 @@ extension SQLiteStore {
             }
             let last = results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
             let saved = try SQLiteStore.saveProgress(db, run: run, segment: call.segment, lastRequestID: last)
+            let evicted = try call.cache.map { cache throws in try SQLiteStore.save(cache, db) } ?? 0
             return CallCommit.Committed(
-                run: saved, spend: try SQLiteStore.spend(runID: run.id, db), fitness: fitness)
+                run: saved, spend: try SQLiteStore.spend(runID: run.id, db), fitness: fitness,
+                evicted: evicted)
         }
     }
 

@@ -49,13 +49,19 @@ extension PostgresEngine: AnswerCacheStore {
     func saveCacheEntries(_ records: [CacheEntryRecord], accesses: PendingAccesses.Batch, maxBytes: Int)
         throws(OffpeakError) -> Int
     {
+        let cache = CacheWrite(records: records, accesses: accesses, maxBytes: maxBytes)
         for record in records { try StoredDate.check(record) }
-        return try store.transaction { () throws(OffpeakError) -> Int in
-            try lockCache()
-            try writeAccesses(accesses)
-            try upsert(CacheEntryRecord.merged(records))
-            return try evict(maxBytes: maxBytes)
-        }
+        return try store.transaction { () throws(OffpeakError) -> Int in try save(cache) }
+    }
+
+    /// Writes the accesses and the records under the cache's lock, then evicts, in the transaction
+    /// open on the connection (the records' dates checked first).
+    /// - Returns: how many entries were evicted.
+    func save(_ cache: CacheWrite) throws(OffpeakError) -> Int {
+        try lockCache()
+        try writeAccesses(cache.accesses)
+        try upsert(CacheEntryRecord.merged(cache.records))
+        return try evict(maxBytes: cache.maxBytes)
     }
 
     func writeCacheAccesses(_ accesses: PendingAccesses.Batch) throws(OffpeakError) {

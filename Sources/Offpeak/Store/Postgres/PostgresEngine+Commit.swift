@@ -14,6 +14,7 @@ import PostgresNIO
 extension PostgresEngine {
     func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
         let run = call.run
+        for record in call.cache?.records ?? [] { try StoredDate.check(record) }
         return try store.transaction { () throws(OffpeakError) -> CallCommit.Committed in
             try lockRun(run.id, renewing: call.lease, releasing: call.reservation)
             let fitness = try call.fitness.map { change throws(OffpeakError) in try update(change) }
@@ -58,8 +59,10 @@ extension PostgresEngine {
             let last =
                 call.results.last?.requestId ?? call.failed.last?.id ?? call.retry.last?.id
                 ?? call.later.last?.id
+            // The cache's lock last: commits of other runs wait for it until this one ends.
+            let evicted = try call.cache.map { cache throws(OffpeakError) in try save(cache) } ?? 0
             let (saved, spend) = try saveProgress(run, segment: call.segment, lastRequestID: last)
-            return CallCommit.Committed(run: saved, spend: spend, fitness: fitness)
+            return CallCommit.Committed(run: saved, spend: spend, fitness: fitness, evicted: evicted)
         }
     }
 
