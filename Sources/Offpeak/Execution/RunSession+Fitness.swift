@@ -10,7 +10,7 @@ extension RunSession {
     /// second.
     func fitness(of model: String) -> BatchFitness? {
         let read = { () throws(OffpeakError) -> BatchFitness? in
-            try? context.store.batches.batchFitness(provider: context.provider.kind.rawValue, model: model)
+            try context.store.batches.batchFitness(provider: context.provider.kind.rawValue, model: model)
         }
         return (try? fitnessReads.value(for: model, now: Date(), read: read)) ?? nil
     }

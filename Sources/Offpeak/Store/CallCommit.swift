@@ -37,6 +37,11 @@ struct CacheWrite: Sendable {
     var records: [CacheEntryRecord]
     var accesses: PendingAccesses.Batch
     var maxBytes: Int
+
+    /// Refuses, before any write, a record with a date the store cannot hold.
+    func checkDates() throws(OffpeakError) {
+        for record in records { try StoredDate.check(record) }
+    }
 }
 
 /// A change to a model's batch fitness record (`BatchStore.updateBatchFitness`), read, changed and

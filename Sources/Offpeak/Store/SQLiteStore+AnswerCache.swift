@@ -48,17 +48,12 @@ extension SQLiteStore: AnswerCacheStore {
         throws(OffpeakError) -> Int
     {
         let cache = CacheWrite(records: records, accesses: accesses, maxBytes: maxBytes)
-        try Self.check(cache)
+        try cache.checkDates()
         defer { CacheLookups.noteWrite() }
         return try write { db in try Self.save(cache, db) }
     }
 
-    /// What `save` refuses before any write: a date the store cannot hold.
-    static func check(_ cache: CacheWrite) throws(OffpeakError) {
-        for record in cache.records { try StoredDate.check(record) }
-    }
-
-    /// Writes the accesses and the records, then evicts, in the transaction of `db` (`check` first;
+    /// Writes the accesses and the records, then evicts, in the transaction of `db` (`checkDates` first;
     /// `CacheLookups.noteWrite` after).
     /// - Returns: how many entries were evicted.
     static func save(_ cache: CacheWrite, _ db: Database) throws -> Int {

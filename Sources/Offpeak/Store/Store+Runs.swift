@@ -87,7 +87,7 @@ extension SQLiteStore {
         let (run, ledger, results, retry, failed, later) = (
             call.run, call.ledger, call.results, call.retry, call.failed, call.later
         )
-        if let cache = call.cache { try SQLiteStore.check(cache) }
+        try call.cache?.checkDates()
         defer { if call.cache != nil { CacheLookups.noteWrite() } }
         return try write { db in
             let fitness = try call.fitness.map { change throws in try SQLiteStore.update(change, db) }

@@ -50,12 +50,12 @@ extension PostgresEngine: AnswerCacheStore {
         throws(OffpeakError) -> Int
     {
         let cache = CacheWrite(records: records, accesses: accesses, maxBytes: maxBytes)
-        for record in records { try StoredDate.check(record) }
+        try cache.checkDates()
         return try store.transaction { () throws(OffpeakError) -> Int in try save(cache) }
     }
 
     /// Writes the accesses and the records under the cache's lock, then evicts, in the transaction
-    /// open on the connection (the records' dates checked first).
+    /// open on the connection (`checkDates` first).
     /// - Returns: how many entries were evicted.
     func save(_ cache: CacheWrite) throws(OffpeakError) -> Int {
         try lockCache()

@@ -14,7 +14,7 @@ import PostgresNIO
 extension PostgresEngine {
     func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
         let run = call.run
-        for record in call.cache?.records ?? [] { try StoredDate.check(record) }
+        try call.cache?.checkDates()
         return try store.transaction { () throws(OffpeakError) -> CallCommit.Committed in
             try lockRun(run.id, renewing: call.lease, releasing: call.reservation)
             let fitness = try call.fitness.map { change throws(OffpeakError) in try update(change) }
@@ -196,7 +196,7 @@ extension PostgresEngine {
                 SELECT id, \(segment), items_done, \(lastRequestID), \(run.updatedAt) FROM runs WHERE id = \(run.id)
                 ON CONFLICT (run_id) DO UPDATE SET segment = excluded.segment, done = excluded.done,
                     last_request_id = excluded.last_request_id, updated_at = excluded.updated_at)
-            SELECT r.items_done, r.items_failed, r.items_cached, \(unescaped: Self.spendColumns("s"))
+            SELECT r.items_done, r.items_failed, r.items_cached, \(unescaped: Self.runSpendSums(of: "s"))
             FROM runs r LEFT JOIN run_spend s ON s.run_id = r.id WHERE r.id = \(run.id)
             """)
         guard let row = rows.first else {
@@ -210,18 +210,11 @@ extension PostgresEngine {
     }
 
     /// `run_spend`'s sums (`spendQuery`) from the row of `table`, zero where it has none.
-    static func spendColumns(_ table: String) -> String {
-        [
-            "calls", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "dollars",
-            "naive_dollars", "failed_calls", "unpriced_calls",
-        ].map { "coalesce(\(table).\($0), 0) AS \($0)" }.joined(separator: ", ")
+    static func runSpendSums(of table: String) -> String {
+        PostgresSchema.runSpendColumns.map { "coalesce(\(table).\($0), 0) AS \($0)" }.joined(separator: ", ")
     }
 
-    static let spendQuery = """
-        SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
-            failed_calls, unpriced_calls
-        FROM run_spend
-        """
+    static let spendQuery = "SELECT \(PostgresSchema.runSpendColumns.joined(separator: ", ")) FROM run_spend"
 
     /// A row of `run_spend` (`spendQuery`).
     func spend(_ row: PostgresRow) throws(OffpeakError) -> Spend {

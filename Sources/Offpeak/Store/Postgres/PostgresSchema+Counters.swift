@@ -150,6 +150,9 @@ extension PostgresSchema {
         ("unpriced_calls", { "CASE WHEN \($0).unpriced AND NOT \($0).cache_hit THEN 1 ELSE 0 END" }),
     ]
 
+    /// `run_spend`'s columns besides `run_id`.
+    static var runSpendColumns: [String] { sums.map(\.column) }
+
     private static let spendInsert =
         "INSERT INTO run_spend AS s (run_id, \(sums.map(\.column).joined(separator: ", ")))"
     private static let spendMerge =
