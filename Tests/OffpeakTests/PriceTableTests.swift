@@ -62,6 +62,17 @@ struct PriceTableTests {
         #expect(table.price(for: "llama-3-8b") == nil)
     }
 
+    @Test func aDateSuffixIsEightDigitsOrAnISODateAfterAName() {
+        #expect(PriceTable.withoutDate("claude-sonnet-4-5-20250929") == "claude-sonnet-4-5")
+        #expect(PriceTable.withoutDate("gpt-4o-mini-2024-07-18") == "gpt-4o-mini")
+        #expect(PriceTable.withoutDate("model-2025092") == "model-2025092", "seven digits")
+        #expect(PriceTable.withoutDate("model-2025-0718") == "model-2025-0718")
+        #expect(PriceTable.withoutDate("model20250929") == "model20250929", "no dash")
+        #expect(PriceTable.withoutDate("-20250929") == "-20250929", "nothing before it")
+        #expect(PriceTable.withoutDate("mödel-2025-07-18") == "mödel")
+        #expect(PriceTable.withoutDate("model-2025-07-1x") == "model-2025-07-1x")
+    }
+
     @Test func overrideFileMergesOverBundled() throws {
         let json = """
             {

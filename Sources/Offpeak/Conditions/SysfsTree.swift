@@ -22,7 +22,9 @@ struct SysfsTree {
     /// Attribute files are small; anything beyond this is garbage and is not read.
     static let maxBytes = 4096
 
-    func url(_ relative: String) -> URL { root.appendingPathComponent(relative) }
+    /// `relative` under the root. Said not to be a folder: Foundation would otherwise ask the file
+    /// system, one `stat` per name on every reading (each call reads the conditions).
+    func url(_ relative: String) -> URL { root.appendingPathComponent(relative, isDirectory: false) }
 
     /// The full path of `relative`, for messages.
     func path(_ relative: String) -> String { url(relative).path }

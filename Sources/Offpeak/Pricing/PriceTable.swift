@@ -112,12 +112,19 @@ struct PriceTable: Sendable, Equatable {
         return nil
     }
 
-    /// `name` without a `-YYYYMMDD` or `-YYYY-MM-DD` suffix.
+    /// `name` without a `-YYYYMMDD` or `-YYYY-MM-DD` suffix. Read by hand: each call's price is
+    /// looked up by it, and a regular expression compiled per lookup cost more than the lookup.
     static func withoutDate(_ name: String) -> String {
-        for pattern in [#"-\d{8}$"#, #"-\d{4}-\d{2}-\d{2}$"#] {
-            if let range = name.range(of: pattern, options: .regularExpression) {
-                return String(name[..<range.lowerBound])
+        let bytes = Array(name.utf8)
+        func isDate(_ shape: String) -> Bool {
+            guard bytes.count > shape.utf8.count else { return false }
+            return zip(bytes.suffix(shape.utf8.count), shape.utf8).allSatisfy { byte, expected in
+                expected == UInt8(ascii: "9")
+                    ? (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) : byte == expected
             }
+        }
+        for shape in ["-99999999", "-9999-99-99"] where isDate(shape) {
+            return String(decoding: bytes.dropLast(shape.utf8.count), as: UTF8.self)
         }
         return name
     }

@@ -48,11 +48,11 @@ extension PostgresEngine {
                 results += call.results
                 paidBy += call.results.map { _ in ledgerID }
             }
-            try insertAnswers(results, ledgerIDs: paidBy, at: results.map { _ in now })
+            try insertAnswers(results, ledger: .ids(paidBy), at: results.map { _ in now })
             try settle(writes, answered: Set(results.map(\.requestId)), now: now)
             if let run {
                 let last = try lastRequest(batchID, customID: bookings.last?.customID, claimed: claimed)
-                _ = try saveProgress(run, segment: 0, lastRequestID: last)
+                _ = try saveProgress(run, segment: 0, lastRequestID: last).read()
             }
             return Set(claimed.keys)
         }

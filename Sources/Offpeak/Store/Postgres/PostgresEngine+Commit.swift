@@ -8,25 +8,31 @@ import PostgresNIO
 /// Each round trip costs more than the statement it carries, so what goes together goes in one
 /// statement (data-modifying `WITH` clauses): locking the run with renewing its lease and releasing
 /// the reservation; the ledger row with the model's latency; the answers with their requests'
-/// state; the checkpoint with reading the spend. A call with answers only takes seven round trips,
-/// `BEGIN` and `COMMIT` included. The counters' triggers fire at the end of each statement and
-/// see all it wrote, so they count the same as with one statement each.
+/// state; the checkpoint with reading the spend. And what nothing reads before the end is sent
+/// without waiting (`PostgresStore.send`, `sendReading`): the answers name the ledger row by the
+/// session's last id, and the counts and spend are read with `COMMIT`. A call with answers takes
+/// two round trips plus one to read the model's fitness and one for the cache's size, `BEGIN` and
+/// `COMMIT` included. The counters' triggers fire at the end of each statement and see all it
+/// wrote, so they count the same as with one statement each.
 extension PostgresEngine {
     func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
         let run = call.run
         try call.cache?.checkDates()
-        return try store.transaction { () throws(OffpeakError) -> CallCommit.Committed in
+        // The counts and spend are read with the COMMIT's round trip (`SavedProgress`).
+        let (progress, fitness, evicted) = try store.transaction {
+            () throws(OffpeakError) -> (SavedProgress, BatchFitness?, Int) in
             try lockRun(run.id, renewing: call.lease, releasing: call.reservation)
             let fitness = try call.fitness.map { change throws(OffpeakError) in try update(change) }
-            var ledgerID: Int64?
             if let ledger = call.ledger {
+                // Sent, not waited for: the answers name its id as the session's last (`.justInserted`).
                 let sample = !ledger.cacheHit && !ledger.failed ? LatencySample(ledger) : nil
-                ledgerID = try insertLedger([ledger], latency: sample).first ?? nil
+                try store.send(try ledgerStatement([ledger], latency: sample))
             }
             let now = Date()
             try insertAnswers(
-                call.results, ledgerIDs: call.results.map { _ in ledgerID }, at: call.results.map { _ in now }
-            )
+                call.results,
+                ledger: call.ledger != nil ? .justInserted : .ids(call.results.map { _ in nil }),
+                at: call.results.map { _ in now })
             if !call.retry.isEmpty {
                 try store.send(
                     """
@@ -61,9 +67,10 @@ extension PostgresEngine {
                 ?? call.later.last?.id
             // The cache's lock last: commits of other runs wait for it until this one ends.
             let evicted = try call.cache.map { cache throws(OffpeakError) in try save(cache) } ?? 0
-            let (saved, spend) = try saveProgress(run, segment: call.segment, lastRequestID: last)
-            return CallCommit.Committed(run: saved, spend: spend, fitness: fitness, evicted: evicted)
+            return (try saveProgress(run, segment: call.segment, lastRequestID: last), fitness, evicted)
         }
+        let (saved, spend) = try progress.read()
+        return CallCommit.Committed(run: saved, spend: spend, fitness: fitness, evicted: evicted)
     }
 
     func commitCacheHits(
@@ -74,8 +81,8 @@ extension PostgresEngine {
             try lockRun(run.id, renewing: lease, releasing: nil)
             let ids = try insertLedger(hits.map(\.ledger), latency: nil)
             // Each answer's request updated at its ledger row's time, as SQLite writes them.
-            try insertAnswers(hits.map(\.result), ledgerIDs: ids, at: hits.map(\.ledger.at))
-            _ = try saveProgress(run, segment: 0, lastRequestID: hits.last?.result.requestId)
+            try insertAnswers(hits.map(\.result), ledger: .ids(ids), at: hits.map(\.ledger.at))
+            _ = try saveProgress(run, segment: 0, lastRequestID: hits.last?.result.requestId).read()
         }
     }
 
@@ -105,14 +112,23 @@ extension PostgresEngine {
     /// - Returns: the rows' ids, in the order of `entries`.
     func insertLedger(_ entries: [LedgerEntry], latency: LatencySample?) throws(OffpeakError) -> [Int64?] {
         guard !entries.isEmpty else { return [] }
+        let rows = try store.query(try ledgerStatement(entries, latency: latency))
+        var ids: [Int64] = []
+        for row in rows { ids.append(try store.decode(row, as: Int64.self)) }
+        return ids.sorted().map { Optional($0) }
+    }
+
+    /// `insertLedger`'s statement: the rows in order, their ids returned, the latency folded in.
+    func ledgerStatement(_ entries: [LedgerEntry], latency: LatencySample?) throws(OffpeakError)
+        -> PostgresQuery
+    {
         for entry in entries { try StoredDate.check(entry) }
         let column = { (values: (LedgerEntry) -> Int) in entries.map(values) }
         let (model, milliseconds, outputTokens) =
             (latency?.model ?? "", latency?.milliseconds ?? 0, latency?.outputTokens ?? 0)
         let perToken = milliseconds / max(1, latency?.weightedTokens ?? 0)
         let alpha = LatencyEstimate.smoothing
-        let rows = try store.query(
-            """
+        return """
             WITH measured AS (
                 INSERT INTO model_latency AS m (model, ms_per_call, ms_per_output_token, output_tokens, samples,
                     updated_at)
@@ -145,25 +161,37 @@ extension PostgresEngine {
                     batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, ordinal)
             ORDER BY ordinal
             RETURNING id
-            """)
-        var ids: [Int64] = []
-        for row in rows { ids.append(try store.decode(row, as: Int64.self)) }
-        return ids.sorted().map { Optional($0) }
+            """
+    }
+
+    /// The ledger rows that paid for answers (`insertAnswers`).
+    enum AnswersLedger {
+        /// The row this session inserted last, in this transaction: all the answers' call.
+        case justInserted
+        /// Each answer's row, or none.
+        case ids([Int64?])
     }
 
     /// Stores answers, each tied to the ledger row that paid for it, and marks their requests done.
     /// An answer to a request that has one already fails the statement (`results`' key): no answer
     /// is stored twice.
-    func insertAnswers(_ results: [ResultRecord], ledgerIDs: [Int64?], at times: [Date]) throws(OffpeakError)
+    func insertAnswers(_ results: [ResultRecord], ledger: AnswersLedger, at times: [Date])
+        throws(OffpeakError)
     {
         guard !results.isEmpty else { return }
+        let (justInserted, ledgerIDs) =
+            switch ledger {
+            case .justInserted: (true, results.map { _ in Int64?.none })
+            case .ids(let ids): (false, ids)
+            }
         for result in results { try StoredDate.check(result) }
         try store.send(
             """
             WITH answered AS (
             INSERT INTO results (\(unescaped: Self.resultColumns))
             SELECT request_id, run_id, text, finish_reason, model, from_cache,
-                CASE WHEN has_ledger THEN ledger_id END, input_tokens, output_tokens, dollars, created_at
+                CASE WHEN \(justInserted) THEN currval(pg_get_serial_sequence('ledger', 'id'))
+                    WHEN has_ledger THEN ledger_id END, input_tokens, output_tokens, dollars, created_at
             FROM unnest(\(results.map(\.requestId))::text[], \(results.map(\.runId))::text[],
                 \(results.map(\.text))::text[], \(results.map(\.finishReason))::text[],
                 \(results.map(\.model))::text[], \(results.map(\.fromCache))::boolean[],
@@ -179,17 +207,17 @@ extension PostgresEngine {
     }
 
     /// Writes the run, with its item counts as the counters hold them (not the steps of long
-    /// items), and its checkpoint, and reads the counts and the run's spend: two statements, one
-    /// round trip (the run's row is sent ahead, `PostgresStore.send`).
-    /// - Returns: the run as saved, with its counters, and its spend.
-    /// - Throws: a store error when there is no such run, as `updateRow` does.
+    /// items), and its checkpoint, and reads the counts and the run's spend: two statements sent
+    /// ahead (`PostgresStore.send`, `sendReading`), read with the transaction's next round trip.
+    /// - Returns: how to read the run as saved, with its counters, and its spend; it throws a store
+    ///   error when there is no such run, as `updateRow` does.
     func saveProgress(_ run: RunRecord, segment: Int, lastRequestID: String?) throws(OffpeakError)
-        -> (RunRecord, Spend)
+        -> SavedProgress
     {
         var run = run
         run.updatedAt = Date()
         try store.send(try updateStatement(run, countsFromCounters: true))
-        let rows = try store.query(
+        let sent = try store.sendReading(
             """
             WITH saved AS (
                 INSERT INTO checkpoints (run_id, segment, done, last_request_id, updated_at)
@@ -199,14 +227,31 @@ extension PostgresEngine {
             SELECT r.items_done, r.items_failed, r.items_cached, \(unescaped: Self.runSpendSums(of: "s"))
             FROM runs r LEFT JOIN run_spend s ON s.run_id = r.id WHERE r.id = \(run.id)
             """)
-        guard let row = rows.first else {
-            throw OffpeakError(.ioError, "PostgreSQL at \(store.url.endpoint) has no run \(run.id) to update")
+        return SavedProgress(engine: self, run: run, sent: sent)
+    }
+
+    /// A run's progress sent to be saved (`saveProgress`), its counts and spend to be read.
+    struct SavedProgress {
+        let engine: PostgresEngine
+        let run: RunRecord
+        let sent: PostgresStore.SentRows
+
+        /// The run as saved, with its counters, and its spend; waits for them if the transaction
+        /// has not moved on since they were sent.
+        /// - Throws: a store error when there is no such run, as `updateRow` does.
+        func read() throws(OffpeakError) -> (RunRecord, Spend) {
+            let store = engine.store
+            guard let row = try sent.get().first else {
+                throw OffpeakError(
+                    .ioError, "PostgreSQL at \(store.url.endpoint) has no run \(run.id) to update")
+            }
+            var run = run
+            let columns = PostgresColumns(row, store)
+            run.itemsDone = try columns("items_done")
+            run.itemsFailed = try columns("items_failed")
+            run.itemsCached = try columns("items_cached")
+            return (run, try engine.spend(row))
         }
-        let columns = PostgresColumns(row, store)
-        run.itemsDone = try columns("items_done")
-        run.itemsFailed = try columns("items_failed")
-        run.itemsCached = try columns("items_cached")
-        return (run, try spend(row))
     }
 
     /// `run_spend`'s sums (`spendQuery`) from the row of `table`, zero where it has none.

@@ -123,6 +123,9 @@ extension PostgresEngine {
     }
 
     /// `updateRow`'s statement, which answers the counts written (no row: no such run).
+    ///
+    /// The spec is written only when its hash changed: a new value of a long text is compressed
+    /// again by the server, at every commit, while the one it keeps costs nothing.
     func updateStatement(_ run: RunRecord, countsFromCounters: Bool) throws(OffpeakError) -> PostgresQuery {
         try StoredDate.check(run)
         let counted = { (column: String) in
@@ -142,7 +145,10 @@ extension PostgresEngine {
                     ELSE \(run.itemsCached) END,
                 created_at = \(run.createdAt), started_at = \(run.startedAt),
                 updated_at = \(run.updatedAt), finished_at = \(run.finishedAt),
-                deadline_at = \(run.deadlineAt), spec = \(run.spec), failure_streak = \(run.failureStreak),
+                deadline_at = \(run.deadlineAt),
+                spec = CASE WHEN spec_hash = \(run.specHash) AND (spec IS NULL) = \(run.spec == nil) THEN spec
+                    ELSE \(run.spec) END,
+                failure_streak = \(run.failureStreak),
                 failure_text = \(run.failureText), failure_items = \(run.failureItems)
             WHERE id = \(run.id)
             RETURNING items_done, items_failed, items_cached

@@ -124,6 +124,41 @@ final class PostgresStore: @unchecked Sendable {
         sent.append(answerOrLoss(connection.query(query, logger: logger)))
     }
 
+    /// Sends a statement whose rows are read once the transaction has moved on: inside a
+    /// transaction it goes as `send` does, and its rows are there once the next `query` (at the
+    /// latest the `COMMIT`) has been answered, so reading them costs no round trip of its own. Outside
+    /// a transaction it runs now.
+    func sendReading(_ query: PostgresQuery) throws(OffpeakError) -> SentRows {
+        lock.lock()
+        defer { lock.unlock() }
+        guard depth > 0 else { return SentRows(rows: .success(try self.query(query)), url: url) }
+        let answer = answerOrLoss(connection.query(query, logger: logger))
+        sent.append(answer)
+        return SentRows(answer: answer, url: url)
+    }
+
+    /// The rows of a statement `sendReading` sent.
+    struct SentRows {
+        private let answer: EventLoopFuture<PostgresQueryResult>?
+        private let rows: Result<[PostgresRow], OffpeakError>?
+        private let url: PostgresURL
+
+        fileprivate init(answer: EventLoopFuture<PostgresQueryResult>, url: PostgresURL) {
+            (self.answer, self.rows, self.url) = (answer, nil, url)
+        }
+
+        fileprivate init(rows: Result<[PostgresRow], OffpeakError>, url: PostgresURL) {
+            (self.answer, self.rows, self.url) = (nil, rows, url)
+        }
+
+        /// The rows; waits for them when read before the statement after it was answered.
+        func get() throws(OffpeakError) -> [PostgresRow] {
+            if let rows { return try rows.get() }
+            guard let answer else { return [] }
+            do { return Array(try answer.wait().rows) } catch { throw PostgresFault.error(error, url: url) }
+        }
+    }
+
     /// Waits for the answers of the statements `send` sent; throws the first failure among them.
     private func settleSent() throws(OffpeakError) {
         guard !sent.isEmpty else { return }
