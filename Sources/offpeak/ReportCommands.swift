@@ -71,6 +71,25 @@ extension OffpeakCommand {
         }
     }
 
+    struct Hosts: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "hosts",
+            abstract:
+                "Hosts that tick against the store: version, last tick and its exit status, runs held, calls in flight, conditions.",
+            discussion:
+                "A host is named by OFFPEAK_HOST, else host: in offpeak.yaml, else its hostname; each tick records it."
+        )
+
+        @OptionGroup var common: CommonOptions
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let context = try common.context()
+            let report = try Terminal.attempt { try context.hosts() }
+            if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
+        }
+    }
+
     struct Jobs: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "jobs",

@@ -174,7 +174,9 @@ struct BatchStoreRoleTests {
             ])
 
         let now = Date()
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: "h:1", ttl: 1, now: now) == nil)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: "h:1", host: "test-host", ttl: 1, now: now)
+                == nil)
         // The first prompt answered two of its three items (the third goes again); the second was
         // refused as invalid; the first is given twice and booked once.
         var first = BatchBooking(outcome: .succeeded)
@@ -187,7 +189,9 @@ struct BatchStoreRoleTests {
             [("\(batch.id)_0", first), ("\(batch.id)_1", refused), ("\(batch.id)_0", first)],
             run: run, lease: ("h:1", 600), now: F.t0 + 10)
         #expect(booked == ["\(batch.id)_0", "\(batch.id)_1"])
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: "h:2", ttl: 60, now: now + 5) == "h:1")
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: "h:2", host: "test-host", ttl: 60, now: now + 5)
+                == "h:1")
         let rows = try roles.runs.requests(runID: "r1")
         #expect(rows.map(\.state) == [.done, .pending, .done, .failed, .failed])
         #expect(rows.map(\.attempts) == [0, 1, 0, 1, 1])

@@ -18,7 +18,7 @@ struct BudgetReservationTests {
     static let midMarch = Date(timeIntervalSince1970: 1_773_576_000)
 
     static func ask(_ dollars: Double, job: String = "j", run: String = "r1", owner: String) -> BudgetAsk {
-        BudgetAsk(job: job, runID: run, owner: owner, dollars: dollars, tokens: 100)
+        BudgetAsk(job: job, runID: run, owner: owner, host: "test-host", dollars: dollars, tokens: 100)
     }
 
     /// A store with runs `r1` (job j) and `r2` (job k), each leased to an owner for `ttl`.
@@ -30,7 +30,8 @@ struct BudgetReservationTests {
         try store.runs.insert(run: StoreTests.run("r1", job: "j"), requests: [])
         try store.runs.insert(run: StoreTests.run("r2", job: "k"), requests: [])
         for (run, owner) in owners {
-            #expect(try store.leases.acquireLease(runID: run, owner: owner, ttl: ttl) == nil)
+            #expect(
+                try store.leases.acquireLease(runID: run, owner: owner, host: "test-host", ttl: ttl) == nil)
         }
         return store
     }

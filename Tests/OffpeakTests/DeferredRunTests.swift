@@ -192,7 +192,7 @@ struct DeferredRunTests {
             let store = try context.openStore()
             let runner = JobRunner(
                 workspace: context.workspace, config: context.config, store: store, provider: remote,
-                prices: context.prices, logger: context.logger)
+                prices: context.prices, logger: context.logger, host: "test-host")
             return try runner.run(
                 try context.loadJob("docs"),
                 options: JobRunner.Options(gate: context.gate(sysfsRoot: sysfs.root.path)))

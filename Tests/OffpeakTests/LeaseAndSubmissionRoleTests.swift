@@ -12,19 +12,35 @@ struct LeaseAndSubmissionRoleTests {
         let roles = try engine.roles()
         try roles.runs.insert(run: F.run("r1"), requests: [])
         let (a, b) = ("other-host:1", "other-host:2")
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: a, ttl: 60, now: F.t0) == nil)
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: b, ttl: 60, now: F.t0 + 10) == a)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: a, host: "test-host", ttl: 60, now: F.t0) == nil
+        )
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: b, host: "test-host", ttl: 60, now: F.t0 + 10)
+                == a)
         // The holder renews its own lease.
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: a, ttl: 60, now: F.t0 + 30) == nil)
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: b, ttl: 60, now: F.t0 + 89) == a)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: a, host: "test-host", ttl: 60, now: F.t0 + 30)
+                == nil)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: b, host: "test-host", ttl: 60, now: F.t0 + 89)
+                == a)
         // Expired: taken over.
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: b, ttl: 60, now: F.t0 + 90) == nil)
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: a, ttl: 60, now: F.t0 + 91) == b)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: b, host: "test-host", ttl: 60, now: F.t0 + 90)
+                == nil)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: a, host: "test-host", ttl: 60, now: F.t0 + 91)
+                == b)
         // Only the holder's release frees it.
         try roles.leases.releaseLease(runID: "r1", owner: a)
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: a, ttl: 60, now: F.t0 + 92) == b)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: a, host: "test-host", ttl: 60, now: F.t0 + 92)
+                == b)
         try roles.leases.releaseLease(runID: "r1", owner: b)
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: a, ttl: 60, now: F.t0 + 93) == nil)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: a, host: "test-host", ttl: 60, now: F.t0 + 93)
+                == nil)
     }
 
     @Test(arguments: StoreEngine.allCases)
@@ -34,13 +50,17 @@ struct LeaseAndSubmissionRoleTests {
         let host = ProcessOwner.current.split(separator: ":")[0]
         let gone = "\(host):4190000"  // above any pid this machine hands out
         let now = Date()
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: gone, ttl: 600, now: now) == nil)
         #expect(
-            try roles.leases.acquireLease(runID: "r1", owner: ProcessOwner.current, ttl: 600, now: now) == nil
+            try roles.leases.acquireLease(runID: "r1", owner: gone, host: "test-host", ttl: 600, now: now)
+                == nil)
+        #expect(
+            try roles.leases.acquireLease(
+                runID: "r1", owner: ProcessOwner.current, host: "test-host", ttl: 600, now: now) == nil
         )
         // A live process of this host keeps it.
         #expect(
-            try roles.leases.acquireLease(runID: "r1", owner: "\(host):1", ttl: 600, now: now)
+            try roles.leases.acquireLease(
+                runID: "r1", owner: "\(host):1", host: "test-host", ttl: 600, now: now)
                 == ProcessOwner.current)
     }
 

@@ -15,7 +15,7 @@ extension LedgerStoreRoleTests {
     )
         -> BudgetAsk
     {
-        BudgetAsk(job: job, runID: run, owner: owner, dollars: dollars, tokens: tokens)
+        BudgetAsk(job: job, runID: run, owner: owner, host: "test-host", dollars: dollars, tokens: tokens)
     }
 
     /// A store with runs `r1` (job j) and `r2` (job k), each leased to an owner for five minutes.
@@ -24,7 +24,8 @@ extension LedgerStoreRoleTests {
         try roles.runs.insert(run: F.run("r1", job: "j"), requests: [])
         try roles.runs.insert(run: F.run("r2", job: "k"), requests: [])
         for (run, owner) in owners.sorted(by: { $0.key < $1.key }) {
-            #expect(try roles.leases.acquireLease(runID: run, owner: owner, ttl: 300) == nil)
+            #expect(
+                try roles.leases.acquireLease(runID: run, owner: owner, host: "test-host", ttl: 300) == nil)
         }
         return roles
     }
@@ -109,7 +110,8 @@ extension LedgerStoreRoleTests {
         // Another host's lease that expired: its reservations go too.
         try roles.leases.releaseLease(runID: "r2", owner: "elsewhere:2")
         #expect(
-            try roles.leases.acquireLease(runID: "r2", owner: "elsewhere:2", ttl: 60, now: now - 120) == nil)
+            try roles.leases.acquireLease(
+                runID: "r2", owner: "elsewhere:2", host: "test-host", ttl: 60, now: now - 120) == nil)
         _ = try roles.ledger.reserveBudget(
             Self.ask(0.5, job: "k", run: "r2", owner: "elsewhere:3"), limits: limits, now: now
         ).get()
@@ -184,7 +186,8 @@ extension LedgerStoreRoleTests {
         for index in connections.indices {
             try first.runs.insert(run: F.run("r\(index)", job: "j\(index)"), requests: [])
             #expect(
-                try first.leases.acquireLease(runID: "r\(index)", owner: "racer:\(index)", ttl: 600) == nil)
+                try first.leases.acquireLease(
+                    runID: "r\(index)", owner: "racer:\(index)", host: "test-host", ttl: 600) == nil)
         }
         let limits = BudgetLimits(workspace: WorkspaceBudget(perDay: 1.0), calendar: Self.calendar("UTC"))
         let now = Date()

@@ -7,7 +7,8 @@ import Testing
 /// Values the run loop's pieces are tested with, without a server or a store.
 enum LoopFixtures {
     static let haiku = PriceTable.bundled.price(for: "claude-haiku-4-5")
-    static let line = LedgerLine(job: "j", runID: "j-1", provider: .sim, tier: "fast", downgraded: false)
+    static let line = LedgerLine(
+        job: "j", runID: "j-1", provider: .sim, tier: "fast", downgraded: false, host: "test-host")
     static let t0 = Date(timeIntervalSince1970: 1_760_000_000)
 
     static func record(_ id: String, attempts: Int = 0, source: RequestSource = .spec) -> RequestRecord {

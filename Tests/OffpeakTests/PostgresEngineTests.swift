@@ -103,7 +103,8 @@ struct PostgresEngineTests {
         try engines[0].insert(run: F.run("r1"), requests: [])
         let now = Date()
         let answers = try Self.atOnce(engines) { index, engine in
-            try engine.acquireLease(runID: "r1", owner: "other-host:\(index)", ttl: 60, now: now)
+            try engine.acquireLease(
+                runID: "r1", owner: "other-host:\(index)", host: "test-host", ttl: 60, now: now)
         }.map { try $0.get() }
         let winners = answers.indices.filter { answers[$0] == nil }
         #expect(winners.count == 1)

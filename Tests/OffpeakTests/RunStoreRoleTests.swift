@@ -100,7 +100,9 @@ struct RunStoreRoleTests {
         let run = F.run("r1")
         let requests = F.requests(5, run: "r1")
         try roles.runs.insert(run: run, requests: requests)
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: "h:1", ttl: 60, now: Date()) == nil)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: "h:1", host: "test-host", ttl: 60, now: Date())
+                == nil)
         let first = try roles.runs.commitCall(
             run: run, ledger: F.ledger(run: "r1", items: 2),
             results: [F.result(requests[0]), F.result(requests[1])],
@@ -236,11 +238,15 @@ struct RunStoreRoleTests {
         let requests = F.requests(2, run: "r1")
         try roles.runs.insert(run: run, requests: requests)
         let now = Date()
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: "h:1", ttl: 1, now: now) == nil)
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: "h:1", host: "test-host", ttl: 1, now: now)
+                == nil)
         try roles.runs.commitCall(
             run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
             lease: ("h:1", 600))
-        #expect(try roles.leases.acquireLease(runID: "r1", owner: "h:2", ttl: 60, now: now + 5) == "h:1")
+        #expect(
+            try roles.leases.acquireLease(runID: "r1", owner: "h:2", host: "test-host", ttl: 60, now: now + 5)
+                == "h:1")
     }
 
     @Test(arguments: StoreEngine.allCases)

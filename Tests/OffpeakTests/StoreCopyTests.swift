@@ -31,10 +31,13 @@ import Testing
             job: "inbox", found: ["sub": "a folder; offpeak takes only regular files"], at: t0)
         let run = try #require(try store.runs.runs().first { $0.job == "docs" })
         let held = try store.ledger.reserveBudget(
-            BudgetAsk(job: "docs", runID: run.id, owner: "host-a/1", dollars: 0.25, tokens: 900),
+            BudgetAsk(
+                job: "docs", runID: run.id, owner: "host-a/1", host: "test-host", dollars: 0.25, tokens: 900),
             limits: BudgetLimits(workspace: WorkspaceBudget(perDay: 100)), now: t0)
         #expect((try? held.get()) != nil)
-        #expect(try store.leases.acquireLease(runID: run.id, owner: "host-a/1", ttl: 600, now: t0) == nil)
+        #expect(
+            try store.leases.acquireLease(
+                runID: run.id, owner: "host-a/1", host: "test-host", ttl: 600, now: t0) == nil)
         try store.batches.updateBatchFitness(provider: "openai", model: "m", at: t0) {
             $0.record(asked: 4, kept: 1, rejected: ["missing from the answer": 3], structured: false, at: t0)
         }

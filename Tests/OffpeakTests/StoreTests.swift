@@ -87,17 +87,28 @@ struct StoreTests {
         let workspace = try TemporaryWorkspace()
         let store = try Self.store(workspace)
         try store.runs.insert(run: Self.run("r1"), requests: [])
-        #expect(try store.leases.acquireLease(runID: "r1", owner: "elsewhere:1", ttl: 60) == nil)
         #expect(
-            try store.leases.acquireLease(runID: "r1", owner: Store.processOwner, ttl: 60) == "elsewhere:1")
+            try store.leases.acquireLease(runID: "r1", owner: "elsewhere:1", host: "test-host", ttl: 60)
+                == nil)
+        #expect(
+            try store.leases.acquireLease(runID: "r1", owner: Store.processOwner, host: "test-host", ttl: 60)
+                == "elsewhere:1")
         // A lease that expired is taken over.
-        #expect(try store.leases.acquireLease(runID: "r1", owner: "elsewhere:1", ttl: -1) == nil)
-        #expect(try store.leases.acquireLease(runID: "r1", owner: Store.processOwner, ttl: 60) == nil)
+        #expect(
+            try store.leases.acquireLease(runID: "r1", owner: "elsewhere:1", host: "test-host", ttl: -1)
+                == nil)
+        #expect(
+            try store.leases.acquireLease(runID: "r1", owner: Store.processOwner, host: "test-host", ttl: 60)
+                == nil)
         // A live lease held by a process of this host that is gone (pid far above pid_max) is taken over.
         try store.leases.releaseLease(runID: "r1", owner: Store.processOwner)
         let host = Store.processOwner.split(separator: ":")[0]
-        #expect(try store.leases.acquireLease(runID: "r1", owner: "\(host):99999999", ttl: 60) == nil)
-        #expect(try store.leases.acquireLease(runID: "r1", owner: Store.processOwner, ttl: 60) == nil)
+        #expect(
+            try store.leases.acquireLease(runID: "r1", owner: "\(host):99999999", host: "test-host", ttl: 60)
+                == nil)
+        #expect(
+            try store.leases.acquireLease(runID: "r1", owner: Store.processOwner, host: "test-host", ttl: 60)
+                == nil)
     }
 
     @Test func outputFileNamesAreSafeAndUnique() {

@@ -41,7 +41,7 @@ struct StoreUpgradeTests {
                     run: index == 4 ? "r2" : "r1", items: index + 1, hit: index == 1, failed: index == 3,
                     dollars: amount)
                 if index == 2 { entry.runId = nil }
-                try entry.insert(db)
+                try entry.insertBeforeHosts(db)
             }
             for (index, size) in [100, 250, 4000].enumerated() {
                 try db.execute(
@@ -111,5 +111,20 @@ struct StoreUpgradeTests {
             try expectTotalsMatch("purge \(scope)")
         }
         #expect(try store.cacheTotals().entries == 0)
+    }
+}
+
+extension LedgerEntry {
+    /// Inserts the row as an offpeak before v14 wrote it, into a store of its schema: without the
+    /// `host` column.
+    func insertBeforeHosts(_ db: Database) throws {
+        var values = try databaseDictionary
+        values["host"] = nil
+        if id == nil { values["id"] = nil }
+        let columns = values.keys.sorted()
+        try db.execute(
+            sql: "INSERT INTO ledger (\(columns.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
+            arguments: StatementArguments(columns.map { values[$0] ?? .null }))
     }
 }

@@ -44,6 +44,8 @@ struct LedgerLine: Sendable {
     var provider: ProviderKind
     var tier: String
     var downgraded: Bool
+    /// The host making the calls (`HostName`).
+    var host: String
 
     /// A row for one call, priced with `price` (`nil`: unpriced, recorded at $0 and marked so), at
     /// the batch prices when it went through a provider batch.
@@ -59,6 +61,7 @@ struct LedgerLine: Sendable {
             naiveDollars: price?.naiveDollars(for: usage) ?? 0, batchApi: batch, cacheHit: false,
             usageEstimated: usageEstimated, latencyMs: Int(latency * 1000))
         entry.unpriced = price == nil
+        entry.host = host
         return entry
     }
 }

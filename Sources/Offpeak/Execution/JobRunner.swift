@@ -50,6 +50,8 @@ public struct JobRunner: Sendable {
     let prices: PriceTable
     let logger: Logger
     let owner: String
+    /// The host this process runs on (`HostName`), recorded with its leases, reservations and ledger rows.
+    let host: String
     /// Keeps calls within the provider's limits; `nil`: a new one per run, from `offpeak.yaml`.
     var limiter: CallLimiter?
     /// A lease outlives a silent owner by this long before another process may take the run.
@@ -59,7 +61,7 @@ public struct JobRunner: Sendable {
 
     init(
         workspace: Workspace, config: WorkspaceConfig, store: Store, provider: any CompletionProvider,
-        prices: PriceTable, logger: Logger
+        prices: PriceTable, logger: Logger, host: String
     ) {
         self.workspace = workspace
         self.config = config
@@ -69,6 +71,7 @@ public struct JobRunner: Sendable {
         self.prices = prices
         self.logger = logger
         self.owner = Store.processOwner
+        self.host = host
     }
 
     func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
@@ -125,7 +128,7 @@ public struct JobRunner: Sendable {
         try store.schedules.releaseDeferred(job: spec.name, at: Date())
         let context = RunContext(
             store: store, cache: cache, provider: provider, prices: prices, logger: logger, lease: lease,
-            outputs: workspace.url(for: spec.output),
+            host: host, outputs: workspace.url(for: spec.output),
             limiter: limiter
                 ?? CallLimiter(
                     config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL),
@@ -179,7 +182,8 @@ public struct JobRunner: Sendable {
     }
 
     private func takeLease(_ run: RunRecord, job: String) throws(OffpeakError) {
-        if let holder = try store.leases.acquireLease(runID: run.id, owner: owner, ttl: leaseTTL) {
+        if let holder = try store.leases.acquireLease(runID: run.id, owner: owner, host: host, ttl: leaseTTL)
+        {
             throw OffpeakError(
                 .temporaryFailure, "job \(job): run \(run.id) is being run by \(holder); try again later")
         }

@@ -11,6 +11,9 @@ struct RunContext: Sendable {
     let logger: Logger
     /// This process's claim on the run, renewed with every commit.
     let lease: (owner: String, ttl: TimeInterval)
+    /// The host this process runs on (`HostName`): every lease, reservation and ledger row it
+    /// writes names it.
+    let host: String
     /// The folder the run's outputs are written to.
     let outputs: URL
     /// Keeps the calls in flight within the provider's limits.

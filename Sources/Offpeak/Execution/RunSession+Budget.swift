@@ -17,7 +17,8 @@ extension RunSession {
     {
         guard context.budget.isSet else { return (nil, nil) }
         let ask = BudgetAsk(
-            job: spec.name, runID: run.id, owner: context.lease.owner, dollars: worst.dollars,
+            job: spec.name, runID: run.id, owner: context.lease.owner, host: context.host,
+            dollars: worst.dollars,
             tokens: worst.inputTokens + worst.outputTokens)
         var poll = Self.budgetPoll
         while true {

@@ -304,7 +304,7 @@ struct RunSession {
     var ledgerLine: LedgerLine {
         LedgerLine(
             job: spec.name, runID: run.id, provider: context.provider.kind, tier: run.tier,
-            downgraded: run.downgraded)
+            downgraded: run.downgraded, host: context.host)
     }
 
     private func report(spent: Spend) {

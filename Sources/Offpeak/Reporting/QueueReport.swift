@@ -75,28 +75,7 @@ public struct QueueReport: Sendable, Encodable {
             deferred: entries, retrying: retrying, notTaken: notTaken,
             failingBatches: try store.batches.batchListings(all: false).map(BatchLine.init).filter(
                 \.isFailing),
-            now: conditions.map(QueueReport.summary))
-    }
-
-    /// Power and network in one line; "conditions unknown: cannot read …" when either could not be
-    /// read (the command then also exits with `MachineConditions.error`).
-    static func summary(_ conditions: MachineConditions) -> String {
-        if let failure = conditions.failure {
-            return "\(ConditionGate.Reason.unknown.rawValue): \(failure.description)"
-        }
-        var power = conditions.power.onAC ? "on AC" : "on battery"
-        if let percent = conditions.power.batteryPercent { power += " (\(percent) %)" }
-        if conditions.power.lowPower { power += ", low-power profile" }
-        let counted = conditions.network.interfaces.filter(\.counts).map(\.name)
-        let network: String
-        if !conditions.network.online {
-            network = "offline"
-        } else {
-            network =
-                (conditions.network.unmetered ? "online, unmetered" : "online, metered")
-                + " (\(counted.joined(separator: ", ")))"
-        }
-        return "\(power); \(network)"
+            now: conditions.map(\.summary))
     }
 
     public var text: String {

@@ -39,6 +39,8 @@ struct WorkspaceConfig: Sendable, Equatable {
     var budget = WorkspaceBudget()
     /// `store:`: the embedded SQLite file, or a PostgreSQL URL (`OFFPEAK_STORE` overrides it).
     var store: StoreLocation = .sqlite
+    /// `host:`: the name this host goes by in the store (`OFFPEAK_HOST` overrides it; `HostName`).
+    var host: String?
 
     init() {}
 

@@ -12,7 +12,7 @@ enum WorkspaceConfigParser {
     static let fileName = "offpeak.yaml"
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
-        "structured_output", "metrics", "budget", "store",
+        "structured_output", "metrics", "budget", "store", "host",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -65,6 +65,7 @@ enum WorkspaceConfigParser {
         config.metricsTextfile = try metricsTextfile(root)
         config.budget = try budget(root)
         config.store = try store(root)
+        config.host = try host(root)
         return config
     }
 
@@ -76,6 +77,15 @@ enum WorkspaceConfigParser {
         } catch {
             throw root.reader.error("store", error.description, at: root.value("store"))
         }
+    }
+
+    /// `host: NAME`, the name this host goes by in the store (`HostName`), located when wrong.
+    private static func host(_ root: YAMLMapping) throws(OffpeakError) -> String? {
+        guard let text = try root.string("host") else { return nil }
+        if let problem = HostName.problem(text) {
+            throw root.reader.error("host", problem, at: root.value("host"))
+        }
+        return text
     }
 
     /// `metrics: {textfile: PATH}`: a file node_exporter's textfile collector reads, which are only

@@ -31,6 +31,8 @@ struct BudgetAsk: Sendable {
     var runID: String
     /// The process that sends it (`ProcessOwner`): its lease on the run keeps the reservation alive.
     var owner: String
+    /// The host the owner runs on (`HostName`), recorded with the reservation.
+    var host: String
     var dollars: Double
     var tokens: Int
 }

@@ -22,4 +22,6 @@ struct LeaseRecord: StoredRecord, PersistableRecord, Equatable {
     var acquiredAt: Date
     var heartbeatAt: Date
     var expiresAt: Date
+    /// The host the owner runs on (`HostName`).
+    var host: String
 }

@@ -9,8 +9,9 @@ protocol LeaseStore: AnyObject, Sendable {
     ///
     /// A lease is live until it expires, except that a lease of a process on this host that no longer
     /// exists (killed with -9) is taken over at once.
+    /// - Parameter host: the host `owner` runs on (`HostName`), recorded with the lease.
     /// - Returns: `nil` on success, else the owner holding it.
-    func acquireLease(runID: String, owner: String, ttl: TimeInterval, now: Date)
+    func acquireLease(runID: String, owner: String, host: String, ttl: TimeInterval, now: Date)
         throws(OffpeakError)
         -> String?
 
@@ -18,7 +19,9 @@ protocol LeaseStore: AnyObject, Sendable {
 }
 
 extension LeaseStore {
-    func acquireLease(runID: String, owner: String, ttl: TimeInterval) throws(OffpeakError) -> String? {
-        try acquireLease(runID: runID, owner: owner, ttl: ttl, now: Date())
+    func acquireLease(runID: String, owner: String, host: String, ttl: TimeInterval) throws(OffpeakError)
+        -> String?
+    {
+        try acquireLease(runID: runID, owner: owner, host: host, ttl: ttl, now: Date())
     }
 }

@@ -33,6 +33,9 @@ struct LedgerEntry: StoredRecord, Equatable {
     var failed = false
     /// The model has no price in the table: `dollars` is unknown, not zero.
     var unpriced = false
+    /// The host that made the call (`HostName`), as every row a run writes names it (`LedgerLine`);
+    /// '' on rows written before hosts were recorded.
+    var host = ""
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

@@ -28,9 +28,9 @@ extension SQLiteStore {
             if let refusal { return .failure(refusal) }
             try db.execute(
                 sql: """
-                    INSERT INTO budget_reservations (run_id, job, owner, dollars, tokens, reserved_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
-                    """, arguments: [ask.runID, ask.job, ask.owner, ask.dollars, ask.tokens, now])
+                    INSERT INTO budget_reservations (run_id, job, owner, host, dollars, tokens, reserved_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [ask.runID, ask.job, ask.owner, ask.host, ask.dollars, ask.tokens, now])
             return .success(db.lastInsertedRowID)
         }
     }

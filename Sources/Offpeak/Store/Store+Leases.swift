@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    func acquireLease(runID: String, owner: String, ttl: TimeInterval, now: Date = Date())
+    func acquireLease(runID: String, owner: String, host: String, ttl: TimeInterval, now: Date = Date())
         throws(OffpeakError)
         -> String?
     {
@@ -13,7 +13,8 @@ extension SQLiteStore {
                 return held.owner
             }
             try LeaseRecord(
-                runId: runID, owner: owner, acquiredAt: now, heartbeatAt: now, expiresAt: now + ttl
+                runId: runID, owner: owner, acquiredAt: now, heartbeatAt: now, expiresAt: now + ttl,
+                host: host
             ).save(db)
             return nil
         }

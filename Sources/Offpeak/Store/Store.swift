@@ -5,7 +5,7 @@ import Logging
 /// The workspace's store, as the layers above see it: one role each for runs and requests
 /// (`runs`), the ledger and budget reservations (`ledger`), provider batches (`batches`),
 /// schedules and the deferred queue (`schedules`), submissions (`submissions`), leases
-/// (`leases`) and the answer cache (`cache`). Nothing above the store names the engine behind them, its tables or its states.
+/// (`leases`), the answer cache (`cache`) and the hosts seen (`hosts`). Nothing above the store names the engine behind them, its tables or its states.
 ///
 /// Two engines play every role: the embedded SQLite file (`SQLiteStore`), the default, and a shared
 /// PostgreSQL database (`PostgresEngine`), as the workspace's `store:` or `OFFPEAK_STORE` says.
@@ -17,6 +17,7 @@ public final class Store: Sendable {
     let submissions: any SubmissionStore
     let leases: any LeaseStore
     let cache: any AnswerCacheStore
+    let hosts: any HostStore
     /// The engine behind the roles, for what is the engine's own (`info()`, tests' looks at rows).
     let engine: Engine
 
@@ -37,7 +38,7 @@ public final class Store: Sendable {
     /// Every role played by `roles`, the one engine.
     private init(
         roles: some RunStore & LedgerStore & BatchStore & ScheduleStore & SubmissionStore & LeaseStore
-            & AnswerCacheStore,
+            & AnswerCacheStore & HostStore,
         engine: Engine
     ) {
         runs = roles
@@ -47,6 +48,7 @@ public final class Store: Sendable {
         submissions = roles
         leases = roles
         cache = roles
+        hosts = roles
         self.engine = engine
     }
 

@@ -73,6 +73,11 @@ enum StoreMigrations {
         migrator.registerMigration("v13: system prompts stored once, not in every request") { db in
             try db.execute(sql: StoredPayload.createTableSQL)
         }
+        migrator.registerMigration("v14: the host of each lease, reservation and ledger row; the hosts seen")
+        {
+            db in
+            try recordHosts(db)
+        }
         return migrator
     }
 

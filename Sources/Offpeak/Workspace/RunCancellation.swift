@@ -34,12 +34,13 @@ public struct RunCancellation: Sendable, Codable, Equatable {
 extension WorkspaceContext {
     /// Cancels run `runID`; refused while another process runs it.
     public func cancel(runID: String) throws(OffpeakError) -> RunCancellation {
+        let host = try host()
         let store = try openStore()
         guard try store.runs.run(id: runID) != nil else {
             throw OffpeakError(.usage, "no run \(runID); `offpeak status` lists the runs")
         }
         let owner = Store.processOwner
-        if let holder = try store.leases.acquireLease(runID: runID, owner: owner, ttl: 300) {
+        if let holder = try store.leases.acquireLease(runID: runID, owner: owner, host: host, ttl: 300) {
             throw OffpeakError(
                 .temporaryFailure, "run \(runID) is being run by \(holder); stop it (SIGTERM), then cancel it"
             )

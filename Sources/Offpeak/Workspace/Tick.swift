@@ -12,15 +12,18 @@ public struct Tick: Sendable {
         var gate: ConditionGate?
         var stop: StopSignal?
         var now: Date
+        /// The offpeak ticking, as the hosts seen record it (`offpeak hosts`).
+        var version: String
 
         public init(
             window: TimeInterval? = nil, gate: ConditionGate? = nil, stop: StopSignal? = nil,
-            now: Date = Date()
+            now: Date = Date(), version: String = "unknown"
         ) {
             self.window = window
             self.gate = gate
             self.stop = stop
             self.now = now
+            self.version = version
         }
     }
 
@@ -71,6 +74,7 @@ public struct Tick: Sendable {
     }
 
     public func run(_ options: Options) throws(OffpeakError) -> Report {
+        let host = try context.host()
         // Says "read-only", not "cannot open tick.lock".
         try Store.requireWritable(try context.storeOpening())
         let lock: WorkspaceLock
@@ -89,7 +93,11 @@ public struct Tick: Sendable {
         // Opened once: every job of the tick, the cache purge and the metrics use this one store.
         var store: Store?
         func recordTick(status: Int32) -> String? {
-            MetricsFile(context: context).write(
+            // The host's end is recorded whatever the tick came to, wherever the store answers.
+            do { try store?.hosts.tickEnded(host: host, status: status, at: Date()) } catch {
+                context.logger.warning("cannot record the end of this tick in the store: \(error)")
+            }
+            return MetricsFile(context: context).write(
                 tick: LastTick(
                     startedAt: started, durationSeconds: Date().timeIntervalSince(started), status: status),
                 store: store)
@@ -97,6 +105,9 @@ public struct Tick: Sendable {
         do throws(OffpeakError) {
             let opened = try context.openStore()
             store = opened
+            try opened.hosts.tickStarted(
+                host: host, version: options.version,
+                conditions: options.gate.map { $0.read().summary } ?? "not read", at: started)
             try runJobs(options, store: opened, report: &report)
         } catch {
             if let warning = recordTick(status: error.status.rawValue) {

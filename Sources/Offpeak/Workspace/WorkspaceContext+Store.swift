@@ -6,6 +6,12 @@ extension WorkspaceContext {
         try StoreLocation.resolve(configured: config.store, environment: environment)
     }
 
+    /// The name this host goes by in the store (`HostName`): `OFFPEAK_HOST` when set, else
+    /// offpeak.yaml's `host:`, else the machine's hostname.
+    func host() throws(OffpeakError) -> String {
+        try HostName.resolve(configured: config.host, environment: environment)
+    }
+
     /// How to open this workspace's store (`storeLocation()`).
     func storeOpening() throws(OffpeakError) -> Store.Opening {
         Store.Opening(

@@ -47,6 +47,11 @@ public struct WorkspaceContext: Sendable {
             store: try openStoreForReading(), now: Date(), limit: limit, budget: config.budget)
     }
 
+    /// `offpeak hosts`: every host that has ticked against the store, with what it holds now.
+    public func hosts() throws(OffpeakError) -> HostReport {
+        try HostReport.make(store: try openStoreForReading(), now: Date())
+    }
+
     /// The workspace's cache, capped as `offpeak.yaml` says, on a store opened read-only when this
     /// process cannot write it (`forReading`), else the writable store.
     public func openCache(forReading: Bool = true) throws(OffpeakError) -> ResponseCache {
@@ -102,11 +107,12 @@ public struct WorkspaceContext: Sendable {
         return try JobSpecParser.load(path: url, workspace: workspace.root)
     }
 
-    /// Runs a validated job: checks the key before the store is touched, so a misconfigured
-    /// workspace is left as it was.
+    /// Runs a validated job: checks the host's name and the key before the store is touched, so a
+    /// misconfigured workspace is left as it was.
     public func run(_ spec: JobSpec, options: JobRunner.Options = JobRunner.Options()) throws(OffpeakError)
         -> RunOutcome
     {
+        let host = try host()
         let provider = try makeProvider(cancellation: options.stop?.calls)
         let store = try openStore()
         if spec.acceptsSubmissions {
@@ -114,7 +120,7 @@ public struct WorkspaceContext: Sendable {
             let taken = try SpoolFolder(workspace: workspace, job: spec.name).take(into: queue, spec: spec)
             for refusal in taken.refused { logger.warning("spool: \(refusal)") }
         }
-        return try run(spec, options: options, provider: provider, store: store)
+        return try run(spec, options: options, provider: provider, store: store, host: host)
     }
 
     /// Runs a job on a store the caller holds open (a tick opens it once for all its jobs, and has
@@ -122,17 +128,18 @@ public struct WorkspaceContext: Sendable {
     func run(_ spec: JobSpec, options: JobRunner.Options, store: Store) throws(OffpeakError) -> RunOutcome {
         try run(
             spec, options: options, provider: try makeProvider(cancellation: options.stop?.calls),
-            store: store)
+            store: store, host: try host())
     }
 
     private func run(
-        _ spec: JobSpec, options: JobRunner.Options, provider: any CompletionProvider, store: Store
+        _ spec: JobSpec, options: JobRunner.Options, provider: any CompletionProvider, store: Store,
+        host: String
     )
         throws(OffpeakError) -> RunOutcome
     {
         let runner = JobRunner(
             workspace: workspace, config: config, store: store, provider: provider, prices: prices,
-            logger: logger)
+            logger: logger, host: host)
         return try runner.run(spec, options: options)
     }
 }

@@ -28,8 +28,8 @@ extension PostgresEngine {
             if let refusal { return .failure(refusal) }
             let rows = try store.query(
                 """
-                INSERT INTO budget_reservations (run_id, job, owner, dollars, tokens, reserved_at)
-                VALUES (\(ask.runID), \(ask.job), \(ask.owner), \(ask.dollars), \(ask.tokens), \(now))
+                INSERT INTO budget_reservations (run_id, job, owner, host, dollars, tokens, reserved_at)
+                VALUES (\(ask.runID), \(ask.job), \(ask.owner), \(ask.host), \(ask.dollars), \(ask.tokens), \(now))
                 RETURNING id
                 """)
             guard let row = rows.first else {

@@ -5,7 +5,8 @@ import PostgresNIO
 /// server applies to the row as it stands when it locks it, so two processes (or hosts) asking at
 /// once never both get it.
 extension PostgresEngine: LeaseStore {
-    func acquireLease(runID: String, owner: String, ttl: TimeInterval, now: Date) throws(OffpeakError)
+    func acquireLease(runID: String, owner: String, host: String, ttl: TimeInterval, now: Date)
+        throws(OffpeakError)
         -> String?
     {
         // Whether the holder seen now is a process of this host that is gone: only this process can
@@ -14,14 +15,15 @@ extension PostgresEngine: LeaseStore {
         let seen = try holder(runID: runID)
         let dead = seen.map { !ProcessOwner.isAlive($0) } ?? false
         let lease = LeaseRecord(
-            runId: runID, owner: owner, acquiredAt: now, heartbeatAt: now, expiresAt: now + ttl)
+            runId: runID, owner: owner, acquiredAt: now, heartbeatAt: now, expiresAt: now + ttl,
+            host: host)
         try StoredDate.check(lease)
         let taken = try store.query(
             """
-            INSERT INTO leases AS l (run_id, owner, acquired_at, heartbeat_at, expires_at)
-            VALUES (\(runID), \(owner), \(now), \(now), \(lease.expiresAt))
+            INSERT INTO leases AS l (run_id, owner, acquired_at, heartbeat_at, expires_at, host)
+            VALUES (\(runID), \(owner), \(now), \(now), \(lease.expiresAt), \(host))
             ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, acquired_at = excluded.acquired_at,
-                heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at
+                heartbeat_at = excluded.heartbeat_at, expires_at = excluded.expires_at, host = excluded.host
             WHERE l.owner = excluded.owner OR l.expires_at <= \(now) OR (\(dead) AND l.owner = \(seen ?? ""))
             RETURNING owner
             """)

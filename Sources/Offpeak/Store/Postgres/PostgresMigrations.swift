@@ -33,6 +33,9 @@ enum PostgresMigrations {
         Migration(
             version: 5, name: "the run counters' answers looked up by key, whatever the tables' statistics",
             statements: PostgresSchema.version5),
+        Migration(
+            version: 6, name: "the host of each lease, reservation and ledger row; the hosts seen",
+            statements: PostgresSchema.version6),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
