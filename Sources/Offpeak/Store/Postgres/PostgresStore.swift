@@ -25,6 +25,9 @@ final class PostgresStore: @unchecked Sendable {
     private var depth = 0
     /// Statements `send` sent that `query` has not yet seen answered; guarded by `lock`.
     private var sent: [EventLoopFuture<PostgresQueryResult>] = []
+    /// Statements waiting to go to the connection together (`flush`), with the promises of their
+    /// answers; guarded by `lock`.
+    private var queued: [(query: PostgresQuery, answer: EventLoopPromise<PostgresQueryResult>)] = []
 
     private init(url: PostgresURL, connection: PostgresConnection, logger: Logger) {
         self.url = url
@@ -100,7 +103,8 @@ final class PostgresStore: @unchecked Sendable {
     func query(_ query: PostgresQuery) throws(OffpeakError) -> [PostgresRow] {
         lock.lock()
         defer { lock.unlock() }
-        let answer = answerOrLoss(connection.query(query, logger: logger))
+        let answer = enqueue(query)
+        flush()
         try settleSent()
         do {
             return Array(try answer.wait().rows)
@@ -121,7 +125,7 @@ final class PostgresStore: @unchecked Sendable {
             try self.query(query)
             return
         }
-        sent.append(answerOrLoss(connection.query(query, logger: logger)))
+        sent.append(enqueue(query))
     }
 
     /// Sends a statement whose rows are read once the transaction has moved on: inside a
@@ -131,32 +135,63 @@ final class PostgresStore: @unchecked Sendable {
     func sendReading(_ query: PostgresQuery) throws(OffpeakError) -> SentRows {
         lock.lock()
         defer { lock.unlock() }
-        guard depth > 0 else { return SentRows(rows: .success(try self.query(query)), url: url) }
-        let answer = answerOrLoss(connection.query(query, logger: logger))
+        guard depth > 0 else { return SentRows(rows: .success(try self.query(query)), store: self) }
+        let answer = enqueue(query)
         sent.append(answer)
-        return SentRows(answer: answer, url: url)
+        return SentRows(answer: answer, store: self)
     }
 
     /// The rows of a statement `sendReading` sent.
     struct SentRows {
         private let answer: EventLoopFuture<PostgresQueryResult>?
         private let rows: Result<[PostgresRow], OffpeakError>?
-        private let url: PostgresURL
+        private let store: PostgresStore
 
-        fileprivate init(answer: EventLoopFuture<PostgresQueryResult>, url: PostgresURL) {
-            (self.answer, self.rows, self.url) = (answer, nil, url)
+        fileprivate init(answer: EventLoopFuture<PostgresQueryResult>, store: PostgresStore) {
+            (self.answer, self.rows, self.store) = (answer, nil, store)
         }
 
-        fileprivate init(rows: Result<[PostgresRow], OffpeakError>, url: PostgresURL) {
-            (self.answer, self.rows, self.url) = (nil, rows, url)
+        fileprivate init(rows: Result<[PostgresRow], OffpeakError>, store: PostgresStore) {
+            (self.answer, self.rows, self.store) = (nil, rows, store)
         }
 
         /// The rows; waits for them when read before the statement after it was answered.
         func get() throws(OffpeakError) -> [PostgresRow] {
             if let rows { return try rows.get() }
             guard let answer else { return [] }
-            do { return Array(try answer.wait().rows) } catch { throw PostgresFault.error(error, url: url) }
+            store.withLock { $0.flush() }
+            do { return Array(try answer.wait().rows) } catch {
+                throw PostgresFault.error(error, url: store.url)
+            }
         }
+    }
+
+    /// Queues `query` to go to the connection with the next `flush`; its answer, or a failure as
+    /// soon as the connection closes (`answerOrLoss`). Called under `lock`.
+    private func enqueue(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
+        let answer = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
+        queued.append((query, answer))
+        return answerOrLoss(answer.futureResult)
+    }
+
+    /// Hands the queued statements to the connection, in order, in one task of its event loop: each
+    /// statement handed over from this thread on its own woke the loop's thread once, a context
+    /// switch that cost more than the statement's encoding. Called under `lock`.
+    private func flush() {
+        guard !queued.isEmpty else { return }
+        let batch = queued
+        queued = []
+        let (connection, logger) = (self.connection, self.logger)
+        connection.eventLoop.execute {
+            for (query, answer) in batch { connection.query(query, logger: logger).cascade(to: answer) }
+        }
+    }
+
+    /// `body` under the connection's lock.
+    private func withLock<T>(_ body: (PostgresStore) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(self)
     }
 
     /// Waits for the answers of the statements `send` sent; throws the first failure among them.
@@ -211,9 +246,10 @@ final class PostgresStore: @unchecked Sendable {
         defer { depth -= 1 }
         // Sent, not waited for: the body's first statement goes after it on the connection, so its
         // answer comes after BEGIN's, and the transaction costs one round trip less.
-        let opened = answerOrLoss(connection.query(PostgresQuery(unsafeSQL: begin), logger: logger))
+        let opened = enqueue(PostgresQuery(unsafeSQL: begin))
         do throws(OffpeakError) {
             let value = try body()
+            flush()
             do { _ = try opened.wait() } catch { throw PostgresFault.error(error, url: url) }
             try query("COMMIT")
             return value
@@ -239,6 +275,10 @@ final class PostgresStore: @unchecked Sendable {
 
     /// Closes the connection, waiting for the server to see it go.
     func close() {
+        withLock { store in
+            for (_, answer) in store.queued { answer.fail(ConnectionClosed()) }
+            store.queued = []
+        }
         _ = try? closeConnection().wait()
     }
 
