@@ -135,33 +135,28 @@ final class PostgresStore: @unchecked Sendable {
     func sendReading(_ query: PostgresQuery) throws(OffpeakError) -> SentRows {
         lock.lock()
         defer { lock.unlock() }
-        guard depth > 0 else { return SentRows(rows: .success(try self.query(query)), store: self) }
+        guard depth > 0 else { return .read(try self.query(query)) }
         let answer = enqueue(query)
         sent.append(answer)
-        return SentRows(answer: answer, store: self)
+        return .sent(answer, store: self)
     }
 
     /// The rows of a statement `sendReading` sent.
-    struct SentRows {
-        private let answer: EventLoopFuture<PostgresQueryResult>?
-        private let rows: Result<[PostgresRow], OffpeakError>?
-        private let store: PostgresStore
-
-        fileprivate init(answer: EventLoopFuture<PostgresQueryResult>, store: PostgresStore) {
-            (self.answer, self.rows, self.store) = (answer, nil, store)
-        }
-
-        fileprivate init(rows: Result<[PostgresRow], OffpeakError>, store: PostgresStore) {
-            (self.answer, self.rows, self.store) = (nil, rows, store)
-        }
+    enum SentRows {
+        /// Run at once, outside a transaction.
+        case read([PostgresRow])
+        /// Queued in a transaction on `store`.
+        case sent(EventLoopFuture<PostgresQueryResult>, store: PostgresStore)
 
         /// The rows; waits for them when read before the statement after it was answered.
         func get() throws(OffpeakError) -> [PostgresRow] {
-            if let rows { return try rows.get() }
-            guard let answer else { return [] }
-            store.withLock { $0.flush() }
-            do { return Array(try answer.wait().rows) } catch {
-                throw PostgresFault.error(error, url: store.url)
+            switch self {
+            case .read(let rows): return rows
+            case .sent(let answer, let store):
+                store.withLock { $0.flush() }
+                do { return Array(try answer.wait().rows) } catch {
+                    throw PostgresFault.error(error, url: store.url)
+                }
             }
         }
     }
