@@ -11,6 +11,7 @@ failed must-show is reported in the verdicts, not as an exit status. See bench/R
 
 import argparse
 import datetime
+import glob
 import os
 import platform
 import shutil
@@ -241,7 +242,9 @@ def main() -> int:
         scale_args = argparse.Namespace(
             before_bin=args.before_bin, full=not args.scale_quick, requests=None, entries=None,
             store_requests=None, ledger=None, calls=None, seconds=None, runs=5, no_backlog=False,
-            no_store=False, keep=args.keep)
+            no_store=False, keep=args.keep, repeat=3,
+            # SQLite and PostgreSQL side by side where PostgreSQL is installed (`make test-deps`).
+            postgres=bool(glob.glob("/usr/lib/postgresql/*/bin/initdb")))
         scale_text, scale_ok = scale_bench.section(bin_dir, scale_args)
         print("\n" + scale_text, end="")
         text, cache_ok = text + "\n" + scale_text, cache_ok and scale_ok

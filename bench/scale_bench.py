@@ -38,6 +38,7 @@ import platform
 import random
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -135,6 +136,7 @@ def submission_lines(count: int, path: Path, seed: int = 5) -> tuple[dict, Path]
 class Backlog:
     build: str
     requests: int
+    round: int = 1
     submit_seconds: float = 0.0
     first_call: float | None = None
     cpu_to_first_call: float = 0.0
@@ -164,18 +166,19 @@ def cpu_seconds(pid: int) -> float:
 
 
 def run_backlog(spawner: Spawner, build: Build, requests: int, scratch: Path, limits: dict,
-                prepared: tuple[dict, Path]) -> Backlog:
-    result = Backlog(build=build.label, requests=requests)
-    workspace = scratch / f"backlog-{build.label}-{requests}"
+                prepared: tuple[dict, Path], round: int = 1) -> Backlog:
+    result = Backlog(build=build.label, requests=requests, round=round)
+    name = f"{build.label}-{requests}-{round}"
+    workspace = scratch / f"backlog-{name}"
     job, lines = prepared
-    log(f"backlog {requests:,} / {build.label}: submitting ...")
+    log(f"backlog {requests:,} / {build.label}{f' (run {round})' if round > 1 else ''}: submitting ...")
     try:
-        with Sim(build.sim, [], scratch, f"backlog-{build.label}-{requests}") as sim:
+        with Sim(build.sim, [], scratch, f"backlog-{name}") as sim:
             (workspace / "jobs").mkdir(parents=True)
             (workspace / "offpeak.yaml").write_text(
-                f"provider: sim\nbase_url: {sim.url}\n" + build.store_line(f"backlog_{requests}"))
+                f"provider: sim\nbase_url: {sim.url}\n" + build.store_line(f"backlog_{requests}_{round}"))
             (workspace / "jobs" / f"{JOB}.yaml").write_text(json.dumps(job, indent=1) + "\n")
-            errors = scratch / f"submit-{build.label}-{requests}.err"
+            errors = scratch / f"submit-{name}.err"
             submitted = spawner.run([build.offpeak, "submit", "--job", JOB, "--workspace", workspace],
                                     stdin=lines, stderr=errors)
             result.submit_seconds = submitted.wall
@@ -194,7 +197,7 @@ def watch(spawner: Spawner, build: Build, workspace: Path, sim: Sim, limits: dic
           scratch: Path) -> None:
     """Runs the job, sampling calls and CPU, and stops it at the limits."""
     pid = spawner.start([build.offpeak, "run", JOB, "--workspace", workspace],
-                        stderr=scratch / f"run-{build.label}-{result.requests}.err")
+                        stderr=scratch / f"run-{build.label}-{result.requests}-{result.round}.err")
     start = time.perf_counter()
     outcome: dict = {}
     reaper = threading.Thread(target=lambda: outcome.setdefault("done", spawner.wait()), daemon=True)
@@ -244,21 +247,41 @@ def backlog_table(rows: list[Backlog]) -> list[str]:
         "| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for row in rows:
+        build = row.build if len(rows) == len({(r.build, r.requests) for r in rows}) else f"{row.build} #{row.round}"
         if row.error and not row.samples:
-            lines.append(f"| {row.requests:,} | {row.build} | CRASHED: {row.error} ||||||||||")
+            lines.append(f"| {row.requests:,} | {build} | CRASHED: {row.error} ||||||||||")
             continue
         early = row.window(1, 1 + EARLY_CALLS)
         late = row.window(max(1, row.calls - LATE_CALLS), row.calls)
         whole = row.window(1, row.calls)
         cell = (lambda w, i, f: f.format(w[i]) if w else "-")
         lines.append(
-            f"| {row.requests:,} | {row.build} | {row.requests / max(1e-9, row.submit_seconds):,.0f} "
+            f"| {row.requests:,} | {build} | {row.requests / max(1e-9, row.submit_seconds):,.0f} "
             f"| {row.first_call:.1f} | {row.cpu_to_first_call:.1f} | {row.calls:,} "
             f"| {cell(early, 0, '{:.1f}')} | {cell(late, 0, '{:.1f}')} | {cell(early, 1, '{:.1f}')} "
             f"| {cell(late, 1, '{:.1f}')} | {cell(whole, 1, '{:.1f}')} | {row.peak_rss_mb:,.0f} |"
             if row.first_call is not None else
-            f"| {row.requests:,} | {row.build} | {row.requests / max(1e-9, row.submit_seconds):,.0f} | no call "
+            f"| {row.requests:,} | {build} | {row.requests / max(1e-9, row.submit_seconds):,.0f} | no call "
             f"| - | 0 | - | - | - | - | - | {row.peak_rss_mb:,.0f} |")
+    return lines
+
+
+def median_table(rows: list[Backlog]) -> list[str]:
+    """Each build's runs of one backlog size summed up: the median and the range of the whole
+    window's calls/s and CPU per call (runs alternate between builds, so both meet the same noise)."""
+    lines = ["| requests | build | runs | calls/s, whole window: median | min - max | CPU ms/call: median |",
+             "| ---: | --- | ---: | ---: | ---: | ---: |"]
+    keys = list(dict.fromkeys((r.requests, r.build) for r in rows))
+    for requests, build in keys:
+        windows = [w for r in rows if (r.requests, r.build) == (requests, build)
+                   for w in [r.window(1, r.calls)] if w and r.first_call is not None]
+        if not windows:
+            lines.append(f"| {requests:,} | {build} | 0 | - | - | - |")
+            continue
+        rates = sorted(w[1] for w in windows)
+        cpus = sorted(w[0] for w in windows)
+        lines.append(f"| {requests:,} | {build} | {len(windows)} | {statistics.median(rates):.1f} "
+                     f"| {rates[0]:.1f} - {rates[-1]:.1f} | {statistics.median(cpus):.1f} |")
     return lines
 
 
@@ -331,6 +354,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--calls", type=int, help="stop each run after this many calls")
     parser.add_argument("--seconds", type=float, help="...or this many seconds past its first call")
     parser.add_argument("--runs", type=int, default=5, help="timed runs per store command (median shown)")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of each backlog per build, taking turns, with a table of their medians")
     parser.add_argument("--postgres", action="store_true",
                         help="measure the build on SQLite and on a throwaway PostgreSQL cluster, side by side")
     parser.add_argument("--no-backlog", action="store_true", help="skip the backlog table")
@@ -343,7 +368,8 @@ def parse_args() -> argparse.Namespace:
 def section(bin_dir: Path | None, args: argparse.Namespace | None = None) -> tuple[str, bool]:
     """The scale bench as Markdown, and whether it ran; never raises for a failed part."""
     args = args or argparse.Namespace(before_bin=None, full=False, requests=None, entries=None, store_requests=None,
-                                      ledger=None, calls=None, seconds=None, runs=5, postgres=False, no_backlog=False,
+                                      ledger=None, calls=None, seconds=None, runs=5, repeat=1, postgres=False,
+                                      no_backlog=False,
                                       no_store=False, keep=False)
     preset = FULL if args.full else QUICK
     limits = {"calls": args.calls or preset["calls"], "seconds": args.seconds or preset["seconds"]}
@@ -365,8 +391,9 @@ def section(bin_dir: Path | None, args: argparse.Namespace | None = None) -> tup
             rows = []
             for requests in args.requests or [preset["requests"]]:
                 prepared = submission_lines(requests, scratch / f"lines-{requests}.jsonl")
-                for build in builds:
-                    rows.append(run_backlog(spawner, build, requests, scratch, limits, prepared))
+                for round in range(1, args.repeat + 1):
+                    for build in builds:
+                        rows.append(run_backlog(spawner, build, requests, scratch, limits, prepared, round))
             ok = ok and not any(r.error for r in rows)
             parts += [
                 f"Backlog: requests submitted to one `queue: true` job (system prompt + instructions "
@@ -376,6 +403,9 @@ def section(bin_dir: Path | None, args: argparse.Namespace | None = None) -> tup
                 "between samples (every 0.1 s) divided by the calls the sim counted between them; the "
                 "whole window runs from the first call to the last sample.", "",
                 *backlog_table(rows), ""]
+            if args.repeat > 1:
+                parts += [f"Medians of the {args.repeat} runs of each build above (run one after the other, "
+                          "builds taking turns):", "", *median_table(rows), ""]
         if not args.no_store:
             scale = scale_store.Scale(entries=args.entries or preset["entries"],
                                       requests=args.store_requests or preset["store_requests"],

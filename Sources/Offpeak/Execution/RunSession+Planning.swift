@@ -20,6 +20,8 @@ extension RunSession {
     mutating func nextCalls() throws(OffpeakError) -> [PlannedCall] {
         // A canceled run only collects what its provider batches answered.
         guard !canceled else { return [] }
+        try readCommit()
+        knownSpend = nil  // the round's cache hits add ledger rows of their own
         var front: String?
         while true {
             if let stop = options.stop, stop.isRequested { return [] }

@@ -37,6 +37,18 @@ struct RunSession {
     var replanRound = false
     /// The batch fitness records this pass has read or written lately (`fitness(of:)`).
     let fitnessReads = RecentReads<BatchFitness>()
+    /// The last call's commit, on its way (`RunStore.startCommit`): read before the next call is
+    /// committed, before a failure is judged, and at the end of each round (`readCommit`).
+    var sentCommit: SentCall?
+    /// The run's spend as this pass's commits left it, the one on its way included; nil: read from
+    /// the store (each round's start, as its cache hits write ledger rows too).
+    var knownSpend: Spend?
+
+    /// A call's commit on its way, and what its batched answer taught about its model.
+    struct SentCall {
+        var pending: any PendingCommit
+        var lesson: FitnessLesson?
+    }
 
     init(context: RunContext, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
         self.context = context
@@ -91,6 +103,7 @@ struct RunSession {
                     let ended = try settle(done)
                     stop = stop ?? ended
                 }
+                try readCommit()
             }
             // `run --wait`: stay until the run's batches are collected, or one of them keeps
             // failing (its polls are the ticks' to go on with; the verdict says why).
@@ -99,6 +112,7 @@ struct RunSession {
             else { break }
             stop = waitUntil(next)
         }
+        try readCommit()
         try writeOutputs()
         return try finish(stop)
     }
@@ -156,6 +170,15 @@ struct RunSession {
             }
         }
         guard let ticket else { return nil }
+        // A commit on its way is an answer paid for and not yet kept: it holds its call's place, so
+        // a kill loses at most `in_flight` answered calls, and a pass of one call at a time judges
+        // each call with all the one before it left (its lesson, its progress).
+        if sentCommit != nil, context.limiter.inFlight >= context.limiter.inFlightCap {
+            do { try readCommit() } catch {
+                context.limiter.withdraw(ticket)
+                throw error
+            }
+        }
         if outdated(call) {  // answers settled while it waited for its slot changed its model's limits
             context.limiter.withdraw(ticket)
             replanRound = true
@@ -204,7 +227,7 @@ struct RunSession {
     {
         let request = call.request
         let store = context.store
-        var spent = try store.ledger.spend(runID: run.id)
+        var spent = try spentSoFar(batch: batch)
         spent.calls += inFlight.calls
         spent.inputTokens += inFlight.inputTokens
         spent.outputTokens += inFlight.outputTokens
@@ -223,28 +246,44 @@ struct RunSession {
             })
         guard case .stop(let stop, let budget) = decision else { return nil }
         if let budget {
+            try readCommit()
             run.budgetStop = budget.rawValue
             try store.runs.update(run: run)
         }
         return stop
     }
 
+    /// The run's spend so far, the commit on its way included: kept from this pass's commits (each
+    /// reads it back, and adds its own ledger row at once), read from the store when not known, and
+    /// always for a provider batch's requests.
+    private mutating func spentSoFar(batch: Bool) throws(OffpeakError) -> Spend {
+        if !batch, let knownSpend { return knownSpend }
+        let spent = try context.store.ledger.spend(runID: run.id)
+        if !batch { knownSpend = spent }
+        return spent
+    }
+
     /// Commits a call that came back: its answer, or what its failure does to its items and run.
+    /// The commit is sent and the pass goes on (`sentCommit`); the one before it is read first.
     /// - Returns: why the pass stops, when the call says so.
     mutating func settle(_ done: CallsInFlight.Finished) throws(OffpeakError) -> RunStop? {
         context.limiter.finished(done.ticket, reply: done.reply, now: done.ended)
         let call = done.call
         let price = context.prices.cost(of: call.request.model)
-        let receipt: CallReceipt
+        var receipt: CallReceipt
         var taught: FitnessLesson?  // what a batched answer teaches, committed with it
+        var cache: CacheWrite?  // its answers for the cache
         switch done.reply.answer {
         case .success(let response):
             FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
             receipt = CallReceipt.answered(
                 call, response: response, price: price, line: ledgerLine, started: done.started,
                 now: done.ended)
+            cache = cacheWrite(receipt.cacheEntries)
+            try readCommit()  // the model's record as the last answer left it
             taught = receipt.batchedAnswer.map { lesson(from: $0, model: call.request.model) }
         case .failure(let error):
+            try readCommit()  // the run's counts as the last call left them
             let ledger = ledgerLine.entry(
                 model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
                 usageEstimated: false, price: price, at: done.ended,
@@ -257,11 +296,8 @@ struct RunSession {
                 receipt = failure(error, call: call, ledger: ledger)
             }
         }
-        var booked = receipt
-        booked.ledger?.at = context.clock()  // the day its spend counts in, as its reservation did
-        let committed = try commit(booked, releasing: done.reservation, fitness: taught?.change)
-        if let taught, let after = committed.fitness { learned(taught, after: after) }
-        report(spent: committed.spend)
+        receipt.ledger?.at = context.clock()  // the day its spend counts in, as its reservation did
+        try commit(receipt, releasing: done.reservation, lesson: taught, cache: cache)
         return receipt.stop
     }
 
@@ -282,22 +318,37 @@ struct RunSession {
         return receipt
     }
 
-    /// Commits what one call left, with the run's counters and checkpoint, what its batched answer
-    /// taught about the model and its new answers for the cache, in one transaction.
-    /// - Returns: what the commit read back: the run's spend, this call included, and the model's
-    ///   fitness record as `fitness` left it.
-    @discardableResult
+    /// Sends what one call left, with the run's counters and checkpoint, what its batched answer
+    /// taught about the model and its new answers for the cache, in one transaction
+    /// (`RunStore.startCommit`), once the commit before it is read.
     private mutating func commit(
-        _ receipt: CallReceipt, releasing reservation: Int64? = nil, fitness: FitnessChange? = nil
-    ) throws(OffpeakError) -> CallCommit.Committed {
-        let committed = try context.store.runs.commitCall(
-            run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
-            failed: receipt.failed, later: receipt.later, lease: context.lease, releasing: reservation,
-            fitness: fitness, cache: cacheWrite(receipt.cacheEntries))
-        context.cache.evicted(committed.evicted)
+        _ receipt: CallReceipt, releasing reservation: Int64?, lesson: FitnessLesson?, cache: CacheWrite?
+    ) throws(OffpeakError) {
+        try readCommit()
+        let pending = try context.store.runs.startCommit(
+            CallCommit(
+                run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
+                failed: receipt.failed, later: receipt.later, lease: context.lease, reservation: reservation,
+                fitness: lesson?.change, cache: cache))
+        sentCommit = SentCall(pending: pending, lesson: lesson)
+        if let ledger = receipt.ledger { knownSpend?.add(ledger) }
         answeredNow += receipt.itemsAnswered
-        run = committed.run
-        return committed
+    }
+
+    /// Reads what the commit on its way left: the run's counters, its spend, the model's record as
+    /// its batched answer left it, and the cache's evictions. A commit that failed is thrown here
+    /// (nothing of its call was committed).
+    mutating func readCommit() throws(OffpeakError) {
+        guard let sent = sentCommit else { return }
+        sentCommit = nil
+        let committed = try sent.pending.committed()
+        context.cache.evicted(committed.evicted)
+        run.itemsDone = committed.run.itemsDone
+        run.itemsFailed = committed.run.itemsFailed
+        run.itemsCached = committed.run.itemsCached
+        knownSpend = committed.spend
+        if let lesson = sent.lesson, let after = committed.fitness { learned(lesson, after: after) }
+        report(spent: committed.spend)
     }
 
     /// The ledger's names for this run.

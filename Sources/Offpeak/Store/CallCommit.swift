@@ -30,6 +30,21 @@ struct CallCommit: Sendable {
     }
 }
 
+/// A call's commit on its way (`RunStore.startCommit`): the caller goes on with its next call and
+/// reads what the commit left once it needs it.
+protocol PendingCommit: Sendable {
+    /// What the commit left, once it is done (waiting for it if need be).
+    /// - Throws: why it failed; nothing of the call was committed then.
+    func committed() throws(OffpeakError) -> CallCommit.Committed
+}
+
+/// A commit done before it was handed back (`RunStore.startCommit` on an engine that commits at once).
+struct DoneCommit: PendingCommit {
+    let value: CallCommit.Committed
+
+    func committed() -> CallCommit.Committed { value }
+}
+
 /// Entries for the answer cache (`AnswerCacheStore.saveCacheEntries`): the records, the accesses
 /// counted since the last write, and the bytes the cache may hold (least recently used entries
 /// past it are evicted).

@@ -114,6 +114,11 @@ protocol RunStore: AnyObject, Sendable {
     @discardableResult
     func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed
 
+    /// Starts committing one call as `commit(_:)` does, and hands back before it is done where the
+    /// engine can (PostgreSQL sends the whole transaction and goes on): what the store runs next on
+    /// this connection runs after it, and `PendingCommit.committed` says how it went.
+    func startCommit(_ call: CallCommit) throws(OffpeakError) -> any PendingCommit
+
     /// Commits answers taken from the cache, each with its ledger row, in one transaction.
     func commitCacheHits(
         run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
@@ -122,6 +127,11 @@ protocol RunStore: AnyObject, Sendable {
 }
 
 extension RunStore {
+    /// Commits at once (`commit(_:)`): the engine has nothing to gain from handing back earlier.
+    func startCommit(_ call: CallCommit) throws(OffpeakError) -> any PendingCommit {
+        DoneCommit(value: try commit(call))
+    }
+
     func pendingRequests(runID: String, limit: Int) throws(OffpeakError) -> [RequestRecord] {
         try pendingRequests(runID: runID, after: nil, limit: limit)
     }

@@ -23,6 +23,20 @@ public struct Spend: Sendable, Equatable, Codable {
     /// batches against a weak model), and shown so.
     var savedDollars: Double { naiveDollars - dollars }
 
+    /// Adds one ledger row, as the store's run counter adds it (`run_spend`): a cache hit is no
+    /// call, and an unpriced one is not counted as unpriced.
+    mutating func add(_ entry: LedgerEntry) {
+        calls += entry.cacheHit ? 0 : 1
+        inputTokens += entry.inputTokens
+        outputTokens += entry.outputTokens
+        cacheReadTokens += entry.cacheReadTokens
+        cacheWriteTokens += entry.cacheWriteTokens
+        dollars += entry.dollars
+        naiveDollars += entry.naiveDollars
+        failedCalls += entry.failed ? 1 : 0
+        unpricedCalls += entry.unpriced && !entry.cacheHit ? 1 : 0
+    }
+
     mutating func add(_ other: Spend) {
         calls += other.calls
         inputTokens += other.inputTokens

@@ -64,6 +64,41 @@ extension PostgresEngine: AnswerCacheStore {
         return try evict(maxBytes: cache.maxBytes)
     }
 
+    /// `save` in a transaction sent whole (`startCommit`): the eviction is one statement, whose
+    /// rows (one per entry evicted) are read once the transaction is done. It evicts at most a
+    /// page of entries; one that took a whole page leaves the rest to `evictRest`.
+    func sendSave(_ cache: CacheWrite) throws(OffpeakError) -> PostgresStore.SentRows {
+        try lockCache()
+        try writeAccesses(cache.accesses)
+        try upsert(CacheEntryRecord.merged(cache.records))
+        return try store.sendReading(
+            """
+            WITH total AS (
+                SELECT coalesce((SELECT stored_bytes FROM cache_totals WHERE id = 1),
+                    (SELECT coalesce(sum(stored_bytes), 0)::bigint FROM cache_entries)) - \(cache.maxBytes) AS excess),
+            oldest AS (
+                SELECT key, last_access_at, stored_bytes FROM cache_entries
+                WHERE (SELECT excess FROM total) > 0
+                ORDER BY last_access_at, key COLLATE "C" LIMIT \(Self.evictionPage)),
+            victims AS (
+                SELECT key FROM (
+                    SELECT key, sum(stored_bytes) OVER (ORDER BY last_access_at, key COLLATE "C"
+                        ROWS UNBOUNDED PRECEDING) - stored_bytes AS before
+                    FROM oldest) o
+                WHERE before < (SELECT excess FROM total))
+            DELETE FROM cache_entries WHERE key IN (SELECT key FROM victims) RETURNING 1
+            """)
+    }
+
+    /// Evicts what is still past `maxBytes`, in a transaction of its own.
+    /// - Returns: how many entries were evicted.
+    func evictRest(maxBytes: Int) throws(OffpeakError) -> Int {
+        try store.transaction { () throws(OffpeakError) -> Int in
+            try lockCache()
+            return try evict(maxBytes: maxBytes)
+        }
+    }
+
     func writeCacheAccesses(_ accesses: PendingAccesses.Batch) throws(OffpeakError) {
         guard !accesses.isEmpty else { return }
         try store.transaction { () throws(OffpeakError) in

@@ -16,13 +16,18 @@ import PostgresNIO
 /// wrote, so they count the same as with one statement each.
 extension PostgresEngine {
     func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
+        try startCommit(call).committed()
+    }
+
+    /// The call's transaction sent whole, `COMMIT` included (`PostgresStore.transactionSent`): a
+    /// call with answers waits on no round trip of its own. What it reads back (the counts and
+    /// spend, whether the fitness record and eviction went as sent) is read by `committed()`.
+    func startCommit(_ call: CallCommit) throws(OffpeakError) -> any PendingCommit {
         let run = call.run
         try call.cache?.checkDates()
-        // The counts and spend are read with the COMMIT's round trip (`SavedProgress`).
-        let (progress, fitness, evicted) = try store.transaction {
-            () throws(OffpeakError) -> (SavedProgress, BatchFitness?, Int) in
+        let (parts, transaction) = try store.transactionSent { () throws(OffpeakError) -> SentCommit.Parts in
             try lockRun(run.id, renewing: call.lease, releasing: call.reservation)
-            let fitness = try call.fitness.map { change throws(OffpeakError) in try update(change) }
+            let fitness = try call.fitness.map { change throws(OffpeakError) in try sendUpdate(change) }
             if let ledger = call.ledger {
                 // Sent, not waited for: the answers name its id as the session's last (`.justInserted`).
                 let sample = !ledger.cacheHit && !ledger.failed ? LatencySample(ledger) : nil
@@ -33,44 +38,83 @@ extension PostgresEngine {
                 call.results,
                 ledger: call.ledger != nil ? .justInserted : .ids(call.results.map { _ in nil }),
                 at: call.results.map { _ in now })
-            if !call.retry.isEmpty {
-                try store.send(
-                    """
-                    UPDATE requests r SET attempts = r.attempts + 1, error = u.reason, updated_at = \(now)
-                    FROM unnest(\(call.retry.map(\.id))::text[], \(call.retry.map(\.reason))::text[])
-                        AS u(id, reason)
-                    WHERE r.id = u.id
-                    """)
-            }
-            if !call.later.isEmpty {
-                try store.send(
-                    """
-                    UPDATE requests r SET state = \(RequestRecord.State.retrying.rawValue), error = u.reason,
-                        attempts = r.attempts + 1, next_attempt_at = u.at, updated_at = \(now)
-                    FROM unnest(\(call.later.map(\.id))::text[], \(call.later.map(\.reason))::text[],
-                        \(call.later.map(\.at))::timestamptz[]) AS u(id, reason, at)
-                    WHERE r.id = u.id
-                    """)
-            }
-            if !call.failed.isEmpty {
-                try store.send(
-                    """
-                    UPDATE requests r SET state = \(RequestRecord.State.failed.rawValue), error = u.reason,
-                        attempts = r.attempts + 1, updated_at = \(now)
-                    FROM unnest(\(call.failed.map(\.id))::text[], \(call.failed.map(\.reason))::text[])
-                        AS u(id, reason)
-                    WHERE r.id = u.id
-                    """)
-            }
+            try sendOutcomes(call, at: now)
             let last =
                 call.results.last?.requestId ?? call.failed.last?.id ?? call.retry.last?.id
                 ?? call.later.last?.id
             // The cache's lock last: commits of other runs wait for it until this one ends.
-            let evicted = try call.cache.map { cache throws(OffpeakError) in try save(cache) } ?? 0
-            return (try saveProgress(run, segment: call.segment, lastRequestID: last), fitness, evicted)
+            let eviction = try call.cache.map { cache throws(OffpeakError) in try sendSave(cache) }
+            return SentCommit.Parts(
+                progress: try saveProgress(run, segment: call.segment, lastRequestID: last), fitness: fitness,
+                eviction: eviction)
         }
-        let (saved, spend) = try progress.read()
-        return CallCommit.Committed(run: saved, spend: spend, fitness: fitness, evicted: evicted)
+        return SentCommit(
+            engine: self, parts: parts, transaction: transaction, cacheBytes: call.cache?.maxBytes)
+    }
+
+    /// The requests a call leaves to ask again now (`retry`), at a time (`later`), or failed for good.
+    private func sendOutcomes(_ call: CallCommit, at now: Date) throws(OffpeakError) {
+        if !call.retry.isEmpty {
+            try store.send(
+                """
+                UPDATE requests r SET attempts = r.attempts + 1, error = u.reason, updated_at = \(now)
+                FROM unnest(\(call.retry.map(\.id))::text[], \(call.retry.map(\.reason))::text[])
+                    AS u(id, reason)
+                WHERE r.id = u.id
+                """)
+        }
+        if !call.later.isEmpty {
+            try store.send(
+                """
+                UPDATE requests r SET state = \(RequestRecord.State.retrying.rawValue), error = u.reason,
+                    attempts = r.attempts + 1, next_attempt_at = u.at, updated_at = \(now)
+                FROM unnest(\(call.later.map(\.id))::text[], \(call.later.map(\.reason))::text[],
+                    \(call.later.map(\.at))::timestamptz[]) AS u(id, reason, at)
+                WHERE r.id = u.id
+                """)
+        }
+        if !call.failed.isEmpty {
+            try store.send(
+                """
+                UPDATE requests r SET state = \(RequestRecord.State.failed.rawValue), error = u.reason,
+                    attempts = r.attempts + 1, updated_at = \(now)
+                FROM unnest(\(call.failed.map(\.id))::text[], \(call.failed.map(\.reason))::text[])
+                    AS u(id, reason)
+                WHERE r.id = u.id
+                """)
+        }
+    }
+
+    /// A call's commit sent whole (`startCommit`), to be read once it is done.
+    struct SentCommit: PendingCommit {
+        /// What the transaction reads back.
+        struct Parts: Sendable {
+            var progress: SavedProgress
+            var fitness: FitnessUpdate?
+            var eviction: PostgresStore.SentRows?
+        }
+
+        let engine: PostgresEngine
+        let parts: Parts
+        let transaction: PostgresStore.SentTransaction
+        /// The cache's cap, when the call wrote to the cache.
+        let cacheBytes: Int?
+
+        /// Waits for the transaction, then reads the counts and spend; a fitness change that met
+        /// another process's record is made again on it, and an eviction that took a whole page
+        /// evicts the rest, each in a transaction of its own.
+        func committed() throws(OffpeakError) -> CallCommit.Committed {
+            try transaction.wait()
+            let (run, spend) = try parts.progress.read()
+            let fitness = try parts.fitness.map { update throws(OffpeakError) in
+                try engine.outcome(of: update)
+            }
+            var evicted = try parts.eviction?.get().count ?? 0
+            if evicted == PostgresEngine.evictionPage, let cacheBytes {
+                evicted += try engine.evictRest(maxBytes: cacheBytes)
+            }
+            return CallCommit.Committed(run: run, spend: spend, fitness: fitness, evicted: evicted)
+        }
     }
 
     func commitCacheHits(
@@ -232,7 +276,7 @@ extension PostgresEngine {
     }
 
     /// A run's progress sent to be saved (`saveProgress`), its counts and spend to be read.
-    struct SavedProgress {
+    struct SavedProgress: Sendable {
         let engine: PostgresEngine
         let run: RunRecord
         let sent: PostgresStore.SentRows

@@ -18,6 +18,8 @@ import PostgresNIO
 /// SQLite keeps its own.
 final class PostgresEngine: Sendable {
     let store: PostgresStore
+    /// The fitness records this engine last read or wrote (`sendUpdate`).
+    let fitnessTexts = SeenFitness()
 
     /// The engine on `store`, whose schema `PostgresMigrations.migrate` brought up to date.
     init(_ store: PostgresStore) {

@@ -142,7 +142,7 @@ final class PostgresStore: @unchecked Sendable {
     }
 
     /// The rows of a statement `sendReading` sent.
-    enum SentRows {
+    enum SentRows: Sendable {
         /// Run at once, outside a transaction.
         case read([PostgresRow])
         /// Queued in a transaction on `store`.
@@ -252,6 +252,47 @@ final class PostgresStore: @unchecked Sendable {
             // A lost connection rolls back on the server; a failed ROLLBACK adds nothing to say.
             _ = try? query("ROLLBACK")
             throw error
+        }
+    }
+
+    /// Runs `body` in one transaction sent whole, its `COMMIT` included, without waiting for the
+    /// answers: the caller goes on while the server works, and reads the outcome later
+    /// (`SentTransaction.wait`). Whatever this connection runs next runs after it, so it reads
+    /// what the transaction wrote. Nested in a transaction, `body` runs in that one, which commits it.
+    /// - Throws: what `body` throws, the transaction rolled back.
+    func transactionSent<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> (T, SentTransaction)
+    {
+        lock.lock()
+        defer { lock.unlock() }
+        guard depth == 0 else { return (try body(), SentTransaction(answers: [], store: self)) }
+        depth += 1
+        defer { depth -= 1 }
+        let opened = enqueue(PostgresQuery(unsafeSQL: "BEGIN"))
+        do throws(OffpeakError) {
+            let value = try body()
+            let committed = enqueue(PostgresQuery(unsafeSQL: "COMMIT"))
+            flush()
+            defer { sent = [] }
+            return (value, SentTransaction(answers: [opened] + sent + [committed], store: self))
+        } catch {
+            _ = try? query("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// A transaction sent whole (`transactionSent`): its statements' answers, `BEGIN` to `COMMIT`.
+    struct SentTransaction: Sendable {
+        let answers: [EventLoopFuture<PostgresQueryResult>]
+        let store: PostgresStore
+
+        /// Waits until the transaction is done. A failed statement rolled it back (the server
+        /// answers its `COMMIT` with a rollback): the first failure is thrown, nothing was written.
+        func wait() throws(OffpeakError) {
+            var failure: (any Error)?
+            for answer in answers {
+                do { _ = try answer.wait() } catch { failure = failure ?? error }
+            }
+            if let failure { throw PostgresFault.error(failure, url: store.url) }
         }
     }
 

@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+@testable import Offpeak
+
+/// What a call's commit does besides its answers, on both engines (`StoreEngine`), as PostgreSQL
+/// sends it whole (`RunStore.startCommit`): a fitness change made on the record another process
+/// changed meanwhile keeps both changes, and an eviction past one statement's page evicts the rest.
+struct CommitSentRoleTests {
+    typealias F = RoleFixtures
+
+    /// A batched answer that kept `kept` of 8 items, as a commit or `updateBatchFitness` records it.
+    static func answer(kept: Int, at time: Date) -> FitnessChange {
+        FitnessChange(provider: "sim", model: "m", at: time) {
+            $0.record(asked: 8, kept: kept, rejected: [:], structured: false, at: time)
+        }
+    }
+
+    @Test(arguments: StoreEngine.allCases)
+    func aFitnessChangeCommittedWithACallKeepsWhatAnotherProcessLearnedMeanwhile(engine: StoreEngine) throws {
+        let first = try engine.roles()
+        let second = try first.another()
+        let run = F.run("r1")
+        let requests = F.requests(3, run: "r1")
+        try first.runs.insert(run: run, requests: requests)
+        // The first process reads the record as it writes it...
+        _ = try first.batches.updateBatchFitness(Self.answer(kept: 8, at: F.t0))
+        // ...the second changes it...
+        _ = try second.batches.updateBatchFitness(Self.answer(kept: 2, at: F.t0 + 1))
+        // ...and the first commits an answer that teaches on top of both.
+        let committed = try first.runs.commitCall(
+            run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
+            fitness: Self.answer(kept: 8, at: F.t0 + 2))
+        #expect(committed.fitness?.prompts == 3)
+        #expect(committed.fitness?.itemsKept == 18)
+        #expect(try second.batches.batchFitness(provider: "sim", model: "m")?.itemsKept == 18)
+        // With nobody else writing, the next commit's change lands on the record as the first left it.
+        let next = try first.runs.commitCall(
+            run: committed.run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[1])],
+            fitness: Self.answer(kept: 7, at: F.t0 + 3))
+        #expect(next.fitness?.prompts == 4)
+        #expect(next.fitness?.itemsKept == 25)
+        let read = try second.batches.batchFitness(provider: "sim", model: "m")
+        let stored = try #require(read)
+        #expect(stored.prompts == 4 && stored.itemsAsked == 32 && stored.itemsKept == 25)
+        #expect(next.run.itemsDone == 2)
+    }
+
+    @Test(arguments: StoreEngine.allCases)
+    func aCommitEvictsEveryEntryPastTheCapEvenPastOnePage(engine: StoreEngine) throws {
+        let roles = try engine.roles()
+        let old = (0..<100).map { AnswerCacheStoreRoleTests.entry("e\($0)", at: F.t0 + Double($0), size: 10) }
+        _ = try AnswerCacheStoreRoleTests.save(roles, old)
+        let run = F.run("r1")
+        let requests = F.requests(1, run: "r1")
+        try roles.runs.insert(run: run, requests: requests)
+        // 1,010 bytes against a cap of 205: the 81 least recently used go, more than a page (64).
+        let fresh = AnswerCacheStoreRoleTests.entry("new", at: F.t0 + 1_000, size: 10)
+        let committed = try roles.runs.commitCall(
+            run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
+            cache: CacheWrite(records: [fresh], accesses: PendingAccesses.Batch(), maxBytes: 205))
+        #expect(committed.evicted == 81)
+        let kept = try roles.cache.cacheEntries(job: nil, expiredOnly: false, now: F.t0, limit: 200).map(
+            \.key)
+        #expect(Set(kept) == Set((81..<100).map { "e\($0)" } + ["new"]))
+        // Under the cap, a commit evicts nothing.
+        let none = try roles.runs.commitCall(
+            run: committed.run, ledger: nil, results: [],
+            cache: CacheWrite(
+                records: [AnswerCacheStoreRoleTests.entry("newer", at: F.t0 + 1_001, size: 5)],
+                accesses: PendingAccesses.Batch(), maxBytes: 205))
+        #expect(none.evicted == 0)
+    }
+}
