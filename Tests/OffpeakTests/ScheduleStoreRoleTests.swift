@@ -30,6 +30,37 @@ struct ScheduleStoreRoleTests {
         #expect(try roles.schedules.scheduleRecords() == [hourly, fired])
     }
 
+    /// Two processes (hosts) that both saw a slot due: the first to record its firing runs it; the
+    /// other's claim fails, however close behind, and a later slot is claimed again.
+    @Test(arguments: StoreEngine.allCases)
+    func aSlotSeenDueByTwoHostsIsFiredByOne(engine: StoreEngine) throws {
+        let first = try engine.roles()
+        let second = try first.another()
+        let key = "0 * * * * TZ=UTC"
+        try first.schedules.saveSchedules([
+            ScheduleRecord(job: "hourly", expression: key, lastFiredAt: nil, nextDueAt: F.t0)
+        ])
+        let firing = { (at: Date) in
+            ScheduleRecord(job: "hourly", expression: key, lastFiredAt: at, nextDueAt: F.t0 + 3600)
+        }
+        #expect(try first.schedules.claimFiring(firing(F.t0 + 5)))
+        #expect(try !second.schedules.claimFiring(firing(F.t0 + 6)), "fired already")
+        #expect(try second.schedules.scheduleRecord(job: "hourly") == firing(F.t0 + 5))
+        // Not due yet, or under another expression: nothing is claimed.
+        #expect(try !second.schedules.claimFiring(firing(F.t0 + 3599)))
+        let other = ScheduleRecord(
+            job: "hourly", expression: "30 * * * * TZ=UTC", lastFiredAt: F.t0 + 3600, nextDueAt: F.t0 + 5400)
+        #expect(try !second.schedules.claimFiring(other))
+        #expect(
+            try !second.schedules.claimFiring(
+                ScheduleRecord(job: "unknown", expression: key, lastFiredAt: F.t0, nextDueAt: nil)))
+        // The next slot goes to whoever records it first.
+        let next = ScheduleRecord(job: "hourly", expression: key, lastFiredAt: F.t0 + 3600, nextDueAt: nil)
+        #expect(try second.schedules.claimFiring(next))
+        #expect(try !first.schedules.claimFiring(next))
+        #expect(try first.schedules.scheduleRecord(job: "hourly") == next)
+    }
+
     @Test(arguments: StoreEngine.allCases)
     func aDeferralKeepsItsFirstTimeUntilReleasedAndMovesItsRun(engine: StoreEngine) throws {
         let roles = try engine.roles()

@@ -51,17 +51,18 @@ struct ScheduleBook: Sendable {
         return due
     }
 
-    /// Records that the job fired at `at`: last_fired_at = at, next_due_at = next fire strictly
-    /// after `at`.
-    func fired(_ spec: JobSpec, at: Date) throws(OffpeakError) {
+    /// Records that the job fired at `at` (last_fired_at = at, next_due_at = next fire strictly
+    /// after `at`), if no other process or host fired its slot first (`ScheduleStore.claimFiring`).
+    /// - Returns: whether this process fired it, and so runs it.
+    @discardableResult
+    func fired(_ spec: JobSpec, at: Date) throws(OffpeakError) -> Bool {
         guard let (expression, timeZone) = try Self.schedule(of: spec) else {
             throw OffpeakError(.software, "job '\(spec.name)' has no schedule to record a firing of")
         }
-        try store.schedules.saveSchedules([
+        return try store.schedules.claimFiring(
             ScheduleRecord(
                 job: spec.name, expression: Self.key(expression, spec: spec),
-                lastFiredAt: at, nextDueAt: expression.next(after: at, in: timeZone))
-        ])
+                lastFiredAt: at, nextDueAt: expression.next(after: at, in: timeZone)))
     }
 
     /// For reports: (job, expression, lastFiredAt, nextDueAt) rows, by job name.

@@ -36,4 +36,11 @@ protocol ScheduleStore: AnyObject, Sendable {
 
     /// Inserts or replaces `records`, all in one transaction.
     func saveSchedules(_ records: [ScheduleRecord]) throws(OffpeakError)
+
+    /// Records that the job fired (`record`: fired at `lastFiredAt`, next due at `nextDueAt`) if
+    /// its slot is still due then: its row still has `record.expression` and a `next_due_at` at or
+    /// before the firing. A process or host that fired the slot first moved it past, and this one
+    /// does not fire it: a slot fires once across every host ticking the store.
+    /// - Returns: whether this process fired the slot.
+    func claimFiring(_ record: ScheduleRecord) throws(OffpeakError) -> Bool
 }

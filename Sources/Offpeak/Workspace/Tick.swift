@@ -208,10 +208,14 @@ public struct Tick: Sendable {
         }
         // A due schedule fires once however many slots passed while the machine was off; it is
         // recorded as fired before it runs, so a crash mid-run resumes the run, not the schedule.
+        // Of hosts ticking one store at once, the first to record the firing runs it.
         let book = ScheduleBook(store: store)
         for spec in try book.due(specs.values.sorted(by: { $0.name < $1.name }), now: options.now) {
-            try book.fired(spec, at: options.now)
-            pick(spec, "schedule")
+            if try book.fired(spec, at: options.now) {
+                pick(spec, "schedule")
+            } else {
+                context.logger.info("job \(spec.name): its schedule fired elsewhere first")
+            }
         }
         // Taken here, under the workspace lock, so a job runs for its spool only when something was
         // added: a folder holding nothing to take (or only refused lines) starts no run.

@@ -140,6 +140,18 @@ extension PostgresEngine: ScheduleStore {
             """)
     }
 
+    func claimFiring(_ record: ScheduleRecord) throws(OffpeakError) -> Bool {
+        guard let at = record.lastFiredAt else { return false }
+        try StoredDate.check(record)
+        return try !store.query(
+            """
+            UPDATE schedules SET last_fired_at = \(at), next_due_at = \(record.nextDueAt)
+            WHERE job = \(record.job) AND expression = \(record.expression) AND next_due_at <= \(at)
+            RETURNING 1
+            """
+        ).isEmpty
+    }
+
     static let deferredColumns = "id, job, run_id, reasons, deferred_at, checked_at, released_at"
 
     private func deferredRecord(_ row: PostgresRow) throws(OffpeakError) -> DeferredRecord {
