@@ -18,7 +18,7 @@ struct OffpeakCommand: ParsableCommand {
         version: OffpeakVersion.current,
         subcommands: [
             Run.self, Summarize.self, Estimate.self, Submit.self, Result.self, Jobs.self, Status.self,
-            Batches.self, Hosts.self,
+            Batches.self, Hosts.self, Outputs.self,
             Costs.self, Cancel.self, Cache.self, Conditions.self, Queue.self, Tick.self, Cron.self,
             StoreCommand.self,
         ]

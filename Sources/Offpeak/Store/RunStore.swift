@@ -56,6 +56,10 @@ protocol RunStore: AnyObject, Sendable {
     /// beside it.
     func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord?
 
+    /// The newest run of `job` that has finished (completed, failed or canceled), if any; an error
+    /// (74) when that run's row cannot be read.
+    func latestFinishedRun(job: String) throws(OffpeakError) -> RunRecord?
+
     /// The run, or nil when there is none; an error (74) when its row cannot be read.
     func run(id: String) throws(OffpeakError) -> RunRecord?
 

@@ -86,6 +86,7 @@ final class SQLiteStore: RunStore, LedgerStore, BatchStore, ScheduleStore, Submi
     /// the database. Two processes opening a new workspace at the same moment would otherwise both
     /// create the tables (the migrator checks what is applied, then applies the rest in separate
     /// transactions), or one would fail to switch the new file to WAL ("database is locked").
+    /// A store a newer offpeak has migrated is refused before anything is written to it.
     /// Whether the store is new is decided under the lock too: a missing file is created (see
     /// `StoreAccess.create`), and an empty one, which offpeak never leaves, is refused.
     private static func openPool(_ url: URL, configuration: Configuration) throws(OffpeakError)
@@ -98,11 +99,18 @@ final class SQLiteStore: RunStore, LedgerStore, BatchStore, ScheduleStore, Submi
         case 0?: throw StoreAccess.emptied(url)
         default: break
         }
+        let pool: DatabasePool
         do {
-            let pool = try DatabasePool(path: url.path, configuration: configuration)
+            pool = try DatabasePool(path: url.path, configuration: configuration)
+            // Checked before anything is written (the migrator's table included).
+            if let newer = try pool.read({ db in try StoreMigrations.newer(db, path: url.path) }) {
+                throw newer
+            }
             if !configuration.readonly { try durable(pool) }
             try StoreMigrations.migrator.migrate(pool)
             return pool
+        } catch let error as OffpeakError {
+            throw error
         } catch {
             throw OffpeakError(.ioError, "cannot open the store at \(url.path)", cause: "\(error)")
         }

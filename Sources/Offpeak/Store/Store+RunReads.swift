@@ -14,6 +14,21 @@ extension SQLiteStore {
 
     static let openStates = [RunState.idle, .running, .waiting, .interrupted].map(\.rawValue)
 
+    /// The states of runs that have finished.
+    static let finishedStates = RunState.allCases.filter { !$0.isResumable }.map(\.rawValue)
+
+    func latestFinishedRun(job: String) throws(OffpeakError) -> RunRecord? {
+        let rows = try read { db in
+            try SQLiteStore.fetchRuns(
+                RunRecord.filter(Column("job") == job).filter(
+                    SQLiteStore.finishedStates.contains(Column("state"))
+                )
+                .order(Column("created_at").desc).limit(1), db)
+        }
+        if let unreadable = rows.unreadable.first { throw unreadable.error }
+        return rows.runs.first
+    }
+
     static func resumableRun(in db: Database, job: String) throws -> RunRecord? {
         let request = RunRecord.filter(Column("job") == job).filter(openStates.contains(Column("state")))
             .order(Column("created_at").desc).limit(1)

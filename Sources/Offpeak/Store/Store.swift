@@ -5,7 +5,8 @@ import Logging
 /// The workspace's store, as the layers above see it: one role each for runs and requests
 /// (`runs`), the ledger and budget reservations (`ledger`), provider batches (`batches`),
 /// schedules and the deferred queue (`schedules`), submissions (`submissions`), leases
-/// (`leases`), the answer cache (`cache`) and the hosts seen (`hosts`). Nothing above the store names the engine behind them, its tables or its states.
+/// (`leases`), the answer cache (`cache`), the hosts seen (`hosts`) and the spec each runs each job
+/// with (`jobSpecs`). Nothing above the store names the engine behind them, its tables or its states.
 ///
 /// Two engines play every role: the embedded SQLite file (`SQLiteStore`), the default, and a shared
 /// PostgreSQL database (`PostgresEngine`), as the workspace's `store:` or `OFFPEAK_STORE` says.
@@ -18,6 +19,7 @@ public final class Store: Sendable {
     let leases: any LeaseStore
     let cache: any AnswerCacheStore
     let hosts: any HostStore
+    let jobSpecs: any JobSpecStore
     /// The engine behind the roles, for what is the engine's own (`info()`, tests' looks at rows).
     let engine: Engine
 
@@ -38,7 +40,7 @@ public final class Store: Sendable {
     /// Every role played by `roles`, the one engine.
     private init(
         roles: some RunStore & LedgerStore & BatchStore & ScheduleStore & SubmissionStore & LeaseStore
-            & AnswerCacheStore & HostStore,
+            & AnswerCacheStore & HostStore & JobSpecStore,
         engine: Engine
     ) {
         runs = roles
@@ -49,6 +51,7 @@ public final class Store: Sendable {
         leases = roles
         cache = roles
         hosts = roles
+        jobSpecs = roles
         self.engine = engine
     }
 
@@ -85,7 +88,8 @@ public final class Store: Sendable {
     /// The workspace's store for an estimate, or nil when there is none: an estimate plans without
     /// sending or writing anything, so it neither creates a store nor migrates one (SQLite: the file
     /// opened read-only, left as it was; PostgreSQL: a database without offpeak's schema is none,
-    /// one at an older version is estimated as new too, rather than migrated by an estimate).
+    /// one at an older version is estimated as new too, rather than migrated by an estimate); a store
+    /// a newer offpeak migrated is refused, as every command refuses it.
     static func openReadOnlyIfPresent(_ opening: Opening) throws(OffpeakError) -> Store? {
         switch opening.location {
         case .sqlite:
@@ -93,9 +97,16 @@ public final class Store: Sendable {
         case .postgres(let url):
             let store = try PostgresStore.connect(
                 url, environment: opening.environment, logger: opening.logger)
-            guard let version = try PostgresMigrations.version(of: store),
-                version == PostgresMigrations.latest
-            else {
+            let version: Int?
+            do { version = try PostgresMigrations.version(of: store) } catch {
+                store.close()
+                throw error
+            }
+            if let version, version > PostgresMigrations.latest {
+                store.close()
+                throw PostgresMigrations.newer(store, version: version, known: PostgresMigrations.latest)
+            }
+            guard version == PostgresMigrations.latest else {
                 store.close()
                 return nil
             }

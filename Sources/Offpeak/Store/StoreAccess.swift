@@ -84,7 +84,8 @@ enum StoreAccess {
     /// SQLite reads through the log and index as usual, beside a writer too. Without it, SQLite
     /// cannot read a WAL database from a folder it cannot write, unless told the file is immutable:
     /// that is only right when there is no log to read, so then it is, and a log without an index
-    /// is an error that says so. The schema must be current: a read-only store cannot be migrated.
+    /// is an error that says so. The schema must be current: a read-only store cannot be migrated, and
+    /// one a newer offpeak migrated is refused.
     static func openReadOnly(_ url: URL, because readOnly: ReadOnly, configuration: Configuration)
         throws(OffpeakError) -> DatabasePool
     {
@@ -111,14 +112,21 @@ enum StoreAccess {
         }
         let pool: DatabasePool
         let current: Bool
+        let newer: OffpeakError?
         do {
             pool = try DatabasePool(path: location, configuration: configuration)
-            current = try pool.read { db in try StoreMigrations.migrator.hasCompletedMigrations(db) }
+            (current, newer) = try pool.read { db in
+                (
+                    try StoreMigrations.migrator.hasCompletedMigrations(db),
+                    try StoreMigrations.newer(db, path: path)
+                )
+            }
         } catch {
             throw OffpeakError(
                 .ioError, "cannot read the store at \(path) (read-only: \(readOnly.reason))",
                 cause: "\(error)")
         }
+        if let newer { throw newer }
         guard current else {
             throw OffpeakError(
                 .ioError,

@@ -78,6 +78,9 @@ enum StoreMigrations {
             db in
             try recordHosts(db)
         }
+        migrator.registerMigration("v15: the spec each host runs each job with") { db in
+            try recordJobSpecs(db)
+        }
         return migrator
     }
 

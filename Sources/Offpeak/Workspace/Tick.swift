@@ -108,7 +108,7 @@ public struct Tick: Sendable {
             try opened.hosts.tickStarted(
                 host: host, version: options.version,
                 conditions: options.gate.map { $0.read().summary } ?? "not read", at: started)
-            try runJobs(options, store: opened, report: &report)
+            try runJobs(options, store: opened, host: host, report: &report)
         } catch {
             if let warning = recordTick(status: error.status.rawValue) {
                 context.logger.warning("\(warning)")
@@ -120,7 +120,9 @@ public struct Tick: Sendable {
     }
 
     /// The tick's work, under the workspace lock.
-    private func runJobs(_ options: Options, store: Store, report: inout Report) throws(OffpeakError) {
+    private func runJobs(_ options: Options, store: Store, host: String, report: inout Report)
+        throws(OffpeakError)
+    {
         let cache = ResponseCache(
             store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
         report.purgedCacheEntries = try cache.purge(.expired, now: options.now)
@@ -128,7 +130,7 @@ public struct Tick: Sendable {
         // Only the tick's first call starts whatever the window says; after it, every job's calls
         // must fit what is left.
         var called = false
-        for (spec, why) in try work(store: store, options: options, report: &report) {
+        for (spec, why) in try work(store: store, host: host, options: options, report: &report) {
             if let stop = options.stop, stop.isRequested {
                 report.add(
                     JobLine(
@@ -162,15 +164,23 @@ public struct Tick: Sendable {
     }
 
     /// The jobs this tick runs, each once, in order: unfinished runs first (oldest first), then
-    /// queue jobs whose spool folder had requests to take.
-    private func work(store: Store, options: Options, report: inout Report) throws(OffpeakError) -> [(
-        JobSpec, String
-    )] {
+    /// queue jobs whose spool folder had requests to take. A job whose spec differs from another
+    /// host's (`JobSpecAgreement`) is none of them: the report says why, and its schedule stays due.
+    private func work(store: Store, host: String, options: Options, report: inout Report)
+        throws(OffpeakError) -> [(JobSpec, String)]
+    {
         let catalog = try JobCatalog.load(workspace: context.workspace.root)
-        let specs = catalog.specs
+        var specs = catalog.specs
         for error in catalog.errors {
             report.errors.append(error.description)
             report.status = max(report.status, error.status.rawValue)
+        }
+        let disagreements = try JobSpecAgreement(store: store, host: host).check(
+            Array(specs.values), now: options.now)
+        for (job, disagreement) in disagreements.sorted(by: { $0.key < $1.key }) {
+            specs[job] = nil
+            report.errors.append(disagreement.message)
+            report.status = max(report.status, ExitStatus.configuration.rawValue)
         }
         var picked: [(JobSpec, String)] = []
         var seen: Set<String> = []

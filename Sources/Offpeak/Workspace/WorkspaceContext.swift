@@ -108,13 +108,15 @@ public struct WorkspaceContext: Sendable {
     }
 
     /// Runs a validated job: checks the host's name and the key before the store is touched, so a
-    /// misconfigured workspace is left as it was.
+    /// misconfigured workspace is left as it was; a job whose spec differs from another host's is
+    /// refused (`JobSpecAgreement`).
     public func run(_ spec: JobSpec, options: JobRunner.Options = JobRunner.Options()) throws(OffpeakError)
         -> RunOutcome
     {
         let host = try host()
         let provider = try makeProvider(cancellation: options.stop?.calls)
         let store = try openStore()
+        try JobSpecAgreement(store: store, host: host).require(spec, now: Date())
         if spec.acceptsSubmissions {
             let queue = SubmissionQueue(store: store, spec: spec, config: config)
             let taken = try SpoolFolder(workspace: workspace, job: spec.name).take(into: queue, spec: spec)

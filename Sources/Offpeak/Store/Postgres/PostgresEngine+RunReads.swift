@@ -112,6 +112,18 @@ extension PostgresEngine {
         try resumableRun(job: job)
     }
 
+    func latestFinishedRun(job: String) throws(OffpeakError) -> RunRecord? {
+        let found = runRows(
+            try store.query(
+                """
+                SELECT \(unescaped: Self.runColumns) FROM runs
+                WHERE job = \(job) AND state = ANY(\(Self.finishedStates)::text[])
+                ORDER BY created_at DESC LIMIT 1
+                """))
+        if let unreadable = found.unreadable.first { throw unreadable.error }
+        return found.runs.first
+    }
+
     func run(id: String) throws(OffpeakError) -> RunRecord? {
         let rows = try runRows(id: id)
         if let unreadable = rows.unreadable.first { throw unreadable.error }

@@ -50,6 +50,9 @@ final class PostgresEngine: Sendable {
 
     /// The states of runs not finished, as `SQLiteStore.openStates`.
     static let openStates = [RunState.idle, .running, .waiting, .interrupted].map(\.rawValue)
+
+    /// The states of runs that have finished, as `SQLiteStore.finishedStates`.
+    static let finishedStates = RunState.allCases.filter { !$0.isResumable }.map(\.rawValue)
 }
 
 /// A row's columns read by name: a value that does not decode is a store error naming the server

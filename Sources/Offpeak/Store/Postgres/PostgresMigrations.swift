@@ -36,6 +36,9 @@ enum PostgresMigrations {
         Migration(
             version: 6, name: "the host of each lease, reservation and ledger row; the hosts seen",
             statements: PostgresSchema.version6),
+        Migration(
+            version: 7, name: "the spec each host runs each job with",
+            statements: PostgresSchema.version7),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
