@@ -16,9 +16,19 @@ protocol LeaseStore: AnyObject, Sendable {
         -> String?
 
     func releaseLease(runID: String, owner: String) throws(OffpeakError)
+
+    /// The leases not expired at `now`, whoever holds them.
+    func unexpiredLeases(now: Date) throws(OffpeakError) -> [LeaseRecord]
 }
 
 extension LeaseStore {
+    /// The leases held at `now`, by run: unexpired, and not held by a process of this host that is
+    /// gone (`ProcessOwner.isAlive`); what `acquireLease` would refuse to anyone else.
+    func liveLeases(now: Date) throws(OffpeakError) -> [String: LeaseRecord] {
+        let live = try unexpiredLeases(now: now).filter { ProcessOwner.isAlive($0.owner) }
+        return Dictionary(live.map { ($0.runId, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     func acquireLease(runID: String, owner: String, host: String, ttl: TimeInterval) throws(OffpeakError)
         -> String?
     {

@@ -26,4 +26,8 @@ extension SQLiteStore {
                 sql: "DELETE FROM leases WHERE run_id = ? AND owner = ?", arguments: [runID, owner])
         }
     }
+
+    func unexpiredLeases(now: Date) throws(OffpeakError) -> [LeaseRecord] {
+        try read { db in try LeaseRecord.filter(Column("expires_at") > now).fetchAll(db) }
+    }
 }

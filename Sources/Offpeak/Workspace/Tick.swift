@@ -195,7 +195,19 @@ public struct Tick: Sendable {
             report.errors.append(unreadable.description)
             report.status = max(report.status, ExitStatus.ioError.rawValue)
         }
+        // A run another process holds (on this host or another ticking the same store) is that
+        // process's to finish: said, not an error, and its job is left alone this tick.
+        let held = try store.leases.liveLeases(now: options.now)
         for run in open.runs {
+            if let lease = held[run.id], lease.owner != Store.processOwner {
+                seen.insert(run.job)
+                report.add(
+                    JobLine(
+                        job: run.job, why: "resume", run: run.id, state: run.state.rawValue,
+                        message: "job \(run.job): run \(run.id) is being run by \(lease.owner) on host "
+                            + "\(lease.host); this tick leaves it", status: ExitStatus.ok.rawValue))
+                continue
+            }
             // A run only waiting for provider batches not due a poll is not resumed: nothing can
             // have changed, and a pass would re-plan every item for nothing.
             if let next = try store.batches.nextBatchPollOnly(runID: run.id, now: options.now) {

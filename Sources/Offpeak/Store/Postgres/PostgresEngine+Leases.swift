@@ -36,6 +36,22 @@ extension PostgresEngine: LeaseStore {
         try store.query("DELETE FROM leases WHERE run_id = \(runID) AND owner = \(owner)")
     }
 
+    func unexpiredLeases(now: Date) throws(OffpeakError) -> [LeaseRecord] {
+        try store.query(
+            """
+            SELECT run_id, owner, acquired_at, heartbeat_at, expires_at, host FROM leases
+            WHERE expires_at > \(now) ORDER BY run_id
+            """
+        ).map { row throws(OffpeakError) -> LeaseRecord in
+            let columns = PostgresColumns(row, store)
+            return LeaseRecord(
+                runId: try columns("run_id"), owner: try columns("owner"),
+                acquiredAt: try columns("acquired_at"),
+                heartbeatAt: try columns("heartbeat_at"), expiresAt: try columns("expires_at"),
+                host: try columns("host"))
+        }
+    }
+
     /// The owner of the run's lease, live or not.
     private func holder(runID: String) throws(OffpeakError) -> String? {
         guard let row = try store.query("SELECT owner FROM leases WHERE run_id = \(runID)").first else {
