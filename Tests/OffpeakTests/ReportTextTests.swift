@@ -77,6 +77,31 @@ struct ReportTextTests {
         #expect(report.runs.first?.reason == run.reason, "the JSON keeps the whole text")
     }
 
+    /// A run a process holds names the host it runs on (its lease's); one nobody holds, none.
+    @Test func statusNamesTheHostRunningARun() throws {
+        let workspace = try TemporaryWorkspace()
+        var run = StoreTests.run("j-1", state: .running)
+        run.itemsTotal = 2
+        let store = try Self.store(workspace, run: run, [])
+        var newer = StoreTests.run("j-2", state: .interrupted)
+        newer.createdAt = run.createdAt + 60  // listed first, newest first
+        try store.runs.insert(run: newer, requests: [])
+        // Another machine's process: this one cannot see it, so its unexpired lease is live.
+        #expect(
+            try store.leases.acquireLease(runID: "j-1", owner: "box-a:4711", host: "box-a", ttl: 300) == nil)
+        #expect(try store.leases.acquireLease(runID: "j-2", owner: "box-b:1", host: "box-b", ttl: -1) == nil)
+        let report = try StatusReport.make(store: store)
+        #expect(report.runs.map(\.host) == [nil, "box-a"])
+        #expect(
+            report.text == """
+                spend today: $0.00 in 0 calls (naive $0.00)
+                RUN  STATE             ITEMS  CALLS  COST   WHY
+                j-2  interrupted       0/0    0      $0.00
+                j-1  running on box-a  0/2    0      $0.00
+
+                """)
+    }
+
     @Test func aLongReasonIsShortenedInTheTableOnly() throws {
         let workspace = try TemporaryWorkspace()
         var run = StoreTests.run("j-1", state: .interrupted)

@@ -16,6 +16,8 @@ public struct StatusReport: Sendable, Codable {
         var itemsCached: Int
         /// Requests out in a provider batch now (not answered, not failed: on their way).
         var itemsInBatch = 0
+        /// The host whose process holds the run's lease now (`OFFPEAK_HOST`); nil when none does.
+        var host: String?
         var spend: Spend
         var createdAt: Date
         var updatedAt: Date
@@ -49,6 +51,7 @@ public struct StatusReport: Sendable, Codable {
         let rows = try store.runs.runRows(limit: limit)
         let batches = try store.batches.batchListings(all: false).map(BatchLine.init)
         let runsOut = Set(batches.map(\.run))
+        let held = try store.leases.liveLeases(now: now)
         for run in rows.runs {
             var line =
                 RunLine(
@@ -61,6 +64,7 @@ public struct StatusReport: Sendable, Codable {
             if runsOut.contains(run.id) {
                 line.itemsInBatch = try store.batches.requestsInBatch(runID: run.id)
             }
+            line.host = held[run.id]?.host
             lines.append(line)
         }
         let midnight = Calendar.current.startOfDay(for: now)
@@ -87,7 +91,8 @@ public struct StatusReport: Sendable, Codable {
             var why = run.reason ?? ""
             if let limit = run.budgetStop, !why.contains(limit) { why = "budget \(limit): " + why }
             table.add([
-                run.id, run.state.rawValue, items, run.spend.callsCell,
+                run.id, run.host.map { "\(run.state.rawValue) on \($0)" } ?? run.state.rawValue, items,
+                run.spend.callsCell,
                 run.spend.dollarCell(run.spend.dollars),
                 TextTable.shortened(TextTable.oneLine(why), to: Self.whyWidth),
             ])
