@@ -71,4 +71,45 @@ struct CommitSentRoleTests {
                 accesses: PendingAccesses.Batch(), maxBytes: 205))
         #expect(none.evicted == 0)
     }
+
+    /// A process cut off from the store past its lease: another took the run over, and the first
+    /// one's commit, when it gets through, is refused whole; the new holder's commits go on.
+    @Test(arguments: StoreEngine.allCases)
+    func aCommitWhoseLeaseWasTakenOverIsRefusedWhole(engine: StoreEngine) throws {
+        let first = try engine.roles()
+        let second = try first.another()
+        let run = F.run("r1")
+        let requests = F.requests(2, run: "r1")
+        try first.runs.insert(run: run, requests: requests)
+        // Processes of other machines (their liveness cannot be checked here).
+        let cutOff = (owner: "box-a:4711", ttl: 300.0)
+        #expect(
+            try first.leases.acquireLease(
+                runID: "r1", owner: cutOff.owner, host: "box-a", ttl: 300, now: F.t0) == nil)
+        #expect(
+            try second.leases.acquireLease(
+                runID: "r1", owner: "box-b:1", host: "box-b", ttl: 300, now: F.t0 + 301)
+                == nil)
+        let error = #expect(throws: OffpeakError.self) {
+            try first.runs.commitCall(
+                run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
+                lease: cutOff)
+        }
+        #expect(
+            error?.description
+                == "run r1 was taken over by box-b:1 after this process's lease on it expired; the answers of "
+                + "its last call were not kept")
+        #expect(error?.status == .temporaryFailure)
+        #expect(try second.runs.results(runID: "r1").isEmpty)
+        #expect(try second.ledger.spend(runID: "r1").calls == 0)
+        let kept = try second.runs.commitCall(
+            run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
+            lease: (owner: "box-b:1", ttl: 300))
+        #expect(kept.run.itemsDone == 1)
+        // A commit naming no lease, or a run nobody holds, is not fenced.
+        try second.leases.releaseLease(runID: "r1", owner: "box-b:1")
+        let free = try first.runs.commitCall(
+            run: kept.run, ledger: nil, results: [F.result(requests[1])], lease: cutOff)
+        #expect(free.run.itemsDone == 2)
+    }
 }

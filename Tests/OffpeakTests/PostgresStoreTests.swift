@@ -113,8 +113,8 @@ struct PostgresStoreTests {
     @Test func version1HasTheSQLiteStoresTablesColumnsAndIndexes() throws {
         let store = try Self.connect()
         defer { store.close() }
-        // Version 1, the hosts' version 6 and the job specs' version 7 alone: versions 2 to 5 change
-        // indexes for PostgreSQL's plans (the cache's eviction).
+        // Version 1, the hosts' version 6, the job specs' version 7 and version 8 (a function)
+        // alone: versions 2 to 5 change indexes for PostgreSQL's plans (the cache's eviction).
         let later = PostgresMigrations.all.filter { $0.version >= 6 }
         try PostgresMigrations.migrate(store, migrations: Array(PostgresMigrations.all.prefix(1)) + later)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("offpeak-schema-\(UUID())")

@@ -35,3 +35,15 @@ extension LeaseStore {
         try acquireLease(runID: runID, owner: owner, host: host, ttl: ttl, now: Date())
     }
 }
+
+/// A commit by a process whose lease on the run another process took over (it expired while this
+/// one could not reach the store, or was stopped): refused, so the call's answers are not kept
+/// beside those of the process that now runs it.
+enum LeaseLost {
+    static func error(runID: String, holder: String) -> OffpeakError {
+        OffpeakError(
+            .temporaryFailure,
+            "run \(runID) was taken over by \(holder) after this process's lease on it expired; "
+                + "the answers of its last call were not kept")
+    }
+}

@@ -169,6 +169,11 @@ extension SQLiteStore {
         try db.execute(
             sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
             arguments: [now, now + lease.ttl, runID, lease.owner])
+        guard db.changesCount == 0,
+            let holder = try String.fetchOne(
+                db, sql: "SELECT owner FROM leases WHERE run_id = ?", arguments: [runID])
+        else { return }
+        throw LeaseLost.error(runID: runID, holder: holder)
     }
 
     /// Writes the run, with its item counts as the counters hold them (not the steps of long items),

@@ -131,7 +131,9 @@ extension PostgresEngine {
     }
 
     /// Locks the run's row (`lockRun`), renewing the lease and releasing the reservation in the same
-    /// statement: every commit is also a heartbeat.
+    /// statement: every commit is also a heartbeat. A lease another process took over (this one's
+    /// expired while it could not reach the store) fails the statement (`offpeak_lease_lost`), and
+    /// with it the transaction: the call's answers are not kept beside the new holder's.
     func lockRun(
         _ runID: String, renewing lease: (owner: String, ttl: TimeInterval)?, releasing reservation: Int64?
     ) throws(OffpeakError) {
@@ -140,9 +142,12 @@ extension PostgresEngine {
             """
             WITH renewed AS (
                 UPDATE leases SET heartbeat_at = \(now), expires_at = \(now + (lease?.ttl ?? 0))
-                WHERE \(lease != nil) AND run_id = \(runID) AND owner = \(lease?.owner ?? "")),
+                WHERE \(lease != nil) AND run_id = \(runID) AND owner = \(lease?.owner ?? "") RETURNING owner),
             released AS (DELETE FROM budget_reservations WHERE id = \(reservation))
-            SELECT 1 FROM runs WHERE id = \(runID) FOR UPDATE
+            SELECT CASE WHEN \(lease != nil) AND NOT EXISTS (SELECT 1 FROM renewed)
+                    AND EXISTS (SELECT 1 FROM leases WHERE run_id = \(runID))
+                THEN offpeak_lease_lost(id, (SELECT owner FROM leases WHERE run_id = \(runID))) END
+            FROM runs WHERE id = \(runID) FOR UPDATE
             """)
     }
 

@@ -98,6 +98,9 @@ enum PostgresFault {
         case .outOfMemory, .tooManyConnections:
             return OffpeakError(.temporaryFailure, "\(at) cannot take the work now", cause: text)
         case nil:
+            if code == PostgresSchema.leaseLostState {
+                return LeaseLost.error(runID: text, holder: error.serverInfo?[.detail] ?? "another process")
+            }
             // Class 08: the connection failed on the server's side.
             if code.hasPrefix("08") {
                 return OffpeakError(.temporaryFailure, "lost the connection to \(at)", cause: text)
