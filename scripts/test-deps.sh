@@ -8,10 +8,11 @@
 # postgresql gives the server programs (initdb, pg_ctl, postgres, psql under
 # /usr/lib/postgresql/VERSION/bin) the PostgreSQL store's tests start their own throwaway cluster with
 # (Tests/OffpeakTestSupport/PostgresCluster.swift), on a private port; a system server its postinst
-# may start is never used by them.
+# may start is never used by them. iproute2's `ip` puts a host in its own network namespace, reaching
+# the store over a veth pair that a test cuts (Tests/EndToEndTests/NetworkCutTests.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh util-linux python3-pip
+scripts/install-deps.sh util-linux python3-pip iproute2
 # The package's postinst enables its service; where systemd runs without a policy-rc.d it starts a
 # Prometheus server on :9090, which the tests do not use.
 scripts/install-deps.sh --no-install-recommends prometheus

@@ -30,6 +30,8 @@ public final class PostgresCluster: @unchecked Sendable {
     public let folder: URL
     let data: URL
     let bin: URL
+    /// The addresses the server listens on (`listen_addresses`).
+    private let listen: String
     private let stopped = Mutex(false)
     private let databases = Atomic<Int>(0)
 
@@ -40,7 +42,11 @@ public final class PostgresCluster: @unchecked Sendable {
     public var environment: [String: String] { ["PGPASSWORD": password] }
 
     /// Starts a private cluster: for tests that stop or restart it.
-    public init() throws {
+    /// - Parameters:
+    ///   - address: another address of this machine to listen on besides 127.0.0.1 (a veth end).
+    ///   - clients: the network (`10.213.0.0/16`) whose clients may log in over it with the password.
+    public init(alsoListeningOn address: String? = nil, clients: String? = nil) throws {
+        listen = (["127.0.0.1"] + (address.map { [$0] } ?? [])).joined(separator: ",")
         bin = try Self.binaries()
         password = "pw-" + UUID().uuidString.lowercased()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -55,6 +61,13 @@ public final class PostgresCluster: @unchecked Sendable {
         }
         do {
             try Self.initdb(bin, folder, user: user, passwordFile: passwordFile)
+            if let clients {
+                let hba = data.appendingPathComponent("pg_hba.conf")
+                let handle = try FileHandle(forWritingTo: hba)
+                defer { try? handle.close() }
+                try handle.seekToEnd()
+                try handle.write(contentsOf: Data("host all all \(clients) scram-sha-256\n".utf8))
+            }
         } catch {
             try? FileManager.default.removeItem(at: folder)
             throw error
@@ -63,7 +76,7 @@ public final class PostgresCluster: @unchecked Sendable {
         for _ in 0..<5 {
             let port = try Self.freePort()
             do {
-                try Self.start(bin, folder, port: port)
+                try Self.start(bin, folder, port: port, listen: listen)
                 self.port = port
                 Self.running.withLock { $0[data.path] = bin.path }
                 return
@@ -120,7 +133,7 @@ public final class PostgresCluster: @unchecked Sendable {
 
     /// Starts the stopped server again on its port.
     public func restart() throws {
-        try Self.start(bin, folder, port: port)
+        try Self.start(bin, folder, port: port, listen: listen)
         stopped.withLock { $0 = false }
         Self.running.withLock { $0[data.path] = bin.path }
     }
@@ -137,9 +150,9 @@ public final class PostgresCluster: @unchecked Sendable {
             ])
     }
 
-    private static func start(_ bin: URL, _ folder: URL, port: Int) throws {
+    private static func start(_ bin: URL, _ folder: URL, port: Int, listen: String) throws {
         let options = [
-            "-p \(port)", "-c listen_addresses=127.0.0.1", "-k \(folder.path)", "-c fsync=off",
+            "-p \(port)", "-c listen_addresses=\(listen)", "-k \(folder.path)", "-c fsync=off",
             "-c synchronous_commit=off", "-c full_page_writes=off", "-c max_connections=200",
         ]
         try run(

@@ -24,7 +24,8 @@ public final class SimProcess: @unchecked Sendable {
             buffer.append(chunk)
         }
         let line = String(decoding: buffer, as: UTF8.self)
-        guard let range = line.range(of: "http://127.0.0.1:"),
+        // `--host 0.0.0.0` (every address) is reached here on 127.0.0.1 too.
+        guard let range = line.range(of: "http://127.0.0.1:") ?? line.range(of: "http://0.0.0.0:"),
             let port = Int(line[range.upperBound...].prefix { $0.isNumber })
         else {
             process.terminate()

@@ -106,10 +106,14 @@ struct CommitSentRoleTests {
             run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
             lease: (owner: "box-b:1", ttl: 300))
         #expect(kept.run.itemsDone == 1)
-        // A commit naming no lease, or a run nobody holds, is not fenced.
+        // The new holder done, its lease ends but still names it: the cut-off process, back later
+        // still, is refused the same way. A commit naming no lease is not fenced.
         try second.leases.releaseLease(runID: "r1", owner: "box-b:1")
-        let free = try first.runs.commitCall(
-            run: kept.run, ledger: nil, results: [F.result(requests[1])], lease: cutOff)
+        #expect(throws: OffpeakError.self) {
+            try first.runs.commitCall(
+                run: kept.run, ledger: nil, results: [F.result(requests[1])], lease: cutOff)
+        }
+        let free = try first.runs.commitCall(run: kept.run, ledger: nil, results: [F.result(requests[1])])
         #expect(free.run.itemsDone == 2)
     }
 }

@@ -54,8 +54,9 @@ public struct JobRunner: Sendable {
     let host: String
     /// Keeps calls within the provider's limits; `nil`: a new one per run, from `offpeak.yaml`.
     var limiter: CallLimiter?
-    /// A lease outlives a silent owner by this long before another process may take the run.
-    let leaseTTL: TimeInterval = 300
+    /// A lease outlives a silent owner by this long before another process may take the run
+    /// (`lease:` in offpeak.yaml).
+    var leaseTTL: TimeInterval { config.leaseTTL }
     /// This process's claim on the run, renewed with every commit.
     var lease: (owner: String, ttl: TimeInterval) { (owner, leaseTTL) }
 

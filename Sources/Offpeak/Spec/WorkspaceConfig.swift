@@ -41,6 +41,9 @@ struct WorkspaceConfig: Sendable, Equatable {
     var store: StoreLocation = .sqlite
     /// `host:`: the name this host goes by in the store (`OFFPEAK_HOST` overrides it; `HostName`).
     var host: String?
+    /// How long a run's lease outlives a process that stopped renewing it (each commit renews it)
+    /// before another process or host may take the run over (`lease:`).
+    var leaseTTL: TimeInterval = 300
 
     init() {}
 

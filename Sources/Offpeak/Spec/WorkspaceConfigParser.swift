@@ -12,7 +12,7 @@ enum WorkspaceConfigParser {
     static let fileName = "offpeak.yaml"
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
-        "structured_output", "metrics", "budget", "store", "host",
+        "structured_output", "metrics", "budget", "store", "host", "lease",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -66,6 +66,7 @@ enum WorkspaceConfigParser {
         config.budget = try budget(root)
         config.store = try store(root)
         config.host = try host(root)
+        config.leaseTTL = try root.duration("lease", atMost: ValueLimits.lease) ?? config.leaseTTL
         return config
     }
 

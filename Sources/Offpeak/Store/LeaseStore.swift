@@ -15,6 +15,9 @@ protocol LeaseStore: AnyObject, Sendable {
         throws(OffpeakError)
         -> String?
 
+    /// Ends `owner`'s lease on the run now. The row stays, expired, naming its last owner: a process
+    /// that lost the lease to this one while cut off from the store still finds it taken over
+    /// (`LeaseLost`) when its commit gets through.
     func releaseLease(runID: String, owner: String) throws(OffpeakError)
 
     /// The leases not expired at `now`, whoever holds them.

@@ -23,7 +23,8 @@ extension SQLiteStore {
     func releaseLease(runID: String, owner: String) throws(OffpeakError) {
         try write { db in
             try db.execute(
-                sql: "DELETE FROM leases WHERE run_id = ? AND owner = ?", arguments: [runID, owner])
+                sql: "UPDATE leases SET expires_at = ? WHERE run_id = ? AND owner = ? AND expires_at > ?",
+                arguments: [Date(), runID, owner, Date()])
         }
     }
 

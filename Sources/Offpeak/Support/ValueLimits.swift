@@ -16,6 +16,8 @@ public enum ValueLimits {
     /// 1e300 seconds passed validation and trapped (SIGILL in libswiftCore) in the signal handler
     /// that printed it as whole seconds.
     public static let grace: TimeInterval = 3_600
+    /// `lease`: a day (a run whose process went silent waits that long at most for another host).
+    static let lease: TimeInterval = 86_400
     /// `http.connect_timeout`, `http.timeout`: an hour.
     static let httpTimeout: TimeInterval = 3_600
     /// `cache.max_bytes`: 1 TiB.
