@@ -39,6 +39,9 @@ enum PostgresMigrations {
         Migration(
             version: 7, name: "the spec each host runs each job with",
             statements: PostgresSchema.version7),
+        Migration(
+            version: 8, name: "the providers' limits shared by every host",
+            statements: PostgresSchema.version8),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
