@@ -16,11 +16,11 @@ struct CallLimiterTests: LimiterTesting {
             finish(limiter, ticket, at: t0 + Double(second) + 0.5)
         }
         #expect(
-            limiter.admit(estimatedTokens: 0, now: t0 + 50)
+            try limiter.admit(estimatedTokens: 0, now: t0 + 50)
                 == .wait(until: t0 + 60, because: .requestsPerMinute))
         _ = try go(limiter, at: t0 + 60)
         #expect(
-            limiter.admit(estimatedTokens: 0, now: t0 + 60)
+            try limiter.admit(estimatedTokens: 0, now: t0 + 60)
                 == .wait(until: t0 + 61, because: .requestsPerMinute))
     }
 
@@ -30,14 +30,14 @@ struct CallLimiterTests: LimiterTesting {
         let limiter = CallLimiter(inFlight: 100, tokensPerMinute: 40_000)
         let first = try go(limiter, tokens: 30_000, at: t0)
         #expect(
-            limiter.admit(estimatedTokens: 15_000, now: t0 + 1)
+            try limiter.admit(estimatedTokens: 15_000, now: t0 + 1)
                 == .wait(until: t0 + 60, because: .tokensPerMinute))
         let second = try go(limiter, tokens: 10_000, at: t0 + 1)
         limiter.finished(first, outcome: .answered, headers: .none, now: t0 + 2, usedTokens: 4_000)
         _ = try go(limiter, tokens: 15_000, at: t0 + 2)  // 4,000 + 10,000 + 15,000
         finish(limiter, second, at: t0 + 3)
         #expect(
-            limiter.admit(estimatedTokens: 90_000, now: t0 + 3)
+            try limiter.admit(estimatedTokens: 90_000, now: t0 + 3)
                 == .wait(until: t0 + 62, because: .tokensPerMinute))
         _ = try go(limiter, tokens: 90_000, at: t0 + 62)
     }
@@ -78,7 +78,8 @@ struct CallLimiterTests: LimiterTesting {
         let ticket = try go(limiter, tokens: 500, at: t0)
         let arrived = t0 + 1
         finish(limiter, ticket, headers: RateLimitHeaders(headers: headers, receivedAt: arrived), at: arrived)
-        #expect(limiter.admit(estimatedTokens: 2_000, now: arrived) == .wait(until: t0 + 21, because: reason))
+        #expect(
+            try limiter.admit(estimatedTokens: 2_000, now: arrived) == .wait(until: t0 + 21, because: reason))
         _ = try go(limiter, tokens: 2_000, at: t0 + 21)
     }
 
@@ -101,12 +102,14 @@ struct CallLimiterTests: LimiterTesting {
         let e = try go(limiter, at: t0 + 1)
         finish(limiter, d, headers: left(1), at: t0 + 2)  // e was sent after d: 1 - 1 = 0 left
         #expect(
-            limiter.admit(estimatedTokens: 0, now: t0 + 2) == .wait(until: reset, because: .requestsPerMinute)
+            try limiter.admit(estimatedTokens: 0, now: t0 + 2)
+                == .wait(until: reset, because: .requestsPerMinute)
         )
         finish(limiter, e, headers: left(3), at: t0 + 3)
         for _ in 0..<3 { _ = try go(limiter, at: t0 + 3) }
         #expect(
-            limiter.admit(estimatedTokens: 0, now: t0 + 3) == .wait(until: reset, because: .requestsPerMinute)
+            try limiter.admit(estimatedTokens: 0, now: t0 + 3)
+                == .wait(until: reset, because: .requestsPerMinute)
         )
     }
 
@@ -123,7 +126,7 @@ struct CallLimiterTests: LimiterTesting {
         finish(limiter, first, headers: headers, at: t0)
         _ = try go(limiter, at: t0 + 2)
         #expect(
-            limiter.admit(estimatedTokens: 0, now: t0 + 3)
+            try limiter.admit(estimatedTokens: 0, now: t0 + 3)
                 == .wait(until: t0 + 60, because: .requestsPerMinute))
     }
 
@@ -135,11 +138,13 @@ struct CallLimiterTests: LimiterTesting {
         let headers = RateLimitHeaders(headers: ["retry-after": "30"], receivedAt: t0 + 1)
         finish(limiter, ticket, .throttled, headers: headers, at: t0 + 1)
         #expect(limiter.inFlightCap == 4)
-        #expect(limiter.admit(estimatedTokens: 0, now: t0 + 2) == .wait(until: t0 + 31, because: .retryAfter))
+        #expect(
+            try limiter.admit(estimatedTokens: 0, now: t0 + 2) == .wait(until: t0 + 31, because: .retryAfter))
         finish(
             limiter, other, headers: RateLimitHeaders(headers: ["retry-after": "5"], receivedAt: t0 + 2),
             at: t0 + 2)
-        #expect(limiter.admit(estimatedTokens: 0, now: t0 + 2) == .wait(until: t0 + 31, because: .retryAfter))
+        #expect(
+            try limiter.admit(estimatedTokens: 0, now: t0 + 2) == .wait(until: t0 + 31, because: .retryAfter))
         _ = try go(limiter, at: t0 + 31)
     }
 
@@ -148,7 +153,8 @@ struct CallLimiterTests: LimiterTesting {
         let limiter = CallLimiter(inFlight: 8, requestsPerMinute: 1)
         let ticket = try go(limiter, at: t0)
         finish(limiter, ticket, .throttled, headers: RateLimitHeaders(retryAt: t0 + 90), at: t0 + 1)
-        #expect(limiter.admit(estimatedTokens: 0, now: t0 + 1) == .wait(until: t0 + 90, because: .retryAfter))
+        #expect(
+            try limiter.admit(estimatedTokens: 0, now: t0 + 1) == .wait(until: t0 + 90, because: .retryAfter))
         _ = try go(limiter, at: t0 + 90)
     }
 
@@ -158,7 +164,7 @@ struct CallLimiterTests: LimiterTesting {
         let ticket = try go(limiter, at: t0)
         limiter.finished(ticket, outcome: .answered, headers: .none, now: t0 + 1, attempts: 3)
         #expect(
-            limiter.admit(estimatedTokens: 0, now: t0 + 1)
+            try limiter.admit(estimatedTokens: 0, now: t0 + 1)
                 == .wait(until: t0 + 60, because: .requestsPerMinute))
     }
 
@@ -166,7 +172,7 @@ struct CallLimiterTests: LimiterTesting {
     @Test func aWithdrawnCallTakesNothing() throws {
         let limiter = CallLimiter(inFlight: 1, requestsPerMinute: 1, tokensPerMinute: 100)
         let ticket = try go(limiter, tokens: 100, at: t0)
-        #expect(limiter.admit(estimatedTokens: 0, now: t0) == .waitForCall)
+        #expect(try limiter.admit(estimatedTokens: 0, now: t0) == .waitForCall)
         limiter.withdraw(ticket)
         #expect(limiter.inFlight == 0)
         let sent = try go(limiter, tokens: 100, at: t0 + 1)

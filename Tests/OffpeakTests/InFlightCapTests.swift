@@ -12,7 +12,7 @@ struct InFlightCapTests: LimiterTesting {
     @Test func callsBeyondTheCapWaitForOneToFinish() throws {
         let limiter = CallLimiter(inFlight: 3)
         let tickets = try (0..<3).map { _ in try go(limiter, at: t0) }
-        #expect(limiter.admit(estimatedTokens: 0, now: t0) == .waitForCall)
+        #expect(try limiter.admit(estimatedTokens: 0, now: t0) == .waitForCall)
         finish(limiter, tickets[1], at: t0 + 1)
         _ = try go(limiter, at: t0 + 1)
         #expect(limiter.inFlight == 3)
@@ -82,7 +82,7 @@ struct InFlightCapTests: LimiterTesting {
         #expect(limits.inFlight(for: provider, baseURL: baseURL) == expected)
         let limiter = CallLimiter(limits, provider: provider, baseURL: baseURL)
         for _ in 0..<expected { _ = try go(limiter, at: t0) }
-        #expect(limiter.admit(estimatedTokens: 0, now: t0) == .waitForCall)
+        #expect(try limiter.admit(estimatedTokens: 0, now: t0) == .waitForCall)
     }
 
     @Test(
@@ -115,7 +115,9 @@ struct InFlightCapTests: LimiterTesting {
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             var sent = 0
             while sent < 500 {
-                guard case .go(let ticket) = limiter.admit(estimatedTokens: 10, now: t0) else { continue }
+                guard case .go(let ticket) = try? limiter.admit(estimatedTokens: 10, now: t0) else {
+                    continue
+                }
                 let now = running.add(1, ordering: .sequentiallyConsistent).newValue
                 most.max(now, ordering: .sequentiallyConsistent)
                 running.subtract(1, ordering: .sequentiallyConsistent)

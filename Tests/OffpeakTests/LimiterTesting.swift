@@ -15,7 +15,7 @@ extension LimiterTesting {
         _ limiter: CallLimiter, tokens: Int = 0, at now: Date,
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> CallLimiter.CallTicket {
-        let admission = limiter.admit(estimatedTokens: tokens, now: now)
+        let admission = try limiter.admit(estimatedTokens: tokens, now: now)
         guard case .go(let ticket) = admission else {
             Issue.record("expected .go, got \(admission)", sourceLocation: sourceLocation)
             throw CancellationError()

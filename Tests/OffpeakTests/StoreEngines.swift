@@ -30,7 +30,8 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
         return StoreRoles(
             runs: store.runs, submissions: store.submissions, leases: store.leases,
             schedules: store.schedules, batches: store.batches,
-            ledger: store.ledger, cache: store.cache, keep: [workspace, store], close: {},
+            ledger: store.ledger, cache: store.cache, limits: store.limits, keep: [workspace, store],
+            close: {},
             reopen: { try sqlite(url, keeping: workspace) },
             execute: { sql in try store.sqlite.write { db in try db.execute(sql: sql) } })
     }
@@ -41,7 +42,7 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let engine = PostgresEngine(store)
         return StoreRoles(
             runs: engine, submissions: engine, leases: engine, schedules: engine, batches: engine,
-            ledger: engine, cache: engine,
+            ledger: engine, cache: engine, limits: engine,
             keep: [engine], close: { store.close() }, reopen: { try postgres(url) },
             execute: { sql in try store.query(PostgresQuery(unsafeSQL: sql)) })
     }
@@ -56,6 +57,7 @@ final class StoreRoles: @unchecked Sendable {
     let batches: any BatchStore
     let ledger: any LedgerStore
     let cache: any AnswerCacheStore
+    let limits: any LimitStore
     private let keep: [AnyObject]
     private let close: () -> Void
     private let reopen: () throws -> StoreRoles
@@ -64,7 +66,7 @@ final class StoreRoles: @unchecked Sendable {
     init(
         runs: any RunStore, submissions: any SubmissionStore, leases: any LeaseStore,
         schedules: any ScheduleStore, batches: any BatchStore, ledger: any LedgerStore,
-        cache: any AnswerCacheStore, keep: [AnyObject],
+        cache: any AnswerCacheStore, limits: any LimitStore, keep: [AnyObject],
         close: @escaping () -> Void, reopen: @escaping () throws -> StoreRoles,
         execute: @escaping (String) throws -> Void
     ) {
@@ -75,6 +77,7 @@ final class StoreRoles: @unchecked Sendable {
         self.batches = batches
         self.ledger = ledger
         self.cache = cache
+        self.limits = limits
         self.keep = keep
         self.close = close
         self.reopen = reopen

@@ -127,12 +127,16 @@ public struct JobRunner: Sendable {
         }
         try move(&run, to: .running, reason: nil)
         try store.schedules.releaseDeferred(job: spec.name, at: Date())
+        // Limits the user set hold across every process on the store; the defaults are this one's.
+        let limiter =
+            self.limiter
+            ?? CallLimiter(
+                config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL,
+                sharedOn: store.limits, owner: owner, host: host)
+        defer { try? limiter.flush(now: Date()) }  // what the pass held and did not use goes back
         let context = RunContext(
             store: store, cache: cache, provider: provider, prices: prices, logger: logger, lease: lease,
-            host: host, outputs: workspace.url(for: spec.output),
-            limiter: limiter
-                ?? CallLimiter(
-                    config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL),
+            host: host, outputs: workspace.url(for: spec.output), limiter: limiter,
             callTimeout: CallTimeout(floor: config.requestTimeout, connect: config.connectTimeout),
             structuredOutput: config.structuredOutput,
             budget: BudgetLimits(workspace: config.budget, jobPerDay: spec.budget.perDay),

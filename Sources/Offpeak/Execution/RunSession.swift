@@ -148,7 +148,7 @@ struct RunSession {
                 if let done = calls.next(), let stop = try settle(done) { return stop }
                 continue
             }
-            switch context.limiter.admit(estimatedTokens: inputTokens + request.maxTokens, now: Date()) {
+            switch try context.limiter.admit(estimatedTokens: inputTokens + request.maxTokens, now: Date()) {
             case .go(let granted):
                 ticket = granted
             case .waitForCall:

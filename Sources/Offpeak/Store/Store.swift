@@ -5,8 +5,9 @@ import Logging
 /// The workspace's store, as the layers above see it: one role each for runs and requests
 /// (`runs`), the ledger and budget reservations (`ledger`), provider batches (`batches`),
 /// schedules and the deferred queue (`schedules`), submissions (`submissions`), leases
-/// (`leases`), the answer cache (`cache`), the hosts seen (`hosts`) and the spec each runs each job
-/// with (`jobSpecs`). Nothing above the store names the engine behind them, its tables or its states.
+/// (`leases`), the answer cache (`cache`), the hosts seen (`hosts`), the spec each runs each job
+/// with (`jobSpecs`) and the providers' limits shared by every process (`limits`). Nothing above the
+/// store names the engine behind them, its tables or its states.
 ///
 /// Two engines play every role: the embedded SQLite file (`SQLiteStore`), the default, and a shared
 /// PostgreSQL database (`PostgresEngine`), as the workspace's `store:` or `OFFPEAK_STORE` says.
@@ -20,6 +21,7 @@ public final class Store: Sendable {
     let cache: any AnswerCacheStore
     let hosts: any HostStore
     let jobSpecs: any JobSpecStore
+    let limits: any LimitStore
     /// The engine behind the roles, for what is the engine's own (`info()`, tests' looks at rows).
     let engine: Engine
 
@@ -40,7 +42,8 @@ public final class Store: Sendable {
     /// Every role played by `roles`, the one engine.
     private init(
         roles: some RunStore & LedgerStore & BatchStore & ScheduleStore & SubmissionStore & LeaseStore
-            & AnswerCacheStore & HostStore & JobSpecStore,
+            & AnswerCacheStore & HostStore & JobSpecStore
+            & LimitStore,
         engine: Engine
     ) {
         runs = roles
@@ -52,6 +55,7 @@ public final class Store: Sendable {
         cache = roles
         hosts = roles
         jobSpecs = roles
+        limits = roles
         self.engine = engine
     }
 

@@ -13,6 +13,12 @@ enum StoreCopy {
     /// The tables, parents first. The last three are the counters both engines keep by triggers:
     /// the triggers count the rows as they arrive, and the counters are then replaced by the
     /// source's, so the copy holds what the source held even had a counter drifted.
+    ///
+    /// `limit_grants` is left out on purpose: its rows are the providers' limits held in the last
+    /// minute by processes of the source, and slots of calls in flight there. A copy is made with
+    /// the workspace's ticks stopped, the target starts with no call in flight, and a minute later
+    /// every grant would have left the window anyway; copied slots would only hold the target's
+    /// first calls back until they expire.
     static let tables = [
         "runs", "requests", "shared_texts", "results", "ledger", "cache_entries", "cache_counters",
         "model_latency", "budget_reservations", "checkpoints", "leases", "deferred", "schedules",

@@ -81,6 +81,9 @@ enum StoreMigrations {
         migrator.registerMigration("v15: the spec each host runs each job with") { db in
             try recordJobSpecs(db)
         }
+        migrator.registerMigration("v16: the providers' limits shared by every process on the store") { db in
+            try shareLimits(db)
+        }
         return migrator
     }
 

@@ -40,8 +40,11 @@ enum PostgresMigrations {
             version: 7, name: "the spec each host runs each job with",
             statements: PostgresSchema.version7),
         Migration(
-            version: 8, name: "a commit refused once its process lost the run's lease",
+            version: 8, name: "the providers' limits shared by every host",
             statements: PostgresSchema.version8),
+        Migration(
+            version: 9, name: "a commit refused once its process lost the run's lease",
+            statements: PostgresSchema.version9),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

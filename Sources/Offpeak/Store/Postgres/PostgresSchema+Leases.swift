@@ -1,4 +1,4 @@
-/// Version 8 of the PostgreSQL store: what refuses a commit whose process lost the run's lease
+/// Version 9 of the PostgreSQL store: what refuses a commit whose process lost the run's lease
 /// (`PostgresEngine.lockRun`), as the SQLite store refuses it in code (`SQLiteStore.renew`).
 ///
 /// The text is frozen with the version, as a migration's is.
@@ -7,7 +7,7 @@ extension PostgresSchema {
     /// the holder as the detail.
     static let leaseLostState = "OPL01"
 
-    static let version8: [String] = [
+    static let version9: [String] = [
         """
         CREATE FUNCTION offpeak_lease_lost(run text, holder text) RETURNS integer LANGUAGE plpgsql AS $body$
         BEGIN
