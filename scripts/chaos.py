@@ -24,8 +24,16 @@ calls in flight and exits 75, the next tick resumes. The reference stays on SQLi
 also says both engines wrote the same answers. The bound on calls becomes planned + (kills +
 restarts) x calls in flight.
 
+With --hosts N (PostgreSQL only), the chaos workspace is N workspaces, one per host, each with the
+same job and documents and its own `OFFPEAK_HOST`, all on the one store. Each round starts a
+process on every host at once (`run` on one, `tick`s on the others, or ticks on all); the one that
+holds the run's lease works, the others leave it and exit; at the kill point every process still
+alive is killed, and the kill is counted against its host. Ticks on the hosts in turn then finish
+the run, `offpeak outputs` writes the job's folder again on every host, and each must be
+byte-identical to the reference.
+
 Usage: scripts/chaos.py --bin DIR [--kills 5] [--items 300] [--seed S] [--latency-ms 30] [--in-flight 8]
-                        [--postgres [--restarts 3]]
+                        [--postgres [--restarts 3] [--hosts 3]]
 Python 3 standard library only.
 """
 
@@ -117,10 +125,16 @@ def make_workspace(sim, items, in_flight, config="", job=""):
     return root
 
 
-def offpeak(bin_dir, workspace, *arguments, timeout=600):
+def host_environment(host):
+    """The environment of a process of host number `host` (`OFFPEAK_HOST`)."""
+    return {**os.environ, "OFFPEAK_HOST": f"host-{host}"}
+
+
+def offpeak(bin_dir, workspace, *arguments, timeout=600, host=0):
     return subprocess.run(
         [os.path.join(bin_dir, "offpeak"), *arguments, "--workspace", workspace],
-        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout,
+        env=host_environment(host))
 
 
 def runs(bin_dir, workspace):
@@ -172,19 +186,20 @@ def print_rows(rows):
         print(f"  {name.ljust(width)}  {value}")
 
 
-def wait_for_kill_point(process, sim, kind, value) -> bool:
+def wait_for_kill_point(processes, sim, kind, value) -> bool:
     """Waits until `value` seconds have passed or the sim has taken `value` more calls (at most a
-    minute, for a process that sends nothing); True if the process ended on its own first."""
+    minute, for processes that send nothing); True if every process ended on its own first."""
+    def alive():
+        return any(process.poll() is None for process in processes)
     if kind == "seconds":
-        try:
-            process.wait(timeout=value)
-            return True
-        except subprocess.TimeoutExpired:
-            return False
+        deadline = time.monotonic() + value
+        while alive() and time.monotonic() < deadline:
+            time.sleep(0.003)
+        return not alive()
     start, deadline = sim.calls(), time.monotonic() + 60
-    while process.poll() is None and sim.calls() - start < value and time.monotonic() < deadline:
+    while alive() and sim.calls() - start < value and time.monotonic() < deadline:
         time.sleep(0.003)
-    return process.poll() is not None
+    return not alive()
 
 
 def main():
@@ -200,17 +215,22 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the workspaces, and print where")
     parser.add_argument("--postgres", action="store_true",
                         help="the chaos workspace's store on a throwaway PostgreSQL cluster")
+    parser.add_argument("--hosts", type=int, default=1,
+                        help="hosts (workspaces with their own OFFPEAK_HOST) on the one store; needs --postgres")
     parser.add_argument("--restarts", type=int, default=3,
                         help="with --postgres: server crashes and restarts during the kill phase (default 3)")
     args = parser.parse_args()
-    if args.kills < 1 or args.items < 1 or args.in_flight < 1:
-        parser.error("--kills, --items and --in-flight must be at least 1")
+    if args.kills < 1 or args.items < 1 or args.in_flight < 1 or args.hosts < 1:
+        parser.error("--kills, --items, --in-flight and --hosts must be at least 1")
+    if args.hosts > 1 and not args.postgres:
+        parser.error("--hosts above 1 needs --postgres: hosts share only a PostgreSQL store")
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 1_000_000)
     rng = random.Random(seed)
     restarts_asked = args.restarts if args.postgres else 0
     print(f"chaos: {args.items} items, {args.kills} kills, seed {seed}, sim latency {args.latency_ms} ms; "
           "batching: off, so one item is one call and the planned-call count is exact"
-          + (f"; store on PostgreSQL, {restarts_asked} server restarts" if args.postgres else ""))
+          + (f"; store on PostgreSQL, {restarts_asked} server restarts" if args.postgres else "")
+          + (f"; {args.hosts} hosts" if args.hosts > 1 else ""))
 
     sims = []
     workspaces = []
@@ -267,6 +287,15 @@ def main():
             store = f"store: {cluster.database('chaos')}\n"
         workspace = make_workspace(sim, args.items, args.in_flight, config=store)
         workspaces.append(workspace)
+        # The other hosts: the same job, documents and store, each in its own folder.
+        hosts = [workspace]
+        for _ in range(1, args.hosts):
+            other = tempfile.mkdtemp(prefix="offpeak-chaos-host-")
+            shutil.rmtree(other)
+            shutil.copytree(workspace, other)
+            hosts.append(other)
+            workspaces.append(other)
+        kills_by_host = [0] * args.hosts
         before = sim.calls()
         # The processes the server's crashes land on: that many of the first kill-phase processes,
         # each while it works (after a random moment up to its start-up time plus half a second).
@@ -292,10 +321,16 @@ def main():
             existing = runs(args.bin, workspace)
             if existing and all(run.get("state") == "completed" for run in existing):
                 break  # finished between kills: nothing left to kill
-            command = ["tick"] if existing else ["run", JOB]
-            process = subprocess.Popen(
-                [os.path.join(args.bin, "offpeak"), *command, "--workspace", workspace],
-                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            # One process per host, at once: `run` on one host while there is no run yet.
+            runner = rng.randrange(args.hosts)
+            processes = []
+            for host, folder in enumerate(hosts):
+                command = ["run", JOB] if not existing and host == runner else ["tick"]
+                processes.append(subprocess.Popen(
+                    [os.path.join(args.bin, "offpeak"), *command, "--workspace", folder],
+                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                    env=host_environment(host)))
+            process = processes[runner]
             if attempts - 1 in restart_at:
                 # Both drawn here, not in the thread, so a seed gives the same run again.
                 restarter = threading.Thread(
@@ -304,12 +339,19 @@ def main():
                 restarter.start()
                 restarters.append(restarter)
                 restarts += 1
-            if wait_for_kill_point(process, sim, *kill_point()):
-                finished_before_kill += 1  # it ended on its own: not a kill
+            if wait_for_kill_point(processes, sim, *kill_point()):
+                finished_before_kill += 1  # they all ended on their own: not a kill
             else:
-                process.send_signal(signal.SIGKILL)
-                process.wait()
+                # Those still alive are killed: the one working on the run, and any host's that had
+                # not yet found it held. The kill is counted against the hosts it hit.
+                hit = [host for host, each in enumerate(processes) if each.poll() is None]
+                for host in hit:
+                    processes[host].send_signal(signal.SIGKILL)
                 kills += 1
+                for host in hit:
+                    kills_by_host[host] += 1
+            for each in processes:
+                each.wait()
         for restarter in restarters:
             restarter.join()
         chaos_seconds = time.monotonic() - chaos_started
@@ -320,10 +362,22 @@ def main():
         ticks = 0
         last = None
         while ticks < args.max_ticks:
+            host = ticks % args.hosts  # the hosts in turn
             ticks += 1
-            last = offpeak(args.bin, workspace, "tick")
+            last = offpeak(args.bin, hosts[host], "tick", host=host)
             if last.returncode != 75:
                 break
+        # Every host writes the job's folder again from the store (`offpeak outputs`).
+        rewritten = []
+        finishers = []  # the hosts whose processes wrote the folder as they finished the run
+        if args.hosts > 1:
+            for host, folder in enumerate(hosts):
+                if os.path.isdir(os.path.join(folder, "out", JOB)):
+                    finishers.append((host, outputs(folder) == expected))
+            for host, folder in enumerate(hosts):
+                shutil.rmtree(os.path.join(folder, "out"), ignore_errors=True)
+                written = offpeak(args.bin, folder, "outputs", JOB, host=host)
+                rewritten.append((host, written))
         billed = sim.calls() - before
         wall = time.monotonic() - started
 
@@ -340,6 +394,15 @@ def main():
             differing = sorted(name for name in set(got) & set(expected) if got[name] != expected[name])
             violations.append(f"outputs differ: {len(missing)} missing {missing[:5]}, {len(extra)} extra "
                               f"{extra[:5]}, {len(differing)} different {differing[:5]}")
+        for host, same in finishers:
+            if not same:
+                violations.append(f"the folder host-{host} wrote as it finished is unlike the reference's")
+        for host, written in rewritten:
+            if written.returncode != 0:
+                violations.append(f"offpeak outputs on host-{host} exited {written.returncode}: "
+                                  f"{written.stderr.strip()}")
+            elif outputs(hosts[host]) != expected:
+                violations.append(f"offpeak outputs on host-{host} wrote a folder unlike the reference's")
         items = index_items(workspace)
         not_done = [item.get("id") for item in items if item.get("state") != "done"]
         ids = [item.get("id") for item in items]
@@ -360,13 +423,16 @@ def main():
 
         rows = [
             ("kills", f"{kills} of {args.kills} asked "
-                      f"(+{finished_before_kill} processes ended before their kill)"),
+                      f"(+{finished_before_kill} rounds ended before their kill)"
+                      + (" by host: " + ", ".join(f"host-{h} {n}" for h, n in enumerate(kills_by_host))
+                         if args.hosts > 1 else "")),
             ("planned calls", str(planned)),
             ("billed calls", str(billed)),
             ("server restarts", f"{restarts} (store on PostgreSQL)" if args.postgres else "none (store on SQLite)"),
             ("extra calls", f"{billed - planned} (allowed: at most ({kills} kills + {restarts} restarts) x "
                             f"{args.in_flight} in flight)"),
-            ("outputs identical", "yes" if identical else "no"),
+            ("outputs identical", ("yes" if identical else "no")
+                + (f" (and `offpeak outputs` on each of the {args.hosts} hosts)" if args.hosts > 1 else "")),
             ("done when kills ended", f"{done_by_kills} of {args.items} items"),
             ("ticks to finish", str(ticks)),
             ("reference run", f"{reference_seconds:.1f} s"),
