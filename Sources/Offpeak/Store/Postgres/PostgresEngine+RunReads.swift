@@ -113,15 +113,7 @@ extension PostgresEngine {
     }
 
     func latestFinishedRun(job: String) throws(OffpeakError) -> RunRecord? {
-        let found = runRows(
-            try store.query(
-                """
-                SELECT \(unescaped: Self.runColumns) FROM runs
-                WHERE job = \(job) AND state = ANY(\(Self.finishedStates)::text[])
-                ORDER BY created_at DESC LIMIT 1
-                """))
-        if let unreadable = found.unreadable.first { throw unreadable.error }
-        return found.runs.first
+        try newestRun(job: job, states: Self.finishedStates)
     }
 
     func run(id: String) throws(OffpeakError) -> RunRecord? {

@@ -123,11 +123,16 @@ extension PostgresEngine: RunStore {
 
     /// The newest run of `job` not finished; an error (74) when its row cannot be read.
     func resumableRun(job: String) throws(OffpeakError) -> RunRecord? {
+        try newestRun(job: job, states: Self.openStates)
+    }
+
+    /// The newest run of `job` in one of `states`; an error (74) when its row cannot be read.
+    func newestRun(job: String, states: [String]) throws(OffpeakError) -> RunRecord? {
         let found = runRows(
             try store.query(
                 """
                 SELECT \(unescaped: Self.runColumns) FROM runs
-                WHERE job = \(job) AND state = ANY(\(Self.openStates)::text[])
+                WHERE job = \(job) AND state = ANY(\(states)::text[])
                 ORDER BY created_at DESC LIMIT 1
                 """))
         if let unreadable = found.unreadable.first { throw unreadable.error }
