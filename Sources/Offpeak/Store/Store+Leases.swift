@@ -21,10 +21,11 @@ extension SQLiteStore {
     }
 
     func releaseLease(runID: String, owner: String) throws(OffpeakError) {
+        let now = Date()
         try write { db in
             try db.execute(
                 sql: "UPDATE leases SET expires_at = ? WHERE run_id = ? AND owner = ? AND expires_at > ?",
-                arguments: [Date(), runID, owner, Date()])
+                arguments: [now, runID, owner, now])
         }
     }
 

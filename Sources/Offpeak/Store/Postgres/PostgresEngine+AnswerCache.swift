@@ -58,19 +58,23 @@ extension PostgresEngine: AnswerCacheStore {
     /// open on the connection (`checkDates` first).
     /// - Returns: how many entries were evicted.
     func save(_ cache: CacheWrite) throws(OffpeakError) -> Int {
+        try write(cache)
+        return try evict(maxBytes: cache.maxBytes)
+    }
+
+    /// What `save` and `sendSave` write before they evict: the accesses and the records, under the
+    /// cache's lock.
+    private func write(_ cache: CacheWrite) throws(OffpeakError) {
         try lockCache()
         try writeAccesses(cache.accesses)
         try upsert(CacheEntryRecord.merged(cache.records))
-        return try evict(maxBytes: cache.maxBytes)
     }
 
     /// `save` in a transaction sent whole (`startCommit`): the eviction is one statement, whose
     /// rows (one per entry evicted) are read once the transaction is done. It evicts at most a
     /// page of entries; one that took a whole page leaves the rest to `evictRest`.
     func sendSave(_ cache: CacheWrite) throws(OffpeakError) -> PostgresStore.SentRows {
-        try lockCache()
-        try writeAccesses(cache.accesses)
-        try upsert(CacheEntryRecord.merged(cache.records))
+        try write(cache)
         return try store.sendReading(
             """
             WITH total AS (
