@@ -187,7 +187,7 @@ struct BatchStoreRoleTests {
         let booked = try roles.batches.commitBatchCalls(
             batchID: batch.id,
             [("\(batch.id)_0", first), ("\(batch.id)_1", refused), ("\(batch.id)_0", first)],
-            run: run, lease: ("h:1", 600), now: F.t0 + 10)
+            run: run, lease: RunHold(owner: "h:1", ttl: 600), now: F.t0 + 10)
         #expect(booked == ["\(batch.id)_0", "\(batch.id)_1"])
         #expect(
             try roles.leases.acquireLease(runID: "r1", owner: "h:2", host: "test-host", ttl: 60, now: now + 5)

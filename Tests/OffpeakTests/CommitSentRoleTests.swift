@@ -82,7 +82,7 @@ struct CommitSentRoleTests {
         let requests = F.requests(2, run: "r1")
         try first.runs.insert(run: run, requests: requests)
         // Processes of other machines (their liveness cannot be checked here).
-        let cutOff = (owner: "box-a:4711", ttl: 300.0)
+        let cutOff = RunHold(owner: "box-a:4711", ttl: 300.0)
         #expect(
             try first.leases.acquireLease(
                 runID: "r1", owner: cutOff.owner, host: "box-a", ttl: 300, now: F.t0) == nil)
@@ -104,7 +104,7 @@ struct CommitSentRoleTests {
         #expect(try second.ledger.spend(runID: "r1").calls == 0)
         let kept = try second.runs.commitCall(
             run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
-            lease: (owner: "box-b:1", ttl: 300))
+            lease: RunHold(owner: "box-b:1", ttl: 300))
         #expect(kept.run.itemsDone == 1)
         // The new holder done, its lease ends but still names it: the cut-off process, back later
         // still, is refused the same way. A commit naming no lease is not fenced.

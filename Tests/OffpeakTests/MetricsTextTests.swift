@@ -34,7 +34,7 @@ struct MetricsTextTests {
                     StoreCountersTests.ledger(run: "r1", items: 1, hit: true, failed: false, dollars: 0),
                     StoreCountersTests.result(requests[2], cached: true)
                 )
-            ], lease: ("test", 60))
+            ], lease: RunHold(owner: "test", ttl: 60))
         try store.runs.insert(
             run: StoreTests.run("r2", job: "k", state: .canceled),
             requests: (0..<2).map { StoreTests.request("c\($0)", run: "r2", position: $0) })

@@ -121,7 +121,7 @@ struct PostgresEngineTests {
         try engine.commitCacheHits(
             run: F.run("r1"),
             [(F.ledger(run: "r1", items: 1, cacheHit: true), F.result(requests[0], fromCache: true))],
-            lease: ("h:1", 60))
+            lease: RunHold(owner: "h:1", ttl: 60))
         try engine.commitCall(
             run: F.run("r1"), ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[1])],
             failed: [("r1/i2", "no")])

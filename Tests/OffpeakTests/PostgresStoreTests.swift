@@ -108,13 +108,15 @@ struct PostgresStoreTests {
         #expect(try Self.values(store, "SELECT to_regclass('half') IS NULL", as: Bool.self) == [true])
     }
 
-    /// Version 1, with version 6's hosts, version 7's job specs and version 8's shared limits, has
-    /// every table, column, index and primary key the SQLite store has at its latest migration.
+    /// Version 1, with version 6's hosts, version 7's job specs, version 8's shared limits and
+    /// version 10's claims, has every table, column, index and primary key the SQLite store has at
+    /// its latest migration.
     @Test func version1HasTheSQLiteStoresTablesColumnsAndIndexes() throws {
         let store = try Self.connect()
         defer { store.close() }
-        // Version 1, the hosts' version 6, the job specs' version 7, the limits' version 8 and
-        // version 9 (a function) alone: versions 2 to 5 change indexes for PostgreSQL's plans.
+        // Version 1, the hosts' version 6, the job specs' version 7, the limits' version 8, version 9
+        // (a function) and the claims' version 10 alone: versions 2 to 5 change indexes for
+        // PostgreSQL's plans.
         let later = PostgresMigrations.all.filter { $0.version >= 6 }
         try PostgresMigrations.migrate(store, migrations: Array(PostgresMigrations.all.prefix(1)) + later)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("offpeak-schema-\(UUID())")
@@ -169,7 +171,7 @@ struct PostgresStoreTests {
         actual["indexes"] = try indexes.map { row throws(OffpeakError) -> String in
             try store.decode(row, as: String.self)
         }.sorted()
-        #expect(expected.count == 2 * 23 + 1, "23 tables with their keys, and the indexes")
+        #expect(expected.count == 2 * 24 + 1, "24 tables with their keys, and the indexes")
         #expect(actual == expected)
     }
 

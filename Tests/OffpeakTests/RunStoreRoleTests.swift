@@ -106,7 +106,7 @@ struct RunStoreRoleTests {
         let first = try roles.runs.commitCall(
             run: run, ledger: F.ledger(run: "r1", items: 2),
             results: [F.result(requests[0]), F.result(requests[1])],
-            failed: [("r1/i2", "refused")], segment: 3, lease: ("h:1", 60))
+            failed: [("r1/i2", "refused")], segment: 3, lease: RunHold(owner: "h:1", ttl: 60))
         #expect(first.run.itemsDone == 2 && first.run.itemsFailed == 1 && first.run.itemsCached == 0)
         #expect(first.spend.calls == 1 && first.spend.dollars == 0.5 && first.spend.inputTokens == 100)
         let checkpoint = try #require(try roles.runs.checkpoint(runID: "r1"))
@@ -142,7 +142,7 @@ struct RunStoreRoleTests {
                 (F.ledger(run: "r1", items: 1, cacheHit: true), F.result(requests[0], fromCache: true)),
                 (F.ledger(run: "r1", items: 1, cacheHit: true), F.result(requests[2], fromCache: true)),
             ],
-            lease: ("h:1", 60))
+            lease: RunHold(owner: "h:1", ttl: 60))
         #expect(
             try roles.runs.itemCounts(runID: "r1") == ItemCounts(requests: 3, total: 3, done: 2, cached: 2))
         let saved = try #require(try roles.runs.run(id: "r1"))
@@ -243,7 +243,7 @@ struct RunStoreRoleTests {
                 == nil)
         try roles.runs.commitCall(
             run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
-            lease: ("h:1", 600))
+            lease: RunHold(owner: "h:1", ttl: 600))
         #expect(
             try roles.leases.acquireLease(runID: "r1", owner: "h:2", host: "test-host", ttl: 60, now: now + 5)
                 == "h:1")

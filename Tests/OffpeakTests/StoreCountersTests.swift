@@ -89,7 +89,8 @@ struct StoreCountersTests {
                     results: pick(0).map { Self.result($0, cached: false) },
                     retry: pick(1).map { ($0.id, "batched answer: missing") },
                     failed: pick(2).map { ($0.id, "HTTP 400") },
-                    later: pick(3).map { ($0.id, "HTTP 529", Date() + 60) }, lease: ("test", 60))
+                    later: pick(3).map { ($0.id, "HTTP 529", Date() + 60) },
+                    lease: RunHold(owner: "test", ttl: 60))
                 let saved = try #require(try store.runs.run(id: run))
                 let recount = try store.recountItems(runID: run)
                 let written: [Int] = [saved.itemsDone, saved.itemsFailed, saved.itemsCached]
@@ -103,7 +104,7 @@ struct StoreCountersTests {
                             Self.ledger(run: run, items: 1, hit: true, failed: false, dollars: 0),
                             Self.result($0, cached: true)
                         )
-                    }, lease: ("test", 60))
+                    }, lease: RunHold(owner: "test", ttl: 60))
             case 3:  // the spec changed: some items kept (a payload changed), some dropped, some new
                 guard run == "r1" else { break }
                 let kept = requests.filter { $0.source == .spec && Bool.random(using: &random) }

@@ -57,7 +57,7 @@ struct StoreQueryPlanTests {
                     StoreCountersTests.ledger(run: "r1", items: 1, hit: true, failed: false, dollars: 0),
                     StoreCountersTests.result(requests[1], cached: true)
                 )
-            ], lease: ("test", 60))
+            ], lease: RunHold(owner: "test", ttl: 60))
         try cache.save(
             answers: [(key: "k", answer: ResponseCacheTests.answer(1))], job: "j", provider: "sim", ttl: 60)
         try store.schedules.deferJob("held", run: nil, reasons: "on battery", at: Date())

@@ -50,9 +50,19 @@ enum CallPlanning {
         return planner
     }
 
-    /// The most stored requests one round reads and plans: the live default, or the batch lane's
-    /// bigger rounds (`BatchLane.roundItems`).
-    static func roundLimit(live: Int, batchLane: Bool) -> Int {
-        max(1, batchLane ? max(live, BatchLane.roundItems) : live)
+    /// The most stored requests one round reads and plans: the batch lane's big rounds
+    /// (`BatchLane.roundItems`), or a live round of at most `live` requests and at most
+    /// `wavesPerRound` times what the provider's `in_flight` calls carry at once.
+    ///
+    /// A round is also what a pass claims of its run (`LeaseStore.claimRound`): small enough that
+    /// hosts working one run share it in many rounds, large enough that the calls in flight rarely
+    /// run dry at a round's end (every call of a round comes back before the next is planned).
+    static func roundLimit(live: Int, batchLane: Bool, inFlight: Int, batching: JobSpec.Batching) -> Int {
+        if batchLane { return max(1, live, BatchLane.roundItems) }
+        let perCall = batching.enabled ? max(1, batching.maxItems) : 1
+        return max(1, min(live, max(1, inFlight) * perCall * wavesPerRound))
     }
+
+    /// Waves of calls (each as many as may be in flight) a live round holds at most.
+    static let wavesPerRound = 16
 }

@@ -58,7 +58,7 @@ public struct JobRunner: Sendable {
     /// (`lease:` in offpeak.yaml).
     var leaseTTL: TimeInterval { config.leaseTTL }
     /// This process's claim on the run, renewed with every commit.
-    var lease: (owner: String, ttl: TimeInterval) { (owner, leaseTTL) }
+    var lease: RunHold { RunHold(owner: owner, ttl: leaseTTL) }
 
     init(
         workspace: Workspace, config: WorkspaceConfig, store: Store, provider: any CompletionProvider,
@@ -117,8 +117,14 @@ public struct JobRunner: Sendable {
             spec, sources: try sources(for: spec, cancellation: options.stop?.calls))
         var (run, droppedNow) = try prepareRun(
             spec: spec, model: model, planned: planned, forced: options.force)
-        try takeLease(run, job: spec.name)
-        defer { try? store.leases.releaseLease(runID: run.id, owner: owner) }
+        // Another process holds the run: this one helps it answer its requests.
+        if try store.leases.acquireLease(runID: run.id, owner: owner, host: host, ttl: leaseTTL) != nil {
+            return try help(spec, run: run, options: options)
+        }
+        defer {
+            try? store.leases.releaseClaim(runID: run.id, owner: owner)
+            try? store.leases.releaseLease(runID: run.id, owner: owner)
+        }
         run.tier = tier.rawValue
         run.downgraded = downgraded
         if downgraded {

@@ -9,8 +9,9 @@ struct RunContext: Sendable {
     let provider: any CompletionProvider
     let prices: PriceTable
     let logger: Logger
-    /// This process's claim on the run, renewed with every commit.
-    let lease: (owner: String, ttl: TimeInterval)
+    /// How this process holds the run (its lease, or only its claims: a helper), renewed with
+    /// every commit.
+    let lease: RunHold
     /// The host this process runs on (`HostName`): every lease, reservation and ledger row it
     /// writes names it.
     let host: String

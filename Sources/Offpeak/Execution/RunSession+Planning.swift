@@ -7,9 +7,9 @@ import Logging
 extension RunSession {
     /// The run's next due requests packed into calls; an unreadable stored request fails alone.
     ///
-    /// A round reads at most `options.roundRequests` (1,024: 128 batches of 8; in the batch lane
-    /// `BatchLane.roundItems`) from the front of the run's pending and due requests, in item
-    /// order, so its time and memory do not grow with the backlog; what the last round planned has
+    /// A round reads at most `CallPlanning.roundLimit` requests (at most 1,024, 16 waves of the
+    /// calls in flight; in the batch lane `BatchLane.roundItems`) from the front of the run's
+    /// pending and due requests, in item order, so its time and memory do not grow with the backlog; what the last round planned has
     /// left the front (answered, retrying or failed). A run that size or smaller is planned whole,
     /// in one round.
     ///
@@ -35,16 +35,18 @@ extension RunSession {
         }
     }
 
-    /// The front of the run's pending and due requests, at most a round of them, in item order.
+    /// The front of the run's pending and due requests, at most a round of them, in item order,
+    /// claimed for this pass: requests another process claimed are left to it while its claim
+    /// lives (`LeaseStore.claimRound`), so hosts working one run never ask for one item twice.
     private func dueRound() throws(OffpeakError) -> [RequestRecord] {
-        let store = context.store
         // The batch lane plans bigger rounds: each round is a provider batch, and fewer, larger
         // batches are fewer to poll and collect (`BatchLane.roundItems`).
-        let limit = CallPlanning.roundLimit(live: options.roundRequests, batchLane: batchAPI != nil)
-        return Array(
-            (try store.runs.pendingRequests(runID: run.id, limit: limit)
-                + store.runs.dueRetries(runID: run.id, by: Date(), limit: limit))
-                .sorted { $0.position < $1.position }.prefix(limit))
+        let limit = CallPlanning.roundLimit(
+            live: options.roundRequests, batchLane: batchAPI != nil, inFlight: context.limiter.inFlightMost,
+            batching: spec.batching)
+        let hold = context.lease
+        return try context.store.leases.claimRound(
+            runID: run.id, owner: hold.owner, host: context.host, limit: limit, ttl: hold.ttl, now: Date())
     }
 
     /// One round's requests: answered from the cache where it can, failed where they cannot be

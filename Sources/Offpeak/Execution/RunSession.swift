@@ -71,40 +71,7 @@ struct RunSession {
             // planned again below.
             if let api = batchAPI ?? context.provider.batches { try settleBatches(api) }
             if let hold = holdCalls, try hasWorkLeft() { stop = hold }
-            // Each round plans the due requests into calls and keeps as many in flight as the
-            // provider allows (or puts them in provider batches); every call of a round comes back
-            // and is committed before the next round is planned, so items a batched answer lost,
-            // and a long document's next steps, are decided from what is committed. Every round
-            // makes progress, so the loop ends.
-            while stop == nil {
-                let planned = try nextCalls()
-                if planned.isEmpty {
-                    // A stop asked for while the cache answered round after round.
-                    if let signal = options.stop, signal.isRequested, try hasWorkLeft() {
-                        stop = .signal(signal.reason)
-                        break
-                    }
-                    if try advanceReductions() { continue }  // a long document's next steps
-                    break
-                }
-                if let api = batchAPI {
-                    stop = try submitBatches(planned, api: api)
-                    continue
-                }
-                replanRound = false
-                for call in planned where stop == nil && !replanRound {
-                    // A model whose batched answers just fared badly gets smaller prompts, or the
-                    // structured form: the rest of the round is planned again (`BatchFitness`).
-                    if outdated(call) { break }
-                    stop = try start(call, in: calls)
-                    while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
-                }
-                try calls.waitForAll { done throws(OffpeakError) in
-                    let ended = try settle(done)
-                    stop = stop ?? ended
-                }
-                try readCommit()
-            }
+            if stop == nil { stop = try callRounds(calls) }
             // `run --wait`: stay until the run's batches are collected, or one of them keeps
             // failing (its polls are the ticks' to go on with; the verdict says why).
             guard stop == nil, options.waitForBatches, let next = try nextBatchPoll(),
@@ -115,6 +82,87 @@ struct RunSession {
         try readCommit()
         try writeOutputs()
         return try finish(stop)
+    }
+
+    /// A helper's pass (`JobRunner.help`): the rounds of the run's requests it claims, until none
+    /// is left to it or it stops. The run's state, its provider batches, its long documents' steps
+    /// and its outputs stay the lease holder's.
+    /// - Returns: why the pass stopped, if it did.
+    mutating func help() throws(OffpeakError) -> RunStop? {
+        let stop = try callRounds(CallsInFlight())
+        try readCommit()
+        return stop
+    }
+
+    /// Rounds of calls until the run has nothing due that this pass may claim, or the pass stops.
+    ///
+    /// Each round plans the due requests into calls and keeps as many in flight as the provider
+    /// allows (or puts them in provider batches); every call of a round comes back and is committed
+    /// before the next round is planned, so items a batched answer lost, and a long document's next
+    /// steps, are decided from what is committed. Every round makes progress, so the loop ends.
+    /// The pass holding the run's lease stays while other processes answer rounds they claimed
+    /// (helpers, `JobRunner.help`): what they leave due is its to send, and the run is done only
+    /// when they are.
+    /// - Returns: why the pass stops, if it does.
+    mutating func callRounds(_ calls: CallsInFlight) throws(OffpeakError) -> RunStop? {
+        var stop: RunStop?
+        while stop == nil {
+            let planned = try nextCalls()
+            if planned.isEmpty {
+                // A stop asked for while the cache answered round after round.
+                if let signal = options.stop, signal.isRequested, try hasWorkLeft() {
+                    return .signal(signal.reason)
+                }
+                guard context.lease.leased else { break }
+                if try advanceReductions() { continue }  // a long document's next steps
+                if try othersAtWork() {
+                    try renewLease()  // no commit of its own renews it meanwhile
+                    // The shared limits' slots its calls gave back go to the helpers now, not at
+                    // this pass's next call.
+                    try context.limiter.flush(now: Date())
+                    stop = waitUntil(Date() + Self.helpersPoll)
+                    continue
+                }
+                break
+            }
+            if let api = batchAPI {
+                stop = try submitBatches(planned, api: api)
+                continue
+            }
+            replanRound = false
+            for call in planned where stop == nil && !replanRound {
+                // A model whose batched answers just fared badly gets smaller prompts, or the
+                // structured form: the rest of the round is planned again (`BatchFitness`).
+                if outdated(call) { break }
+                stop = try start(call, in: calls)
+                while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
+            }
+            try calls.waitForAll { done throws(OffpeakError) in
+                let ended = try settle(done)
+                stop = stop ?? ended
+            }
+            try readCommit()
+        }
+        return stop
+    }
+
+    /// How often the lease holder looks again while helpers answer the run's last rounds.
+    static let helpersPoll: TimeInterval = 0.5
+
+    /// Whether other processes hold live claims on rounds of the run: they are answering them.
+    private func othersAtWork() throws(OffpeakError) -> Bool {
+        try !context.store.leases.liveClaims(runID: run.id, except: context.lease.owner, now: Date()).isEmpty
+    }
+
+    /// Extends this pass's lease on the run while it waits for helpers: refused (`LeaseLost`) if
+    /// another process took it over meanwhile.
+    private func renewLease() throws(OffpeakError) {
+        let hold = context.lease
+        if let holder = try context.store.leases.acquireLease(
+            runID: run.id, owner: hold.owner, host: context.host, ttl: hold.ttl)
+        {
+            throw LeaseLost.error(runID: run.id, holder: holder)
+        }
     }
 
     /// Whether requests are left to send (pending or retrying).
@@ -245,7 +293,8 @@ struct RunSession {
                     input: TokenEstimator.inputTokens(request), maxOutput: request.maxTokens)
             })
         guard case .stop(let stop, let budget) = decision else { return nil }
-        if let budget {
+        // The run's row is its lease holder's to write: a helper only stops.
+        if let budget, context.lease.leased {
             try readCommit()
             run.budgetStop = budget.rawValue
             try store.runs.update(run: run)

@@ -139,4 +139,6 @@ final class CallLimiter: Sendable {
     var inFlight: Int { state.withLock { $0.inFlight.count } }
     /// Calls allowed in flight now (halved on push-back, grown back on answers).
     var inFlightCap: Int { state.withLock { $0.cap.current } }
+    /// The most calls ever allowed in flight: the configured `in_flight`.
+    var inFlightMost: Int { state.withLock { $0.cap.most } }
 }

@@ -71,7 +71,11 @@ struct RunEstimator {
         _ rounds: [[Entry]], batchLane: Bool, answers: AnswerLength, latency: LatencyEstimate?
     ) throws(OffpeakError) -> LaneTally {
         var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), batch: batchLane)
-        let limit = CallPlanning.roundLimit(live: JobRunner.Options().roundRequests, batchLane: batchLane)
+        let limit = CallPlanning.roundLimit(
+            live: JobRunner.Options().roundRequests, batchLane: batchLane,
+            inFlight: config.limits(for: provider.kind).inFlight(
+                for: provider.kind, baseURL: provider.baseURL),
+            batching: spec.batching)
         for round in rounds {
             let ordered = round.sorted { $0.record.position < $1.record.position }
             for start in stride(from: 0, to: ordered.count, by: limit) {

@@ -44,7 +44,7 @@ protocol BatchStore: AnyObject, Sendable {
     @discardableResult
     func commitBatchCall(
         batchID: String, customID: String, _ booking: BatchBooking, run: RunRecord?,
-        lease: (owner: String, ttl: TimeInterval)?, now: Date
+        lease: RunHold?, now: Date
     ) throws(OffpeakError) -> Bool
 
     /// `commitBatchCall` for several provider requests in one transaction (one fsync for many
@@ -52,7 +52,7 @@ protocol BatchStore: AnyObject, Sendable {
     /// - Returns: the custom ids booked now (those already booked are skipped).
     func commitBatchCalls(
         batchID: String, _ bookings: [(customID: String, booking: BatchBooking)], run: RunRecord?,
-        lease: (owner: String, ttl: TimeInterval)?, now: Date
+        lease: RunHold?, now: Date
     ) throws(OffpeakError) -> Set<String>
 
     /// Marks the batch `collected` once every item's outcome is booked.

@@ -12,10 +12,16 @@ struct CallCommit: Sendable {
     var failed: [(id: String, reason: String)] = []
     var segment = 0
     var later: [(id: String, reason: String, at: Date)] = []
-    var lease: (owner: String, ttl: TimeInterval)?
+    var lease: RunHold?
     var reservation: Int64?
     var fitness: FitnessChange?
     var cache: CacheWrite?
+
+    /// The requests the call answers, fails or leaves to ask again: each must still be due when it
+    /// commits (`ClaimLost`).
+    var requestIDs: [String] {
+        results.map(\.requestId) + retry.map(\.id) + failed.map(\.id) + later.map(\.id)
+    }
 
     /// What a committed call leaves that its caller reads next, read in the commit's transaction.
     struct Committed: Sendable {

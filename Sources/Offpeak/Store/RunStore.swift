@@ -126,7 +126,7 @@ protocol RunStore: AnyObject, Sendable {
     /// Commits answers taken from the cache, each with its ledger row, in one transaction.
     func commitCacheHits(
         run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
-        lease: (owner: String, ttl: TimeInterval)
+        lease: RunHold
     ) throws(OffpeakError)
 }
 
@@ -159,7 +159,7 @@ extension RunStore {
         retry: [(id: String, reason: String)] = [],
         failed: [(id: String, reason: String)] = [], segment: Int = 0,
         later: [(id: String, reason: String, at: Date)] = [],
-        lease: (owner: String, ttl: TimeInterval)? = nil, releasing reservation: Int64? = nil,
+        lease: RunHold? = nil, releasing reservation: Int64? = nil,
         fitness: FitnessChange? = nil, cache: CacheWrite? = nil
     ) throws(OffpeakError) -> CallCommit.Committed {
         try commit(

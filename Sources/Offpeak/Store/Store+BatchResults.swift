@@ -7,7 +7,7 @@ extension SQLiteStore {
     @discardableResult
     func commitBatchCall(
         batchID: String, customID: String, _ booking: BatchBooking, run: RunRecord?,
-        lease: (owner: String, ttl: TimeInterval)? = nil, now: Date
+        lease: RunHold? = nil, now: Date
     ) throws(OffpeakError) -> Bool {
         try !commitBatchCalls(
             batchID: batchID, [(customID, booking)], run: run, lease: lease, now: now
@@ -16,7 +16,7 @@ extension SQLiteStore {
 
     func commitBatchCalls(
         batchID: String, _ bookings: [(customID: String, booking: BatchBooking)], run: RunRecord?,
-        lease: (owner: String, ttl: TimeInterval)? = nil, now: Date
+        lease: RunHold? = nil, now: Date
     ) throws(OffpeakError) -> Set<String> {
         try write { db in
             var booked = Set<String>()
@@ -25,7 +25,7 @@ extension SQLiteStore {
                 booked.insert(customID)
             }
             if let run, !booked.isEmpty {
-                if let lease { try SQLiteStore.renew(lease, runID: run.id, db) }
+                if let lease { try SQLiteStore.renew(lease, runID: run.id, requests: [], db) }
                 let last = try String.fetchOne(
                     db,
                     sql:

@@ -91,7 +91,9 @@ extension SQLiteStore {
         defer { if call.cache != nil { CacheLookups.noteWrite() } }
         return try write { db in
             let fitness = try call.fitness.map { change throws in try SQLiteStore.update(change, db) }
-            if let lease = call.lease { try SQLiteStore.renew(lease, runID: run.id, db) }
+            if let lease = call.lease {
+                try SQLiteStore.renew(lease, runID: run.id, requests: call.requestIDs, db)
+            }
             if let reservation = call.reservation { try SQLiteStore.releaseReservation(reservation, db) }
             if let ledger, !ledger.cacheHit, !ledger.failed {
                 try SQLiteStore.record(LatencySample(ledger), db)
@@ -125,7 +127,9 @@ extension SQLiteStore {
                     arguments: [reason, now, id])
             }
             let last = results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
-            let saved = try SQLiteStore.saveProgress(db, run: run, segment: call.segment, lastRequestID: last)
+            let saved = try SQLiteStore.saveProgress(
+                db, run: run, segment: call.segment, lastRequestID: last, wholeRun: call.lease?.leased ?? true
+            )
             let evicted = try call.cache.map { cache throws in try SQLiteStore.save(cache, db) } ?? 0
             return CallCommit.Committed(
                 run: saved, spend: try SQLiteStore.spend(runID: run.id, db), fitness: fitness,
@@ -135,16 +139,17 @@ extension SQLiteStore {
 
     func commitCacheHits(
         run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
-        lease: (owner: String, ttl: TimeInterval)
+        lease: RunHold
     ) throws(OffpeakError) {
         try write { db in
+            try SQLiteStore.renew(lease, runID: run.id, requests: hits.map(\.result.requestId), db)
             for (ledger, result) in hits {
                 var ledger = ledger
                 try ledger.insert(db)
                 try SQLiteStore.insertAnswer(result, ledgerID: ledger.id, at: ledger.at, db)
             }
-            try SQLiteStore.renew(lease, runID: run.id, db)
-            try SQLiteStore.saveProgress(db, run: run, segment: 0, lastRequestID: hits.last?.result.requestId)
+            try SQLiteStore.saveProgress(
+                db, run: run, segment: 0, lastRequestID: hits.last?.result.requestId, wholeRun: lease.leased)
         }
     }
 
@@ -161,35 +166,59 @@ extension SQLiteStore {
             arguments: [now, result.requestId])
     }
 
-    /// Extends this process's lease on the run: every commit is also a heartbeat.
-    static func renew(_ lease: (owner: String, ttl: TimeInterval), runID: String, _ db: Database)
-        throws
-    {
+    /// Extends this process's lease on the run (when it holds it) and its claim: every commit is
+    /// also a heartbeat. A lease another process took over refuses the commit (`LeaseLost`), as
+    /// does a request of it no longer due (`ClaimLost`).
+    static func renew(_ hold: RunHold, runID: String, requests: [String], _ db: Database) throws {
         let now = Date()
+        if hold.leased {
+            try db.execute(
+                sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
+                arguments: [now, now + hold.ttl, runID, hold.owner])
+            if db.changesCount == 0,
+                let holder = try String.fetchOne(
+                    db, sql: "SELECT owner FROM leases WHERE run_id = ?", arguments: [runID])
+            {
+                throw LeaseLost.error(runID: runID, holder: holder)
+            }
+        }
         try db.execute(
-            sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
-            arguments: [now, now + lease.ttl, runID, lease.owner])
-        guard db.changesCount == 0,
-            let holder = try String.fetchOne(
-                db, sql: "SELECT owner FROM leases WHERE run_id = ?", arguments: [runID])
-        else { return }
-        throw LeaseLost.error(runID: runID, holder: holder)
+            sql: "UPDATE claims SET expires_at = ? WHERE run_id = ? AND owner = ?",
+            arguments: [now + hold.ttl, runID, hold.owner])
+        guard !requests.isEmpty else { return }
+        let gone = try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT EXISTS (SELECT 1 FROM requests WHERE id IN (\(databaseQuestionMarks(count: requests.count)))
+                    AND state NOT IN \(SQLStates.requests(.pending, .retrying)))
+                """, arguments: StatementArguments(requests))
+        if gone == true { throw ClaimLost.error(runID: runID) }
     }
 
     /// Writes the run, with its item counts as the counters hold them (not the steps of long items),
     /// and its checkpoint.
+    /// - Parameter wholeRun: false for a helper's commit (`RunHold.leased`): only the counts are
+    ///   written, and the rest of the row stays the lease holder's.
     /// - Returns: the run as saved, with its counters.
     @discardableResult
-    static func saveProgress(_ db: Database, run: RunRecord, segment: Int, lastRequestID: String?)
-        throws -> RunRecord
-    {
+    static func saveProgress(
+        _ db: Database, run: RunRecord, segment: Int, lastRequestID: String?, wholeRun: Bool = true
+    ) throws -> RunRecord {
         var run = run
         let counts = try SQLiteStore.itemCounts(db, runID: run.id)
         run.itemsDone = counts.done
         run.itemsFailed = counts.failed
         run.itemsCached = counts.cached
         run.updatedAt = Date()
-        try run.update(db)
+        if wholeRun {
+            try run.update(db)
+        } else {
+            try db.execute(
+                sql: """
+                    UPDATE runs SET items_done = ?, items_failed = ?, items_cached = ?, updated_at = ?
+                    WHERE id = ?
+                    """, arguments: [run.itemsDone, run.itemsFailed, run.itemsCached, run.updatedAt, run.id])
+        }
         try CheckpointRecord(
             runId: run.id, segment: segment, done: run.itemsDone, lastRequestId: lastRequestID,
             updatedAt: run.updatedAt

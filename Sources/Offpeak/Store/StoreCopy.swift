@@ -14,7 +14,9 @@ enum StoreCopy {
     /// the triggers count the rows as they arrive, and the counters are then replaced by the
     /// source's, so the copy holds what the source held even had a counter drifted.
     ///
-    /// `limit_grants` is left out on purpose: its rows are the providers' limits held in the last
+    /// `limit_grants` and `claims` are left out on purpose. `claims` holds the rounds of requests
+    /// the source's processes are answering now (`LeaseStore.claimRound`), which a stopped workspace
+    /// has none of. `limit_grants` holds the providers' limits held in the last
     /// minute by processes of the source, and slots of calls in flight there. A copy is made with
     /// the workspace's ticks stopped, the target starts with no call in flight, and a minute later
     /// every grant would have left the window anyway; copied slots would only hold the target's

@@ -84,6 +84,11 @@ enum StoreMigrations {
         migrator.registerMigration("v16: the providers' limits shared by every process on the store") { db in
             try shareLimits(db)
         }
+        migrator.registerMigration("v17: claims on rounds of a run's requests, so several hosts work one run")
+        {
+            db in
+            try createClaims(db)
+        }
         return migrator
     }
 

@@ -130,7 +130,7 @@ public struct Tick: Sendable {
         // Only the tick's first call starts whatever the window says; after it, every job's calls
         // must fit what is left.
         var called = false
-        for (spec, why) in try work(store: store, host: host, options: options, report: &report) {
+        for (spec, why, held) in try work(store: store, host: host, options: options, report: &report) {
             if let stop = options.stop, stop.isRequested {
                 report.add(
                     JobLine(
@@ -149,7 +149,12 @@ public struct Tick: Sendable {
             var runOptions = JobRunner.Options(gate: options.gate, windowEnd: windowEnd, stop: options.stop)
             runOptions.firstCallAlwaysStarts = !called
             do {
-                let outcome = try context.run(spec, options: runOptions, store: store)
+                let outcome: RunOutcome
+                if let held {
+                    outcome = try context.help(spec, run: held, options: runOptions, store: store)
+                } else {
+                    outcome = try context.run(spec, options: runOptions, store: store)
+                }
                 called = called || outcome.callsMade > 0
                 report.add(
                     JobLine(
@@ -166,8 +171,9 @@ public struct Tick: Sendable {
     /// The jobs this tick runs, each once, in order: unfinished runs first (oldest first), then
     /// queue jobs whose spool folder had requests to take. A job whose spec differs from another
     /// host's (`JobSpecAgreement`) is none of them: the report says why, and its schedule stays due.
+    /// A run another process holds is helped (`JobRunner.help`), not run: the third element.
     private func work(store: Store, host: String, options: Options, report: inout Report)
-        throws(OffpeakError) -> [(JobSpec, String)]
+        throws(OffpeakError) -> [(JobSpec, String, RunRecord?)]
     {
         let catalog = try JobCatalog.load(workspace: context.workspace.root)
         var specs = catalog.specs
@@ -182,10 +188,10 @@ public struct Tick: Sendable {
             report.errors.append(disagreement.message)
             report.status = max(report.status, ExitStatus.configuration.rawValue)
         }
-        var picked: [(JobSpec, String)] = []
+        var picked: [(JobSpec, String, RunRecord?)] = []
         var seen: Set<String> = []
-        func pick(_ spec: JobSpec, _ why: String) {
-            if seen.insert(spec.name).inserted { picked.append((spec, why)) }
+        func pick(_ spec: JobSpec, _ why: String, helping run: RunRecord? = nil) {
+            if seen.insert(spec.name).inserted { picked.append((spec, why, run)) }
         }
         let open = try store.runs.resumableRunRows()
         // A run whose row cannot be read is reported once; its job is not started (`run` would
@@ -196,10 +202,15 @@ public struct Tick: Sendable {
             report.status = max(report.status, ExitStatus.ioError.rawValue)
         }
         // A run another process holds (on this host or another ticking the same store) is that
-        // process's to finish: said, not an error, and its job is left alone this tick.
+        // process's to finish: this tick helps it answer its requests, where it has the job's spec
+        // and the run is running; else it says so, not an error, and leaves the job alone.
         let held = try store.leases.liveLeases(now: options.now)
         for run in open.runs {
             if let lease = held[run.id], lease.owner != Store.processOwner {
+                if run.state == .running, let spec = specs[run.job] {
+                    pick(spec, "help", helping: run)
+                    continue
+                }
                 seen.insert(run.job)
                 report.add(
                     JobLine(

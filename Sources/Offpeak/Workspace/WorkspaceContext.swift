@@ -133,6 +133,18 @@ public struct WorkspaceContext: Sendable {
             store: store, host: try host())
     }
 
+    /// Helps the process that holds `run` answer its requests (`JobRunner.help`), on a store the
+    /// caller holds open.
+    func help(_ spec: JobSpec, run: RunRecord, options: JobRunner.Options, store: Store) throws(OffpeakError)
+        -> RunOutcome
+    {
+        let runner = JobRunner(
+            workspace: workspace, config: config, store: store,
+            provider: try makeProvider(cancellation: options.stop?.calls), prices: prices, logger: logger,
+            host: try host())
+        return try runner.help(spec, run: run, options: options)
+    }
+
     private func run(
         _ spec: JobSpec, options: JobRunner.Options, provider: any CompletionProvider, store: Store,
         host: String

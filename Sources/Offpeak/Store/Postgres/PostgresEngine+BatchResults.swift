@@ -19,7 +19,7 @@ extension PostgresEngine {
     @discardableResult
     func commitBatchCall(
         batchID: String, customID: String, _ booking: BatchBooking, run: RunRecord?,
-        lease: (owner: String, ttl: TimeInterval)?, now: Date
+        lease: RunHold?, now: Date
     ) throws(OffpeakError) -> Bool {
         try !commitBatchCalls(batchID: batchID, [(customID, booking)], run: run, lease: lease, now: now)
             .isEmpty
@@ -27,7 +27,7 @@ extension PostgresEngine {
 
     func commitBatchCalls(
         batchID: String, _ bookings: [(customID: String, booking: BatchBooking)], run: RunRecord?,
-        lease: (owner: String, ttl: TimeInterval)?, now: Date
+        lease: RunHold?, now: Date
     ) throws(OffpeakError) -> Set<String> {
         // A custom id given twice is booked by its first booking; the second would find it booked.
         var seen = Set<String>()

@@ -26,7 +26,7 @@ extension PostgresEngine {
         let run = call.run
         try call.cache?.checkDates()
         let (parts, transaction) = try store.transactionSent { () throws(OffpeakError) -> SentCommit.Parts in
-            try lockRun(run.id, renewing: call.lease, releasing: call.reservation)
+            try lockRun(run.id, renewing: call.lease, releasing: call.reservation, requests: call.requestIDs)
             let fitness = try call.fitness.map { change throws(OffpeakError) in try sendUpdate(change) }
             if let ledger = call.ledger {
                 // Sent, not waited for: the answers name its id as the session's last (`.justInserted`).
@@ -45,7 +45,9 @@ extension PostgresEngine {
             // The cache's lock last: commits of other runs wait for it until this one ends.
             let eviction = try call.cache.map { cache throws(OffpeakError) in try sendSave(cache) }
             return SentCommit.Parts(
-                progress: try saveProgress(run, segment: call.segment, lastRequestID: last), fitness: fitness,
+                progress: try saveProgress(
+                    run, segment: call.segment, lastRequestID: last, wholeRun: call.lease?.leased ?? true),
+                fitness: fitness,
                 eviction: eviction)
         }
         return SentCommit(
@@ -119,35 +121,52 @@ extension PostgresEngine {
 
     func commitCacheHits(
         run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
-        lease: (owner: String, ttl: TimeInterval)
+        lease: RunHold
     ) throws(OffpeakError) {
         try store.transaction { () throws(OffpeakError) in
-            try lockRun(run.id, renewing: lease, releasing: nil)
+            try lockRun(run.id, renewing: lease, releasing: nil, requests: hits.map(\.result.requestId))
             let ids = try insertLedger(hits.map(\.ledger), latency: nil)
             // Each answer's request updated at its ledger row's time, as SQLite writes them.
             try insertAnswers(hits.map(\.result), ledger: .ids(ids), at: hits.map(\.ledger.at))
-            _ = try saveProgress(run, segment: 0, lastRequestID: hits.last?.result.requestId).read()
+            _ = try saveProgress(
+                run, segment: 0, lastRequestID: hits.last?.result.requestId, wholeRun: lease.leased
+            ).read()
         }
     }
 
-    /// Locks the run's row (`lockRun`), renewing the lease and releasing the reservation in the same
-    /// statement: every commit is also a heartbeat. A lease another process took over (this one's
-    /// expired while it could not reach the store) fails the statement (`offpeak_lease_lost`), and
-    /// with it the transaction: the call's answers are not kept beside the new holder's.
+    /// Locks the run's row (`lockRun`), renewing the lease and the claim and releasing the
+    /// reservation in the same statement: every commit is also a heartbeat. A lease another process
+    /// took over (this one's expired while it could not reach the store) fails the statement
+    /// (`offpeak_lease_lost`), and with it the transaction: the call's answers are not kept beside
+    /// the new holder's. So does a request no longer due (`offpeak_claim_lost`), checked by a
+    /// statement of its own: its snapshot is taken once the run is locked, so it sees what the
+    /// commit before it left.
+    /// - Parameter requests: the requests the commit answers, fails or leaves to ask again.
     func lockRun(
-        _ runID: String, renewing lease: (owner: String, ttl: TimeInterval)?, releasing reservation: Int64?
+        _ runID: String, renewing hold: RunHold?, releasing reservation: Int64?, requests: [String] = []
     ) throws(OffpeakError) {
         let now = Date()
+        let (held, leased, owner) = (hold != nil, hold?.leased ?? false, hold?.owner ?? "")
+        let expires = now + (hold?.ttl ?? 0)
         try store.send(
             """
             WITH renewed AS (
-                UPDATE leases SET heartbeat_at = \(now), expires_at = \(now + (lease?.ttl ?? 0))
-                WHERE \(lease != nil) AND run_id = \(runID) AND owner = \(lease?.owner ?? "") RETURNING owner),
+                UPDATE leases SET heartbeat_at = \(now), expires_at = \(expires)
+                WHERE \(leased) AND run_id = \(runID) AND owner = \(owner) RETURNING owner),
+            claimed AS (
+                UPDATE claims SET expires_at = \(expires) WHERE \(held) AND run_id = \(runID) AND owner = \(owner)),
             released AS (DELETE FROM budget_reservations WHERE id = \(reservation))
-            SELECT CASE WHEN \(lease != nil) AND NOT EXISTS (SELECT 1 FROM renewed)
+            SELECT CASE WHEN \(leased) AND NOT EXISTS (SELECT 1 FROM renewed)
                     AND EXISTS (SELECT 1 FROM leases WHERE run_id = \(runID))
                 THEN offpeak_lease_lost(id, (SELECT owner FROM leases WHERE run_id = \(runID))) END
             FROM runs WHERE id = \(runID) FOR UPDATE
+            """)
+        guard held, !requests.isEmpty else { return }
+        try store.send(
+            """
+            SELECT offpeak_claim_lost(\(runID)) FROM requests
+            WHERE id = ANY(\(requests)::text[]) AND state NOT IN \(unescaped: SQLStates.requests(.pending, .retrying))
+            LIMIT 1
             """)
     }
 
@@ -261,12 +280,24 @@ extension PostgresEngine {
     /// ahead (`PostgresStore.send`, `sendReading`), read with the transaction's next round trip.
     /// - Returns: how to read the run as saved, with its counters, and its spend; it throws a store
     ///   error when there is no such run, as `updateRow` does.
-    func saveProgress(_ run: RunRecord, segment: Int, lastRequestID: String?) throws(OffpeakError)
-        -> SavedProgress
+    /// - Parameter wholeRun: false for a helper's commit (`RunHold.leased`): only the counts are
+    ///   written, and the rest of the row stays the lease holder's.
+    func saveProgress(_ run: RunRecord, segment: Int, lastRequestID: String?, wholeRun: Bool = true)
+        throws(OffpeakError) -> SavedProgress
     {
         var run = run
         run.updatedAt = Date()
-        try store.send(try updateStatement(run, countsFromCounters: true))
+        if wholeRun {
+            try store.send(try updateStatement(run, countsFromCounters: true))
+        } else {
+            try store.send(
+                """
+                UPDATE runs SET items_done = coalesce(c.done, 0), items_failed = coalesce(c.failed, 0),
+                    items_cached = coalesce(c.cached, 0), updated_at = \(run.updatedAt)
+                FROM (SELECT \(run.id)::text AS run_id) k LEFT JOIN run_items c ON c.run_id = k.run_id
+                WHERE runs.id = k.run_id
+                """)
+        }
         let sent = try store.sendReading(
             """
             WITH saved AS (

@@ -55,6 +55,81 @@ extension PostgresEngine: LeaseStore {
         }
     }
 
+    /// The run's row locked first, as commits lock it (`lockRun`): claims take turns with each
+    /// other and with commits, and each sees the claims and answers committed before it.
+    func claimRound(runID: String, owner: String, host: String, limit: Int, ttl: TimeInterval, now: Date)
+        throws(OffpeakError) -> [RequestRecord]
+    {
+        let limit = max(0, limit)
+        return try store.transaction { () throws(OffpeakError) -> [RequestRecord] in
+            try store.query("SELECT 1 FROM runs WHERE id = \(runID) FOR UPDATE")
+            var gone: [String] = []
+            for row in try store.query(
+                "SELECT owner FROM claims WHERE run_id = \(runID) AND owner <> \(owner)")
+            {
+                let other = try store.decode(row, as: String.self)
+                if !ProcessOwner.isAlive(other) { gone.append(other) }
+            }
+            if !gone.isEmpty {
+                try store.query("DELETE FROM claims WHERE run_id = \(runID) AND owner = ANY(\(gone)::text[])")
+            }
+            // A request inside another owner's live claim is that owner's until its claim expires.
+            let round = try requests(
+                try store.query(
+                    """
+                    WITH others AS (
+                        SELECT first_position, last_position FROM claims
+                        WHERE run_id = \(runID) AND owner <> \(owner) AND expires_at > \(now))
+                    SELECT * FROM (
+                        (SELECT \(unescaped: Self.requestColumns) FROM requests r
+                        WHERE run_id = \(runID) AND state = \(RequestRecord.State.pending.rawValue)
+                            AND NOT EXISTS (SELECT 1 FROM others o
+                                WHERE r.position BETWEEN o.first_position AND o.last_position)
+                        ORDER BY position LIMIT \(limit))
+                        UNION ALL
+                        (SELECT \(unescaped: Self.requestColumns) FROM requests r
+                        WHERE run_id = \(runID) AND state = \(RequestRecord.State.retrying.rawValue)
+                            AND (next_attempt_at IS NULL OR next_attempt_at <= \(now))
+                            AND NOT EXISTS (SELECT 1 FROM others o
+                                WHERE r.position BETWEEN o.first_position AND o.last_position)
+                        ORDER BY position LIMIT \(limit))
+                    ) due ORDER BY position LIMIT \(limit)
+                    """))
+            guard let first = round.first, let last = round.last else {
+                try store.query("DELETE FROM claims WHERE run_id = \(runID) AND owner = \(owner)")
+                return []
+            }
+            try store.query(
+                """
+                INSERT INTO claims (run_id, owner, host, first_position, last_position, expires_at)
+                VALUES (\(runID), \(owner), \(host), \(first.position), \(last.position), \(now + ttl))
+                ON CONFLICT (run_id, owner) DO UPDATE SET host = excluded.host,
+                    first_position = excluded.first_position, last_position = excluded.last_position,
+                    expires_at = excluded.expires_at
+                """)
+            return round
+        }
+    }
+
+    func releaseClaim(runID: String, owner: String) throws(OffpeakError) {
+        try store.query("DELETE FROM claims WHERE run_id = \(runID) AND owner = \(owner)")
+    }
+
+    func otherClaims(runID: String, owner: String, now: Date) throws(OffpeakError) -> [ClaimRecord] {
+        try store.query(
+            """
+            SELECT run_id, owner, host, first_position, last_position, expires_at FROM claims
+            WHERE run_id = \(runID) AND owner <> \(owner) AND expires_at > \(now) ORDER BY first_position
+            """
+        ).map { row throws(OffpeakError) -> ClaimRecord in
+            let columns = PostgresColumns(row, store)
+            return ClaimRecord(
+                runId: try columns("run_id"), owner: try columns("owner"), host: try columns("host"),
+                firstPosition: try columns("first_position"), lastPosition: try columns("last_position"),
+                expiresAt: try columns("expires_at"))
+        }
+    }
+
     /// The owner of the run's lease, live or not.
     private func holder(runID: String) throws(OffpeakError) -> String? {
         guard let row = try store.query("SELECT owner FROM leases WHERE run_id = \(runID)").first else {

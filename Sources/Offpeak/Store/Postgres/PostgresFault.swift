@@ -101,6 +101,7 @@ enum PostgresFault {
             if code == PostgresSchema.leaseLostState {
                 return LeaseLost.error(runID: text, holder: error.serverInfo?[.detail] ?? "another process")
             }
+            if code == PostgresSchema.claimLostState { return ClaimLost.error(runID: text) }
             // Class 08: the connection failed on the server's side.
             if code.hasPrefix("08") {
                 return OffpeakError(.temporaryFailure, "lost the connection to \(at)", cause: text)

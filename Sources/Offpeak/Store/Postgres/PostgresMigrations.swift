@@ -45,6 +45,9 @@ enum PostgresMigrations {
         Migration(
             version: 9, name: "a commit refused once its process lost the run's lease",
             statements: PostgresSchema.version9),
+        Migration(
+            version: 10, name: "claims on rounds of a run's requests, so several hosts work one run",
+            statements: PostgresSchema.version10),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -1,0 +1,81 @@
+import Foundation
+import OffpeakTestSupport
+import Testing
+
+/// Hosts working one run at once (issue 23, item 2): the host that holds the run's lease plans and
+/// finishes it, the others help it by claiming rounds of its requests; every item is asked once,
+/// each host answers a share, and the outputs are those of one host's run.
+struct HostsShareOneRunTests {
+    /// 96 items, one a call: with `in_flight: 2` a round is 32 requests (16 waves of 2), so three
+    /// hosts find rounds to claim.
+    static let items = 96
+
+    static func spec() -> String {
+        "kind: prompt\ntemplate: \"Tell me about {{item}}.\"\nbatching: off\nmax_tokens: 60\nitems:\n"
+            + (0..<items).map { "  - {id: item-\(String(format: "%03d", $0)), item: \"thing \($0)\"}\n" }
+            .joined()
+    }
+
+    static func host(on sim: SimProcess) throws -> TemporaryWorkspace {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write(
+            "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nlimits:\n  sim: {in_flight: 2}\n")
+        try workspace.write("jobs/many.yaml", spec())
+        return workspace
+    }
+
+    @Test(.enabled(if: TestStore.onPostgres, "hosts share only a PostgreSQL store"))
+    func threeHostsAnswerOneRunTogetherAndNothingTwice() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "150"])
+        let hosts = try (0..<3).map { _ in try Self.host(on: sim) }
+        let shared = try hosts[0].storeEnvironment()
+        let environment = { (host: Int) in shared.merging(["OFFPEAK_HOST": "host-\(host)"]) { $1 } }
+        // host-0 opens the run; the others, a moment later, find it held and help.
+        let runner = try TickTests.start(["run", "many"], in: hosts[0], environment: environment(0))
+        var run: String?
+        for _ in 0..<200 where run == nil {
+            run = try TickTests.runs(hosts[0]).first?["id"] as? String
+            if run == nil { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        let runID = try #require(run)
+        let helpers = try (1..<3).map { host in
+            try TickTests.start(["tick"], in: hosts[host], environment: environment(host))
+        }
+        let ran = try #require(runner.wait(timeout: 120))
+        let helped = try helpers.map { try #require($0.wait(timeout: 120)) }
+        #expect(ran.status == 0, "\(ran.stderr)")
+        let owner = "\(ScheduleAcrossHostsTests.machine):\(runner.pid)"
+        var answeredByHelpers = 0
+        for (index, result) in helped.enumerated() {
+            #expect(result.status == 0, "\(result.stderr)")
+            let line = try #require(
+                result.stdout.firstMatch(of: /this host helped: answered (\d+) items? in (\d+) calls?\n$/),
+                "\(result.stdout)")
+            let (items, calls) = (Int(line.1) ?? -1, Int(line.2) ?? -1)
+            #expect(items == calls, "one item a call")
+            answeredByHelpers += items
+            #expect(
+                result.stdout
+                    == "many [help]: job many: run \(runID) is being run by \(owner) on host host-0; this host "
+                    + "helped: answered \(ScheduleAcrossHostsTests.count(items, "item")) in "
+                    + "\(ScheduleAcrossHostsTests.count(calls, "call"))\n", "host-\(index + 1)")
+        }
+        // The lease holder's first line counts what it answered itself.
+        #expect(
+            ran.stdout.split(separator: "\n").first.map(String.init)
+                == "job many: \(Self.items) of \(Self.items) items answered (\(Self.items - answeredByHelpers) now)"
+        )
+        // Every item asked once, and every host asked some.
+        #expect(try TickTests.calls(sim) == Self.items)
+        let byHost = try hosts[0].psql(
+            "SELECT host || ' ' || count(*) FROM ledger WHERE NOT cache_hit GROUP BY host ORDER BY host")
+        let counts = byHost.split(separator: "\n").map { $0.split(separator: " ") }
+        #expect(counts.map { String($0[0]) } == ["host-0", "host-1", "host-2"], "\(byHost)")
+        #expect(counts.compactMap { Int($0[1]) }.reduce(0, +) == Self.items)
+        let runs = try TickTests.runs(hosts[0])
+        #expect(runs.count == 1 && runs.first?["state"] as? String == "completed")
+        #expect(try hosts[0].psql("SELECT count(*) FROM claims") == "0", "every claim released")
+        let answers = TickTests.answers(hosts[0], job: "many")
+        #expect(answers.count == Self.items)
+    }
+}
