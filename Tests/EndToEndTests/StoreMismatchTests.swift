@@ -41,22 +41,22 @@ struct StoreMismatchTests {
         let sim = try SimProcess()
         let workspace = try OutputsCommandTests.workspace(on: sim)
         #expect(try workspace.offpeak(["run", "fruit"]).status == 0)
-        // SQLite counts its migrations (16 known); PostgreSQL numbers its versions (9 known).
+        // SQLite counts its migrations (17 known); PostgreSQL numbers its versions (11 the last known).
         try Self.sql(
-            workspace, sqlite: "INSERT INTO grdb_migrations VALUES ('v17: what a newer offpeak added')",
-            postgres: "INSERT INTO offpeak_schema (version) VALUES (10)")
+            workspace, sqlite: "INSERT INTO grdb_migrations VALUES ('v99: what a newer offpeak added')",
+            postgres: "INSERT INTO offpeak_schema (version) VALUES (12)")
         let expected: String
         if TestStore.onPostgres {
             let url = try #require(try workspace.storeEnvironment()["OFFPEAK_STORE"])
             let (endpoint, database) = try Self.endpoint(url)
             expected =
-                "offpeak: the PostgreSQL store at \(endpoint) database '\(database)' has schema version 10, "
-                + "newer than this offpeak knows (9); upgrade offpeak\n"
+                "offpeak: the PostgreSQL store at \(endpoint) database '\(database)' has schema version 12, "
+                + "newer than this offpeak knows (11); upgrade offpeak\n"
         } else {
             let path = workspace.root.appendingPathComponent("cache/offpeak.sqlite").path
             expected =
-                "offpeak: the SQLite store at \(path) has schema version 17, newer than this offpeak knows "
-                + "(16); upgrade offpeak\n"
+                "offpeak: the SQLite store at \(path) has schema version 18, newer than this offpeak knows "
+                + "(17); upgrade offpeak\n"
         }
         let before = try Self.rows(workspace)
         let commands = [

@@ -403,7 +403,8 @@ struct RunSession {
         let verdict = RunVerdict.decide(facts, stop: stop)
         try store.move(&run, to: verdict.state, reason: verdict.reason)
         if !verdict.deferred.isEmpty, let stop {
-            try store.schedules.deferJob(spec.name, run: run, reasons: stop.reason, at: Date())
+            try store.schedules.deferJob(
+                spec.name, run: run, reasons: stop.reason, host: context.host, at: Date())
         }
         return RunOutcome(
             run: run, status: verdict.status, message: verdict.message,

@@ -84,6 +84,10 @@ enum StoreMigrations {
         migrator.registerMigration("v16: the providers' limits shared by every process on the store") { db in
             try shareLimits(db)
         }
+        migrator.registerMigration("v18: the host that deferred each job and that sent each provider batch") {
+            db in
+            try recordDeferringAndBatchHosts(db)
+        }
         return migrator
     }
 

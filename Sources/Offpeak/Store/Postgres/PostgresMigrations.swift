@@ -45,6 +45,9 @@ enum PostgresMigrations {
         Migration(
             version: 9, name: "a commit refused once its process lost the run's lease",
             statements: PostgresSchema.version9),
+        Migration(
+            version: 11, name: "the host that deferred each job and that sent each provider batch",
+            statements: PostgresSchema.version11),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
