@@ -14,12 +14,14 @@ struct BatchReadsRoleTests {
         try roles.runs.insert(run: F.run("r1", job: "alpha"), requests: F.requests(3, run: "r1"))
         try roles.runs.insert(run: F.run("r2", job: "beta"), requests: F.requests(2, run: "r2"))
         let a = try roles.batches.prepareBatch(
-            runID: "r1", provider: "sim", model: "m", requestIDs: ["r1/i0"], worstDollars: 1, now: F.t0)
+            runID: "r1", provider: "sim", model: "m", requestIDs: ["r1/i0"], worstDollars: 1, host: "box-a",
+            now: F.t0)
         let b = try roles.batches.prepareBatch(
             runID: "r2", provider: "sim", model: "m", requestIDs: ["r2/i0", "r2/i1"], worstDollars: 2,
-            now: F.t0 + 10)
+            host: "laptop", now: F.t0 + 10)
         let c = try roles.batches.prepareBatch(
-            runID: "r1", provider: "sim", model: "m", requestIDs: ["r1/i1"], worstDollars: 3, now: F.t0 + 20)
+            runID: "r1", provider: "sim", model: "m", calls: [["r1/i1"]], worstDollars: 3,
+            worstTokens: (10, 20), host: "box-b", now: F.t0 + 20)
         _ = try roles.batches.commitBatchCall(
             batchID: a.id, customID: "\(a.id)_0", .again(.expired, reason: "expired"), run: nil,
             now: F.t0 + 30)
@@ -31,6 +33,8 @@ struct BatchReadsRoleTests {
         let every = try roles.batches.batchListings(all: true)
         #expect(every.map(\.batch.id) == [c.id, b.id, a.id])
         #expect(every.last?.batch.state == .collected)
+        #expect(every.map(\.batch.host) == ["box-b", "laptop", "box-a"], "the host that sent each")
+        #expect(try roles.batches.batch(id: a.id)?.host == "box-a")
         #expect(try roles.batches.batchListings(all: true, limit: 1).map(\.batch.id) == [c.id])
         #expect(try roles.batches.batchCount() == 3)
         #expect(try roles.batches.openBatches().map(\.id) == [b.id, c.id])

@@ -35,7 +35,8 @@ struct BatchReportTests {
     /// Run `r1` (7 items): batch A out and polled (3 items in 2 requests, one errored), batch B
     /// preparing (1 item), batch C collected (1 item of alpha), batch D collected (a batched prompt
     /// of 2 items of beta), and one live call of alpha. Run `r2` (job `k`, 1 item): batch E of
-    /// OpenAI submitted and not polled yet.
+    /// OpenAI submitted and not polled yet. Host `box-a` sent A and C, `laptop` D and E; B names no
+    /// host, as a batch sent before hosts were recorded.
     static func workspace() throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "prices: prices.json\n")
@@ -49,7 +50,7 @@ struct BatchReportTests {
         let ids = requests.map(\.id)
         let a = try store.batches.prepareBatch(
             runID: "r1", provider: "anthropic", model: "alpha", calls: [[ids[0], ids[1]], [ids[2]]],
-            worstDollars: 0.25, now: t0)
+            worstDollars: 0.25, host: "box-a", now: t0)
         try store.batches.recordSubmitted(
             batchID: a.id, remoteID: "msgbatch_A", now: t0 + 60, nextPoll: t0 + 120)
         try store.batches.recordPoll(
@@ -60,7 +61,7 @@ struct BatchReportTests {
             now: t0 + 300)
         let c = try store.batches.prepareBatch(
             runID: "r1", provider: "anthropic", model: "alpha", requestIDs: [ids[4]], worstDollars: 0.01,
-            now: t0 - 7200)
+            host: "box-a", now: t0 - 7200)
         try store.batches.recordSubmitted(batchID: c.id, remoteID: "msgbatch_C", now: t0 - 7140, nextPoll: t0)
         try store.batches.recordPoll(
             batchID: c.id, status: "ended", counts: RemoteBatch.Counts(succeeded: 1), expiresAt: t0 + 79_200,
@@ -75,7 +76,7 @@ struct BatchReportTests {
         #expect(try store.batches.markCollected(batchID: c.id, now: t0 - 3600))
         let d = try store.batches.prepareBatch(
             runID: "r1", provider: "anthropic", model: "beta", calls: [[ids[5], ids[6]]], worstDollars: 0.02,
-            now: t0 - 3600)
+            host: "laptop", now: t0 - 3600)
         try store.batches.recordSubmitted(batchID: d.id, remoteID: "msgbatch_D", now: t0 - 3540, nextPoll: t0)
         try store.batches.recordPoll(
             batchID: d.id, status: "ended", counts: RemoteBatch.Counts(succeeded: 1), expiresAt: t0 + 82_800,
@@ -103,7 +104,7 @@ struct BatchReportTests {
         try store.runs.insert(run: other, requests: [lone])
         let e = try store.batches.prepareBatch(
             runID: "r2", provider: "openai", model: "alpha", requestIDs: [lone.id], worstDollars: 1.5,
-            now: t0 + 400)
+            host: "laptop", now: t0 + 400)
         try store.batches.recordSubmitted(
             batchID: e.id, remoteID: "batch_E", now: t0 + 420, nextPoll: t0 + 3600)
         return workspace
@@ -149,8 +150,8 @@ struct BatchReportTests {
         let first = try #require(batches.last)
         #expect(
             Set(first.keys) == [
-                "id", "job", "run", "provider", "model", "remote_id", "state", "remote_status", "requests",
-                "items",
+                "id", "job", "run", "host", "provider", "model", "remote_id", "state", "remote_status",
+                "requests", "items",
                 "counts", "worst_dollars", "prepared_at", "submitted_at", "expires_at", "polls",
             ])
         #expect(
@@ -161,6 +162,7 @@ struct BatchReportTests {
             first["counts"] as? [String: Int]
                 == ["processing": 1, "succeeded": 0, "errored": 1, "canceled": 0, "expired": 0])
         #expect(first["expires_at"] as? String == "2026-01-02T00:00:00Z")
+        #expect(first["host"] as? String == "box-a")
     }
 
     @Test func batchesListsTheOpenOnesOrWithAllEveryOneNewestFirst() throws {
@@ -171,25 +173,25 @@ struct BatchReportTests {
         let open = try workspace.offpeak(["batches"], environment: Self.utc)
         #expect(open.status == 0, "\(open.stderr)")
         let header =
-            "BATCH           JOB  RUN  PROVIDER   PROVIDER ID      STATE      PROVIDER STATE  ITEMS  REQUESTS  "
-            + "PROGRESS                WORST    PREPARED          SUBMITTED         EXPIRES\n"
+            "BATCH           JOB  RUN  HOST    PROVIDER   PROVIDER ID      STATE      PROVIDER STATE  ITEMS  "
+            + "REQUESTS  PROGRESS                WORST    PREPARED          SUBMITTED         EXPIRES\n"
         let rowE =
-            "\(e)  k    r2   openai     batch_E          submitted  not polled yet  1      1         "
-            + "1 sent                  $1.50    2026-01-01 00:06  2026-01-01 00:07  -\n"
+            "\(e)  k    r2   laptop  openai     batch_E          submitted  not polled yet  1      "
+            + "1         1 sent                  $1.50    2026-01-01 00:06  2026-01-01 00:07  -\n"
         let rowB =
-            "\(b)  j    r1   anthropic  not created yet  preparing  -               1      1         "
-            + "1 to send               $0.0500  2026-01-01 00:05  -                 -\n"
+            "\(b)  j    r1   -       anthropic  not created yet  preparing  -               1      "
+            + "1         1 to send               $0.0500  2026-01-01 00:05  -                 -\n"
         let rowA =
-            "\(a)  j    r1   anthropic  msgbatch_A       submitted  in_progress     3      2         "
-            + "1 of 2 done, 1 errored  $0.2500  2026-01-01 00:00  2026-01-01 00:01  2026-01-02 00:00\n"
+            "\(a)  j    r1   box-a   anthropic  msgbatch_A       submitted  in_progress     3      "
+            + "2         1 of 2 done, 1 errored  $0.2500  2026-01-01 00:00  2026-01-01 00:01  2026-01-02 00:00\n"
         #expect(open.stdout == header + rowE + rowB + rowA)
         let all = try workspace.offpeak(["batches", "--all"], environment: Self.utc)
         let rowD =
-            "\(d)  j    r1   anthropic  msgbatch_D       collected  ended           2      1         "
-            + "1 of 1 done             $0.0200  2025-12-31 23:00  2025-12-31 23:01  2026-01-01 23:00\n"
+            "\(d)  j    r1   laptop  anthropic  msgbatch_D       collected  ended           2      "
+            + "1         1 of 1 done             $0.0200  2025-12-31 23:00  2025-12-31 23:01  2026-01-01 23:00\n"
         let rowC =
-            "\(c)  j    r1   anthropic  msgbatch_C       collected  ended           1      1         "
-            + "1 of 1 done             $0.0100  2025-12-31 22:00  2025-12-31 22:01  2026-01-01 22:00\n"
+            "\(c)  j    r1   box-a   anthropic  msgbatch_C       collected  ended           1      "
+            + "1         1 of 1 done             $0.0100  2025-12-31 22:00  2025-12-31 22:01  2026-01-01 22:00\n"
         #expect(all.stdout == header + rowE + rowB + rowA + rowD + rowC)
         let limited = try workspace.offpeak(["batches", "--all", "--limit", "4"], environment: Self.utc)
         #expect(limited.stdout == header + rowE + rowB + rowA + rowD + "1 older batch not shown (--limit)\n")
@@ -199,6 +201,8 @@ struct BatchReportTests {
                 as? [[String: Any]])
         #expect(json.map { $0["id"] as? String } == [e, b, a])
         #expect(json.map { $0["job"] as? String } == ["k", "j", "j"])
+        #expect(json.map { $0["host"] as? String } == ["laptop", nil, "box-a"], "B names no host")
+        #expect(json[1].keys.contains("host") == false)
         #expect(json[1]["remote_id"] == nil && json[1]["state"] as? String == "preparing")
     }
 
@@ -274,14 +278,14 @@ struct BatchReportTests {
         let store = try StoreTests.store(workspace)
         let at = Date()
         _ = try store.schedules.deferJob(
-            "j", run: try store.runs.run(id: "r1"), reasons: "on battery", at: at)
+            "j", run: try store.runs.run(id: "r1"), reasons: "on battery", host: "laptop", at: at)
         let report = try QueueReport.make(store: store, conditions: nil)
         #expect(report.deferred.map(\.itemsInBatch) == [4])
         let since = Timestamp.text(at)
         #expect(
             report.text == """
-                JOB  RUN  WAITING                    SINCE\(String(repeating: " ", count: since.count - 5))  CHECKED\(String(repeating: " ", count: since.count - 7))  WHY
-                j    r1   4 (4 in a provider batch)  \(since)  \(since)  on battery
+                JOB  RUN  WAITING                    SINCE\(String(repeating: " ", count: since.count - 5))  CHECKED\(String(repeating: " ", count: since.count - 7))  HOST    WHY
+                j    r1   4 (4 in a provider batch)  \(since)  \(since)  laptop  on battery
 
                 """)
     }

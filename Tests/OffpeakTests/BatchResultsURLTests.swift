@@ -19,8 +19,9 @@ import Testing
     static func store(_ workspace: TemporaryWorkspace) throws -> Store { try BatchLaneTests.store(workspace) }
 
     /// Submits the job's batch and waits past the sim's batch delay and the first poll.
+    /// Runs the job on host `laptop`, which sends its batch, and lets the sim finish it.
     static func submit(_ workspace: TemporaryWorkspace) throws {
-        let run = try workspace.offpeak(["run", "classify"])
+        let run = try workspace.offpeak(["run", "classify"], environment: ["OFFPEAK_HOST": "laptop"])
         #expect(run.status == 75, "\(run.stderr)")
         Thread.sleep(forTimeInterval: 2.5)
     }
@@ -119,8 +120,8 @@ import Testing
         let batches = try workspace.offpeak(["batches"])
         #expect(
             batches.stdout == """
-                BATCH           JOB       RUN                            PROVIDER  PROVIDER ID                           STATE  PROVIDER STATE  ITEMS  REQUESTS  PROGRESS       WORST      PREPARED          SUBMITTED         EXPIRES
-                \(batch.id)  classify  \(run.id)  sim       \(remote)  ended  ended           12     12        12 of 12 done  \(Money.dollars(batch.worstDollars))  \(BatchLine.time(batch.preparedAt))  \(submitted)  \(expires)
+                BATCH           JOB       RUN                            HOST    PROVIDER  PROVIDER ID                           STATE  PROVIDER STATE  ITEMS  REQUESTS  PROGRESS       WORST      PREPARED          SUBMITTED         EXPIRES
+                \(batch.id)  classify  \(run.id)  laptop  sim       \(remote)  ended  ended           12     12        12 of 12 done  \(Money.dollars(batch.worstDollars))  \(BatchLine.time(batch.preparedAt))  \(submitted)  \(expires)
 
                 """ + failing)
         let queue = try workspace.offpeak(["queue", "--sysfs-root", Self.sysfs])

@@ -159,8 +159,8 @@ struct BatchStoreRoleTests {
         let ids = requests.map(\.id)
         let batch = try roles.batches.prepareBatch(
             runID: "r1", provider: "sim", model: "m", calls: [[ids[0], ids[1], ids[2]], [ids[3], ids[4]]],
-            worstDollars: 0.4, worstTokens: (100, 50), now: F.t0)
-        #expect(batch.requests == 2 && batch.items == 5)
+            worstDollars: 0.4, worstTokens: (100, 50), host: "box-a", now: F.t0)
+        #expect(batch.requests == 2 && batch.items == 5 && batch.host == "box-a")
         let items = try roles.batches.items(batchID: batch.id)
         #expect(items.map(\.customId) == ["0", "0", "0", "1", "1"].map { "\(batch.id)_\($0)" })
         #expect(items.map(\.slot) == [0, 1, 2, 0, 1])

@@ -189,7 +189,8 @@ struct LedgerStoreRoleTests {
             failed: [(requests[2].id, "refused")])
         try Self.book(roles, [Self.call(run: "r1", model: "m2", dollars: 0.25, batch: true)])
         #expect(try roles.ledger.spendByLane() == nil, "no provider batch was ever made")
-        _ = try roles.schedules.deferJob("k", run: nil, reasons: "on battery; metered", at: F.t0)
+        _ = try roles.schedules.deferJob(
+            "k", run: nil, reasons: "on battery; metered", host: "test-host", at: F.t0)
         var counted = PendingAccesses()
         _ = counted.record(key: nil, kind: .answer, hit: true, at: F.t0)
         _ = counted.record(key: nil, kind: .answer, hit: false, at: F.t0)

@@ -39,14 +39,14 @@ struct MetricsTextTests {
             run: StoreTests.run("r2", job: "k", state: .canceled),
             requests: (0..<2).map { StoreTests.request("c\($0)", run: "r2", position: $0) })
         try store.schedules.deferJob(
-            "a", run: nil, reasons: "waiting for external power; battery low", at: Date())
-        try store.schedules.deferJob("b", run: nil, reasons: "on battery", at: Date())
-        try store.schedules.deferJob("c", run: nil, reasons: "battery low", at: Date())
+            "a", run: nil, reasons: "waiting for external power; battery low", host: "test-host", at: Date())
+        try store.schedules.deferJob("b", run: nil, reasons: "on battery", host: "test-host", at: Date())
+        try store.schedules.deferJob("c", run: nil, reasons: "battery low", host: "test-host", at: Date())
         try store.schedules.deferJob(
             "d", run: nil,
             reasons:
                 "daily budget reached, resumes after 00:00 ($0.2100 spent and $0.00 reserved of $0.4000, "
-                + "and the next call may cost up to $0.2020)", at: Date())
+                + "and the next call may cost up to $0.2020)", host: "test-host", at: Date())
         try store.execute(
             """
             INSERT INTO cache_counters (day, kind, hits, misses)

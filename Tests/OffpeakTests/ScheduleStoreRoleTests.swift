@@ -61,26 +61,33 @@ struct ScheduleStoreRoleTests {
         #expect(try first.schedules.scheduleRecord(job: "hourly") == next)
     }
 
+    /// A deferral keeps its first time; its reasons and host are those of the last host to defer
+    /// the job (issue 23, item 4: each host reads its own conditions).
     @Test(arguments: StoreEngine.allCases)
     func aDeferralKeepsItsFirstTimeUntilReleasedAndMovesItsRun(engine: StoreEngine) throws {
         let roles = try engine.roles()
         try roles.runs.insert(run: F.run("r1", job: "j"), requests: [])
-        let first = try roles.schedules.deferJob("j", run: nil, reasons: "on battery", at: F.t0)
-        #expect(first.deferredAt == F.t0 && first.runId == nil && first.id != nil)
+        let first = try roles.schedules.deferJob(
+            "j", run: nil, reasons: "on battery", host: "laptop", at: F.t0)
+        #expect(first.deferredAt == F.t0 && first.runId == nil && first.id != nil && first.host == "laptop")
         var run = try #require(try roles.runs.run(id: "r1"))
         try run.move(to: .waiting, reason: "on battery; metered", at: F.t0 + 60)
-        let again = try roles.schedules.deferJob("j", run: run, reasons: "on battery; metered", at: F.t0 + 60)
+        let again = try roles.schedules.deferJob(
+            "j", run: run, reasons: "on battery; metered", host: "tablet", at: F.t0 + 60)
         #expect(again.id == first.id)
         #expect(again.deferredAt == F.t0 && again.checkedAt == F.t0 + 60 && again.runId == "r1")
-        #expect(again.reasonList == ["on battery", "metered"])
+        #expect(again.reasonList == ["on battery", "metered"] && again.host == "tablet")
         #expect(try roles.runs.run(id: "r1")?.state == .waiting)
-        _ = try roles.schedules.deferJob("other", run: nil, reasons: "metered", at: F.t0 + 30)
+        _ = try roles.schedules.deferJob("other", run: nil, reasons: "metered", host: "laptop", at: F.t0 + 30)
         #expect(try roles.schedules.deferred().map(\.job) == ["j", "other"])
+        #expect(try roles.schedules.deferred().map(\.host) == ["tablet", "laptop"])
+        #expect(try roles.schedules.deferred().first == again)
 
         try roles.schedules.releaseDeferred(job: "j", at: F.t0 + 120)
         #expect(try roles.schedules.deferred().map(\.job) == ["other"])
         // Deferred again after its release: a new deferral, from now.
-        let later = try roles.schedules.deferJob("j", run: nil, reasons: "on battery", at: F.t0 + 180)
+        let later = try roles.schedules.deferJob(
+            "j", run: nil, reasons: "on battery", host: "laptop", at: F.t0 + 180)
         #expect(later.id != first.id && later.deferredAt == F.t0 + 180 && later.runId == nil)
         #expect(try roles.schedules.deferred().map(\.job) == ["other", "j"])
     }

@@ -27,7 +27,7 @@ struct StoreBatchSchemaTests {
                 "id", "run_id", "provider", "model", "remote_id", "state", "prepared_at", "submitted_at",
                 "ended_at", "collected_at", "next_poll_at", "worst_dollars", "error", "requests", "items",
                 "remote_status", "counts", "expires_at", "polls", "worst_input_tokens", "worst_output_tokens",
-                "poll_failures", "poll_error",
+                "poll_failures", "poll_error", "host",
             ])
         let itemColumns = try store.sqlite.read { db in try db.columns(in: "batch_items").map(\.name) }
         #expect(itemColumns == ["batch_id", "request_id", "custom_id", "slot", "outcome"])

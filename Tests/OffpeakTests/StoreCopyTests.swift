@@ -26,7 +26,8 @@ import Testing
         #expect(tick.status == 0, "\(tick.stderr)")
         let store = try BatchLaneTests.store(workspace)
         let t0 = Date(timeIntervalSince1970: 1_800_000_000.125)
-        try store.schedules.deferJob("later", run: nil, reasons: "on battery; metered", at: t0)
+        try store.schedules.deferJob(
+            "later", run: nil, reasons: "on battery; metered", host: "test-host", at: t0)
         _ = try store.schedules.noteNotTaken(
             job: "inbox", found: ["sub": "a folder; offpeak takes only regular files"], at: t0)
         let run = try #require(try store.runs.runs().first { $0.job == "docs" })

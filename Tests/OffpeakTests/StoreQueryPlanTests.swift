@@ -60,7 +60,7 @@ struct StoreQueryPlanTests {
             ], lease: RunHold(owner: "test", ttl: 60))
         try cache.save(
             answers: [(key: "k", answer: ResponseCacheTests.answer(1))], job: "j", provider: "sim", ttl: 60)
-        try store.schedules.deferJob("held", run: nil, reasons: "on battery", at: Date())
+        try store.schedules.deferJob("held", run: nil, reasons: "on battery", host: "test-host", at: Date())
     }
 
     /// The plan of `sql`, one line per step.

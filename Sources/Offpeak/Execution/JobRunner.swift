@@ -181,7 +181,8 @@ public struct JobRunner: Sendable {
         do { try run.move(to: .waiting, reason: sentence, at: now) } catch {
             throw OffpeakError(.software, error.description)
         }
-        let deferred = try store.schedules.deferJob(spec.name, run: run, reasons: sentence, at: now)
+        let deferred = try store.schedules.deferJob(
+            spec.name, run: run, reasons: sentence, host: host, at: now)
         let since =
             deferred.deferredAt == now ? "" : " (deferred since \(Timestamp.text(deferred.deferredAt)))"
         return RunOutcome(

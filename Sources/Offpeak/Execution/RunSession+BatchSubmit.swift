@@ -83,7 +83,7 @@ extension RunSession {
             runID: run.id, provider: context.provider.kind.rawValue, model: model,
             calls: calls.map { $0.requests.map(\.id) }, worstDollars: worst.dollars - out.dollars,
             worstTokens: (worst.inputTokens - out.inputTokens, worst.outputTokens - out.outputTokens),
-            now: Date())
+            host: context.host, now: Date())
         for id in reservations { try store.ledger.releaseReservation(id) }
         let requests = calls.enumerated().map { index, call in
             BatchRequest(customID: "\(batch.id)_\(index)", request: call.request)

@@ -147,7 +147,7 @@ struct RunSession {
     }
 
     /// How often the lease holder looks again while helpers answer the run's last rounds.
-    static let helpersPoll: TimeInterval = 0.5
+    static let helpersPoll: TimeInterval = 0.2
 
     /// Whether other processes hold live claims on rounds of the run: they are answering them.
     private func othersAtWork() throws(OffpeakError) -> Bool {
@@ -452,7 +452,8 @@ struct RunSession {
         let verdict = RunVerdict.decide(facts, stop: stop)
         try store.move(&run, to: verdict.state, reason: verdict.reason)
         if !verdict.deferred.isEmpty, let stop {
-            try store.schedules.deferJob(spec.name, run: run, reasons: stop.reason, at: Date())
+            try store.schedules.deferJob(
+                spec.name, run: run, reasons: stop.reason, host: context.host, at: Date())
         }
         return RunOutcome(
             run: run, status: verdict.status, message: verdict.message,

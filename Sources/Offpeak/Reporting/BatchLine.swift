@@ -7,6 +7,9 @@ struct BatchLine: Sendable, Codable, Equatable {
     var id: String
     var job: String
     var run: String
+    /// The host that sent the batch; nil (left out of `--json`, `-` in the text) for batches sent
+    /// before hosts were recorded.
+    var host: String?
     var provider: String
     var model: String
     /// The provider's batch id; nil while preparing (not created yet).
@@ -36,6 +39,7 @@ struct BatchLine: Sendable, Codable, Equatable {
         id = batch.id
         job = listing.job
         run = batch.runId
+        host = batch.host.isEmpty ? nil : batch.host
         provider = batch.provider
         model = batch.model
         remoteId = batch.remoteId

@@ -1,7 +1,8 @@
 import Foundation
 
-/// What `offpeak batches` shows: provider batches, most recently prepared first, from the store
-/// alone (what the provider said at the last poll; the provider is not called).
+/// What `offpeak batches` shows: provider batches, most recently prepared first, each with the
+/// host that sent it, from the store alone (what the provider said at the last poll; the provider
+/// is not called).
 public struct BatchReport: Sendable, Encodable {
     var batches: [BatchLine]
     /// Whether collected and failed batches are listed too (`--all`).
@@ -34,12 +35,14 @@ public struct BatchReport: Sendable, Encodable {
             return all ? "no provider batches yet\n" : "no provider batches out\n"
         }
         let table = TextTable(columns: [
-            "BATCH", "JOB", "RUN", "PROVIDER", "PROVIDER ID", "STATE", "PROVIDER STATE", "ITEMS", "REQUESTS",
+            "BATCH", "JOB", "RUN", "HOST", "PROVIDER", "PROVIDER ID", "STATE", "PROVIDER STATE", "ITEMS",
+            "REQUESTS",
             "PROGRESS", "WORST", "PREPARED", "SUBMITTED", "EXPIRES",
         ])
         for line in batches {
             table.add([
-                line.id, line.job, line.run, line.provider, line.remoteIdCell, line.state.rawValue,
+                line.id, line.job, line.run, line.host ?? "-", line.provider, line.remoteIdCell,
+                line.state.rawValue,
                 line.remoteStatusCell,
                 "\(line.items)", "\(line.requests)", line.progressCell, Money.dollars(line.worstDollars),
                 BatchLine.time(line.preparedAt), BatchLine.time(line.submittedAt),

@@ -1,13 +1,16 @@
 import Foundation
 
 /// What `offpeak queue` shows: the deferred queue (work held back by its conditions, with each
-/// reason and since when), items waiting to be retried, entries of spool folders that are not
-/// taken (and why), and the conditions as read now.
+/// reason, the host whose conditions they are, and since when), items waiting to be retried,
+/// entries of spool folders that are not taken (and why), and the conditions as read now.
 public struct QueueReport: Sendable, Encodable {
     struct Entry: Sendable, Encodable, Equatable {
         var job: String
         var run: String?
         var reasons: [String]
+        /// The host whose conditions gave `reasons` (the last to defer the job); nil, left out of
+        /// `--json` and `-` in the text, for work deferred before hosts were recorded.
+        var host: String?
         var deferredAt: Date
         var checkedAt: Date
         /// Items of the run not answered yet (0 when the run has not planned its items yet).
@@ -58,7 +61,7 @@ public struct QueueReport: Sendable, Encodable {
             entries.append(
                 Entry(
                     job: record.job, run: record.runId, reasons: record.reasonList,
-                    deferredAt: record.deferredAt,
+                    host: record.host.isEmpty ? nil : record.host, deferredAt: record.deferredAt,
                     checkedAt: record.checkedAt,
                     itemsWaiting: run.map { max(0, $0.itemsTotal - $0.itemsDone - $0.itemsFailed) } ?? 0,
                     itemsInBatch: inBatch))
@@ -84,14 +87,14 @@ public struct QueueReport: Sendable, Encodable {
         if deferred.isEmpty {
             out += "deferred: nothing\n"
         } else {
-            let table = TextTable(columns: ["JOB", "RUN", "WAITING", "SINCE", "CHECKED", "WHY"])
+            let table = TextTable(columns: ["JOB", "RUN", "WAITING", "SINCE", "CHECKED", "HOST", "WHY"])
             for entry in deferred {
                 table.add([
                     entry.job, entry.run ?? "-",
                     "\(entry.itemsWaiting)"
                         + (entry.itemsInBatch > 0 ? " (\(entry.itemsInBatch) in a provider batch)" : ""),
                     Timestamp.text(entry.deferredAt),
-                    Timestamp.text(entry.checkedAt), entry.reasons.joined(separator: "; "),
+                    Timestamp.text(entry.checkedAt), entry.host ?? "-", entry.reasons.joined(separator: "; "),
                 ])
             }
             out += table.render()

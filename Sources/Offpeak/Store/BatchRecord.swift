@@ -49,6 +49,9 @@ struct BatchRecord: StoredRecord, Equatable {
     /// 0 and nil once a poll goes through.
     var pollFailures = 0
     var pollError: String?
+    /// The host that prepared the batch and sent it to the provider (`HostName`); '' on batches
+    /// sent before hosts were recorded.
+    var host = ""
 
     /// Whether the batch is still out: prepared, submitted or ended but not yet collected.
     var isOpen: Bool { state == .preparing || state == .submitted || state == .ended }
@@ -62,10 +65,11 @@ struct BatchRecord: StoredRecord, Equatable {
     /// Whether the batch is out and its polls have failed `failuresShown` times in a row.
     var isFailing: Bool { isOpen && pollFailures >= Self.failuresShown }
 
-    /// A new batch of `calls` (each call the ids of the requests it answers), about to be sent.
+    /// A new batch of `calls` (each call the ids of the requests it answers), about to be sent by
+    /// `host`.
     static func prepared(
         runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
-        worstTokens: (input: Int, output: Int), now: Date
+        worstTokens: (input: Int, output: Int), host: String, now: Date
     ) -> BatchRecord {
         var batch = BatchRecord(
             id: newID(), runId: runID, provider: provider, model: model, remoteId: nil, state: .preparing,
@@ -74,6 +78,7 @@ struct BatchRecord: StoredRecord, Equatable {
         batch.worstOutputTokens = worstTokens.output
         batch.requests = calls.count
         batch.items = calls.reduce(0) { $0 + $1.count }
+        batch.host = host
         return batch
     }
 

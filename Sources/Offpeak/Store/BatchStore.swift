@@ -71,15 +71,11 @@ protocol BatchStore: AnyObject, Sendable {
     /// BEFORE any call creates it at the provider. `calls` holds the request ids of each provider
     /// request in order: the n-th gets custom id `<batch id>_<n>`, each of its requests the slot of
     /// its place in the batched prompt. Only requests still `pending` or `retrying` are taken; a
-    /// request in another state is refused and nothing is committed.
+    /// request in another state is refused and nothing is committed. The batch records `host`, the
+    /// host that sends it, for `offpeak batches` to name.
     func prepareBatch(
         runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
-        worstTokens: (input: Int, output: Int), now: Date
-    ) throws(OffpeakError) -> BatchRecord
-
-    /// `prepareBatch` with each request alone in its provider request.
-    func prepareBatch(
-        runID: String, provider: String, model: String, requestIDs: [String], worstDollars: Double, now: Date
+        worstTokens: (input: Int, output: Int), host: String, now: Date
     ) throws(OffpeakError) -> BatchRecord
 
     /// Stores the provider's id for a batch just created: `submitted`, polled from `nextPoll`.
@@ -133,12 +129,25 @@ protocol BatchStore: AnyObject, Sendable {
 }
 
 extension BatchStore {
+    /// `prepareBatch` with no worst-case tokens, and no host unless one is given (as a batch sent
+    /// before hosts were recorded).
     func prepareBatch(
-        runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double, now: Date
+        runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
+        host: String = "", now: Date
     ) throws(OffpeakError) -> BatchRecord {
         try prepareBatch(
             runID: runID, provider: provider, model: model, calls: calls, worstDollars: worstDollars,
-            worstTokens: (0, 0), now: now)
+            worstTokens: (0, 0), host: host, now: now)
+    }
+
+    /// `prepareBatch` with each request alone in its provider request.
+    func prepareBatch(
+        runID: String, provider: String, model: String, requestIDs: [String], worstDollars: Double,
+        host: String = "", now: Date
+    ) throws(OffpeakError) -> BatchRecord {
+        try prepareBatch(
+            runID: runID, provider: provider, model: model, calls: requestIDs.map { [$0] },
+            worstDollars: worstDollars, host: host, now: now)
     }
 
     func batchListings(all: Bool) throws(OffpeakError) -> [BatchListing] {

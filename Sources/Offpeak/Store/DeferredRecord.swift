@@ -11,6 +11,9 @@ struct DeferredRecord: StoredRecord, MutablePersistableRecord, Equatable {
     var runId: String?
     /// Each failing reason, `; `-separated, as `ConditionGate.Reason` words them.
     var reasons: String
+    /// The host whose conditions gave `reasons` (`HostName`): the last to defer the job, since
+    /// another host's conditions may differ. '' on rows deferred before hosts were recorded.
+    var host: String
     /// When the work was first deferred; re-checks keep it.
     var deferredAt: Date
     /// When the conditions were last read for it.

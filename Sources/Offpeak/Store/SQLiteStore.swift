@@ -102,8 +102,12 @@ final class SQLiteStore: RunStore, LedgerStore, BatchStore, ScheduleStore, Submi
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: url.path, configuration: configuration)
-            // Checked before anything is written (the migrator's table included).
-            if let newer = try pool.read({ db in try StoreMigrations.newer(db, path: url.path) }) {
+            // Checked before anything is written (the migrator's table included), on the writer: a
+            // reader that read the schema before the migrations would prepare its first `SELECT *`
+            // of a table they added a column to with the old columns, and miss the new one.
+            if let newer = try pool.writeWithoutTransaction({ db in
+                try StoreMigrations.newer(db, path: url.path)
+            }) {
                 throw newer
             }
             if !configuration.readonly { try durable(pool) }

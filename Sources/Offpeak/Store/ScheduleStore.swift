@@ -5,12 +5,12 @@ import Foundation
 /// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
 /// PostgreSQL (`PostgresEngine`).
 protocol ScheduleStore: AnyObject, Sendable {
-    /// Defers `job` (and its run) for `reasons`. A job already deferred keeps its first deferral
-    /// time; its reasons and check time are brought up to date. The run, if given, moves to
-    /// `waiting` in the same transaction.
+    /// Defers `job` (and its run) for `reasons`, read on `host`. A job already deferred keeps its
+    /// first deferral time; its reasons, host and check time are brought up to date. The run, if
+    /// given, moves to `waiting` in the same transaction.
     @discardableResult
-    func deferJob(_ job: String, run: RunRecord?, reasons: String, at now: Date) throws(OffpeakError)
-        -> DeferredRecord
+    func deferJob(_ job: String, run: RunRecord?, reasons: String, host: String, at now: Date)
+        throws(OffpeakError) -> DeferredRecord
 
     /// Releases the job's open deferral: its conditions hold now (or the user forced it).
     func releaseDeferred(job: String, at now: Date) throws(OffpeakError)

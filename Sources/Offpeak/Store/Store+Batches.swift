@@ -7,12 +7,12 @@ import GRDB
 extension SQLiteStore {
     func prepareBatch(
         runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
-        worstTokens: (input: Int, output: Int) = (0, 0), now: Date
+        worstTokens: (input: Int, output: Int), host: String, now: Date
     ) throws(OffpeakError) -> BatchRecord {
         try write { db in
             var batch = BatchRecord.prepared(
                 runID: runID, provider: provider, model: model, calls: calls, worstDollars: worstDollars,
-                worstTokens: worstTokens, now: now)
+                worstTokens: worstTokens, host: host, now: now)
             try batch.insert(db)
             for (index, requestIDs) in calls.enumerated() {
                 for (slot, requestID) in requestIDs.enumerated() {
@@ -36,14 +36,6 @@ extension SQLiteStore {
             }
             return batch
         }
-    }
-
-    func prepareBatch(
-        runID: String, provider: String, model: String, requestIDs: [String], worstDollars: Double, now: Date
-    ) throws(OffpeakError) -> BatchRecord {
-        try prepareBatch(
-            runID: runID, provider: provider, model: model, calls: requestIDs.map { [$0] },
-            worstDollars: worstDollars, now: now)
     }
 
     func recordSubmitted(batchID: String, remoteID: String, now: Date, nextPoll: Date) throws(OffpeakError) {

@@ -19,4 +19,13 @@ extension StoreMigrations {
             t.column("conditions", .text).notNull().defaults(to: "")
         }
     }
+
+    /// v18: the host whose conditions deferred each job (`deferred`), and the host that prepared
+    /// and sent each provider batch (`provider_batches`), for `queue` and `batches` to name them;
+    /// '' on rows written before. `PostgresSchema.version11` adds the same columns.
+    static func recordDeferringAndBatchHosts(_ db: Database) throws {
+        for table in ["deferred", "provider_batches"] {
+            try db.alter(table: table) { t in t.add(column: "host", .text).notNull().defaults(to: "") }
+        }
+    }
 }

@@ -89,6 +89,10 @@ enum StoreMigrations {
             db in
             try createClaims(db)
         }
+        migrator.registerMigration("v18: the host that deferred each job and that sent each provider batch") {
+            db in
+            try recordDeferringAndBatchHosts(db)
+        }
         return migrator
     }
 

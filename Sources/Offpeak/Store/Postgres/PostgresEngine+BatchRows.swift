@@ -7,7 +7,7 @@ extension PostgresEngine {
     static let batchColumns = """
         id, run_id, provider, model, remote_id, state, prepared_at, submitted_at, ended_at, collected_at,
         next_poll_at, worst_dollars, error, requests, items, remote_status, counts, expires_at, polls,
-        worst_input_tokens, worst_output_tokens, poll_failures, poll_error
+        worst_input_tokens, worst_output_tokens, poll_failures, poll_error, host
         """
 
     /// `columns` (a list as `batchColumns`) each prefixed with `table`'s alias, for joins.
@@ -40,6 +40,7 @@ extension PostgresEngine {
         batch.worstOutputTokens = try column("worst_output_tokens")
         batch.pollFailures = try column("poll_failures")
         batch.pollError = try column("poll_error")
+        batch.host = try column("host")
         return batch
     }
 

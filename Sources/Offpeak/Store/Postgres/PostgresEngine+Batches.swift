@@ -13,11 +13,11 @@ import PostgresNIO
 extension PostgresEngine: BatchStore {
     func prepareBatch(
         runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
-        worstTokens: (input: Int, output: Int), now: Date
+        worstTokens: (input: Int, output: Int), host: String, now: Date
     ) throws(OffpeakError) -> BatchRecord {
         let batch = BatchRecord.prepared(
             runID: runID, provider: provider, model: model, calls: calls, worstDollars: worstDollars,
-            worstTokens: worstTokens, now: now)
+            worstTokens: worstTokens, host: host, now: now)
         try StoredDate.check(batch)
         var items: [BatchItemRecord] = []
         for (index, requestIDs) in calls.enumerated() {
@@ -38,10 +38,10 @@ extension PostgresEngine: BatchStore {
                 """
                 WITH batch AS (
                     INSERT INTO provider_batches (id, run_id, provider, model, state, prepared_at, worst_dollars,
-                        requests, items, worst_input_tokens, worst_output_tokens)
+                        requests, items, worst_input_tokens, worst_output_tokens, host)
                     VALUES (\(batch.id), \(runID), \(provider), \(model), \(batch.state.rawValue), \(now),
                         \(worstDollars), \(batch.requests), \(batch.items), \(batch.worstInputTokens),
-                        \(batch.worstOutputTokens))),
+                        \(batch.worstOutputTokens), \(host))),
                 taken AS (
                     UPDATE requests SET state = \(RequestRecord.State.inBatch.rawValue), next_attempt_at = NULL,
                         updated_at = \(now)
@@ -62,14 +62,6 @@ extension PostgresEngine: BatchStore {
             let refused = items.first { !took.contains($0.requestId) }
             throw Self.notPending(refused?.requestId ?? "?", runID: runID)
         }
-    }
-
-    func prepareBatch(
-        runID: String, provider: String, model: String, requestIDs: [String], worstDollars: Double, now: Date
-    ) throws(OffpeakError) -> BatchRecord {
-        try prepareBatch(
-            runID: runID, provider: provider, model: model, calls: requestIDs.map { [$0] },
-            worstDollars: worstDollars, worstTokens: (0, 0), now: now)
     }
 
     func abandonPreparing(batchID: String, reason: String, now: Date) throws(OffpeakError) {

@@ -7,28 +7,28 @@ import PostgresNIO
 /// at once never both open a deferral or both report one entry as new.
 extension PostgresEngine: ScheduleStore {
     @discardableResult
-    func deferJob(_ job: String, run: RunRecord?, reasons: String, at now: Date) throws(OffpeakError)
-        -> DeferredRecord
+    func deferJob(_ job: String, run: RunRecord?, reasons: String, host: String, at now: Date)
+        throws(OffpeakError) -> DeferredRecord
     {
         try store.transaction { () throws(OffpeakError) -> DeferredRecord in
             try lockJob(job)
             if let run { try updateRow(run) }
             let open = try store.query(
                 """
-                UPDATE deferred SET reasons = \(reasons), checked_at = \(now),
+                UPDATE deferred SET reasons = \(reasons), host = \(host), checked_at = \(now),
                     run_id = coalesce(\(run?.id), run_id)
                 WHERE id = (SELECT id FROM deferred WHERE job = \(job) AND released_at IS NULL ORDER BY id LIMIT 1)
                 RETURNING \(unescaped: Self.deferredColumns)
                 """)
             if let row = open.first { return try deferredRecord(row) }
             var record = DeferredRecord(
-                id: nil, job: job, runId: run?.id, reasons: reasons, deferredAt: now, checkedAt: now,
-                releasedAt: nil)
+                id: nil, job: job, runId: run?.id, reasons: reasons, host: host, deferredAt: now,
+                checkedAt: now, releasedAt: nil)
             try StoredDate.check(record)
             let inserted = try store.query(
                 """
-                INSERT INTO deferred (job, run_id, reasons, deferred_at, checked_at)
-                VALUES (\(job), \(run?.id), \(reasons), \(now), \(now)) RETURNING id
+                INSERT INTO deferred (job, run_id, reasons, host, deferred_at, checked_at)
+                VALUES (\(job), \(run?.id), \(reasons), \(host), \(now), \(now)) RETURNING id
                 """)
             record.id = try inserted.first.map { row throws(OffpeakError) in
                 try PostgresColumns(row, store)("id", as: Int64.self)
@@ -152,13 +152,14 @@ extension PostgresEngine: ScheduleStore {
         ).isEmpty
     }
 
-    static let deferredColumns = "id, job, run_id, reasons, deferred_at, checked_at, released_at"
+    static let deferredColumns = "id, job, run_id, reasons, host, deferred_at, checked_at, released_at"
 
     private func deferredRecord(_ row: PostgresRow) throws(OffpeakError) -> DeferredRecord {
         let columns = PostgresColumns(row, store)
         return DeferredRecord(
             id: try columns("id"), job: try columns("job"), runId: try columns("run_id"),
-            reasons: try columns("reasons"), deferredAt: try columns("deferred_at"),
+            reasons: try columns("reasons"), host: try columns("host"),
+            deferredAt: try columns("deferred_at"),
             checkedAt: try columns("checked_at"), releasedAt: try columns("released_at"))
     }
 

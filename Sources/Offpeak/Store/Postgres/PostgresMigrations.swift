@@ -48,6 +48,9 @@ enum PostgresMigrations {
         Migration(
             version: 10, name: "claims on rounds of a run's requests, so several hosts work one run",
             statements: PostgresSchema.version10),
+        Migration(
+            version: 11, name: "the host that deferred each job and that sent each provider batch",
+            statements: PostgresSchema.version11),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
