@@ -9,11 +9,7 @@ extension JobRunner {
     /// A host whose conditions do not hold for the job leaves the run to its holder, and defers
     /// nothing: the work is not held back, only this host's share of it.
     func help(_ spec: JobSpec, run: RunRecord, options: Options) throws(OffpeakError) -> RunOutcome {
-        var options = options
-        if let window = spec.window {
-            let end = Date() + window
-            options.windowEnd = min(options.windowEnd ?? end, end)
-        }
+        let options = Self.windowed(options, spec)
         let holder = try store.leases.liveLeases(now: Date())[run.id]
         let held =
             "job \(spec.name): run \(run.id) is being run by "
@@ -23,35 +19,18 @@ extension JobRunner {
                 run: run, status: .ok, message: "\(held); this host leaves it to that one: \(why)",
                 spend: Spend(), outputDirectory: spec.output, answeredNow: 0)
         }
-        let conditions = options.gate?.read()
-        if let error = conditions?.rootError { throw error }
-        let downgrades = ConditionGate.mayDowngrade(spec)
-        let failing =
-            conditions.map {
-                ConditionGate.failing(spec.constraints, $0, needsNetwork: false, downgrades: downgrades)
-            } ?? []
+        let (failing, sentence) = try Self.failing(spec, options.gate?.read())
         if !failing.isEmpty && !options.force {
-            return leave("its conditions do not hold here (\(ConditionGate.sentence(failing, unread: nil)))")
+            return leave("its conditions do not hold here (\(sentence))")
         }
         let lane = BatchLane.choose(
             spec: spec, workspaceLane: config.lane, provider: provider, deadlineAt: run.deadlineAt,
             now: Date())
         if lane.api != nil { return leave("its calls go in provider batches, which that host collects") }
         if try store.runs.isCanceled(runID: run.id) { return leave("it was canceled") }
-        let limiter =
-            self.limiter
-            ?? CallLimiter(
-                config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL,
-                sharedOn: store.limits, owner: owner, host: host)
-        defer { try? limiter.flush(now: Date()) }
-        let context = RunContext(
-            store: store, cache: cache, provider: provider, prices: prices, logger: logger,
-            lease: RunHold(owner: owner, ttl: leaseTTL, leased: false), host: host,
-            outputs: workspace.url(for: spec.output), limiter: limiter,
-            callTimeout: CallTimeout(floor: config.requestTimeout, connect: config.connectTimeout),
-            structuredOutput: config.structuredOutput,
-            budget: BudgetLimits(workspace: config.budget, jobPerDay: spec.budget.perDay),
-            clock: options.clock)
+        let context = self.context(
+            for: spec, hold: RunHold(owner: owner, ttl: leaseTTL, leased: false), options: options)
+        defer { try? context.limiter.flush(now: Date()) }
         var session = RunSession(context: context, spec: spec, run: run, options: options)
         defer { try? store.leases.releaseClaim(runID: run.id, owner: owner) }
         let stop = try session.help()

@@ -76,27 +76,9 @@ public struct JobRunner: Sendable {
     }
 
     func run(_ spec: JobSpec, options: Options = Options()) throws(OffpeakError) -> RunOutcome {
-        var options = options
-        if let window = spec.window {
-            let end = Date() + window
-            options.windowEnd = min(options.windowEnd ?? end, end)
-        }
+        let options = Self.windowed(options, spec)
         let conditions = options.gate?.read()
-        // A sysfs root that is not one (a wrong --sysfs-root) decides nothing for any job: say so.
-        if let error = conditions?.rootError { throw error }
-        // The job's own constraints gate the whole run; being offline only stops calls (see
-        // `CallGate`), so cached answers and outputs still go on. A reading the job needs that
-        // could not be made defers it like a condition that does not hold, naming the file.
-        let downgrades = ConditionGate.mayDowngrade(spec)
-        let failing =
-            conditions.map {
-                ConditionGate.failing(spec.constraints, $0, needsNetwork: false, downgrades: downgrades)
-            } ?? []
-        let sentence = ConditionGate.sentence(
-            failing,
-            unread: conditions.flatMap {
-                ConditionGate.unread(spec.constraints, $0, needsNetwork: false, downgrades: downgrades)
-            })
+        let (failing, sentence) = try Self.failing(spec, conditions)
         // Work already paid for is collected whatever the conditions: a run with provider batches
         // out has its pass, which books what they answered and sends nothing new.
         var holdCalls: RunStop?
@@ -133,20 +115,8 @@ public struct JobRunner: Sendable {
         }
         try move(&run, to: .running, reason: nil)
         try store.schedules.releaseDeferred(job: spec.name, at: Date())
-        // Limits the user set hold across every process on the store; the defaults are this one's.
-        let limiter =
-            self.limiter
-            ?? CallLimiter(
-                config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL,
-                sharedOn: store.limits, owner: owner, host: host)
-        defer { try? limiter.flush(now: Date()) }  // what the pass held and did not use goes back
-        let context = RunContext(
-            store: store, cache: cache, provider: provider, prices: prices, logger: logger, lease: lease,
-            host: host, outputs: workspace.url(for: spec.output), limiter: limiter,
-            callTimeout: CallTimeout(floor: config.requestTimeout, connect: config.connectTimeout),
-            structuredOutput: config.structuredOutput,
-            budget: BudgetLimits(workspace: config.budget, jobPerDay: spec.budget.perDay),
-            clock: options.clock)
+        let context = self.context(for: spec, hold: lease, options: options)
+        defer { try? context.limiter.flush(now: Date()) }  // what the pass held and did not use goes back
         var session = RunSession(context: context, spec: spec, run: run, options: options)
         if !failing.isEmpty && options.force { session.forcedPast = failing }
         session.holdCalls = holdCalls
@@ -163,6 +133,55 @@ public struct JobRunner: Sendable {
         let outcome = try session.execute()
         try cache.flush()
         return outcome
+    }
+
+    /// `options` with the end of the job's own `window` when it ends before the tick's.
+    static func windowed(_ options: Options, _ spec: JobSpec) -> Options {
+        var options = options
+        if let window = spec.window {
+            let end = Date() + window
+            options.windowEnd = min(options.windowEnd ?? end, end)
+        }
+        return options
+    }
+
+    /// The job's constraints that do not hold in `conditions` (none when nothing was read), and
+    /// the sentence that says so. The job's own constraints gate the whole run; being offline only
+    /// stops calls (see `CallGate`), so cached answers and outputs still go on. A reading the job
+    /// needs that could not be made defers it like a condition that does not hold, naming the file.
+    /// - Throws: when the sysfs root is not one (a wrong --sysfs-root): it decides nothing for any job.
+    static func failing(_ spec: JobSpec, _ conditions: MachineConditions?) throws(OffpeakError)
+        -> (reasons: [ConditionGate.Reason], sentence: String)
+    {
+        if let error = conditions?.rootError { throw error }
+        let downgrades = ConditionGate.mayDowngrade(spec)
+        let failing =
+            conditions.map {
+                ConditionGate.failing(spec.constraints, $0, needsNetwork: false, downgrades: downgrades)
+            } ?? []
+        let sentence = ConditionGate.sentence(
+            failing,
+            unread: conditions.flatMap {
+                ConditionGate.unread(spec.constraints, $0, needsNetwork: false, downgrades: downgrades)
+            })
+        return (failing, sentence)
+    }
+
+    /// What a pass over a run of `spec` works with, holding the run as `hold` says. Limits the user
+    /// set hold across every process on the store; the defaults are this one's.
+    func context(for spec: JobSpec, hold: RunHold, options: Options) -> RunContext {
+        let limiter =
+            self.limiter
+            ?? CallLimiter(
+                config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL,
+                sharedOn: store.limits, owner: owner, host: host)
+        return RunContext(
+            store: store, cache: cache, provider: provider, prices: prices, logger: logger, lease: hold,
+            host: host, outputs: workspace.url(for: spec.output), limiter: limiter,
+            callTimeout: CallTimeout(floor: config.requestTimeout, connect: config.connectTimeout),
+            structuredOutput: config.structuredOutput,
+            budget: BudgetLimits(workspace: config.budget, jobPerDay: spec.budget.perDay),
+            clock: options.clock)
     }
 
     /// Puts the job in the deferred queue, and its run (a new, empty one if it has none: its
