@@ -81,7 +81,7 @@ extension OffpeakCommand {
                 commandName: "purge",
                 abstract: "Remove entries: the expired ones, one job's, or all of them.")
 
-            @Flag(help: "Remove the entries past their TTL.")
+            @Flag(help: "Remove the entries past their TTL, but for answers kept for `reuse: unchanged`.")
             var expired = false
 
             @Option(help: "Remove the entries this job stored.")
@@ -106,9 +106,9 @@ extension OffpeakCommand {
             }
 
             func run() throws {
-                let removed = try Terminal.attempt { try Cache.open(common, forReading: false).purge(scope) }
-                if output.json { return try Terminal.printJSON(["removed": removed]) }
-                print("removed \(removed) \(removed == 1 ? "entry" : "entries")")
+                let purged = try Terminal.attempt { try Cache.open(common, forReading: false).purge(scope) }
+                if output.json { return try Terminal.printJSON(purged) }
+                print(purged.text, terminator: "")
             }
         }
     }

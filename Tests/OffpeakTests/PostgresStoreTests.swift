@@ -109,7 +109,7 @@ struct PostgresStoreTests {
     }
 
     /// Version 1, with version 6's hosts, version 7's job specs, version 8's shared limits and
-    /// version 10's claims and version 11's hosts of deferrals and batches, has every table, column,
+    /// version 10's claims, version 11's hosts of deferrals and batches and version 12's reuse, has every table, column,
     /// index and primary key the SQLite store has at its latest migration.
     @Test func version1HasTheSQLiteStoresTablesColumnsAndIndexes() throws {
         let store = try Self.connect()

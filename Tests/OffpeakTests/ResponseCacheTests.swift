@@ -199,7 +199,7 @@ struct ResponseCacheTests {
         #expect(expired.map(\.key) == [Self.key(1)])
         #expect(expired.first?.expired == true)
         #expect(try cache.stats(now: Self.t0 + 101).expiredEntries == 1)
-        #expect(try cache.purge(.expired, now: Self.t0 + 101) == 1)
+        #expect(try cache.purge(.expired, now: Self.t0 + 101).removed == 1)
         #expect(try cache.entries(now: Self.t0 + 101).map(\.key) == [Self.key(2)])
     }
 
@@ -356,11 +356,11 @@ struct ResponseCacheTests {
             url: "https://example.org/x", contentType: "text/plain", text: "x", fetchedAt: Self.t0)
         try cache.save(source: source, job: nil, ttl: 60, now: Self.t0)
 
-        #expect(try cache.purge(.job("a")) == 2)
+        #expect(try cache.purge(.job("a")).removed == 2)
         #expect(try cache.answer(for: Self.key(1), now: Self.t0) == nil)
         #expect(try cache.entries(job: "b", now: Self.t0).map(\.key) == [Self.key(3)])
-        #expect(try cache.purge(.job("nobody")) == 0)
-        #expect(try cache.purge(.all) == 2)
+        #expect(try cache.purge(.job("nobody")).removed == 0)
+        #expect(try cache.purge(.all).removed == 2)
         #expect(try count() == 0)
     }
 

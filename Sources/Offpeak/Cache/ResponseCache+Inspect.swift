@@ -52,9 +52,9 @@ extension ResponseCache {
     }
 
     /// Deletes the entries in `scope`; the day counters stay.
-    /// - Returns: how many were deleted.
+    /// - Returns: how many were deleted, and how many `.expired` kept for reuse.
     @discardableResult
-    public func purge(_ scope: PurgeScope, now: Date = Date()) throws(OffpeakError) -> Int {
+    public func purge(_ scope: PurgeScope, now: Date = Date()) throws(OffpeakError) -> CachePurge {
         try flush()
         return try store.cache.purgeCache(scope, now: now)
     }

@@ -4,10 +4,12 @@ import Foundation
 extension ResponseCache {
     /// The fresh answer a run would find for `key` (`answer(for:)`), without counting a hit or a
     /// miss, bumping the entry or evicting a corrupt one: an estimate writes nothing. A payload
-    /// that cannot be read is nil, as the run would find it.
-    func peekAnswer(for key: String, now: Date = Date()) throws(OffpeakError) -> CachedAnswer? {
+    /// that cannot be read is nil, as the run would find it; `unchanged` as `answers(for:unchanged:)`.
+    func peekAnswer(for key: String, unchanged: Bool = false, now: Date = Date()) throws(OffpeakError)
+        -> CachedAnswer?
+    {
         let found = try lookup(key, now: now) { payload, fresh in
-            fresh
+            fresh || unchanged
                 ? Result { () throws(CachePayload.Failure) in
                     try CachePayload.decodeAnswer(from: payload)
                 } : nil

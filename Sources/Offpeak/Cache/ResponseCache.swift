@@ -44,10 +44,14 @@ public final class ResponseCache: Sendable {
     /// `answer(for:)` of each of `keys`, looked up together (one round trip on a store that is a
     /// server away): the fresh answers found, by key. Each key counts a hit or a miss as
     /// `answer(for:)` does.
-    func answers(for keys: [String], now: Date = Date()) throws(OffpeakError) -> [String: CachedAnswer] {
+    /// - Parameter unchanged: answers past their TTL count too (`reuse: unchanged`): the key is the
+    ///   prompt's, so an answer found for it answers a byte-identical prompt.
+    func answers(for keys: [String], unchanged: Bool = false, now: Date = Date()) throws(OffpeakError)
+        -> [String: CachedAnswer]
+    {
         let found = try store.cache.findCacheEntries(keys: keys, now: now) {
             _, payload, fresh -> (Result<CachedAnswer, CachePayload.Failure>, Data)? in
-            guard let result = Self.freshAnswer(payload, fresh) else { return nil }
+            guard let result = Self.freshAnswer(payload, fresh || unchanged) else { return nil }
             guard case .failure = result else { return (result, Data()) }
             return (result, Data(payload))
         }
@@ -95,11 +99,13 @@ public final class ResponseCache: Sendable {
 
     /// Stores answers (kind answer) expiring at `now + ttl`, in one transaction, then evicts the least
     /// recently used entries until the payloads fit in `maxBytes`.
+    /// - Parameter reuse: kept past `ttl` for a job with `reuse: unchanged` (`CacheEntryRecord.reuse`).
     public func save(
         answers: [(key: String, answer: CachedAnswer)], job: String, provider: String, ttl: TimeInterval,
-        now: Date = Date()
+        reuse: Bool = false, now: Date = Date()
     ) throws(OffpeakError) {
-        try save(try records(answers: answers, job: job, provider: provider, ttl: ttl, now: now))
+        try save(
+            try records(answers: answers, job: job, provider: provider, ttl: ttl, reuse: reuse, now: now))
     }
 
     /// `save(answers:…)`'s write, for the transaction that commits the call they answered
@@ -107,16 +113,17 @@ public final class ResponseCache: Sendable {
     /// so far: a commit that fails loses their counts, never an answer.
     func write(
         answers: [(key: String, answer: CachedAnswer)], job: String, provider: String, ttl: TimeInterval,
-        now: Date = Date()
+        reuse: Bool = false, now: Date = Date()
     ) throws(OffpeakError) -> CacheWrite {
-        let records = try records(answers: answers, job: job, provider: provider, ttl: ttl, now: now)
+        let records = try records(
+            answers: answers, job: job, provider: provider, ttl: ttl, reuse: reuse, now: now)
         return CacheWrite(records: records, accesses: pending.withLock { $0.take() }, maxBytes: maxBytes)
     }
 
     /// The entries of `answers` (kind answer), expiring at `now + ttl`.
     private func records(
         answers: [(key: String, answer: CachedAnswer)], job: String, provider: String, ttl: TimeInterval,
-        now: Date
+        reuse: Bool, now: Date
     ) throws(OffpeakError) -> [CacheEntryRecord] {
         var records: [CacheEntryRecord] = []
         for (key, answer) in answers {
@@ -125,7 +132,8 @@ public final class ResponseCache: Sendable {
                 CacheEntryRecord(
                     key: key, kind: .answer, job: job, provider: provider, model: answer.model, url: nil,
                     createdAt: now, expiresAt: now + ttl, lastAccessAt: now, hits: 0, rawBytes: rawBytes,
-                    storedBytes: payload.count, payload: Data(payload), etag: nil, lastModified: nil))
+                    storedBytes: payload.count, payload: Data(payload), etag: nil, lastModified: nil,
+                    reuse: reuse))
         }
         return records
     }

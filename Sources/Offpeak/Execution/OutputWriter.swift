@@ -14,6 +14,8 @@ struct OutputWriter: Sendable {
         var error: String?
         var model: String?
         var fromCache: Bool?
+        /// Against the job's previous run (`ItemChange`); nil for submitted requests.
+        var change: ItemChange?
     }
 
     struct Index: Codable, Sendable, Equatable {
@@ -32,10 +34,11 @@ struct OutputWriter: Sendable {
     /// the steps of long items are left out of both.
     /// - Returns: how many item files were written anew.
     @discardableResult
-    func write(job: String, runID: String, requests: [RequestRecord], results: [String: ResultRecord])
-        throws(OffpeakError) -> Int
-    {
-        try write(job: job, runID: runID, items: requests.map(RequestOutline.init)) {
+    func write(
+        job: String, runID: String, requests: [RequestRecord], results: [String: ResultRecord],
+        changes: [String: ItemChange] = [:]
+    ) throws(OffpeakError) -> Int {
+        try write(job: job, runID: runID, items: requests.map(RequestOutline.init), changes: changes) {
             (visit: (ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) in
             for result in results.values { try visit(result) }
         }
@@ -43,10 +46,12 @@ struct OutputWriter: Sendable {
 
     /// The same, from the run's requests outlined and its answers handed over one at a time
     /// (`Store.forEachResult`): a run of any size is written holding one answer at a time.
-    /// - Parameter answers: calls its argument with each answer of the run, in any order.
+    /// - Parameters:
+    ///   - changes: each item's change since the job's previous run, by item id (`ItemChange`).
+    ///   - answers: calls its argument with each answer of the run, in any order.
     @discardableResult
     func write(
-        job: String, runID: String, items: [RequestOutline],
+        job: String, runID: String, items: [RequestOutline], changes: [String: ItemChange] = [:],
         answers: ((ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) -> Void
     ) throws(OffpeakError) -> Int {
         // The steps of a long item (its chunks and reduce levels) are work, not outputs.
@@ -55,7 +60,9 @@ struct OutputWriter: Sendable {
         let slots = Dictionary(
             items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         var entries = items.map {
-            IndexEntry(id: $0.itemId, file: nil, state: $0.state.rawValue, error: $0.error)
+            IndexEntry(
+                id: $0.itemId, file: nil, state: $0.state.rawValue, error: $0.error,
+                change: changes[$0.itemId])
         }
         var written = 0
         try attempt {
@@ -72,7 +79,7 @@ struct OutputWriter: Sendable {
             }
             entries[slot] = IndexEntry(
                 id: items[slot].itemId, file: names[slot], state: "done", error: nil, model: result.model,
-                fromCache: result.fromCache)
+                fromCache: result.fromCache, change: changes[items[slot].itemId])
         }
         try attempt {
             let encoder = JSONEncoder()

@@ -76,7 +76,8 @@ extension RunSession {
         var rest: [(record: RequestRecord, request: CompletionRequest)] = []
         var hits: [(record: RequestRecord, answer: CachedAnswer)] = []
         let answers = try context.cache.answers(
-            for: pending.filter { policy(of: $0.record) == .normal }.map(\.record.cacheKey))
+            for: pending.filter { policy(of: $0.record) == .normal }.map(\.record.cacheKey),
+            unchanged: spec.reusesUnchanged)
         for entry in pending {
             guard policy(of: entry.record) == .normal, let answer = answers[entry.record.cacheKey] else {
                 rest.append(entry)
@@ -123,26 +124,33 @@ extension RunSession {
     /// nil when there are none, the job caches nothing, or they cannot be encoded (logged: the
     /// answers are committed all the same).
     func cacheWrite(_ answers: [(key: String, answer: CachedAnswer)]) -> CacheWrite? {
-        guard !answers.isEmpty, spec.cacheTTL > 0 else { return nil }
+        guard !answers.isEmpty, caches else { return nil }
         do {
             return try context.cache.write(
-                answers: answers, job: spec.name, provider: context.provider.kind.rawValue, ttl: spec.cacheTTL
-            )
+                answers: answers, job: spec.name, provider: context.provider.kind.rawValue,
+                ttl: spec.cacheTTL,
+                reuse: spec.reusesUnchanged)
         } catch {
             context.logger.warning("could not cache \(answers.count) answers: \(error)")
             return nil
         }
     }
 
-    /// Keeps new answers for `spec.cacheTTL`; a cache that cannot be written is logged, never fatal.
+    /// Keeps new answers for `spec.cacheTTL` (and past it while their prompt is unchanged, for
+    /// `reuse: unchanged`); a cache that cannot be written is logged, never fatal.
     func saveToCache(_ answers: [(key: String, answer: CachedAnswer)]) {
-        guard !answers.isEmpty, spec.cacheTTL > 0 else { return }
+        guard !answers.isEmpty, caches else { return }
         do {
             try context.cache.save(
-                answers: answers, job: spec.name, provider: context.provider.kind.rawValue, ttl: spec.cacheTTL
-            )
+                answers: answers, job: spec.name, provider: context.provider.kind.rawValue,
+                ttl: spec.cacheTTL,
+                reuse: spec.reusesUnchanged)
         } catch {
             context.logger.warning("could not cache \(answers.count) answers: \(error)")
         }
     }
+
+    /// Whether the job keeps its answers: `cache_ttl: 0` keeps none, but for `reuse: unchanged`,
+    /// whose answers are reused while their prompt is unchanged whatever the TTL.
+    private var caches: Bool { spec.cacheTTL > 0 || spec.reusesUnchanged }
 }

@@ -421,7 +421,8 @@ struct RunSession {
     private func writeOutputs() throws(OffpeakError) {
         let store = context.store
         try OutputWriter(directory: context.outputs).write(
-            job: spec.name, runID: run.id, items: try store.runs.outlines(runID: run.id)
+            job: spec.name, runID: run.id, items: try store.runs.outlines(runID: run.id),
+            changes: try ItemChange.changes(of: run, store: store)
         ) { visit throws(OffpeakError) in
             try store.runs.forEachResult(runID: run.id) { try visit($0) }
         }

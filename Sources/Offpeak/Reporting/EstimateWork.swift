@@ -131,7 +131,10 @@ struct EstimateWork {
         _ record: RequestRecord, _ request: CompletionRequest, _ estimator: RunEstimator
     ) throws(OffpeakError) -> RunEstimator.Entry {
         let policy = estimator.cachePolicy == .normal ? record.cachePolicy : estimator.cachePolicy
-        let cached = policy == .normal ? try estimator.cache?.peekAnswer(for: record.cacheKey) : nil
+        let cached =
+            policy == .normal
+            ? try estimator.cache?.peekAnswer(for: record.cacheKey, unchanged: estimator.spec.reusesUnchanged)
+            : nil
         let limits = ModelLimits(model: request.model, price: estimator.prices.price(for: request.model))
         let refused = cached == nil && limits.refusal(of: request) != nil
         if record.isStep {

@@ -17,6 +17,15 @@ public struct JobSpec: Sendable, Equatable, Codable {
         case live, batch, auto
     }
 
+    /// When a cached answer is asked again (issue 24): `ttl`, once its `cache_ttl` has passed;
+    /// `unchanged`, only when its prompt changed (with its fetched sources, byte for byte), whatever
+    /// `cache_ttl` says: an item with sources changes when its sources do, and a prompt answered
+    /// before has its answer. The default for `kind: research`; `ttl` for the other kinds, whose
+    /// answers may change with time.
+    enum Reuse: String, Sendable, Codable, CaseIterable {
+        case unchanged, ttl
+    }
+
     public enum Tier: String, Sendable, Codable, CaseIterable, Comparable {
         case fast, balanced, powerful
 
@@ -163,6 +172,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
     var temperature: Double?
     /// Seconds a cached answer stays fresh.
     var cacheTTL: TimeInterval = 24 * 3600
+    /// `reuse:` as the spec gives it; nil for the kind's default (`reusesUnchanged`). Optional so
+    /// a spec without it encodes, and hashes, as it did before it existed.
+    var reuse: Reuse?
     /// Seconds after the run is created by which it must be done (kept as the run's `deadline_at`).
     /// 24 h or more lets the `auto` lane send the job through the provider's batch API.
     var deadline: TimeInterval?
@@ -188,4 +200,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
         self.output = output
         self.chunking = kind == .summarize ? Chunking() : .off
     }
+}
+
+extension JobSpec {
+    /// Whether a cached answer is reused while its prompt is unchanged, past its TTL (`Reuse`).
+    var reusesUnchanged: Bool { (reuse ?? (kind == .research ? .unchanged : .ttl)) == .unchanged }
 }

@@ -13,7 +13,7 @@ enum JobSpecParser {
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
-        "sources", "max_attempts", "chunking", "lane",
+        "sources", "max_attempts", "chunking", "lane", "reuse",
     ]
 
     /// Parses one spec.
@@ -46,6 +46,7 @@ enum JobSpecParser {
         spec.budget = try budget(root)
         let long = ValueLimits.longDuration
         spec.cacheTTL = try root.duration("cache_ttl", allowZero: true, atMost: long) ?? 24 * 3600
+        spec.reuse = try root.choice("reuse", as: JobSpec.Reuse.self)
         spec.deadline = try root.duration("deadline", atMost: long)
         spec.lane = try root.choice("lane", as: JobSpec.Lane.self)
         spec.window = try root.duration("window", atMost: ValueLimits.window)

@@ -54,8 +54,8 @@ protocol AnswerCacheStore: AnyObject, Sendable {
         -> (keys: [String], entry: (summary: CacheEntrySummary, payload: Data)?)
 
     /// Deletes the entries in `scope`; the day counters stay.
-    /// - Returns: how many were deleted.
-    func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> Int
+    /// - Returns: how many were deleted, and for `.expired` how many it kept for reuse.
+    func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> CachePurge
 }
 
 extension AnswerCacheStore {

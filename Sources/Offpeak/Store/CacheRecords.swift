@@ -27,6 +27,9 @@ struct CacheEntryRecord: StoredRecord {
     var payload: Data
     var etag: String?
     var lastModified: String?
+    /// An answer of a job with `reuse: unchanged`: reused while its prompt is unchanged, whatever
+    /// its TTL says, so `cache purge --expired` keeps it.
+    var reuse = false
 
     /// Every column but the payload, for listing without reading every blob.
     static let summaryColumns = """

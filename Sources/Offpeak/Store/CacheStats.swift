@@ -45,9 +45,40 @@ public struct CacheEntrySummary: Codable, Sendable, Equatable {
 
 /// Which entries `purge` removes.
 public enum PurgeScope: Sendable, Equatable {
-    /// Entries whose TTL has passed (sources too: a stale source is refetched, not revalidated).
+    /// Entries whose TTL has passed (sources too: a stale source is refetched, not revalidated),
+    /// but for the answers kept for reuse (`CacheEntryRecord.reuse`): a job with `reuse: unchanged`
+    /// asks again for them only when their prompt changes.
     case expired
     /// Entries stored by one job.
     case job(String)
     case all
+}
+
+/// What `purge` removed, and what it kept that its scope might seem to cover.
+public struct CachePurge: Sendable, Equatable, Encodable {
+    public var removed: Int
+    /// Answers past their TTL that `.expired` kept, since a job with `reuse: unchanged` reuses them
+    /// while their prompt is unchanged; 0 for the other scopes.
+    public var keptForReuse: Int
+
+    public init(removed: Int, keptForReuse: Int = 0) {
+        self.removed = removed
+        self.keptForReuse = keptForReuse
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case removed
+        case keptForReuse = "kept_for_reuse"
+    }
+
+    /// `removed 3 entries`, and what was kept and how to remove it too.
+    public var text: String {
+        var line = "removed \(Plural.count(removed, "entry", "entries"))"
+        if keptForReuse > 0 {
+            line +=
+                "; kept \(Plural.count(keptForReuse, "answer")) past their TTL that jobs with "
+                + "`reuse: unchanged` reuse while their prompt is unchanged (`--job JOB` or `--all` removes them)"
+        }
+        return line + "\n"
+    }
 }

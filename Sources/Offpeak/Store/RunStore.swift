@@ -56,9 +56,14 @@ protocol RunStore: AnyObject, Sendable {
     /// beside it.
     func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord?
 
-    /// The newest run of `job` that has finished (completed, failed or canceled), if any; an error
-    /// (74) when that run's row cannot be read.
-    func latestFinishedRun(job: String) throws(OffpeakError) -> RunRecord?
+    /// The newest run of `job` that has finished (completed, failed or canceled), of those created
+    /// before `createdBefore` when it is given, if any; an error (74) when that run's row cannot be
+    /// read.
+    func latestFinishedRun(job: String, createdBefore: Date?) throws(OffpeakError) -> RunRecord?
+
+    /// The prompt key (`cacheKey`) of each item of the run that its spec listed (not a submitted
+    /// request, not a step), by item id: what tells an item changed since an earlier run (`ItemChange`).
+    func itemKeys(runID: String) throws(OffpeakError) -> [String: String]
 
     /// The run, or nil when there is none; an error (74) when its row cannot be read.
     func run(id: String) throws(OffpeakError) -> RunRecord?
@@ -166,5 +171,12 @@ extension RunStore {
             CallCommit(
                 run: run, ledger: ledger, results: results, retry: retry, failed: failed, segment: segment,
                 later: later, lease: lease, reservation: reservation, fitness: fitness, cache: cache))
+    }
+}
+
+extension RunStore {
+    /// The newest run of `job` that has finished, if any (`latestFinishedRun(job:createdBefore:)`).
+    func latestFinishedRun(job: String) throws(OffpeakError) -> RunRecord? {
+        try latestFinishedRun(job: job, createdBefore: nil)
     }
 }

@@ -63,7 +63,7 @@ extension SQLiteStore: AnswerCacheStore {
             try upsert.execute(arguments: [
                 record.key, record.kind, record.job, record.provider, record.model, record.url,
                 record.createdAt, record.expiresAt, record.lastAccessAt, record.hits, record.rawBytes,
-                record.storedBytes, record.payload, record.etag, record.lastModified,
+                record.storedBytes, record.payload, record.etag, record.lastModified, record.reuse,
             ])
         }
         return try Self.evict(db, maxBytes: cache.maxBytes)
@@ -71,13 +71,13 @@ extension SQLiteStore: AnswerCacheStore {
 
     static let upsertSQL = """
         INSERT INTO cache_entries (key, kind, job, provider, model, url, created_at, expires_at, last_access_at,
-            hits, raw_bytes, stored_bytes, payload, etag, last_modified)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            hits, raw_bytes, stored_bytes, payload, etag, last_modified, reuse)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, job = excluded.job, provider = excluded.provider,
             model = excluded.model, url = excluded.url, created_at = excluded.created_at,
             expires_at = excluded.expires_at, last_access_at = excluded.last_access_at,
             raw_bytes = excluded.raw_bytes, stored_bytes = excluded.stored_bytes, payload = excluded.payload,
-            etag = excluded.etag, last_modified = excluded.last_modified
+            etag = excluded.etag, last_modified = excluded.last_modified, reuse = excluded.reuse
         """
 
     /// Deletes least recently used entries (by key among those used at once, byte by byte: the order
@@ -235,18 +235,25 @@ extension SQLiteStore: AnswerCacheStore {
         }
     }
 
-    func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> Int {
+    func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> CachePurge {
         defer { CacheLookups.noteWrite() }
         return try write { db in
             switch scope {
             case .expired:
-                try db.execute(sql: "DELETE FROM cache_entries WHERE expires_at <= ?", arguments: [now])
+                try db.execute(
+                    sql: "DELETE FROM cache_entries WHERE expires_at <= ? AND NOT reuse", arguments: [now])
+                let removed = db.changesCount
+                let kept =
+                    try Int.fetchOne(
+                        db, sql: "SELECT COUNT(*) FROM cache_entries WHERE expires_at <= ? AND reuse",
+                        arguments: [now]) ?? 0
+                return CachePurge(removed: removed, keptForReuse: kept)
             case .job(let job):
                 try db.execute(sql: "DELETE FROM cache_entries WHERE job = ?", arguments: [job])
             case .all:
                 try db.execute(sql: "DELETE FROM cache_entries")
             }
-            return db.changesCount
+            return CachePurge(removed: db.changesCount)
         }
     }
 }

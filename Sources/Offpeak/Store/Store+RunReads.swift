@@ -17,16 +17,26 @@ extension SQLiteStore {
     /// The states of runs that have finished.
     static let finishedStates = RunState.allCases.filter { !$0.isResumable }.map(\.rawValue)
 
-    func latestFinishedRun(job: String) throws(OffpeakError) -> RunRecord? {
+    func latestFinishedRun(job: String, createdBefore: Date?) throws(OffpeakError) -> RunRecord? {
+        var finished = RunRecord.filter(Column("job") == job).filter(
+            SQLiteStore.finishedStates.contains(Column("state")))
+        if let createdBefore { finished = finished.filter(Column("created_at") < createdBefore) }
         let rows = try read { db in
-            try SQLiteStore.fetchRuns(
-                RunRecord.filter(Column("job") == job).filter(
-                    SQLiteStore.finishedStates.contains(Column("state"))
-                )
-                .order(Column("created_at").desc).limit(1), db)
+            try SQLiteStore.fetchRuns(finished.order(Column("created_at").desc).limit(1), db)
         }
         if let unreadable = rows.unreadable.first { throw unreadable.error }
         return rows.runs.first
+    }
+
+    func itemKeys(runID: String) throws(OffpeakError) -> [String: String] {
+        try read { db in
+            let rows = try Row.fetchCursor(
+                db, sql: "SELECT item_id, cache_key FROM requests WHERE run_id = ? AND source = ?",
+                arguments: [runID, RequestSource.spec.rawValue])
+            var keys: [String: String] = [:]
+            while let row = try rows.next() { keys[row[0]] = row[1] }
+            return keys
+        }
     }
 
     static func resumableRun(in db: Database, job: String) throws -> RunRecord? {

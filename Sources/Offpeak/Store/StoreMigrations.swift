@@ -93,6 +93,10 @@ enum StoreMigrations {
             db in
             try recordDeferringAndBatchHosts(db)
         }
+        migrator.registerMigration("v19: answers reused while their prompt is unchanged, past their TTL") {
+            db in
+            try markReusedAnswers(db)
+        }
         return migrator
     }
 

@@ -125,7 +125,7 @@ public struct Tick: Sendable {
     {
         let cache = ResponseCache(
             store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
-        report.purgedCacheEntries = try cache.purge(.expired, now: options.now)
+        report.purgedCacheEntries = try cache.purge(.expired, now: options.now).removed
         let windowEnd = options.window.map { options.now + $0 }
         // Only the tick's first call starts whatever the window says; after it, every job's calls
         // must fit what is left.

@@ -131,19 +131,24 @@ extension PostgresEngine: AnswerCacheStore {
         }
     }
 
-    func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> Int {
-        try store.transaction { () throws(OffpeakError) -> Int in
+    func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> CachePurge {
+        try store.transaction { () throws(OffpeakError) -> CachePurge in
             try lockCache()
-            let rows =
-                switch scope {
-                case .expired:
-                    try store.query("DELETE FROM cache_entries WHERE expires_at <= \(now) RETURNING 1")
-                case .job(let job):
-                    try store.query("DELETE FROM cache_entries WHERE job = \(job) RETURNING 1")
-                case .all:
-                    try store.query("DELETE FROM cache_entries RETURNING 1")
-                }
-            return rows.count
+            switch scope {
+            case .expired:
+                let removed = try store.query(
+                    "DELETE FROM cache_entries WHERE expires_at <= \(now) AND NOT reuse RETURNING 1")
+                let kept = try store.query(
+                    "SELECT count(*) FROM cache_entries WHERE expires_at <= \(now) AND reuse")
+                guard let count = kept.first else { return CachePurge(removed: removed.count) }
+                return CachePurge(removed: removed.count, keptForReuse: try store.decode(count, as: Int.self))
+            case .job(let job):
+                return CachePurge(
+                    removed: try store.query("DELETE FROM cache_entries WHERE job = \(job) RETURNING 1").count
+                )
+            case .all:
+                return CachePurge(removed: try store.query("DELETE FROM cache_entries RETURNING 1").count)
+            }
         }
     }
 
@@ -185,11 +190,11 @@ extension PostgresEngine: AnswerCacheStore {
         try store.send(
             """
             INSERT INTO cache_entries (key, kind, job, provider, model, url, created_at, expires_at, last_access_at,
-                hits, raw_bytes, stored_bytes, payload, etag, last_modified)
+                hits, raw_bytes, stored_bytes, payload, etag, last_modified, reuse)
             SELECT key, kind, CASE WHEN has_job THEN job END, CASE WHEN has_provider THEN provider END,
                 CASE WHEN has_model THEN model END, CASE WHEN has_url THEN url END, created_at, expires_at,
                 last_access_at, hits, raw_bytes, stored_bytes, payload, CASE WHEN has_etag THEN etag END,
-                CASE WHEN has_modified THEN modified END
+                CASE WHEN has_modified THEN modified END, reuse
             FROM unnest(\(records.map(\.key))::text[], \(records.map(\.kind.rawValue))::text[],
                 \(text { $0.job })::text[], \(has { $0.job })::boolean[],
                 \(text { $0.provider })::text[], \(has { $0.provider })::boolean[],
@@ -200,15 +205,16 @@ extension PostgresEngine: AnswerCacheStore {
                 \(records.map(\.rawBytes))::bigint[], \(records.map(\.storedBytes))::bigint[],
                 \(records.map { ByteBuffer(bytes: $0.payload) })::bytea[],
                 \(text { $0.etag })::text[], \(has { $0.etag })::boolean[],
-                \(text { $0.lastModified })::text[], \(has { $0.lastModified })::boolean[])
+                \(text { $0.lastModified })::text[], \(has { $0.lastModified })::boolean[],
+                \(records.map(\.reuse))::boolean[])
                 AS r(key, kind, job, has_job, provider, has_provider, model, has_model, url, has_url, created_at,
                     expires_at, last_access_at, hits, raw_bytes, stored_bytes, payload, etag, has_etag, modified,
-                    has_modified)
+                    has_modified, reuse)
             ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, job = excluded.job, provider = excluded.provider,
                 model = excluded.model, url = excluded.url, created_at = excluded.created_at,
                 expires_at = excluded.expires_at, last_access_at = excluded.last_access_at,
                 raw_bytes = excluded.raw_bytes, stored_bytes = excluded.stored_bytes, payload = excluded.payload,
-                etag = excluded.etag, last_modified = excluded.last_modified
+                etag = excluded.etag, last_modified = excluded.last_modified, reuse = excluded.reuse
             """)
     }
 

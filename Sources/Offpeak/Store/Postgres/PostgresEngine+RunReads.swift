@@ -112,8 +112,20 @@ extension PostgresEngine {
         try resumableRun(job: job)
     }
 
-    func latestFinishedRun(job: String) throws(OffpeakError) -> RunRecord? {
-        try newestRun(job: job, states: Self.finishedStates)
+    func latestFinishedRun(job: String, createdBefore: Date?) throws(OffpeakError) -> RunRecord? {
+        try newestRun(job: job, states: Self.finishedStates, createdBefore: createdBefore)
+    }
+
+    func itemKeys(runID: String) throws(OffpeakError) -> [String: String] {
+        var keys: [String: String] = [:]
+        let rows = try store.query(
+            "SELECT item_id, cache_key FROM requests WHERE run_id = \(runID) AND source = \(RequestSource.spec.rawValue)"
+        )
+        for row in rows {
+            let column = PostgresColumns(row, store)
+            keys[try column("item_id", as: String.self)] = try column("cache_key", as: String.self)
+        }
+        return keys
     }
 
     func run(id: String) throws(OffpeakError) -> RunRecord? {

@@ -127,12 +127,15 @@ extension PostgresEngine: RunStore {
     }
 
     /// The newest run of `job` in one of `states`; an error (74) when its row cannot be read.
-    func newestRun(job: String, states: [String]) throws(OffpeakError) -> RunRecord? {
+    func newestRun(job: String, states: [String], createdBefore: Date? = nil) throws(OffpeakError)
+        -> RunRecord?
+    {
         let found = runRows(
             try store.query(
                 """
                 SELECT \(unescaped: Self.runColumns) FROM runs
                 WHERE job = \(job) AND state = ANY(\(states)::text[])
+                    AND (\(createdBefore == nil) OR created_at < \(createdBefore ?? Date()))
                 ORDER BY created_at DESC LIMIT 1
                 """))
         if let unreadable = found.unreadable.first { throw unreadable.error }

@@ -51,6 +51,9 @@ enum PostgresMigrations {
         Migration(
             version: 11, name: "the host that deferred each job and that sent each provider batch",
             statements: PostgresSchema.version11),
+        Migration(
+            version: 12, name: "answers reused while their prompt is unchanged, past their TTL",
+            statements: PostgresSchema.version12),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// Issue 24, item 1: a research item whose prompt (with its fetched sources) is byte-identical to
+/// one answered before is answered from the cache whatever `cache_ttl` says, and `index.json` says
+/// what changed since the job's previous run. `cache_ttl: 0` puts every answer and source past its
+/// TTL at once, as a day's wait would.
+struct ResearchReuseTests {
+    static func workspace(sim: SimProcess, reuse: String?) throws -> TemporaryWorkspace {
+        for name in ["alpha", "beta", "gamma"] {
+            try sim.setSource(name, content: "The \(name) page says \(name) is steady.")
+        }
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {max_retries: 1}\n")
+        try workspace.write(
+            "jobs/watch.yaml",
+            """
+            kind: research
+            template: "What does the page say? {{item}}"
+            items:
+              - {id: alpha, item: "Be short.", sources: ["\(sim.url)/sources/alpha"]}
+              - {id: beta, item: "Be short.", sources: ["\(sim.url)/sources/beta"]}
+              - {id: gamma, item: "Be short.", sources: ["\(sim.url)/sources/gamma"]}
+            cache_ttl: 0s
+            batching: off
+            \(reuse.map { "reuse: \($0)" } ?? "")
+            """)
+        return workspace
+    }
+
+    /// Each item's `change` in `out/watch/index.json`, by item id.
+    static func changes(_ workspace: TemporaryWorkspace) throws -> [String: String] {
+        let index = try JSONDecoder().decode(
+            OutputWriter.Index.self, from: Data((workspace.read("out/watch/index.json") ?? "").utf8))
+        return Dictionary(uniqueKeysWithValues: index.items.map { ($0.id, $0.change?.rawValue ?? "-") })
+    }
+
+    @Test func anUnchangedItemIsReusedPastItsTTLAndAChangedOneIsAskedAgain() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(sim: sim, reuse: nil)
+        let first = try CachedRunTests.run(workspace, job: "watch")
+        #expect(first.status == .ok, "\(first.message)")
+        #expect(first.spend.calls == 3)
+        #expect(try Self.changes(workspace) == ["alpha": "new", "beta": "new", "gamma": "new"])
+        let answers = workspace.snapshot("out/watch").filter { $0.key != "index.json" }
+
+        // Every answer and source is past its TTL: the sources are revalidated (304), the prompts
+        // are the same, and so are the answers, at no cost.
+        let second = try CachedRunTests.run(workspace, job: "watch")
+        #expect(second.status == .ok, "\(second.message)")
+        #expect(second.spend.calls == 0)
+        #expect(second.run.itemsCached == 3)
+        #expect(second.spend.naiveDollars > 0, "the ledger records what the reuse saved")
+        #expect((try sim.stats()["sources"] as? [String: Int])?["not_modified"] == 3)
+        #expect(
+            try Self.changes(workspace) == ["alpha": "unchanged", "beta": "unchanged", "gamma": "unchanged"])
+        #expect(workspace.snapshot("out/watch").filter { $0.key != "index.json" } == answers)
+
+        try sim.setSource("beta", content: "The beta page now says beta moved.")
+        let third = try CachedRunTests.run(workspace, job: "watch")
+        #expect(third.spend.calls == 1, "only the changed page's item is asked again")
+        #expect(
+            try Self.changes(workspace) == ["alpha": "unchanged", "beta": "changed", "gamma": "unchanged"])
+
+        let refreshed = try CachedRunTests.run(workspace, job: "watch", policy: .refresh)
+        #expect(refreshed.spend.calls == 3, "--refresh still asks again")
+        #expect((try sim.stats()["calls"] as? Int) == 7)
+    }
+
+    @Test func reuseTTLAsksAgainOnceTheTTLHasPassed() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(sim: sim, reuse: "ttl")
+        #expect(try CachedRunTests.run(workspace, job: "watch").spend.calls == 3)
+        let second = try CachedRunTests.run(workspace, job: "watch")
+        #expect(second.spend.calls == 3)
+        #expect(
+            try Self.changes(workspace) == ["alpha": "unchanged", "beta": "unchanged", "gamma": "unchanged"])
+    }
+
+    /// A tick purges what is past its TTL before its jobs run; the answers kept for reuse stay, and
+    /// a source purged is fetched again whole and gives the same prompt.
+    @Test func purgingExpiredEntriesKeepsTheAnswersKeptForReuse() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(sim: sim, reuse: nil)
+        #expect(try CachedRunTests.run(workspace, job: "watch").spend.calls == 3)
+        let cache = ResponseCache(
+            store: try workspace.openStore(), maxBytes: 1 << 30, logger: Logger(label: "t"))
+        let purged = try cache.purge(.expired)
+        #expect(purged == CachePurge(removed: 3, keptForReuse: 3), "the three sources go, the answers stay")
+        #expect(
+            purged.text
+                == "removed 3 entries; kept 3 answers past their TTL that jobs with `reuse: unchanged` reuse "
+                + "while their prompt is unchanged (`--job JOB` or `--all` removes them)\n")
+        let second = try CachedRunTests.run(workspace, job: "watch")
+        #expect(second.spend.calls == 0)
+        #expect((try sim.stats()["sources"] as? [String: Int])?["fetches"] == 6, "fetched again whole")
+        #expect(try cache.purge(.job("watch")) == CachePurge(removed: 6))
+    }
+
+    @Test func reuseIsParsedAndCheckedAndDefaultsByKind() throws {
+        let workspace = try TemporaryWorkspace()
+        let research = try JobSpecParser.parse(
+            yaml: "kind: research\ntemplate: '{{item}}'\nitems: [a]\n", path: "jobs/r.yaml",
+            workspace: workspace.root)
+        #expect(research.reuse == nil && research.reusesUnchanged)
+        let prompt = try JobSpecParser.parse(
+            yaml: "kind: prompt\ntemplate: '{{item}}'\nitems: [a]\n", path: "jobs/p.yaml",
+            workspace: workspace.root)
+        #expect(!prompt.reusesUnchanged)
+        let chosen = try JobSpecParser.parse(
+            yaml: "kind: prompt\ntemplate: '{{item}}'\nitems: [a]\nreuse: unchanged\n", path: "jobs/p.yaml",
+            workspace: workspace.root)
+        #expect(chosen.reusesUnchanged)
+        #expect(CanonicalJSON.text(prompt).contains("reuse") == false, "a spec without it hashes as before")
+        #expect {
+            try JobSpecParser.parse(
+                yaml: "kind: research\ntemplate: '{{item}}'\nitems: [a]\nreuse: always\n",
+                path: "jobs/r.yaml",
+                workspace: workspace.root)
+        } throws: { error in
+            (error as? OffpeakError)?.description.hasPrefix(
+                "jobs/r.yaml:4:8: reuse: expected one of unchanged, ttl")
+                == true
+        }
+    }
+}
