@@ -287,6 +287,11 @@ def main():
             except ClusterError as error:
                 raise SystemExit(f"chaos: {error}") from error
             store = f"store: {cluster.database('chaos')}\n"
+        if args.hosts > 1:
+            # A process killed on another host is only known dead once its lease and claims expire
+            # (300 s by default): the final ticks wait that out, which is what is tested, not how
+            # long it takes. A minute keeps a run of 100 kills inside the ticks' timeout.
+            store += "lease: 60s\n"
         workspace = make_workspace(sim, args.items, args.in_flight, config=store)
         workspaces.append(workspace)
         # The other hosts: the same job, documents and store, each in its own folder.

@@ -10,7 +10,7 @@ import Testing
 /// what changed since the job's previous run. `cache_ttl: 0` puts every answer and source past its
 /// TTL at once, as a day's wait would.
 struct ResearchReuseTests {
-    static func workspace(sim: SimProcess, reuse: String?) throws -> TemporaryWorkspace {
+    static func workspace(sim: SimProcess, reuse: String?, extra: String = "") throws -> TemporaryWorkspace {
         for name in ["alpha", "beta", "gamma"] {
             try sim.setSource(name, content: "The \(name) page says \(name) is steady.")
         }
@@ -28,6 +28,7 @@ struct ResearchReuseTests {
             cache_ttl: 0s
             batching: off
             \(reuse.map { "reuse: \($0)" } ?? "")
+            \(extra)
             """)
         return workspace
     }
@@ -69,6 +70,70 @@ struct ResearchReuseTests {
         let refreshed = try CachedRunTests.run(workspace, job: "watch", policy: .refresh)
         #expect(refreshed.spend.calls == 3, "--refresh still asks again")
         #expect((try sim.stats()["calls"] as? Int) == 7)
+    }
+
+    /// The digest: asked once the items are settled, over the new and changed items only; a run in
+    /// which nothing changed asks none and leaves the last `digest.md`.
+    @Test func aDigestIsAskedOverWhatChangedAndNotWhenNothingDid() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(
+            sim: sim, reuse: nil,
+            extra: "digest: {template: \"What changed ({{count}})?\\n{{changes}}\", max_tokens: 300}")
+        let store = try workspace.openStore()
+        func digestPrompt(_ run: RunRecord) throws -> String? {
+            try store.runs.requests(runID: run.id).first { $0.itemId == "#digest" }?.completionRequest()
+                .messages.first?.content
+        }
+        let first = try CachedRunTests.run(workspace, job: "watch")
+        #expect(first.status == .ok, "\(first.message)")
+        #expect(first.spend.calls == 4, "three items and the digest")
+        #expect(first.run.itemsTotal == 3 && first.run.itemsDone == 3, "the digest is not an item")
+        let digest = try #require(workspace.read("out/watch/digest.md"))
+        #expect(!digest.isEmpty)
+        let prompt = try #require(try digestPrompt(first.run))
+        #expect(prompt.hasPrefix("What changed (3)?\n<item id=\"alpha\" change=\"new\">\n"))
+        let index = try JSONDecoder().decode(
+            OutputWriter.Index.self, from: Data((workspace.read("out/watch/index.json") ?? "").utf8))
+        #expect(index.digest == "digest.md" && index.items.count == 3)
+
+        let quiet = try CachedRunTests.run(workspace, job: "watch")
+        #expect(quiet.spend.calls == 0, "nothing changed: no item call, no digest call")
+        #expect(try digestPrompt(quiet.run) == nil)
+        #expect(workspace.read("out/watch/digest.md") == digest, "the last digest stays")
+
+        try sim.setSource("gamma", content: "The gamma page now says gamma fell.")
+        let changed = try CachedRunTests.run(workspace, job: "watch")
+        #expect(changed.spend.calls == 2, "the changed item and the digest")
+        let only = try #require(try digestPrompt(changed.run))
+        #expect(only.hasPrefix("What changed (1)?\n<item id=\"gamma\" change=\"changed\">\n"))
+        #expect(!only.contains("alpha") && !only.contains("beta"))
+        #expect(workspace.read("out/watch/digest.md") != digest)
+    }
+
+    @Test func aDigestTemplateMustNameTheChanges() throws {
+        let workspace = try TemporaryWorkspace()
+        #expect {
+            try JobSpecParser.parse(
+                yaml:
+                    "kind: research\ntemplate: '{{item}}'\nitems: [a]\ndigest: {template: 'Sum up {{item}}'}\n",
+                path: "jobs/r.yaml", workspace: workspace.root)
+        } throws: { error in
+            (error as? OffpeakError)?.description.hasPrefix(
+                "jobs/r.yaml:4:20: digest.template: expected a template naming {{changes}}") == true
+        }
+        let spec = try JobSpecParser.parse(
+            yaml:
+                "kind: research\ntemplate: '{{item}}'\nitems: [a]\nmax_tokens: 90\ndigest: {template: '{{changes}}'}\n",
+            path: "jobs/r.yaml", workspace: workspace.root)
+        #expect(spec.digest?.maxTokens == 90, "the job's max_tokens by default")
+        #expect {
+            try JobSpecParser.parse(
+                yaml: "kind: research\ntemplate: '{{item}}'\nitems: [{id: '#digest', item: x}]\n", path: "jobs/r.yaml",
+                workspace: workspace.root)
+        } throws: { error in
+            (error as? OffpeakError)?.description.contains("id '#digest' is kept for the job's digest")
+                == true
+        }
     }
 
     @Test func reuseTTLAsksAgainOnceTheTTLHasPassed() throws {

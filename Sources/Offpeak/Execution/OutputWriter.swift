@@ -22,7 +22,12 @@ struct OutputWriter: Sendable {
         var job: String
         var run: String
         var items: [IndexEntry]
+        /// `digest.md` when the run has a digest (`RunSession.advanceDigest`).
+        var digest: String?
     }
+
+    /// The file a run's digest is written to.
+    static let digestFile = "digest.md"
 
     let directory: URL
 
@@ -54,6 +59,9 @@ struct OutputWriter: Sendable {
         job: String, runID: String, items: [RequestOutline], changes: [String: ItemChange] = [:],
         answers: ((ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) -> Void
     ) throws(OffpeakError) -> Int {
+        // The run's digest is written to a file of its own.
+        let digestID = items.first { $0.source == .reduce && $0.itemId == RunSession.digestItemID }?.id
+        var digest: String?
         // The steps of a long item (its chunks and reduce levels) are work, not outputs.
         let items = items.filter { !$0.source.isStep }
         let names = OutputWriter.fileNames(for: items.map(\.itemId))
@@ -70,13 +78,13 @@ struct OutputWriter: Sendable {
         }
         AtomicFile.removeLeftovers(in: directory)
         try answers { result throws(OffpeakError) in
-            guard let slot = slots[result.requestId] else { return }  // a step's answer
             let content = Data((result.text.hasSuffix("\n") ? result.text : result.text + "\n").utf8)
-            let url = directory.appendingPathComponent(names[slot])
-            if (try? Data(contentsOf: url)) != content {
-                try attempt { try AtomicFile.write(content, to: url) }
-                written += 1
+            if result.requestId == digestID {
+                digest = Self.digestFile
+                try write(content, to: directory.appendingPathComponent(Self.digestFile))
             }
+            guard let slot = slots[result.requestId] else { return }  // a step's answer
+            if try write(content, to: directory.appendingPathComponent(names[slot])) { written += 1 }
             entries[slot] = IndexEntry(
                 id: items[slot].itemId, file: names[slot], state: "done", error: nil, model: result.model,
                 fromCache: result.fromCache, change: changes[items[slot].itemId])
@@ -84,10 +92,19 @@ struct OutputWriter: Sendable {
         try attempt {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            let index = try encoder.encode(Index(job: job, run: runID, items: entries))
+            let index = try encoder.encode(Index(job: job, run: runID, items: entries, digest: digest))
             try AtomicFile.write(index, to: directory.appendingPathComponent("index.json"))
         }
         return written
+    }
+
+    /// Writes `content` to `url` unless the file already holds it.
+    /// - Returns: whether it wrote.
+    @discardableResult
+    private func write(_ content: Data, to url: URL) throws(OffpeakError) -> Bool {
+        guard (try? Data(contentsOf: url)) != content else { return false }
+        try attempt { try AtomicFile.write(content, to: url) }
+        return true
     }
 
     /// Runs `body`, its failure said as outputs that cannot be written.
@@ -104,7 +121,7 @@ struct OutputWriter: Sendable {
     /// A file name per item id: the id's characters that are safe in a file name, its extension
     /// replaced by `.md`, made unique in item order (`-2`, `-3`, ...). An id too long for that is
     /// named by a readable prefix and a hash of the whole id (`<prefix>-<16 hex>.md`), so any id
-    /// gets a name of at most `maxNameBytes`, never hidden, `..` or `index.json`; `index.json`
+    /// gets a name of at most `maxNameBytes`, never hidden, `..`, `index.json` or `digest.md`; `index.json`
     /// says which id each file holds.
     ///
     /// Ids are told apart by their bytes, as the store does: `é` written as one code point and as
@@ -112,7 +129,7 @@ struct OutputWriter: Sendable {
     /// - Returns: the name of each id, in order (the same name for the same id).
     static func fileNames(for ids: [String]) -> [String] {
         var byID: [[UInt8]: String] = [:]
-        var taken: Set<String> = ["index.json"]
+        var taken: Set<String> = ["index.json", digestFile]
         return ids.map { id in
             let key = Array(id.utf8)
             if let name = byID[key] { return name }

@@ -115,6 +115,7 @@ struct RunSession {
                 }
                 guard context.lease.leased else { break }
                 if try advanceReductions() { continue }  // a long document's next steps
+                if try advanceDigest() { continue }  // the run's digest, once its items are settled
                 if try othersAtWork() {
                     try renewLease()  // no commit of its own renews it meanwhile
                     // The shared limits' slots its calls gave back go to the helpers now, not at

@@ -135,6 +135,18 @@ public struct JobSpec: Sendable, Equatable, Codable {
         static let off = Chunking(enabled: false)
     }
 
+    /// `digest: {template: …, max_tokens: N}` (issue 24): once a run's items are settled, one more
+    /// request over the answers of the items that are new or changed since the job's previous run
+    /// (`ItemChange`), written to `digest.md` in the output folder. None when nothing changed.
+    struct Digest: Sendable, Equatable, Codable {
+        /// The user message; `{{changes}}` is the new and changed items' answers, `{{count}}` how many.
+        var template: Template
+        var maxTokens: Int
+
+        /// The template variable that holds the answers.
+        static let changesVariable = "changes"
+    }
+
     /// The template variable that holds an item's fetched sources; without it in the template, the
     /// sources are put before the user message.
     static let sourcesVariable = "sources"
@@ -172,6 +184,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     var temperature: Double?
     /// Seconds a cached answer stays fresh.
     var cacheTTL: TimeInterval = 24 * 3600
+    /// `digest:`: one more answer per run, over its new and changed items' answers (`Digest`).
+    var digest: Digest?
     /// `reuse:` as the spec gives it; nil for the kind's default (`reusesUnchanged`). Optional so
     /// a spec without it encodes, and hashes, as it did before it existed.
     var reuse: Reuse?

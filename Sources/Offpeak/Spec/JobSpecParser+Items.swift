@@ -34,6 +34,12 @@ extension JobSpecParser {
         }
         var seen: [String: String] = [:]
         for entry in located {
+            // The run's digest request has this id (`RunSession.digestItemID`).
+            if entry.item.id == "#digest" {
+                throw reader.error(
+                    entry.field, "id '#digest' is kept for the job's digest; give the item another id",
+                    at: entry.node)
+            }
             if let first = seen[entry.item.id] {
                 throw reader.error(
                     entry.field, "id '\(entry.item.id)' is already used by \(first)", at: entry.node)

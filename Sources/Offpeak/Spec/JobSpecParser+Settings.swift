@@ -47,6 +47,33 @@ extension JobSpecParser {
         return batching
     }
 
+    /// `digest: {template: "… {{changes}} …", max_tokens: 600}`: the template must name
+    /// `{{changes}}` (it may name `{{count}}` too); `max_tokens` defaults to the job's.
+    static func digest(_ root: YAMLMapping) throws(OffpeakError) -> JobSpec.Digest? {
+        guard let mapping = try root.mapping("digest", allowed: ["template", "max_tokens"]) else {
+            return nil
+        }
+        guard let node = mapping.value("template"), let source = try mapping.string("template") else {
+            throw mapping.missing("template", "the digest's user message, naming {{changes}}")
+        }
+        let template: Template
+        do { template = try Template(source) } catch {
+            throw root.reader.error(mapping.path("template"), "not a template: \(error)", at: node)
+        }
+        let allowed: Set = [JobSpec.Digest.changesVariable, "count"]
+        guard template.variables.contains(JobSpec.Digest.changesVariable),
+            template.variables.isSubset(of: allowed)
+        else {
+            throw root.reader.error(
+                mapping.path("template"),
+                "expected a template naming {{changes}} (and, if you like, {{count}}), got '\(source)'",
+                at: node)
+        }
+        let jobMaxTokens = try root.wholeNumber("max_tokens", in: 1...200_000) ?? 512
+        let maxTokens = try mapping.wholeNumber("max_tokens", in: 1...200_000) ?? jobMaxTokens
+        return JobSpec.Digest(template: template, maxTokens: maxTokens)
+    }
+
     /// `chunking: off`, `on`, or `chunking: {max_tokens: 6000, overlap: 200}`; on by default for
     /// `summarize` jobs. The overlap must stay under half a chunk, so every chunk adds new text.
     static func chunking(_ root: YAMLMapping, kind: JobSpec.Kind) throws(OffpeakError) -> JobSpec.Chunking {

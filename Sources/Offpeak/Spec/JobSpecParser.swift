@@ -13,7 +13,7 @@ enum JobSpecParser {
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
-        "sources", "max_attempts", "chunking", "lane", "reuse",
+        "sources", "max_attempts", "chunking", "lane", "reuse", "digest",
     ]
 
     /// Parses one spec.
@@ -47,6 +47,7 @@ enum JobSpecParser {
         let long = ValueLimits.longDuration
         spec.cacheTTL = try root.duration("cache_ttl", allowZero: true, atMost: long) ?? 24 * 3600
         spec.reuse = try root.choice("reuse", as: JobSpec.Reuse.self)
+        spec.digest = try digest(root)
         spec.deadline = try root.duration("deadline", atMost: long)
         spec.lane = try root.choice("lane", as: JobSpec.Lane.self)
         spec.window = try root.duration("window", atMost: ValueLimits.window)
