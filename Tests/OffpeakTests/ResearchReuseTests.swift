@@ -128,7 +128,8 @@ struct ResearchReuseTests {
         #expect(spec.digest?.maxTokens == 90, "the job's max_tokens by default")
         #expect {
             try JobSpecParser.parse(
-                yaml: "kind: research\ntemplate: '{{item}}'\nitems: [{id: '#digest', item: x}]\n", path: "jobs/r.yaml",
+                yaml: "kind: research\ntemplate: '{{item}}'\nitems: [{id: '#digest', item: x}]\n",
+                path: "jobs/r.yaml",
                 workspace: workspace.root)
         } throws: { error in
             (error as? OffpeakError)?.description.contains("id '#digest' is kept for the job's digest")
