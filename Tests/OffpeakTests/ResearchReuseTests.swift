@@ -33,10 +33,16 @@ struct ResearchReuseTests {
         return workspace
     }
 
+    static func index(_ workspace: TemporaryWorkspace) throws -> OutputWriter.Index {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(
+            OutputWriter.Index.self, from: Data((workspace.read("out/watch/index.json") ?? "").utf8))
+    }
+
     /// Each item's `change` in `out/watch/index.json`, by item id.
     static func changes(_ workspace: TemporaryWorkspace) throws -> [String: String] {
-        let index = try JSONDecoder().decode(
-            OutputWriter.Index.self, from: Data((workspace.read("out/watch/index.json") ?? "").utf8))
+        let index = try Self.index(workspace)
         return Dictionary(uniqueKeysWithValues: index.items.map { ($0.id, $0.change?.rawValue ?? "-") })
     }
 
@@ -66,6 +72,13 @@ struct ResearchReuseTests {
         #expect(third.spend.calls == 1, "only the changed page's item is asked again")
         #expect(
             try Self.changes(workspace) == ["alpha": "unchanged", "beta": "changed", "gamma": "unchanged"])
+        // Each entry cites the source behind its answer: the URL, when that copy was fetched, its
+        // validators and a hash of its text.
+        let beta = try #require(try Self.index(workspace).items.first { $0.id == "beta" }?.sources?.first)
+        #expect(beta.url == "\(sim.url)/sources/beta")
+        #expect(beta.sha256 == SHA256.hex("The beta page now says beta moved."))
+        #expect(beta.etag?.isEmpty == false && beta.lastModified?.isEmpty == false)
+        #expect((workspace.read("out/watch/index.json") ?? "").contains("\"fetched_at\" : \"20"), "ISO 8601")
 
         let refreshed = try CachedRunTests.run(workspace, job: "watch", policy: .refresh)
         #expect(refreshed.spend.calls == 3, "--refresh still asks again")
@@ -92,8 +105,7 @@ struct ResearchReuseTests {
         #expect(!digest.isEmpty)
         let prompt = try #require(try digestPrompt(first.run))
         #expect(prompt.hasPrefix("What changed (3)?\n<item id=\"alpha\" change=\"new\">\n"))
-        let index = try JSONDecoder().decode(
-            OutputWriter.Index.self, from: Data((workspace.read("out/watch/index.json") ?? "").utf8))
+        let index = try Self.index(workspace)
         #expect(index.digest == "digest.md" && index.items.count == 3)
 
         let quiet = try CachedRunTests.run(workspace, job: "watch")

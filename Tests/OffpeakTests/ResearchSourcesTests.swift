@@ -65,10 +65,14 @@ struct ResearchSourcesTests {
             Second text.
             </source>
             """
-        #expect(context == .ready(expected))
+        #expect(context.text == expected)
+        guard case .ready(_, let citations) = context else { return }
+        #expect(citations.map(\.url) == Array(urls.prefix(2)), "a repeated source is cited once")
+        #expect(citations.map(\.sha256) == [SHA256.hex("First text."), SHA256.hex("Second text.")])
+        #expect(citations.allSatisfy { $0.fetchedAt == start })
         #expect(cache.log == ["save \(urls[0]) digest", "save \(urls[1]) digest"])
         #expect(cache.entry(urls[0])?.expires == start + 3600)
-        #expect(try sources().context(for: [], now: start) == .ready(""))
+        #expect(try sources().context(for: [], now: start) == .ready("", citations: []))
     }
 
     @Test func aFreshCopyMakesNoRequest() throws {
@@ -91,7 +95,7 @@ struct ResearchSourcesTests {
         #expect(cache.entry(url)?.expires == later + 3600)
         try SimSources.set(sim, name: "stale", content: "Changed.")
         let changed = try sources().context(for: [url], now: later + 7200)
-        #expect(changed == .ready("<source url=\"\(url)\">\nChanged.\n</source>"))
+        #expect(changed.text == "<source url=\"\(url)\">\nChanged.\n</source>")
         #expect(cache.entry(url)?.source.text == "Changed.")
     }
 

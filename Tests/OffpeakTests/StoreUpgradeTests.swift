@@ -30,7 +30,7 @@ struct StoreUpgradeTests {
                 request.id = row.id
                 request.source = RequestSource(rawValue: row.source) ?? .spec
                 request.state = RequestRecord.State(rawValue: row.state) ?? .pending
-                try request.insert(db)
+                try request.insertBeforeSources(db)
                 if let cached = row.cached {
                     try StoreCountersTests.result(request, cached: cached).insert(db)
                 }
@@ -124,6 +124,19 @@ extension LedgerEntry {
         let columns = values.keys.sorted()
         try db.execute(
             sql: "INSERT INTO ledger (\(columns.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
+            arguments: StatementArguments(columns.map { values[$0] ?? .null }))
+    }
+}
+
+extension RequestRecord {
+    /// Inserts the row as a store from before v19 (no `sources` column) holds it.
+    func insertBeforeSources(_ db: Database) throws {
+        var values = try databaseDictionary
+        values["sources"] = nil
+        let columns = values.keys.sorted()
+        try db.execute(
+            sql: "INSERT INTO requests (\(columns.joined(separator: ", "))) VALUES ("
                 + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
             arguments: StatementArguments(columns.map { values[$0] ?? .null }))
     }

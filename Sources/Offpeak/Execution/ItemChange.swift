@@ -10,17 +10,34 @@ import Foundation
 /// `index.json` as the run did.
 enum ItemChange: String, Codable, Sendable, Equatable {
     case new, changed, unchanged
+}
 
-    /// The change of each item the spec of `run` listed, by item id; none for a run of submitted
+/// What a run's `index.json` says of each item of its spec beyond its answer: its change since the
+/// job's previous run, and the research sources behind it (issue 24, items 3 and 5).
+struct ItemNotes: Sendable, Equatable {
+    var change: ItemChange
+    var sources: [SourceCitation]
+
+    /// The notes of each item the spec of `run` listed, by item id; none for a run of submitted
     /// requests, whose items are new by nature.
-    static func changes(of run: RunRecord, store: Store) throws(OffpeakError) -> [String: ItemChange] {
-        let keys = try store.runs.itemKeys(runID: run.id)
-        guard !keys.isEmpty else { return [:] }
+    static func of(_ run: RunRecord, store: Store) throws(OffpeakError) -> [String: ItemNotes] {
+        let prompts = try store.runs.itemPrompts(runID: run.id)
+        guard !prompts.isEmpty else { return [:] }
         let before =
             try store.runs.latestFinishedRun(job: run.job, createdBefore: run.createdAt)
-            .map { previous throws(OffpeakError) in try store.runs.itemKeys(runID: previous.id) } ?? [:]
-        return keys.mapValues { _ in .new }.merging(
-            keys.compactMap { item, key in before[item].map { (item, $0 == key ? .unchanged : .changed) } },
-            uniquingKeysWith: { _, known in known })
+            .map { previous throws(OffpeakError) in try store.runs.itemPrompts(runID: previous.id) } ?? [:]
+        return prompts.mapValues { prompt in
+            ItemNotes(change: .new, sources: SourceCitation.decoded(prompt.sources))
+        }.merging(
+            prompts.compactMap { item, prompt in
+                before[item].map { earlier in
+                    (
+                        item,
+                        ItemNotes(
+                            change: earlier.cacheKey == prompt.cacheKey ? .unchanged : .changed,
+                            sources: SourceCitation.decoded(prompt.sources))
+                    )
+                }
+            }, uniquingKeysWith: { _, known in known })
     }
 }

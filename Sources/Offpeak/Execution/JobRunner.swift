@@ -303,11 +303,13 @@ public struct JobRunner: Sendable {
             case .failed(let why): (state, error) = (.failed, why)
             case nil: break
             }
-            return RequestRecord(
+            var record = RequestRecord(
                 id: RequestRecord.newID(), runId: runID, job: spec.name, itemId: plan.itemId,
                 position: plan.position, source: .spec, clientId: nil, tier: spec.tier.rawValue,
                 payload: plan.request.canonicalText, cacheKey: plan.cacheKey, state: state,
                 attempts: 0, nextAttemptAt: nil, error: error, createdAt: now, updatedAt: now)
+            record.sources = SourceCitation.stored(plan.sources)
+            return record
         }
     }
 

@@ -21,7 +21,7 @@ enum OutputRewrite {
         let answered = Set(items.filter { !$0.source.isStep }.map(\.id))
         var files = 0
         let rewritten = try OutputWriter(directory: workspace.url(for: output)).write(
-            job: run.job, runID: run.id, items: items, changes: try ItemChange.changes(of: run, store: store)
+            job: run.job, runID: run.id, items: items, notes: try ItemNotes.of(run, store: store)
         ) { visit throws(OffpeakError) in
             try store.runs.forEachResult(runID: run.id) { result in
                 if answered.contains(result.requestId) { files += 1 }

@@ -16,6 +16,8 @@ struct OutputWriter: Sendable {
         var fromCache: Bool?
         /// Against the job's previous run (`ItemChange`); nil for submitted requests.
         var change: ItemChange?
+        /// The research sources behind the answer (`SourceCitation`); nil for none.
+        var sources: [SourceCitation]?
     }
 
     struct Index: Codable, Sendable, Equatable {
@@ -41,9 +43,9 @@ struct OutputWriter: Sendable {
     @discardableResult
     func write(
         job: String, runID: String, requests: [RequestRecord], results: [String: ResultRecord],
-        changes: [String: ItemChange] = [:]
+        notes: [String: ItemNotes] = [:]
     ) throws(OffpeakError) -> Int {
-        try write(job: job, runID: runID, items: requests.map(RequestOutline.init), changes: changes) {
+        try write(job: job, runID: runID, items: requests.map(RequestOutline.init), notes: notes) {
             (visit: (ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) in
             for result in results.values { try visit(result) }
         }
@@ -52,11 +54,11 @@ struct OutputWriter: Sendable {
     /// The same, from the run's requests outlined and its answers handed over one at a time
     /// (`Store.forEachResult`): a run of any size is written holding one answer at a time.
     /// - Parameters:
-    ///   - changes: each item's change since the job's previous run, by item id (`ItemChange`).
+    ///   - notes: each item's change since the job's previous run and its sources, by item id.
     ///   - answers: calls its argument with each answer of the run, in any order.
     @discardableResult
     func write(
-        job: String, runID: String, items: [RequestOutline], changes: [String: ItemChange] = [:],
+        job: String, runID: String, items: [RequestOutline], notes: [String: ItemNotes] = [:],
         answers: ((ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) -> Void
     ) throws(OffpeakError) -> Int {
         // The run's digest is written to a file of its own.
@@ -70,7 +72,7 @@ struct OutputWriter: Sendable {
         var entries = items.map {
             IndexEntry(
                 id: $0.itemId, file: nil, state: $0.state.rawValue, error: $0.error,
-                change: changes[$0.itemId])
+                change: notes[$0.itemId]?.change, sources: Self.cited(notes[$0.itemId]))
         }
         var written = 0
         try attempt {
@@ -87,15 +89,22 @@ struct OutputWriter: Sendable {
             if try write(content, to: directory.appendingPathComponent(names[slot])) { written += 1 }
             entries[slot] = IndexEntry(
                 id: items[slot].itemId, file: names[slot], state: "done", error: nil, model: result.model,
-                fromCache: result.fromCache, change: changes[items[slot].itemId])
+                fromCache: result.fromCache, change: notes[items[slot].itemId]?.change,
+                sources: Self.cited(notes[items[slot].itemId]))
         }
         try attempt {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+            encoder.dateEncodingStrategy = .iso8601
             let index = try encoder.encode(Index(job: job, run: runID, items: entries, digest: digest))
             try AtomicFile.write(index, to: directory.appendingPathComponent("index.json"))
         }
         return written
+    }
+
+    /// An item's sources as its entry lists them; nil (left out) for none.
+    private static func cited(_ notes: ItemNotes?) -> [SourceCitation]? {
+        notes.flatMap { $0.sources.isEmpty ? nil : $0.sources }
     }
 
     /// Writes `content` to `url` unless the file already holds it.

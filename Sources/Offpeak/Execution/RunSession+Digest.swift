@@ -18,7 +18,7 @@ extension RunSession {
     /// - Returns: whether there is a new request to send.
     func advanceDigest() throws(OffpeakError) -> Bool {
         guard let digest = spec.digest, !canceled else { return false }
-        let changes = try ItemChange.changes(of: run, store: context.store)
+        let changes = try ItemNotes.of(run, store: context.store).mapValues(\.change)
         var asked = spec
         asked.maxTokens = digest.maxTokens
         let planner = RequestPlanner(provider: context.provider.kind, model: run.model)

@@ -423,7 +423,7 @@ struct RunSession {
         let store = context.store
         try OutputWriter(directory: context.outputs).write(
             job: spec.name, runID: run.id, items: try store.runs.outlines(runID: run.id),
-            changes: try ItemChange.changes(of: run, store: store)
+            notes: try ItemNotes.of(run, store: store)
         ) { visit throws(OffpeakError) in
             try store.runs.forEachResult(runID: run.id) { try visit($0) }
         }

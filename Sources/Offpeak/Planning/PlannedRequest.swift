@@ -9,6 +9,8 @@ struct PlannedRequest: Sendable, Equatable {
     var cacheKey: String
     /// Why the item cannot be asked yet (a source not fetched yet) or at all (a source refused).
     var blocked: Blocked?
+    /// The research sources its prompt holds, in order.
+    var sources: [SourceCitation] = []
 
     enum Blocked: Sendable, Equatable {
         case waiting(String)
@@ -37,8 +39,11 @@ public struct RequestPlanner: Sendable {
         return spec.items.enumerated().map { position, item in
             var variables = item.variables
             var blocked: PlannedRequest.Blocked?
+            var citations: [SourceCitation] = []
             switch sources[item.id] {
-            case .success(.ready(let context)): variables[JobSpec.sourcesVariable] = context
+            case .success(.ready(let context, let cited)):
+                variables[JobSpec.sourcesVariable] = context
+                citations = cited
             case .success(.waiting(let why)): blocked = .waiting(why)
             case .failure(let error): blocked = .failed(error.description)
             case nil:
@@ -55,7 +60,8 @@ public struct RequestPlanner: Sendable {
             let request = self.request(spec, userMessage: message)
             return PlannedRequest(
                 itemId: item.id, position: position, request: request,
-                cacheKey: RequestPlanner.cacheKey(provider: provider, request: request), blocked: blocked)
+                cacheKey: RequestPlanner.cacheKey(provider: provider, request: request), blocked: blocked,
+                sources: citations)
         }
     }
 

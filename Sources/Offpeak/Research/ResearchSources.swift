@@ -3,12 +3,18 @@ import Logging
 
 /// The research context for one item, or why the item has to wait for it.
 enum SourceContext: Equatable, Sendable {
-    /// The rendered sources, ready to go before the prompt (`""` for no sources).
-    case ready(String)
+    /// The rendered sources, ready to go before the prompt (`""` for no sources), and what each
+    /// was (`SourceCitation`), in the same order.
+    case ready(String, citations: [SourceCitation] = [])
     /// A source was never fetched and cannot be reached now: `source https://… unreachable: …`.
     /// The item waits (like work deferred for a condition) and is tried again on a later tick; it
     /// has not failed.
     case waiting(String)
+
+    /// The rendered sources, when they are ready.
+    var text: String? {
+        if case .ready(let text, _) = self { text } else { nil }
+    }
 }
 
 /// Gathers an item's research sources, from the cache where it can and from the network where it
@@ -63,14 +69,17 @@ struct ResearchSources: Sendable {
     ///   spec names something that will never be usable research. Cache errors pass through.
     func context(for urls: [String], now: Date = Date()) throws(OffpeakError) -> SourceContext {
         var blocks: [String] = []
+        var citations: [SourceCitation] = []
         var seen: Set<String> = []
         for url in urls where seen.insert(url).inserted {
             switch try source(url, now: now) {
-            case .success(let source): blocks.append(Self.render(source))
+            case .success(let source):
+                blocks.append(Self.render(source))
+                citations.append(SourceCitation(source, url: url))
             case .failure(let reason): return .waiting(reason.description)
             }
         }
-        return .ready(blocks.joined(separator: "\n\n"))
+        return .ready(blocks.joined(separator: "\n\n"), citations: citations)
     }
 
     /// Sources fetched at once, at most: a job's sources usually sit on different servers.
@@ -90,15 +99,18 @@ struct ResearchSources: Sendable {
         return lists.map { urls in
             Result { () throws(OffpeakError) -> SourceContext in
                 var blocks: [String] = []
+                var citations: [SourceCitation] = []
                 var seen: Set<String> = []
                 for url in urls where seen.insert(url).inserted {
                     switch try byURL[url]?.get() {
-                    case .success(let source): blocks.append(Self.render(source))
+                    case .success(let source):
+                        blocks.append(Self.render(source))
+                        citations.append(SourceCitation(source, url: url))
                     case .failure(let reason): return .waiting(reason.description)
                     case nil: throw OffpeakError(.software, "source \(url) was not fetched")
                     }
                 }
-                return .ready(blocks.joined(separator: "\n\n"))
+                return .ready(blocks.joined(separator: "\n\n"), citations: citations)
             }
         }
     }

@@ -41,6 +41,8 @@ public struct RequestRecord: Codable, Sendable, Equatable {
     var createdAt: Date
     var updatedAt: Date
     var cachePolicy: CachePolicy = .normal
+    /// The research sources its prompt was built from (`SourceCitation.stored`); nil for none.
+    var sources: String?
 
     /// A new request id: `r` and 16 random hex digits, short enough to type into `offpeak result`.
     static func newID() -> String {

@@ -61,9 +61,10 @@ protocol RunStore: AnyObject, Sendable {
     /// read.
     func latestFinishedRun(job: String, createdBefore: Date?) throws(OffpeakError) -> RunRecord?
 
-    /// The prompt key (`cacheKey`) of each item of the run that its spec listed (not a submitted
-    /// request, not a step), by item id: what tells an item changed since an earlier run (`ItemChange`).
-    func itemKeys(runID: String) throws(OffpeakError) -> [String: String]
+    /// The prompt of each item of the run that its spec listed (not a submitted request, not a
+    /// step), by item id: its key, which tells an item changed since an earlier run (`ItemChange`),
+    /// and the sources it was built from, which its outputs cite.
+    func itemPrompts(runID: String) throws(OffpeakError) -> [String: ItemPrompt]
 
     /// The run, or nil when there is none; an error (74) when its row cannot be read.
     func run(id: String) throws(OffpeakError) -> RunRecord?
@@ -179,4 +180,12 @@ extension RunStore {
     func latestFinishedRun(job: String) throws(OffpeakError) -> RunRecord? {
         try latestFinishedRun(job: job, createdBefore: nil)
     }
+}
+
+/// An item's prompt as outputs see it (`RunStore.itemPrompts`).
+struct ItemPrompt: Sendable, Equatable {
+    /// The request's `cacheKey`: the same exactly when the prompt is.
+    var cacheKey: String
+    /// `RequestRecord.sources`.
+    var sources: String?
 }

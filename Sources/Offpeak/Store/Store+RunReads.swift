@@ -28,14 +28,16 @@ extension SQLiteStore {
         return rows.runs.first
     }
 
-    func itemKeys(runID: String) throws(OffpeakError) -> [String: String] {
+    func itemPrompts(runID: String) throws(OffpeakError) -> [String: ItemPrompt] {
         try read { db in
             let rows = try Row.fetchCursor(
-                db, sql: "SELECT item_id, cache_key FROM requests WHERE run_id = ? AND source = ?",
+                db, sql: "SELECT item_id, cache_key, sources FROM requests WHERE run_id = ? AND source = ?",
                 arguments: [runID, RequestSource.spec.rawValue])
-            var keys: [String: String] = [:]
-            while let row = try rows.next() { keys[row[0]] = row[1] }
-            return keys
+            var prompts: [String: ItemPrompt] = [:]
+            while let row = try rows.next() {
+                prompts[row[0]] = ItemPrompt(cacheKey: row[1], sources: row[2])
+            }
+            return prompts
         }
     }
 

@@ -93,7 +93,9 @@ enum StoreMigrations {
             db in
             try recordDeferringAndBatchHosts(db)
         }
-        migrator.registerMigration("v19: answers reused while their prompt is unchanged, past their TTL") {
+        migrator.registerMigration(
+            "v19: answers reused while their prompt is unchanged; the sources behind each request"
+        ) {
             db in
             try markReusedAnswers(db)
         }

@@ -47,7 +47,8 @@ extension PostgresEngine {
                 INSERT INTO requests (\(unescaped: Self.requestColumns))
                 SELECT id, run_id, job, item_id, position, source, CASE WHEN has_client THEN client_id END,
                     tier, payload, cache_key, state, attempts, CASE WHEN has_next THEN next_at END,
-                    CASE WHEN has_error THEN error END, created_at, updated_at, cache_policy
+                    CASE WHEN has_error THEN error END, created_at, updated_at, cache_policy,
+                    CASE WHEN has_sources THEN sources END
                 FROM unnest(\(chunk.map(\.id))::text[], \(chunk.map(\.runId))::text[],
                     \(chunk.map(\.job))::text[], \(chunk.map(\.itemId))::text[], \(chunk.map(\.position))::bigint[],
                     \(chunk.map(\.source.rawValue))::text[], \(chunk.map { $0.clientId ?? "" })::text[],
@@ -56,10 +57,11 @@ extension PostgresEngine {
                     \(chunk.map(\.attempts))::bigint[], \(chunk.map { $0.nextAttemptAt ?? Self.none })::timestamptz[],
                     \(chunk.map { $0.nextAttemptAt != nil })::boolean[], \(chunk.map { $0.error ?? "" })::text[],
                     \(chunk.map { $0.error != nil })::boolean[], \(chunk.map(\.createdAt))::timestamptz[],
-                    \(chunk.map(\.updatedAt))::timestamptz[], \(chunk.map(\.cachePolicy.rawValue))::text[])
+                    \(chunk.map(\.updatedAt))::timestamptz[], \(chunk.map(\.cachePolicy.rawValue))::text[],
+                    \(chunk.map { $0.sources ?? "" })::text[], \(chunk.map { $0.sources != nil })::boolean[])
                     AS t(id, run_id, job, item_id, position, source, client_id, has_client, tier, payload,
                         cache_key, state, attempts, next_at, has_next, error, has_error, created_at, updated_at,
-                        cache_policy)
+                        cache_policy, sources, has_sources)
                 \(unescaped: conflict == .replaceByID ? Self.replaceClause : "ON CONFLICT (run_id, item_id) DO NOTHING")
                 RETURNING id
                 """)

@@ -12,7 +12,7 @@ extension PostgresEngine {
 
     static let requestColumns = """
         id, run_id, job, item_id, position, source, client_id, tier, payload, cache_key, state, attempts,
-        next_attempt_at, error, created_at, updated_at, cache_policy
+        next_attempt_at, error, created_at, updated_at, cache_policy, sources
         """
 
     static let resultColumns = """
@@ -48,7 +48,8 @@ extension PostgresEngine {
             state: try column.value("state", as: RequestRecord.State.self), attempts: try column("attempts"),
             nextAttemptAt: try column("next_attempt_at"), error: try column("error"),
             createdAt: try column("created_at"), updatedAt: try column("updated_at"),
-            cachePolicy: try column.value("cache_policy", as: RequestRecord.CachePolicy.self))
+            cachePolicy: try column.value("cache_policy", as: RequestRecord.CachePolicy.self),
+            sources: try column("sources"))
     }
 
     /// Requests with whole payloads, from the rows of a query listing `requestColumns`.

@@ -116,16 +116,19 @@ extension PostgresEngine {
         try newestRun(job: job, states: Self.finishedStates, createdBefore: createdBefore)
     }
 
-    func itemKeys(runID: String) throws(OffpeakError) -> [String: String] {
-        var keys: [String: String] = [:]
+    func itemPrompts(runID: String) throws(OffpeakError) -> [String: ItemPrompt] {
+        var prompts: [String: ItemPrompt] = [:]
         let rows = try store.query(
-            "SELECT item_id, cache_key FROM requests WHERE run_id = \(runID) AND source = \(RequestSource.spec.rawValue)"
-        )
+            """
+            SELECT item_id, cache_key, sources FROM requests
+            WHERE run_id = \(runID) AND source = \(RequestSource.spec.rawValue)
+            """)
         for row in rows {
             let column = PostgresColumns(row, store)
-            keys[try column("item_id", as: String.self)] = try column("cache_key", as: String.self)
+            prompts[try column("item_id", as: String.self)] = ItemPrompt(
+                cacheKey: try column("cache_key"), sources: try column("sources"))
         }
-        return keys
+        return prompts
     }
 
     func run(id: String) throws(OffpeakError) -> RunRecord? {

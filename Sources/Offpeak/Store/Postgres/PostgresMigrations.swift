@@ -52,7 +52,8 @@ enum PostgresMigrations {
             version: 11, name: "the host that deferred each job and that sent each provider batch",
             statements: PostgresSchema.version11),
         Migration(
-            version: 12, name: "answers reused while their prompt is unchanged, past their TTL",
+            version: 12,
+            name: "answers reused while their prompt is unchanged; the sources behind each request",
             statements: PostgresSchema.version12),
     ]
 
