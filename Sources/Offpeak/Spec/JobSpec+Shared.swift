@@ -43,6 +43,7 @@ extension JobSpec {
         case "acceptsSubmissions": return "queue"
         case "cacheTTL": return "cache_ttl"
         case "maxItemsGiven": return "max_items"
+        case "storedFeeds": return "feeds"
         default:
             var name = ""
             for character in key {

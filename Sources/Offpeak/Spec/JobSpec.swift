@@ -175,6 +175,18 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// Research sources (http/https URLs) every item of the job reads: fetched, cached like
     /// answers, and put before the item's prompt (see `ResearchSources`).
     var sources: [String] = []
+    /// RSS or Atom feeds (http/https URLs) a `research` job takes items from: each entry becomes
+    /// an item, asked once (issue 24). Empty for a job without feeds.
+    var feeds: [String] {
+        get { storedFeeds ?? [] }
+        set { storedFeeds = newValue.isEmpty ? nil : newValue }
+    }
+    /// Most new feed entries one run takes, oldest first (`max_new`); the rest wait for the next
+    /// run. `nil`: all of them. Only with `feeds`.
+    var maxNew: Int?
+    /// `feeds` as encoded: `nil` rather than empty, so a spec without feeds encodes (and its run's
+    /// spec hash stays) as it did before feeds existed, and a spec stored then still decodes.
+    private var storedFeeds: [String]?
     /// Output folder, relative to the workspace; default `out/<name>`.
     var output: String
     var constraints = Constraints()

@@ -29,7 +29,7 @@ extension JobSpecParser {
             throw reader.error(
                 "items",
                 "no items: give 'items' (a list) or 'inputs' (file globs) with at least one entry, "
-                    + "or 'queue: true' to take submitted requests",
+                    + "'feeds' on a research job, or 'queue: true' to take submitted requests",
                 at: root.value("items") ?? root.value("inputs") ?? root.location("items"))
         }
         var seen: [String: String] = [:]

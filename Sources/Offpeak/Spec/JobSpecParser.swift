@@ -13,7 +13,7 @@ enum JobSpecParser {
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
-        "sources", "max_attempts", "chunking", "lane", "reuse", "digest",
+        "sources", "max_attempts", "chunking", "lane", "reuse", "digest", "feeds", "max_new",
     ]
 
     /// Parses one spec.
@@ -61,8 +61,12 @@ enum JobSpecParser {
         spec.chunking = try chunking(root, kind: kind)
         spec.acceptsSubmissions = try root.bool("queue") ?? false
         spec.promptCache = try root.bool("prompt_cache") ?? true
-        let items = try items(root, workspace: workspace, allowEmpty: spec.acceptsSubmissions)
+        spec.feeds = try feeds(root, kind: kind)
+        spec.maxNew = try maxNew(root, feeds: spec.feeds)
+        let items = try items(
+            root, workspace: workspace, allowEmpty: spec.acceptsSubmissions || !spec.feeds.isEmpty)
         try checkVariables(of: template, at: templateNode, kind: kind, items: items, reader: reader)
+        if !spec.feeds.isEmpty { try checkFeedVariables(of: template, at: templateNode, reader: reader) }
         spec.items = items.map(\.item)
         spec.inputs = try root.strings("inputs")?.map(\.0) ?? []
         if let node = root.value("sources") {

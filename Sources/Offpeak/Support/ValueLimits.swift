@@ -43,4 +43,7 @@ public enum ValueLimits {
     static let lineBytes = 32 << 20
     /// `lineBytes` as messages name it.
     static let lineBytesText = "32 MiB"
+    /// Entries one feed may have (`Feed.maxEntries`), and so `max_new`: real feeds carry tens; one
+    /// listing a whole archive is refused rather than made into ten thousand items at once.
+    static let feedEntries = 10_000
 }
