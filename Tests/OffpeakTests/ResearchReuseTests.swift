@@ -176,7 +176,7 @@ struct ResearchReuseTests {
         let second = try CachedRunTests.run(workspace, job: "watch")
         #expect(second.spend.calls == 0)
         #expect((try sim.stats()["sources"] as? [String: Int])?["fetches"] == 6, "fetched again whole")
-        #expect(try cache.purge(.job("watch")) == CachePurge(removed: 6))
+        #expect(try cache.purge(.job("watch")) == CachePurge(removed: 7), "answers, sources and robots.txt")
     }
 
     @Test func reuseIsParsedAndCheckedAndDefaultsByKind() throws {

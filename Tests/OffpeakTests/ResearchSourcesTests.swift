@@ -70,7 +70,11 @@ struct ResearchSourcesTests {
         #expect(citations.map(\.url) == Array(urls.prefix(2)), "a repeated source is cited once")
         #expect(citations.map(\.sha256) == [SHA256.hex("First text."), SHA256.hex("Second text.")])
         #expect(citations.allSatisfy { $0.fetchedAt == start })
-        #expect(cache.log == ["save \(urls[0]) digest", "save \(urls[1]) digest"])
+        // The site's robots.txt is asked first (the sim has none: a 404, kept as an empty one).
+        #expect(
+            cache.log == [
+                "save \(sim.url)/robots.txt digest", "save \(urls[0]) digest", "save \(urls[1]) digest",
+            ])
         #expect(cache.entry(urls[0])?.expires == start + 3600)
         #expect(try sources().context(for: [], now: start) == .ready("", citations: []))
     }
@@ -90,7 +94,7 @@ struct ResearchSourcesTests {
         let first = try sources().context(for: [url], now: start)
         let later = start + 7200
         #expect(try sources().context(for: [url], now: later) == first)
-        #expect(try sourceStats(sim) == ["fetches": 2, "not_modified": 1])
+        #expect(try sourceStats(sim) == ["fetches": 2, "not_modified": 1, "robots": 1])
         #expect(cache.log.last == "refresh \(url)")
         #expect(cache.entry(url)?.expires == later + 3600)
         try SimSources.set(sim, name: "stale", content: "Changed.")
@@ -105,7 +109,7 @@ struct ResearchSourcesTests {
         let first = try sources().context(for: [url], now: start)
         sim.kill()
         #expect(try sources().context(for: [url], now: start + 7200) == first)
-        #expect(cache.log == ["save \(url) digest"])
+        #expect(cache.log == ["save \(sim.url)/robots.txt digest", "save \(url) digest"])
     }
 
     @Test func aSourceNeverFetchedAndUnreachableMakesTheItemWait() throws {
@@ -137,7 +141,7 @@ struct ResearchSourcesTests {
                 #expect(error.message.hasPrefix("source \(sim.url + path) "), "\(error)")
             }
         }
-        #expect(cache.log.isEmpty)
+        #expect(cache.log == ["save \(sim.url)/robots.txt digest"], "only the site's (missing) robots.txt")
     }
 
     @Test func longSourcesAreCut() {

@@ -74,6 +74,27 @@ struct SimSourcesTests {
         #expect(try get(sim, "/sources/status/200").status == 400)
     }
 
+    @Test func robotsTxtIsMissingUntilSetAndCountedApart() throws {
+        let sim = try SimProcess()
+        #expect(try get(sim, "/robots.txt").status == 404)
+        try SimSources.set(sim, name: "robots.txt", content: "User-agent: *\nDisallow: /private\n")
+        let robots = try get(sim, "/robots.txt")
+        #expect(robots.status == 200)
+        #expect(String(decoding: robots.body, as: UTF8.self) == "User-agent: *\nDisallow: /private\n")
+        let etag = try #require(robots.header("etag"))
+        #expect(try get(sim, "/robots.txt", headers: [(name: "If-None-Match", value: etag)]).status == 304)
+        let stats = try #require(try sim.stats()["sources"] as? [String: Int])
+        #expect(stats == ["fetches": 0, "not_modified": 0, "robots": 3])
+    }
+
+    @Test func movedPagesAnswer301And308() throws {
+        let sim = try SimProcess()
+        let moved = try get(sim, "/sources/moved/delta")
+        #expect(moved.status == 301 && moved.header("location") == "/sources/delta")
+        let moved308 = try get(sim, "/sources/moved308/delta")
+        #expect(moved308.status == 308 && moved308.header("location") == "/sources/delta")
+    }
+
     @Test func etagsAreStableHashesAndMatchingIsWeak() {
         #expect(SourceLibrary.hash([]) == "cbf29ce484222325")
         #expect(SourceLibrary.hash(Array("a".utf8)) == "af63dc4c8601ec8c")

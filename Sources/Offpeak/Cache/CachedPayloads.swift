@@ -35,10 +35,13 @@ struct CachedSource: Codable, Sendable, Equatable {
     var lastModified: String?
     /// Kept to the millisecond (the payload's ISO 8601 dates carry no finer part).
     var fetchedAt: Date
+    /// Where `url` has moved for good (a `301` or `308`, possibly after a few of them): the next
+    /// check asks there directly. `nil` when it has not moved; absent from older payloads.
+    var movedTo: String?
 
     init(
         url: String, contentType: String, text: String, etag: String? = nil, lastModified: String? = nil,
-        fetchedAt: Date
+        fetchedAt: Date, movedTo: String? = nil
     ) {
         self.url = url
         self.contentType = contentType
@@ -46,6 +49,7 @@ struct CachedSource: Codable, Sendable, Equatable {
         self.etag = etag
         self.lastModified = lastModified
         self.fetchedAt = fetchedAt
+        self.movedTo = movedTo
     }
 }
 

@@ -96,7 +96,8 @@ public struct JobRunner: Sendable {
         try checkModel(model, for: spec)
         let (spec, dropped) = try withUnfinishedItems(spec)
         let planned = RequestPlanner(provider: provider.kind, model: model).plan(
-            spec, sources: try sources(for: spec, cancellation: options.stop?.calls))
+            spec,
+            sources: try sources(for: spec, offline: holdCalls != nil, cancellation: options.stop?.calls))
         var (run, droppedNow) = try prepareRun(
             spec: spec, model: model, planned: planned, forced: options.force)
         // Another process holds the run: this one helps it answer its requests.
@@ -222,17 +223,18 @@ public struct JobRunner: Sendable {
 
     /// The research context of every item that has sources (the job's, then its own), fetched or
     /// taken from the cache; an item whose source cannot be had yet waits. A stop signal aborts
-    /// fetches in flight when its grace runs out, as it does provider calls.
-    private func sources(for spec: JobSpec, cancellation: CancellationFlag?) throws(OffpeakError) -> [String:
-        Result<
-            SourceContext, OffpeakError
-        >]
-    {
+    /// fetches in flight when its grace runs out, as it does provider calls. `offline` (the job's
+    /// conditions do not hold, and the pass only collects batches already out) fetches nothing:
+    /// cached copies only, and an item with a source never fetched waits.
+    private func sources(
+        for spec: JobSpec, offline: Bool, cancellation: CancellationFlag?
+    ) throws(OffpeakError) -> [String: Result<SourceContext, OffpeakError>] {
         guard !spec.sources.isEmpty || spec.items.contains(where: { !$0.sources.isEmpty }) else { return [:] }
-        let research = ResearchSources(
+        var research = ResearchSources(
             cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor),
             ttl: spec.cacheTTL, job: spec.name,
             logger: logger, cancellation: cancellation)
+        research.offline = offline
         let items = spec.items.filter { !(spec.sources + $0.sources).isEmpty }
         let found = research.contexts(for: items.map { spec.sources + $0.sources })
         return Dictionary(zip(items.map(\.id), found), uniquingKeysWith: { first, _ in first })

@@ -13,7 +13,7 @@ struct HTTPRequest: Sendable {
     /// Seconds the whole exchange may take, connection included.
     var timeout: TimeInterval
     /// Redirects followed before giving up; 0 (the default) returns a 3xx as it is. Provider calls
-    /// never follow; fetched web pages do, to http and https targets only.
+    /// never follow, and `SourceFetcher` follows its own, one request per hop, to check each one.
     var maxRedirects: Int = 0
     /// A tighter body cap than the client's for this request only (a web page, not a completion);
     /// the smaller of the two applies.

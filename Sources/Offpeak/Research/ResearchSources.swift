@@ -29,6 +29,14 @@ enum SourceContext: Equatable, Sendable {
 /// - a source never fetched is fetched and saved; if it is unreachable the context is
 ///   `.waiting`, and any other failure throws (see `context(for:now:)`).
 ///
+/// Every request is a polite one: its site's robots.txt is asked first (`RobotsCheck`), and a URL
+/// it forbids is never requested (`.disallowed`, which fails the item even when a stale copy is
+/// cached: the site has asked not to be read); redirects are followed one hop at a time, each
+/// hop checked the same way, and a page that moved for good (`301`, `308`) is asked for at its
+/// new URL from then on (`CachedSource.movedTo`), while its copy keeps the URL the user wrote.
+/// With `offline` set (the job's conditions do not hold) nothing is requested: cached copies are
+/// used as they are, fresh or stale, and a source never fetched waits.
+///
 /// Each source is rendered as `<source url="URL">\nTEXT\n</source>`, sources joined by a blank
 /// line, in the order given (repeats dropped). A source's text is cut to its first 24,000
 /// characters (`maxCharacters`), with a note saying so: about 6,000 tokens, enough for a long
@@ -42,6 +50,10 @@ struct ResearchSources: Sendable {
     let job: String?
     let logger: Logger
     let cancellation: CancellationFlag?
+    /// Asks each site's robots.txt before any request to it.
+    let robots: RobotsCheck
+    /// Sources come from the cache only: nothing is requested.
+    var offline = false
 
     /// - Parameters:
     ///   - ttl: seconds a fetched or revalidated source stays fresh (the job's `cache_ttl`).
@@ -58,6 +70,8 @@ struct ResearchSources: Sendable {
         self.job = job
         self.logger = logger
         self.cancellation = cancellation
+        self.robots = RobotsCheck(
+            cache: cache, fetcher: fetcher, job: job, logger: logger, cancellation: cancellation)
     }
 
     /// The rendered context for `urls`, or `.waiting` at the first source that was never fetched
@@ -65,8 +79,9 @@ struct ResearchSources: Sendable {
     ///
     /// - Throws: `OffpeakError` when a source never fetched cannot be used, naming the URL:
     ///   `.unavailable` when its server fails (HTTP 5xx, or 429), since the spec may be right and
-    ///   the server may recover; `.dataError` otherwise (HTTP 4xx, not text, too large), since the
-    ///   spec names something that will never be usable research. Cache errors pass through.
+    ///   the server may recover; `.dataError` otherwise (HTTP 4xx, not text, too large, forbidden
+    ///   by its site's robots.txt, cached or not), since the spec names something that will never
+    ///   be usable research. Cache errors pass through.
     func context(for urls: [String], now: Date = Date()) throws(OffpeakError) -> SourceContext {
         var blocks: [String] = []
         var citations: [SourceCitation] = []
@@ -118,39 +133,52 @@ struct ResearchSources: Sendable {
     /// One source's copy, or the unreachable error that makes the item wait.
     private func source(_ url: String, now: Date) throws(OffpeakError) -> Result<CachedSource, SourceError> {
         if let cached = try cache.source(url: url, now: now) {
-            if cached.fresh { return .success(cached.source) }
+            if cached.fresh || offline { return .success(cached.source) }
             return .success(try revalidate(cached.source, now: now))
         }
-        let outcome: FetchOutcome
-        do { outcome = try fetcher.fetch(url, now: now, cancellation: cancellation) } catch {
+        if offline {
+            let why = "not fetched while the job's conditions do not hold"
+            return .failure(.unreachable(fetcher.redactor.redact(url), why))
+        }
+        let followed = try fetcher.follow(url, now: now, cancellation: cancellation) {
+            hop throws(OffpeakError) in try robots.refusal(for: hop, now: now)
+        }
+        switch followed.outcome {
+        case .failure(let error):
             if case .unreachable = error { return .failure(error) }
             throw OffpeakError(Self.status(of: error), error.description)
-        }
-        // The fetcher reports `.notModified` only to a conditional request, which this is not.
-        guard case .fetched(let source) = outcome else {
+        case .success(.fetched(let source)):
+            try save(source, now: now)
+            return .success(source)
+        case .success(.notModified):
+            // The fetcher reports `.notModified` only to a conditional request, which this is not.
             throw OffpeakError(.software, "source \(url): 304 Not Modified to an unconditional request")
         }
-        try save(source, now: now)
-        return .success(source)
     }
 
-    /// A stale copy checked against the server; any failure falls back to the copy itself.
+    /// A stale copy checked against the server (at the URL it moved to, if it did); any failure
+    /// but a robots.txt that now forbids it falls back to the copy itself.
     private func revalidate(_ stale: CachedSource, now: Date) throws(OffpeakError) -> CachedSource {
-        let outcome: FetchOutcome
-        do {
-            outcome = try fetcher.fetch(
-                stale.url, etag: stale.etag, lastModified: stale.lastModified, now: now,
-                cancellation: cancellation)
-        } catch {
+        let followed = try fetcher.follow(
+            stale.url, from: stale.movedTo, etag: stale.etag, lastModified: stale.lastModified, now: now,
+            cancellation: cancellation
+        ) { hop throws(OffpeakError) in try robots.refusal(for: hop, now: now) }
+        switch followed.outcome {
+        case .failure(let error):
+            if case .disallowed = error { throw OffpeakError(.dataError, error.description) }
             let age = Int(now.timeIntervalSince(stale.fetchedAt) / 3600)
             logger.warning("\(error); using the cached copy from \(age) h ago")
             return stale
-        }
-        switch outcome {
-        case .notModified:
+        case .success(.notModified) where followed.movedTo == stale.movedTo:
             try cache.refresh(sourceURL: stale.url, ttl: ttl, now: now)
             return stale
-        case .fetched(let source):
+        case .success(.notModified):
+            // Current, but found at a new address: kept with it.
+            var moved = stale
+            moved.movedTo = followed.movedTo
+            try cache.save(source: moved, job: job, ttl: ttl, now: now)
+            return moved
+        case .success(.fetched(let source)):
             try save(source, now: now)
             return source
         }

@@ -12,11 +12,13 @@ enum FetchOutcome: Sendable, Equatable {
 /// `SourceFetcher` builds these from redacted text only: the URL, libcurl's message and the
 /// server's reason have been through its `Redactor`.
 enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// No answer: refused, DNS failure, timeout, cut off, or a libcurl failure such as too many
-    /// redirects. Often temporary (offline): the item waits, or works from a stale cached copy.
+    /// No answer: refused, DNS failure, timeout, cut off, another libcurl failure, or a site
+    /// whose robots.txt cannot be read now. Often temporary (offline): the item waits, or works
+    /// from a stale cached copy.
     case unreachable(String, String)
-    /// The server answered with this status (4xx, 5xx, or a 3xx left after the redirects), and
-    /// the start of what its error page says, on one line (empty when it sent no text).
+    /// The server answered with this status (4xx, 5xx, or a 3xx left after the redirects: too
+    /// many, or to a URL that is not http or https), and the start of what its error page says,
+    /// on one line (empty when it sent no text).
     case http(String, Int, reason: String = "")
     /// The media type is not text (a PDF, an image, a binary download).
     case unsupportedType(String, String)
@@ -24,12 +26,14 @@ enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooLarge(String, Int)
     /// The body is not text in its declared (or the default UTF-8) encoding.
     case notText(String)
+    /// The site's robots.txt does not let offpeak fetch this URL; it was not asked for.
+    case disallowed(String)
 
     /// The URL the error is about.
     var url: String {
         switch self {
         case .unreachable(let url, _), .http(let url, _, _), .unsupportedType(let url, _),
-            .tooLarge(let url, _), .notText(let url):
+            .tooLarge(let url, _), .notText(let url), .disallowed(let url):
             return url
         }
     }
@@ -44,13 +48,16 @@ enum SourceError: Error, Equatable, Sendable, CustomStringConvertible {
             return "source \(url) is \(type), not text (expected text/*, JSON or XML)"
         case .tooLarge(let url, let limit): return "source \(url) is larger than \(limit) bytes"
         case .notText(let url): return "source \(url) is not readable text in its declared encoding"
+        case .disallowed(let url): return "source \(url) is disallowed by its site's robots.txt for offpeak"
         }
     }
 }
 
 /// Fetches one research source over HTTP with the shared `HTTPClient`, as a polite and careful
 /// reader of other people's servers: it names itself, asks only for text, revalidates instead of
-/// downloading again, and refuses anything too large or not text before it can fill the context.
+/// downloading again, keeps to a few requests at a time per host (`hosts`), and refuses anything
+/// too large or not text before it can fill the context. It follows redirects itself, one request
+/// per hop (see `follow`), so a caller can check each hop against its site's robots.txt.
 ///
 /// HTML is reduced to its readable text (`HTMLText`); plain text, JSON and XML are kept as sent.
 /// Whatever the server sent that offpeak keeps (the text, its type and validators, the error and
@@ -66,14 +73,17 @@ struct SourceFetcher: Sendable {
     var connectTimeout: TimeInterval
     var timeout: TimeInterval
     var maxBytes: Int
+    /// Redirects followed before a 3xx counts as the answer.
     var maxRedirects: Int
+    /// Spaces out and bounds the requests to each host, shared by every copy of this fetcher.
+    var hosts: HostGate
     /// Cleans fetched text and fetch errors of credentials; by default, of this process's keys
     /// and every key shape.
     var redactor: Redactor
 
     init(
         client: HTTPClient, connectTimeout: TimeInterval = 10, timeout: TimeInterval = 30,
-        maxBytes: Int = SourceFetcher.defaultMaxBytes, maxRedirects: Int = 5,
+        maxBytes: Int = SourceFetcher.defaultMaxBytes, maxRedirects: Int = 5, hosts: HostGate = HostGate(),
         redactor: Redactor = Redactor(environment: ProcessInfo.processInfo.environment)
     ) {
         self.client = client
@@ -81,34 +91,59 @@ struct SourceFetcher: Sendable {
         self.timeout = timeout
         self.maxBytes = maxBytes
         self.maxRedirects = maxRedirects
+        self.hosts = hosts
         self.redactor = redactor
     }
 
-    /// Fetches `url`; with `etag` or `lastModified` from a cached copy the request is conditional
-    /// and a `304` comes back as `.notModified`.
-    /// - Parameter now: stamped on the copy as `fetchedAt`.
+    /// Fetches `url`, following up to `maxRedirects` redirects; with `etag` or `lastModified` from
+    /// a cached copy the request is conditional and a `304` comes back as `.notModified`.
+    /// - Parameters:
+    ///   - now: stamped on the copy as `fetchedAt`.
+    ///   - asSent: keep the text as the server sent it, HTML included (robots.txt is read so).
     func fetch(
         _ url: String, etag: String? = nil, lastModified: String? = nil, now: Date = Date(),
-        cancellation: CancellationFlag? = nil
+        cancellation: CancellationFlag? = nil, asSent: Bool = false
     ) throws(SourceError) -> FetchOutcome {
+        let followed = follow(
+            url, etag: etag, lastModified: lastModified, now: now, cancellation: cancellation, asSent: asSent
+        ) { (_: String) throws(Never) -> SourceError? in nil }
+        return try followed.outcome.get()
+    }
+
+    /// One request with no redirect followed: what it brought, or where it points.
+    enum Hop {
+        case answered(FetchOutcome)
+        /// A `301`, `302`, `303`, `307` or `308` with a `Location`, as sent (maybe relative).
+        case redirect(status: Int, location: String, response: HTTPResponse)
+    }
+
+    /// Asks for `requested` once, through the host gate; a fetched copy is stamped with `url`.
+    /// - Parameter shown: the URL errors name, redacted.
+    func exchange(
+        _ requested: String, for url: String, shown: String, etag: String?, lastModified: String?, now: Date,
+        cancellation: CancellationFlag?, asSent: Bool
+    ) throws(SourceError) -> Hop {
         var headers = [(name: "User-Agent", value: Self.userAgent), (name: "Accept", value: Self.accept)]
         if let etag { headers.append((name: "If-None-Match", value: etag)) }
         if let lastModified { headers.append((name: "If-Modified-Since", value: lastModified)) }
         let request = HTTPRequest(
-            url: url, headers: headers, connectTimeout: connectTimeout, timeout: timeout,
-            maxRedirects: maxRedirects, maxBodyBytes: maxBytes)
+            url: requested, headers: headers, connectTimeout: connectTimeout, timeout: timeout,
+            maxRedirects: 0, maxBodyBytes: maxBytes)
         let response: HTTPResponse
-        // Errors name the URL as the user wrote it, less any credential in it (`user:pass@`, `?key=`).
-        let shown = redactor.redact(url)
         do {
-            response = try client.send(request, cancellation: cancellation)
+            response = try hosts.run(host: Self.origin(of: requested) ?? requested) {
+                () throws(TransportError) in try client.send(request, cancellation: cancellation)
+            }
         } catch {
             switch error {
             case .responseTooLarge(let limit): throw .tooLarge(shown, limit)
             default: throw .unreachable(shown, redactor.redact(error.description))
             }
         }
-        if response.status == 304, etag != nil || lastModified != nil { return .notModified }
+        if response.status == 304, etag != nil || lastModified != nil { return .answered(.notModified) }
+        if [301, 302, 303, 307, 308].contains(response.status), let location = response.header("location") {
+            return .redirect(status: response.status, location: location, response: response)
+        }
         guard (200..<300).contains(response.status) else {
             throw .http(shown, response.status, reason: reason(in: response))
         }
@@ -117,12 +152,13 @@ struct SourceFetcher: Sendable {
         guard let decoded = type.decode(response.body), !decoded.contains("\u{0}") else {
             throw .notText(shown)
         }
-        let text = type.isHTML ? HTMLText.text(fromHTML: decoded) : decoded
-        return .fetched(
-            CachedSource(
-                url: url, contentType: redactor.redact(type.essence), text: redactor.redact(text),
-                etag: response.header("etag").map(redactor.redact),
-                lastModified: response.header("last-modified").map(redactor.redact), fetchedAt: now))
+        let text = type.isHTML && !asSent ? HTMLText.text(fromHTML: decoded) : decoded
+        return .answered(
+            .fetched(
+                CachedSource(
+                    url: url, contentType: redactor.redact(type.essence), text: redactor.redact(text),
+                    etag: response.header("etag").map(redactor.redact),
+                    lastModified: response.header("last-modified").map(redactor.redact), fetchedAt: now)))
     }
 
     /// What an error page says, on one line of at most 200 characters (HTML reduced to its text),

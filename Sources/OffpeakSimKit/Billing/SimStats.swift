@@ -57,6 +57,11 @@ public final class SimStats: Sendable {
         }
     }
 
+    /// One request for `/robots.txt`, whatever the answer.
+    public func recordRobotsFetch() {
+        state.withLock { $0.sources.robots += 1 }
+    }
+
     /// One provider batch was created.
     func recordBatchCreated() {
         batchState.withLock { $0.batches.created += 1 }

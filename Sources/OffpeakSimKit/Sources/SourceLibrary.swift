@@ -32,6 +32,11 @@ final class SourceLibrary: Sendable {
         return name.hasSuffix(".html") ? Self.html(name: String(name.dropLast(5))) : Self.text(name: name)
     }
 
+    /// The document a test set as `name`, if it did: what `/robots.txt` serves (else `404`).
+    func uploaded(named name: String) -> SourceDocument? {
+        custom.withLock { $0[name] }
+    }
+
     /// Sets or replaces the document served as `name`.
     func set(_ name: String, content: String, contentType: String, status: Int = 200) {
         let document = SourceDocument(body: Array(content.utf8), contentType: contentType, status: status)

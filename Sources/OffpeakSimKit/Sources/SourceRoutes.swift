@@ -7,6 +7,10 @@ import Hummingbird
 ///   `Last-Modified`; an `If-None-Match` naming the current ETag gets `304` and no body.
 ///   (`If-Modified-Since` is ignored, as RFC 9110 allows: the ETag is the validator.)
 /// - `GET /sources/redirect/{name}`: `302` to `/sources/{name}`.
+/// - `GET /sources/moved/{name}`, `GET /sources/moved308/{name}`: `301` or `308` to
+///   `/sources/{name}`, a page that has moved for good.
+/// - `GET /robots.txt`: the document a test set as `robots.txt` (with its ETag, and `304` as
+///   above), else `404`; counted in `sources` as `robots`, not as a fetch.
 /// - `GET /sources/binary/{name}`: a PDF, for the fetcher to refuse.
 /// - `GET /sources/status/{code}`: that status (400–599) with a short text body.
 /// - `POST /sim/sources` with `{"name": ..., "content": ..., "content_type": "text/plain"}`: sets
@@ -46,6 +50,23 @@ struct SourceRoutes: Sendable {
             let target = request.uri.path.replacingOccurrences(of: "/sources/redirect/", with: "/sources/")
             return Response(status: .found, headers: [.location: target])
         }
+        router.get("/sources/moved/{name}") { request, _ in
+            let target = request.uri.path.replacingOccurrences(of: "/sources/moved/", with: "/sources/")
+            return Response(status: .movedPermanently, headers: [.location: target])
+        }
+        router.get("/sources/moved308/{name}") { request, _ in
+            let target = request.uri.path.replacingOccurrences(of: "/sources/moved308/", with: "/sources/")
+            return Response(status: .permanentRedirect, headers: [.location: target])
+        }
+        router.get("/robots.txt") { request, _ in
+            guard let document = state.sources.uploaded(named: "robots.txt") else {
+                state.stats.recordRobotsFetch()
+                return Response(
+                    status: .notFound, headers: [.contentType: "text/plain; charset=utf-8"],
+                    body: .init(byteBuffer: ByteBuffer(string: "no robots.txt\n")))
+            }
+            return serve(document, to: request, robots: true)
+        }
         router.get("/sources/status/{code}") { _, context in
             let code = try context.parameters.require("code", as: Int.self)
             guard (400...599).contains(code) else { throw HTTPError(.badRequest, message: "status 400-599") }
@@ -59,17 +80,25 @@ struct SourceRoutes: Sendable {
         }
     }
 
-    /// The document, or `304` when the client's `If-None-Match` names its current ETag.
-    private func serve(_ document: SourceDocument, to request: Request) -> Response {
+    /// The document, or `304` when the client's `If-None-Match` names its current ETag; counted
+    /// as a fetch, or with `robots` as a robots.txt request.
+    private func serve(_ document: SourceDocument, to request: Request, robots: Bool = false) -> Response {
+        let record = { (notModified: Bool) in
+            if robots {
+                state.stats.recordRobotsFetch()
+            } else {
+                state.stats.recordSourceFetch(notModified: notModified)
+            }
+        }
         if document.status != 200 {
-            state.stats.recordSourceFetch(notModified: false)
+            record(false)
             return Response(
                 status: SimAPIError.status(document.status), headers: [.contentType: document.contentType],
                 body: .init(byteBuffer: ByteBuffer(bytes: document.body)))
         }
         var headers: HTTPFields = [.eTag: document.etag, .lastModified: SourceLibrary.lastModified]
         let matches = request.headers[.ifNoneMatch].map { Self.matches($0, etag: document.etag) } ?? false
-        state.stats.recordSourceFetch(notModified: matches)
+        record(matches)
         if matches { return Response(status: .notModified, headers: headers) }
         headers[.contentType] = document.contentType
         return Response(
