@@ -94,7 +94,8 @@ public struct JobRunner: Sendable {
         let tier = downgraded ? spec.tier.lower : spec.tier
         let model = config.model(for: tier, provider: provider.kind)
         try checkModel(model, for: spec)
-        let (spec, dropped) = try withUnfinishedItems(spec)
+        let (spec, dropped) = try withUnfinishedItems(
+            try withFeedItems(spec, offline: holdCalls != nil, cancellation: options.stop?.calls))
         let planned = RequestPlanner(provider: provider.kind, model: model).plan(
             spec,
             sources: try sources(for: spec, offline: holdCalls != nil, cancellation: options.stop?.calls))

@@ -130,6 +130,16 @@ struct ResearchSources: Sendable {
         }
     }
 
+    /// The copy of `url` the job reads (a feed), from the cache or the network as an item's source.
+    /// - Throws: `.temporaryFailure` when it was never fetched and cannot be reached now, and what
+    ///   `context(for:)` throws otherwise.
+    func document(_ url: String, now: Date = Date()) throws(OffpeakError) -> CachedSource {
+        switch try source(url, now: now) {
+        case .success(let source): return source
+        case .failure(let reason): throw OffpeakError(.temporaryFailure, reason.description)
+        }
+    }
+
     /// One source's copy, or the unreachable error that makes the item wait.
     private func source(_ url: String, now: Date) throws(OffpeakError) -> Result<CachedSource, SourceError> {
         if let cached = try cache.source(url: url, now: now) {

@@ -66,6 +66,10 @@ protocol RunStore: AnyObject, Sendable {
     /// and the sources it was built from, which its outputs cite.
     func itemPrompts(runID: String) throws(OffpeakError) -> [String: ItemPrompt]
 
+    /// The ids of `job`'s items (from its spec, not steps) answered in any of its runs: a feed's
+    /// entries already answered, which are not asked again.
+    func answeredItems(job: String) throws(OffpeakError) -> Set<String>
+
     /// The run, or nil when there is none; an error (74) when its row cannot be read.
     func run(id: String) throws(OffpeakError) -> RunRecord?
 

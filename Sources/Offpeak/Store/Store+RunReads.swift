@@ -41,6 +41,16 @@ extension SQLiteStore {
         }
     }
 
+    func answeredItems(job: String) throws(OffpeakError) -> Set<String> {
+        try read { db in
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: "SELECT DISTINCT item_id FROM requests WHERE job = ? AND source = ? AND state = ?",
+                    arguments: [job, RequestSource.spec.rawValue, RequestRecord.State.done.rawValue]))
+        }
+    }
+
     static func resumableRun(in db: Database, job: String) throws -> RunRecord? {
         let request = RunRecord.filter(Column("job") == job).filter(openStates.contains(Column("state")))
             .order(Column("created_at").desc).limit(1)

@@ -116,6 +116,17 @@ extension PostgresEngine {
         try newestRun(job: job, states: Self.finishedStates, createdBefore: createdBefore)
     }
 
+    func answeredItems(job: String) throws(OffpeakError) -> Set<String> {
+        var items: Set<String> = []
+        let rows = try store.query(
+            """
+            SELECT DISTINCT item_id FROM requests
+            WHERE job = \(job) AND source = \(RequestSource.spec.rawValue) AND state = \(RequestRecord.State.done.rawValue)
+            """)
+        for row in rows { items.insert(try store.decode(row, as: String.self)) }
+        return items
+    }
+
     func itemPrompts(runID: String) throws(OffpeakError) -> [String: ItemPrompt] {
         var prompts: [String: ItemPrompt] = [:]
         let rows = try store.query(

@@ -1,0 +1,48 @@
+import Foundation
+
+extension JobRunner {
+    /// `spec` with its feeds' new entries as items (issue 24, item 2): each RSS or Atom entry not
+    /// answered in an earlier run of the job becomes an item, oldest first, at most `max_new` of
+    /// them (the rest wait for the next run). An entry's id is its `guid` / `id` (else its link),
+    /// `{{item}}` its title and summary, and its linked page its one source (`{{sources}}`),
+    /// fetched like any other.
+    ///
+    /// Each feed is revalidated on every run (a conditional request; a `304` costs nothing), so a
+    /// new entry is seen at once whatever the job's `cache_ttl`; offline, the last copy is read.
+    /// - Throws: `.temporaryFailure` when a feed was never fetched and cannot be reached now (the
+    ///   run waits for it, nothing is lost); `.dataError` when a feed is not RSS or Atom, naming it.
+    func withFeedItems(_ spec: JobSpec, offline: Bool, cancellation: CancellationFlag?) throws(OffpeakError)
+        -> JobSpec
+    {
+        guard !spec.feeds.isEmpty else { return spec }
+        var research = ResearchSources(
+            cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor), ttl: 0,
+            job: spec.name, logger: logger, cancellation: cancellation)
+        research.offline = offline
+        var entries: [FeedEntry] = []
+        for url in spec.feeds {
+            let document = try research.document(url)
+            do { entries += try Feed.parse(Data(document.text.utf8), url: url) } catch {
+                throw OffpeakError(.dataError, error.description)
+            }
+        }
+        var taken = try store.runs.answeredItems(job: spec.name).union(spec.items.map(\.id))
+        taken.insert(RunSession.digestItemID)
+        let new = Feed.oldestFirst(entries).filter { taken.insert($0.id).inserted }
+        let chosen = spec.maxNew.map { Array(new.prefix($0)) } ?? new
+        if chosen.count < new.count {
+            let waiting = new.count - chosen.count
+            logger.info(
+                "job \(spec.name): \(chosen.count) new feed entries this run (max_new), \(waiting) wait for the next"
+            )
+        }
+        var expanded = spec
+        expanded.items += chosen.map { entry in
+            let text = [entry.title, entry.summary].filter { !$0.isEmpty }.joined(separator: "\n\n")
+            return JobSpec.Item(
+                id: entry.id, variables: ["id": entry.id, "item": text],
+                sources: entry.link.map { [$0] } ?? [])
+        }
+        return expanded
+    }
+}

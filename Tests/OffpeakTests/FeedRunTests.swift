@@ -1,0 +1,97 @@
+import Foundation
+import Logging
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// Issue 24, item 2, through real runs against the sim: each new feed entry is asked once, oldest
+/// first and at most `max_new` a run, with its linked page as its source; an entry answered before
+/// is never asked again.
+struct FeedRunTests {
+    static func feed(_ sim: SimProcess, entries: [Int]) throws {
+        let items = entries.map { number in
+            """
+            <item><guid>entry-\(number)</guid><title>Entry \(number)</title>
+            <description>&lt;p&gt;News number \(number).&lt;/p&gt;</description>
+            <link>\(sim.url)/sources/page-\(number)</link>
+            <pubDate>Mon, 0\(number) Jun 2026 08:00:00 GMT</pubDate></item>
+            """
+        }
+        try sim.setSource(
+            "feed",
+            content: """
+                <?xml version="1.0"?><rss version="2.0"><channel><title>News</title>
+                \(items.reversed().joined(separator: "\n"))
+                </channel></rss>
+                """, contentType: "application/rss+xml")
+        for number in entries {
+            try sim.setSource("page-\(number)", content: "Page \(number) says \(number) happened.")
+        }
+    }
+
+    static func answered(_ workspace: TemporaryWorkspace) throws -> [String] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let index = try decoder.decode(
+            OutputWriter.Index.self, from: Data((workspace.read("out/news/index.json") ?? "").utf8))
+        return index.items.filter { $0.state == "done" }.map(\.id)
+    }
+
+    @Test func newEntriesAreAskedOnceOldestFirstAtMostMaxNewARun() throws {
+        let sim = try SimProcess()
+        try Self.feed(sim, entries: [1, 2, 3])
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {max_retries: 1}\n")
+        try workspace.write(
+            "jobs/news.yaml",
+            """
+            kind: research
+            template: "Summarize this news: {{item}}"
+            feeds: ["\(sim.url)/sources/feed"]
+            max_new: 2
+            batching: off
+            """)
+        let first = try CachedRunTests.run(workspace, job: "news")
+        #expect(first.status == .ok, "\(first.message)")
+        #expect(first.spend.calls == 2)
+        #expect(try Self.answered(workspace) == ["entry-1", "entry-2"], "the oldest two")
+        let store = try workspace.openStore()
+        let request = try #require(
+            try store.runs.requests(runID: first.run.id).first { $0.itemId == "entry-1" })
+        let prompt = try #require(try request.completionRequest().messages.first?.content)
+        #expect(prompt.contains("Page 1 says 1 happened."), "its linked page is its source")
+        #expect(prompt.contains("Entry 1\n\nNews number 1."), "{{item}} is its title and summary")
+
+        let second = try CachedRunTests.run(workspace, job: "news")
+        #expect(second.spend.calls == 1)
+        #expect(try Self.answered(workspace) == ["entry-3"], "the one that waited")
+
+        let quiet = try CachedRunTests.run(workspace, job: "news")
+        #expect(quiet.status == .ok, "\(quiet.message)")
+        #expect(quiet.spend.calls == 0, "no new entry: nothing asked")
+
+        try Self.feed(sim, entries: [1, 2, 3, 4])
+        let fourth = try CachedRunTests.run(workspace, job: "news")
+        #expect(fourth.spend.calls == 1)
+        #expect(try Self.answered(workspace) == ["entry-4"], "old entries are never asked again")
+        #expect((try sim.stats()["calls"] as? Int) == 4)
+    }
+
+    @Test func aFeedThatIsNotRSSOrAtomFailsNamingIt() throws {
+        let sim = try SimProcess()
+        try sim.setSource("feed", content: "<html><body>not a feed</body></html>", contentType: "text/xml")
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
+        try workspace.write(
+            "jobs/news.yaml",
+            "kind: research\ntemplate: '{{item}}'\nfeeds: [\"\(sim.url)/sources/feed\"]\n")
+        #expect {
+            try CachedRunTests.run(workspace, job: "news")
+        } throws: { error in
+            guard let error = error as? OffpeakError else { return false }
+            return error.status == .dataError
+                && error.description.hasPrefix("feed \(sim.url)/sources/feed is not RSS or Atom")
+        }
+    }
+}
