@@ -31,11 +31,7 @@ struct FeedRunTests {
     }
 
     static func answered(_ workspace: TemporaryWorkspace) throws -> [String] {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        let index = try decoder.decode(
-            OutputWriter.Index.self, from: Data((workspace.read("out/news/index.json") ?? "").utf8))
-        return index.items.filter { $0.state == "done" }.map(\.id)
+        try ResearchReuseTests.index(workspace, job: "news").items.filter { $0.state == "done" }.map(\.id)
     }
 
     @Test func newEntriesAreAskedOnceOldestFirstAtMostMaxNewARun() throws {

@@ -71,10 +71,6 @@ struct ResearchDaysTests {
     }
 
     static func entry(_ workspace: TemporaryWorkspace, _ id: String) throws -> OutputWriter.IndexEntry? {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return try decoder.decode(
-            OutputWriter.Index.self, from: Data((workspace.read("out/news/index.json") ?? "").utf8)
-        ).items.first { $0.id == id }
+        try ResearchReuseTests.index(workspace, job: "news").items.first { $0.id == id }
     }
 }

@@ -33,11 +33,12 @@ struct ResearchReuseTests {
         return workspace
     }
 
-    static func index(_ workspace: TemporaryWorkspace) throws -> OutputWriter.Index {
+    /// The job's `index.json` (its times are ISO 8601).
+    static func index(_ workspace: TemporaryWorkspace, job: String = "watch") throws -> OutputWriter.Index {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(
-            OutputWriter.Index.self, from: Data((workspace.read("out/watch/index.json") ?? "").utf8))
+            OutputWriter.Index.self, from: Data((workspace.read("out/\(job)/index.json") ?? "").utf8))
     }
 
     /// Each item's `change` in `out/watch/index.json`, by item id.
