@@ -16,7 +16,10 @@ enum ItemChange: String, Codable, Sendable, Equatable {
 /// job's previous run, and the research sources behind it (issue 24, items 3 and 5).
 struct ItemNotes: Sendable, Equatable {
     var change: ItemChange
-    var sources: [SourceCitation]
+    /// `RequestRecord.sources` as stored: decoded (`citations`) only where outputs list them.
+    var sources: String?
+
+    var citations: [SourceCitation] { SourceCitation.decoded(sources) }
 
     /// The notes of each item the spec of `run` listed, by item id; none for a run of submitted
     /// requests, whose items are new by nature.
@@ -26,18 +29,11 @@ struct ItemNotes: Sendable, Equatable {
         let before =
             try store.runs.latestFinishedRun(job: run.job, createdBefore: run.createdAt)
             .map { previous throws(OffpeakError) in try store.runs.itemPrompts(runID: previous.id) } ?? [:]
-        return prompts.mapValues { prompt in
-            ItemNotes(change: .new, sources: SourceCitation.decoded(prompt.sources))
-        }.merging(
-            prompts.compactMap { item, prompt in
-                before[item].map { earlier in
-                    (
-                        item,
-                        ItemNotes(
-                            change: earlier.cacheKey == prompt.cacheKey ? .unchanged : .changed,
-                            sources: SourceCitation.decoded(prompt.sources))
-                    )
-                }
-            }, uniquingKeysWith: { _, known in known })
+        return Dictionary(
+            uniqueKeysWithValues: prompts.map { item, prompt in
+                let change: ItemChange =
+                    before[item].map { $0.cacheKey == prompt.cacheKey ? .unchanged : .changed } ?? .new
+                return (item, ItemNotes(change: change, sources: prompt.sources))
+            })
     }
 }

@@ -15,10 +15,7 @@ extension JobRunner {
         -> JobSpec
     {
         guard !spec.feeds.isEmpty else { return spec }
-        var research = ResearchSources(
-            cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor), ttl: 0,
-            job: spec.name, logger: logger, cancellation: cancellation)
-        research.offline = offline
+        let research = research(for: spec, ttl: 0, offline: offline, cancellation: cancellation)
         var entries: [FeedEntry] = []
         for url in spec.feeds {
             let document = try research.document(url)

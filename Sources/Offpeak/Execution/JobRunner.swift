@@ -231,14 +231,22 @@ public struct JobRunner: Sendable {
         for spec: JobSpec, offline: Bool, cancellation: CancellationFlag?
     ) throws(OffpeakError) -> [String: Result<SourceContext, OffpeakError>] {
         guard !spec.sources.isEmpty || spec.items.contains(where: { !$0.sources.isEmpty }) else { return [:] }
-        var research = ResearchSources(
-            cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor),
-            ttl: spec.cacheTTL, job: spec.name,
-            logger: logger, cancellation: cancellation)
-        research.offline = offline
+        let research = research(
+            for: spec, ttl: spec.cacheTTL, offline: offline, cancellation: cancellation)
         let items = spec.items.filter { !(spec.sources + $0.sources).isEmpty }
         let found = research.contexts(for: items.map { spec.sources + $0.sources })
         return Dictionary(zip(items.map(\.id), found), uniquingKeysWith: { first, _ in first })
+    }
+
+    /// What reads `spec`'s sources and feeds, fresh for `ttl`; from the cache only when `offline`.
+    func research(for spec: JobSpec, ttl: TimeInterval, offline: Bool, cancellation: CancellationFlag?)
+        -> ResearchSources
+    {
+        var research = ResearchSources(
+            cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor), ttl: ttl,
+            job: spec.name, logger: logger, cancellation: cancellation)
+        research.offline = offline
+        return research
     }
 
     /// The job's unfinished run with any new items merged in, or a new run; and the items of the

@@ -104,7 +104,7 @@ struct OutputWriter: Sendable {
 
     /// An item's sources as its entry lists them; nil (left out) for none.
     private static func cited(_ notes: ItemNotes?) -> [SourceCitation]? {
-        notes.flatMap { $0.sources.isEmpty ? nil : $0.sources }
+        notes.flatMap { $0.citations.isEmpty ? nil : $0.citations }
     }
 
     /// Writes `content` to `url` unless the file already holds it.

@@ -83,13 +83,21 @@ struct ResearchSources: Sendable {
     ///   by its site's robots.txt, cached or not), since the spec names something that will never
     ///   be usable research. Cache errors pass through.
     func context(for urls: [String], now: Date = Date()) throws(OffpeakError) -> SourceContext {
+        try Self.assemble(urls) { url throws(OffpeakError) in try source(url, now: now) }
+    }
+
+    /// The context of `urls` from each one's copy (`copy`, asked in order, repeats dropped), or
+    /// `.waiting` at the first that cannot be had, the rest not asked.
+    private static func assemble(
+        _ urls: [String], copy: (String) throws(OffpeakError) -> Result<CachedSource, SourceError>
+    ) throws(OffpeakError) -> SourceContext {
         var blocks: [String] = []
         var citations: [SourceCitation] = []
         var seen: Set<String> = []
         for url in urls where seen.insert(url).inserted {
-            switch try source(url, now: now) {
+            switch try copy(url) {
             case .success(let source):
-                blocks.append(Self.render(source))
+                blocks.append(render(source))
                 citations.append(SourceCitation(source, url: url))
             case .failure(let reason): return .waiting(reason.description)
             }
@@ -113,19 +121,12 @@ struct ResearchSources: Sendable {
         let byURL = Dictionary(uniqueKeysWithValues: zip(distinct, fetched))
         return lists.map { urls in
             Result { () throws(OffpeakError) -> SourceContext in
-                var blocks: [String] = []
-                var citations: [SourceCitation] = []
-                var seen: Set<String> = []
-                for url in urls where seen.insert(url).inserted {
-                    switch try byURL[url]?.get() {
-                    case .success(let source):
-                        blocks.append(Self.render(source))
-                        citations.append(SourceCitation(source, url: url))
-                    case .failure(let reason): return .waiting(reason.description)
-                    case nil: throw OffpeakError(.software, "source \(url) was not fetched")
+                try Self.assemble(urls) { url throws(OffpeakError) in
+                    guard let fetched = byURL[url] else {
+                        throw OffpeakError(.software, "source \(url) was not fetched")
                     }
+                    return try fetched.get()
                 }
-                return .ready(blocks.joined(separator: "\n\n"), citations: citations)
             }
         }
     }
