@@ -69,14 +69,14 @@ struct EstimateTests {
                 "job", "provider", "model", "lane", "items", "items_cached", "items_to_ask", "items_refused",
                 "items_done_before", "items_in_batch", "long_documents", "chunks", "steps_cached",
                 "output_tokens_per_item", "output_basis", "output_note", "live", "batch", "naive", "dollars",
-                "unpriced", "in_flight", "notes",
+                "unpriced", "searches_priced", "in_flight", "notes",
             ])
         let lane = try #require(report["live"] as? [String: Any])
         #expect(
             Set(lane.keys) == [
                 "calls", "batched_calls", "requests", "input_tokens", "cache_read_tokens",
                 "cache_write_tokens",
-                "output_tokens", "dollars",
+                "output_tokens", "searches", "dollars",
             ])
         #expect(report["lane"] as? String == "live")
         #expect(report["items"] as? Int == 5)

@@ -86,6 +86,7 @@ struct StoreQueryPlanTests {
                         table == "ledger" && step.contains("USING COVERING INDEX ledger_spend_by_")
                         || step.hasPrefix("SCAN ledger USING COVERING INDEX ledger_cache_hits")
                         || step.hasPrefix("SCAN ledger USING COVERING INDEX ledger_unpriced_models")
+                        || step.hasPrefix("SCAN ledger USING COVERING INDEX ledger_searches")
                         || step.hasPrefix("SCAN runs USING INDEX runs_by_created")
                         || step.hasPrefix("SCAN requests USING INDEX requests_retrying")
                     #expect(covered, "\(sql)\n  scans: \(step)")

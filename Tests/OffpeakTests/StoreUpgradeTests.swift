@@ -32,7 +32,7 @@ struct StoreUpgradeTests {
                 request.state = RequestRecord.State(rawValue: row.state) ?? .pending
                 try request.insertBeforeSources(db)
                 if let cached = row.cached {
-                    try StoreCountersTests.result(request, cached: cached).insert(db)
+                    try StoreCountersTests.result(request, cached: cached).insertBeforeCitations(db)
                 }
             }
             let dollars = [0.1, 0.2, 0.000_3, 1e-9, 7.25]
@@ -116,10 +116,11 @@ struct StoreUpgradeTests {
 
 extension LedgerEntry {
     /// Inserts the row as an offpeak before v14 wrote it, into a store of its schema: without the
-    /// `host` column.
+    /// `host` column (nor v20's `search_requests`).
     func insertBeforeHosts(_ db: Database) throws {
         var values = try databaseDictionary
         values["host"] = nil
+        values["search_requests"] = nil
         if id == nil { values["id"] = nil }
         let columns = values.keys.sorted()
         try db.execute(
@@ -137,6 +138,19 @@ extension RequestRecord {
         let columns = values.keys.sorted()
         try db.execute(
             sql: "INSERT INTO requests (\(columns.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
+            arguments: StatementArguments(columns.map { values[$0] ?? .null }))
+    }
+}
+
+extension ResultRecord {
+    /// Inserts the row as a store from before v20 (no `citations` column) holds it.
+    func insertBeforeCitations(_ db: Database) throws {
+        var values = try databaseDictionary
+        values["citations"] = nil
+        let columns = values.keys.sorted()
+        try db.execute(
+            sql: "INSERT INTO results (\(columns.joined(separator: ", "))) VALUES ("
                 + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
             arguments: StatementArguments(columns.map { values[$0] ?? .null }))
     }

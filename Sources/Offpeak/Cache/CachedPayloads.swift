@@ -11,10 +11,14 @@ public struct CachedAnswer: Codable, Sendable, Equatable {
     var dollars: Double
     /// What asking for it alone, uncached, costs: what a hit saves.
     var naiveDollars: Double
+    /// The web search results the answer cited (`SearchCitation.stored`), so a hit cites them too;
+    /// nil for none. An answer with citations is kept in the JSON form (`AnswerPayload` has no
+    /// field for them), left out of it when nil.
+    var citations: String?
 
     public init(
         text: String, model: String, finishReason: String, inputTokens: Int, outputTokens: Int,
-        dollars: Double, naiveDollars: Double
+        dollars: Double, naiveDollars: Double, citations: String? = nil
     ) {
         self.text = text
         self.model = model
@@ -23,6 +27,7 @@ public struct CachedAnswer: Codable, Sendable, Equatable {
         self.outputTokens = outputTokens
         self.dollars = dollars
         self.naiveDollars = naiveDollars
+        self.citations = citations
     }
 }
 
@@ -67,7 +72,9 @@ enum CachePayload {
 
     /// An answer's payload, and its size decompressed (what `raw_bytes` holds).
     static func encode(_ answer: CachedAnswer) throws(OffpeakError) -> (payload: [UInt8], rawBytes: Int) {
-        if let (payload, recordBytes) = AnswerPayload.encode(answer) { return (payload, recordBytes) }
+        if answer.citations == nil, let (payload, recordBytes) = AnswerPayload.encode(answer) {
+            return (payload, recordBytes)
+        }
         return try encodeJSON(answer)
     }
 

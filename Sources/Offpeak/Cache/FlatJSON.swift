@@ -240,6 +240,7 @@ extension CachedAnswer {
         var outputTokens: Int?
         var dollars: Double?
         var naiveDollars: Double?
+        var citations: String?
         let parsed = FlatJSON.forEachMember(in: bytes) { key, value in
             switch value {
             case .string(let string):
@@ -249,6 +250,8 @@ extension CachedAnswer {
                     model = string
                 } else if FlatJSON.matches(key, "finishReason") {
                     finishReason = string
+                } else if FlatJSON.matches(key, "citations") {
+                    citations = string
                 }
             case .number(let number):
                 if FlatJSON.matches(key, "inputTokens") {
@@ -269,6 +272,6 @@ extension CachedAnswer {
         else { return nil }
         self.init(
             text: text, model: model, finishReason: finishReason, inputTokens: inputTokens,
-            outputTokens: outputTokens, dollars: dollars, naiveDollars: naiveDollars)
+            outputTokens: outputTokens, dollars: dollars, naiveDollars: naiveDollars, citations: citations)
     }
 }

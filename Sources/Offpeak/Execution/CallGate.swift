@@ -29,6 +29,8 @@ struct CallGate: Sendable {
         var maxOutputTokens: Int
         /// Sent through a provider batch: its worst case is at the batch prices.
         var batch = false
+        /// Web searches the call may run (`CompletionRequest.searchUses`).
+        var searches = 0
     }
 
     enum Decision: Equatable {
@@ -53,8 +55,15 @@ struct CallGate: Sendable {
                 + PriceTable.howToPrice(call.model)
             return .stop(RunStop(state: .interrupted, reason: reason, status: .configuration))
         }
+        if call.searches > 0, call.price?.perSearch == nil, let limit = budget.maxDollars {
+            let reason =
+                "\(call.model) has no price per web search, so max_dollars (\(Money.dollars(limit))) could not "
+                + "stop its searches; " + PriceTable.howToPriceSearches(call.model)
+            return .stop(RunStop(state: .interrupted, reason: reason, status: .configuration))
+        }
         let worst = call.price?.dollars(
-            for: Usage(input: call.inputTokens, output: call.maxOutputTokens), batch: call.batch)
+            for: Usage(input: call.inputTokens, output: call.maxOutputTokens, searches: call.searches),
+            batch: call.batch)
         if let over = BudgetGuard(budget: budget).check(
             spent: spent, inputTokens: call.inputTokens, maxOutputTokens: call.maxOutputTokens,
             worstDollars: worst)

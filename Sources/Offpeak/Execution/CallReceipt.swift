@@ -60,8 +60,10 @@ struct LedgerLine: Sendable {
             dollars: price?.dollars(for: usage, batch: batch) ?? 0,
             naiveDollars: price?.naiveDollars(for: usage) ?? 0, batchApi: batch, cacheHit: false,
             usageEstimated: usageEstimated, latencyMs: Int(latency * 1000))
-        entry.unpriced = price == nil
+        // Searches the table has no price for cost an unknown amount, as an unpriced model's tokens do.
+        entry.unpriced = price == nil || (usage.searches > 0 && price?.perSearch == nil)
         entry.host = host
+        entry.searchRequests = usage.searches
         return entry
     }
 }
@@ -95,7 +97,7 @@ extension CallReceipt {
             ledgerId: nil,
             inputTokens: response.usage.totalInput, outputTokens: response.usage.output,
             dollars: ledger.dollars,
-            createdAt: now)
+            createdAt: now, citations: SearchCitation.stored(response.citations))
         receipt.results = [result]
         receipt.cacheEntries = [(record.cacheKey, CachedAnswer(result, naiveDollars: ledger.naiveDollars))]
         receipt.itemsAnswered = record.isStep ? 0 : 1
@@ -169,7 +171,7 @@ extension CallReceipt {
             let result = ResultRecord(
                 requestId: record.id, runId: line.runID, text: answer.text, finishReason: answer.finishReason,
                 model: answer.model, fromCache: true, ledgerId: nil, inputTokens: answer.inputTokens,
-                outputTokens: answer.outputTokens, dollars: 0, createdAt: now)
+                outputTokens: answer.outputTokens, dollars: 0, createdAt: now, citations: answer.citations)
             return (ledger, result)
         }
     }
@@ -191,6 +193,6 @@ extension CachedAnswer {
         self.init(
             text: result.text, model: result.model, finishReason: result.finishReason,
             inputTokens: result.inputTokens, outputTokens: result.outputTokens, dollars: result.dollars,
-            naiveDollars: naiveDollars)
+            naiveDollars: naiveDollars, citations: result.citations)
     }
 }

@@ -10,8 +10,8 @@ extension JobRunner {
     }
 
     /// Refuses, before anything is stored or sent, a job its model cannot serve as asked: a dollar
-    /// budget on a model with no price (the budget could not stop it), or a `max_tokens` longer
-    /// than the model can write.
+    /// budget on a model with no price (or no price per web search, for a job that searches: the
+    /// budget could not stop it), or a `max_tokens` longer than the model can write.
     func checkModel(_ model: String, for spec: JobSpec) throws(OffpeakError) {
         if let limit = spec.budget.maxDollars, prices.cost(of: model) == nil {
             throw OffpeakError(
@@ -19,6 +19,16 @@ extension JobRunner {
                 "job \(spec.name) has a dollar budget (max_dollars \(Money.dollars(limit))) but its model "
                     + "\(model) has no price, so the budget could not stop it; "
                     + "\(PriceTable.howToPrice(model)), or remove max_dollars",
+                location: spec.sourcePath)
+        }
+        if let limit = spec.budget.maxDollars, prices.cost(of: model)?.perSearch == nil,
+            spec.search != nil || spec.items.contains(where: { $0.search != nil })
+        {
+            throw OffpeakError(
+                .configuration,
+                "job \(spec.name) searches the web and has a dollar budget (max_dollars \(Money.dollars(limit))) "
+                    + "but its model \(model) has no price per search, so the budget could not stop its "
+                    + "searches; \(PriceTable.howToPriceSearches(model)), or remove max_dollars",
                 location: spec.sourcePath)
         }
         let limits = ModelLimits(model: model, price: prices.price(for: model))

@@ -18,6 +18,8 @@ struct OutputWriter: Sendable {
         var change: ItemChange?
         /// The research sources behind the answer (`SourceCitation`); nil for none.
         var sources: [SourceCitation]?
+        /// The web search results the answer cited (`SearchCitation`); nil for none.
+        var searchResults: [SearchCitation]?
     }
 
     struct Index: Codable, Sendable, Equatable {
@@ -90,7 +92,7 @@ struct OutputWriter: Sendable {
             entries[slot] = IndexEntry(
                 id: items[slot].itemId, file: names[slot], state: "done", error: nil, model: result.model,
                 fromCache: result.fromCache, change: notes[items[slot].itemId]?.change,
-                sources: Self.cited(notes[items[slot].itemId]))
+                sources: Self.cited(notes[items[slot].itemId]), searchResults: Self.searched(result))
         }
         try attempt {
             let encoder = JSONEncoder()
@@ -105,6 +107,12 @@ struct OutputWriter: Sendable {
     /// An item's sources as its entry lists them; nil (left out) for none.
     private static func cited(_ notes: ItemNotes?) -> [SourceCitation]? {
         notes.flatMap { $0.citations.isEmpty ? nil : $0.citations }
+    }
+
+    /// The search results an answer cited as its entry lists them; nil (left out) for none.
+    private static func searched(_ result: ResultRecord) -> [SearchCitation]? {
+        let cited = SearchCitation.decoded(result.citations)
+        return cited.isEmpty ? nil : cited
     }
 
     /// Writes `content` to `url` unless the file already holds it.

@@ -37,7 +37,7 @@ extension RunSession {
                         break
                     }
                     let input = TokenEstimator.inputTokens(call.request)
-                    let usage = Usage(input: input, output: call.request.maxTokens)
+                    let usage = call.request.worstUsage(inputTokens: input)
                     let dollars = price?.dollars(for: usage, batch: true) ?? 0
                     let reserved = try reserve(
                         CallsInFlight.Worst(

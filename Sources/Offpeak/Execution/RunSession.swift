@@ -245,8 +245,7 @@ struct RunSession {
         }
         let worst = CallsInFlight.Worst(
             inputTokens: inputTokens, outputTokens: request.maxTokens,
-            dollars: price?.dollars(for: Usage(input: inputTokens, output: request.maxTokens), batch: false)
-                ?? 0)
+            dollars: price?.dollars(for: request.worstUsage(inputTokens: inputTokens), batch: false) ?? 0)
         let reserved = try reserve(worst, settling: calls)
         if let stop = reserved.stop {
             context.limiter.withdraw(ticket)
@@ -284,7 +283,7 @@ struct RunSession {
         let decision = try gate.decide(
             CallGate.Call(
                 model: request.model, price: price, inputTokens: TokenEstimator.inputTokens(request),
-                maxOutputTokens: request.maxTokens, batch: batch),
+                maxOutputTokens: request.maxTokens, batch: batch, searches: request.searchUses ?? 0),
             spent: spent, callsMade: callsMade, now: Date(),
             conditions: { [options] in options.gate?.read() },
             expectedSeconds: { () throws(OffpeakError) -> Double? in

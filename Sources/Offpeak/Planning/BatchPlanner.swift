@@ -84,7 +84,9 @@ struct BatchPlanner: Sendable {
         }
         let sorted = group.sorted { ($0.tokens, $0.record.position) < ($1.tokens, $1.record.position) }
         let prefix = TokenEstimator.tokens(group.first?.request.system ?? "")
-        let batchable = batching.enabled && worthBatching(prefixTokens: prefix)
+        // A call that searches the web asks for one item: its citations are the item's.
+        let searches = group.first?.request.searchUses != nil
+        let batchable = batching.enabled && !searches && worthBatching(prefixTokens: prefix)
         for entry in sorted {
             guard batchable, entry.tokens <= batching.maxItemTokens, limit(entry.record) > 1 else {
                 calls.append(call(for: [entry]))

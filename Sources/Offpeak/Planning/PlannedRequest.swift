@@ -57,7 +57,10 @@ public struct RequestPlanner: Sendable {
             {
                 message = context + "\n\n" + message
             }
-            let request = self.request(spec, userMessage: message)
+            let search = spec.search(for: item)
+            if let queries = search?.prompt(item.variables) { message += "\n\n" + queries }
+            var request = self.request(spec, userMessage: message)
+            request.searchUses = search?.maxUses
             return PlannedRequest(
                 itemId: item.id, position: position, request: request,
                 cacheKey: RequestPlanner.cacheKey(provider: provider, request: request), blocked: blocked,

@@ -15,6 +15,11 @@ enum BundledPrices {
             "max_output_tokens": 64000,
             "max_tokens": 64000,
             "litellm_provider": "anthropic",
+            "search_context_cost_per_query": {
+              "search_context_size_low": 0.01,
+              "search_context_size_medium": 0.01,
+              "search_context_size_high": 0.01
+            },
             "mode": "chat"
           },
           "claude-sonnet-4-5": {
@@ -28,6 +33,11 @@ enum BundledPrices {
             "max_output_tokens": 64000,
             "max_tokens": 64000,
             "litellm_provider": "anthropic",
+            "search_context_cost_per_query": {
+              "search_context_size_low": 0.01,
+              "search_context_size_medium": 0.01,
+              "search_context_size_high": 0.01
+            },
             "mode": "chat"
           },
           "claude-opus-4-1": {
@@ -41,6 +51,11 @@ enum BundledPrices {
             "max_output_tokens": 32000,
             "max_tokens": 32000,
             "litellm_provider": "anthropic",
+            "search_context_cost_per_query": {
+              "search_context_size_low": 0.01,
+              "search_context_size_medium": 0.01,
+              "search_context_size_high": 0.01
+            },
             "mode": "chat"
           },
           "claude-opus-4-5": {
@@ -54,6 +69,11 @@ enum BundledPrices {
             "max_output_tokens": 64000,
             "max_tokens": 64000,
             "litellm_provider": "anthropic",
+            "search_context_cost_per_query": {
+              "search_context_size_low": 0.01,
+              "search_context_size_medium": 0.01,
+              "search_context_size_high": 0.01
+            },
             "mode": "chat"
           },
           "gpt-4o-mini": {

@@ -15,6 +15,22 @@ struct ModelPrice: Sendable, Equatable, Codable {
     var maxTokens: Int?
     var litellmProvider: String?
     var mode: String?
+    /// Dollars per web search (`WebSearch`), by LiteLLM's search context sizes; offpeak asks for
+    /// the default size, so it reads `medium` (else `low`, else `high`).
+    var searchContextCostPerQuery: SearchCost?
+
+    /// LiteLLM's `search_context_cost_per_query`.
+    struct SearchCost: Sendable, Equatable, Codable {
+        var low: Double?
+        var medium: Double?
+        var high: Double?
+
+        enum CodingKeys: String, CodingKey {
+            case low = "search_context_size_low"
+            case medium = "search_context_size_medium"
+            case high = "search_context_size_high"
+        }
+    }
 
     /// LiteLLM's field names, so entries decode and encode in its format.
     enum CodingKeys: String, CodingKey {
@@ -29,6 +45,7 @@ struct ModelPrice: Sendable, Equatable, Codable {
         case maxTokens = "max_tokens"
         case litellmProvider = "litellm_provider"
         case mode
+        case searchContextCostPerQuery = "search_context_cost_per_query"
     }
 
     init(
@@ -36,7 +53,7 @@ struct ModelPrice: Sendable, Equatable, Codable {
         cacheReadInputTokenCost: Double? = nil,
         cacheCreationInputTokenCost: Double? = nil, inputCostPerTokenBatches: Double? = nil,
         outputCostPerTokenBatches: Double? = nil, maxInputTokens: Int? = nil, maxOutputTokens: Int? = nil,
-        maxTokens: Int? = nil, litellmProvider: String? = nil, mode: String? = nil
+        maxTokens: Int? = nil, litellmProvider: String? = nil, mode: String? = nil, perSearch: Double? = nil
     ) {
         self.inputCostPerToken = inputCostPerToken
         self.outputCostPerToken = outputCostPerToken
@@ -49,6 +66,12 @@ struct ModelPrice: Sendable, Equatable, Codable {
         self.maxTokens = maxTokens
         self.litellmProvider = litellmProvider
         self.mode = mode
+        self.searchContextCostPerQuery = perSearch.map { SearchCost(medium: $0) }
+    }
+
+    /// What one web search costs; nil when the table does not say.
+    var perSearch: Double? {
+        searchContextCostPerQuery.flatMap { $0.medium ?? $0.low ?? $0.high }
     }
 
     /// Anthropic models bill cache writes above the input price; other providers' don't.
@@ -63,6 +86,8 @@ struct ModelPrice: Sendable, Equatable, Codable {
     ///   input price; cache reads: 0.1x input for Anthropic-like models, else the input price;
     /// - batch: without batch prices the normal ones apply (no discount is assumed). With them,
     ///   cache reads and writes get the same discount as input, as both providers bill.
+    ///
+    /// Web searches cost `perSearch` each, in a batch too (neither provider discounts them).
     ///
     /// - Parameter batch: the call went through a batch API.
     func dollars(for usage: Usage, batch: Bool) -> Double {
@@ -80,13 +105,17 @@ struct ModelPrice: Sendable, Equatable, Codable {
         let inputDollars =
             Double(usage.input) * input + Double(usage.cacheWrite) * cacheWrite + Double(usage.cacheRead)
             * cacheRead
-        return inputDollars * inputFactor + Double(usage.output) * outputPrice
+        return inputDollars * inputFactor + Double(usage.output) * outputPrice + searchDollars(usage.searches)
     }
+
+    /// What `searches` web searches cost.
+    func searchDollars(_ searches: Int) -> Double { Double(searches) * (perSearch ?? 0) }
 
     /// What the same tokens would cost sent plainly: no prompt cache, no batch discount. The
     /// difference from `dollars(for:batch:)` is what offpeak saved.
     func naiveDollars(for usage: Usage) -> Double {
         Double(usage.totalInput) * (inputCostPerToken ?? 0) + Double(usage.output) * (outputCostPerToken ?? 0)
+            + searchDollars(usage.searches)
     }
 }
 

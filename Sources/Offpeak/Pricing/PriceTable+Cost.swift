@@ -19,4 +19,11 @@ extension PriceTable {
             + "LiteLLM's model_prices_and_context_window.json format and name it in offpeak.yaml "
             + "(prices: prices.json)"
     }
+
+    /// What to tell a user whose model has no price per web search.
+    static func howToPriceSearches(_ model: String) -> String {
+        "give \"\(model)\" a search_context_cost_per_query (dollars per search, as "
+            + "{\"search_context_size_medium\": 0.01}) in a prices file in LiteLLM's "
+            + "model_prices_and_context_window.json format and name it in offpeak.yaml (prices: prices.json)"
+    }
 }

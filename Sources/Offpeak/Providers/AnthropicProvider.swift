@@ -64,9 +64,17 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
             model: request.model, maxTokens: request.maxTokens, system: system, messages: request.messages,
             temperature: request.temperature, topP: request.topP,
             stopSequences: request.stop.isEmpty ? nil : request.stop,
-            tools: request.answerKeys == nil ? nil : [StructuredAnswer.anthropicTool],
+            tools: tools(for: request),
             toolChoice: request.answerKeys == nil ? nil : StructuredAnswer.anthropicToolChoice)
         return try ProviderTransport.encode(body)
+    }
+
+    /// The request's tools: the forced tool of a structured answer, the web search tool; nil for none.
+    private static func tools(for request: CompletionRequest) -> [JSONValue]? {
+        var tools: [JSONValue] = []
+        if request.answerKeys != nil { tools.append(StructuredAnswer.anthropicTool) }
+        if let uses = request.searchUses { tools.append(WebSearch.anthropicTool(maxUses: uses)) }
+        return tools.isEmpty ? nil : tools
     }
 
     /// Reads a 2xx Messages answer into a `CompletionResponse`, normalizing usage.
@@ -100,10 +108,43 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
                 cacheWrite: reported.cacheCreationInputTokens ?? 0)
             estimated = false
         }
-        return CompletionResponse(
+        // Searches are billed as the provider counts them; an answer that ran some but reported
+        // no count is billed for the searches it shows.
+        let searches = answer.content.filter { $0.type == "server_tool_use" && $0.name == "web_search" }
+        usage.searches = answer.usage?.serverToolUse?.webSearchRequests ?? searches.count
+        var response = CompletionResponse(
             text: text, finishReason: finish, usage: usage, model: answer.model ?? request.model,
             id: answer.id,
             usageEstimated: estimated)
+        response.citations = citations(in: answer)
+        return response
+    }
+
+    /// The search results the answer's text cites, each with the query that found it: a result
+    /// block names its search (`tool_use_id`), whose input holds the query.
+    private static func citations(in answer: MessagesResponse) -> [SearchCitation] {
+        var queries: [String: String] = [:]
+        for block in answer.content where block.type == "server_tool_use" {
+            if let id = block.id, case .object(let input)? = block.input,
+                case .string(let query)? = input["query"]
+            {
+                queries[id] = query
+            }
+        }
+        var queryOfURL: [String: String] = [:]
+        for block in answer.content where block.type == "web_search_tool_result" {
+            guard case .array(let results)? = block.content, let id = block.toolUseId else { continue }
+            for case .object(let result) in results {
+                if case .string(let url)? = result["url"], queryOfURL[url] == nil {
+                    queryOfURL[url] = queries[id]
+                }
+            }
+        }
+        let cited = answer.content.flatMap { $0.citations ?? [] }.compactMap { citation -> SearchCitation? in
+            guard let url = citation.url else { return nil }
+            return SearchCitation(url: url, title: citation.title, query: queryOfURL[url])
+        }
+        return SearchCitation.distinct(cited)
     }
 }
 
@@ -145,18 +186,31 @@ extension AnthropicProvider {
 
     struct MessagesResponse: Decodable {
         struct Block: Decodable {
+            /// A text block's citation of a search result (`web_search_result_location`).
+            struct Citation: Decodable {
+                var url: String?
+                var title: String?
+            }
+
             var type: String
             var text: String?
-            /// A `tool_use` block's tool and input.
+            /// A `tool_use` or `server_tool_use` block's id, tool and input.
+            var id: String?
             var name: String?
             var input: JSONValue?
+            /// A `web_search_tool_result` block's search and results (or its error).
+            var toolUseId: String?
+            var content: JSONValue?
+            var citations: [Citation]?
         }
 
         struct Usage: Decodable {
+            struct ServerToolUse: Decodable { var webSearchRequests: Int? }
             var inputTokens: Int?
             var outputTokens: Int?
             var cacheCreationInputTokens: Int?
             var cacheReadInputTokens: Int?
+            var serverToolUse: ServerToolUse?
         }
 
         var id: String?

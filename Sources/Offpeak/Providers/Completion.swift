@@ -42,6 +42,10 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
     /// tool), so a structured request stored before the second form existed, and its cache key,
     /// mean what they meant. Set only with `answerKeys`.
     var answerForm: StructuredForm?
+    /// The most web searches the model may run during the call, with the provider's server-side
+    /// search tool (`WebSearch`); nil: no search. Left out of the JSON when unset, so a request
+    /// without search keeps the cache key it always had.
+    var searchUses: Int?
 
     public init(
         model: String, system: String? = nil, messages: [ChatMessage], maxTokens: Int,
@@ -57,6 +61,12 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
         self.stop = stop
         self.cacheSystemPrompt = cacheSystemPrompt
         self.answerKeys = answerKeys
+    }
+
+    /// The most a call of this request can use: its input, `maxTokens` of output, every search it
+    /// may run. What a budget holds back while the call is in flight.
+    func worstUsage(inputTokens: Int) -> Usage {
+        Usage(input: inputTokens, output: maxTokens, searches: searchUses ?? 0)
     }
 
     /// The structured-output form this request asks for; nil: free text.
@@ -75,12 +85,15 @@ struct Usage: Sendable, Equatable, Codable {
     var output: Int
     var cacheRead: Int
     var cacheWrite: Int
+    /// Web searches the provider ran for the call (`WebSearch`), billed per search.
+    var searches: Int
 
-    init(input: Int = 0, output: Int = 0, cacheRead: Int = 0, cacheWrite: Int = 0) {
+    init(input: Int = 0, output: Int = 0, cacheRead: Int = 0, cacheWrite: Int = 0, searches: Int = 0) {
         self.input = input
         self.output = output
         self.cacheRead = cacheRead
         self.cacheWrite = cacheWrite
+        self.searches = searches
     }
 
     /// Every input token, cached or not.
@@ -89,7 +102,8 @@ struct Usage: Sendable, Equatable, Codable {
     static func + (lhs: Usage, rhs: Usage) -> Usage {
         Usage(
             input: lhs.input + rhs.input, output: lhs.output + rhs.output,
-            cacheRead: lhs.cacheRead + rhs.cacheRead, cacheWrite: lhs.cacheWrite + rhs.cacheWrite)
+            cacheRead: lhs.cacheRead + rhs.cacheRead, cacheWrite: lhs.cacheWrite + rhs.cacheWrite,
+            searches: lhs.searches + rhs.searches)
     }
 }
 
@@ -114,6 +128,8 @@ struct CompletionResponse: Sendable, Equatable, Codable {
     var id: String?
     /// The provider sent no usage (some local servers don't): `usage` is our estimate.
     var usageEstimated: Bool
+    /// The web search results the answer cites (`WebSearch`), each URL once.
+    var citations: [SearchCitation] = []
 
     init(
         text: String, finishReason: FinishReason, usage: Usage, model: String, id: String? = nil,
@@ -133,6 +149,7 @@ struct CompletionResponse: Sendable, Equatable, Codable {
         answer.text = redactor.redact(text)
         answer.model = redactor.redact(model)
         answer.id = id.map(redactor.redact)
+        answer.citations = citations.map { $0.redacted(by: redactor) }
         return answer
     }
 }

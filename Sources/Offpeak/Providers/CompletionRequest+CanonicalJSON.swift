@@ -62,6 +62,10 @@ extension CompletionRequest {
         writer.endArray()
         writer.key("model")
         writer.string(model)
+        if let searchUses {
+            writer.key("searchUses")
+            writer.int(searchUses)
+        }
         writer.key("stop")
         writer.strings(stop)
         if let system {

@@ -61,7 +61,8 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
             topP: request.topP, stop: request.stop.isEmpty ? nil : request.stop,
             responseFormat: request.answerKeys.map {
                 StructuredAnswer.responseFormat(keys: $0, form: request.answerForm ?? .jsonSchema)
-            })
+            },
+            webSearchOptions: request.searchUses == nil ? nil : .object([:]))
         return try ProviderTransport.encode(body)
     }
 
@@ -89,10 +90,19 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
             usage = Usage(input: prompt - cached, output: reported.completionTokens ?? 0, cacheRead: cached)
             estimated = false
         }
-        return CompletionResponse(
+        if request.searchUses != nil { usage.searches = WebSearch.searchesPerOpenAICall }
+        var response = CompletionResponse(
             text: text, finishReason: finish, usage: usage, model: answer.model ?? request.model,
             id: answer.id,
             usageEstimated: estimated)
+        response.citations = SearchCitation.distinct(
+            (choice.message?.annotations ?? []).compactMap { annotation in
+                guard annotation.type == "url_citation", let cited = annotation.urlCitation else {
+                    return nil
+                }
+                return SearchCitation(url: cited.url, title: cited.title)
+            })
+        return response
     }
 }
 
@@ -113,11 +123,25 @@ extension OpenAIProvider {
         var stop: [String]?
         /// A batched prompt's answer schema (`StructuredAnswer`); dictionary keys are sent as they are.
         var responseFormat: JSONValue?
+        /// `{}` when the call may search the web (`WebSearch`).
+        var webSearchOptions: JSONValue?
     }
 
     struct ChatResponse: Decodable {
         struct Choice: Decodable {
-            struct Message: Decodable { var content: String? }
+            struct Message: Decodable {
+                /// A `url_citation` of a web search result the text rests on.
+                struct Annotation: Decodable {
+                    struct URLCitation: Decodable {
+                        var url: String
+                        var title: String?
+                    }
+                    var type: String
+                    var urlCitation: URLCitation?
+                }
+                var content: String?
+                var annotations: [Annotation]?
+            }
             var message: Message?
             var finishReason: String?
         }

@@ -15,6 +15,25 @@ public struct CostReport: Sendable, Codable {
     var unpricedModels: [String]
     /// Live and batch spend; absent when the workspace never made a provider batch (all was live).
     var lanes: LaneSplit?
+    /// Web searches and what they cost (already in `total`); absent when none ran.
+    var searches: Searches?
+
+    /// The ledger's web searches (`WebSearch`), priced per search by the price table.
+    struct Searches: Sendable, Codable, Equatable {
+        var requests: Int
+        var dollars: Double
+
+        init?(byModel: [String: Int], prices: PriceTable) {
+            guard !byModel.isEmpty else { return nil }
+            requests = byModel.values.reduce(0, +)
+            dollars = byModel.reduce(0) { $0 + (prices.cost(of: $1.key)?.searchDollars($1.value) ?? 0) }
+        }
+
+        /// `web searches: 12, $0.1200 of the cost above`.
+        var text: String {
+            "web searches: \(requests), \(Money.dollars(dollars)) of the cost above\n"
+        }
+    }
 
     static func make(
         store: Store, by grouping: Grouping, prices: PriceTable = .bundled, calendar: Calendar = .current
@@ -30,7 +49,8 @@ public struct CostReport: Sendable, Codable {
         let unpriced = total.unpricedCalls > 0 ? try store.ledger.unpricedModels() : []
         let lanes = try store.ledger.spendByLane().map { LaneSplit($0, prices: prices) }
         return CostReport(
-            groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced, lanes: lanes)
+            groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced, lanes: lanes,
+            searches: Searches(byModel: try store.ledger.searchesByModel(), prices: prices))
     }
 
     public var text: String {
@@ -47,7 +67,7 @@ public struct CostReport: Sendable, Codable {
                 spend.dollarCell(spend.savedDollars),
             ])
         }
-        return table.render() + (lanes.map { "\n" + $0.text } ?? "")
+        return table.render() + (lanes.map { "\n" + $0.text } ?? "") + (searches.map { "\n" + $0.text } ?? "")
             + (Spend.unpricedNote(calls: total.unpricedCalls, models: unpricedModels) ?? "")
     }
 }

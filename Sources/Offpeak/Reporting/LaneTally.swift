@@ -41,6 +41,8 @@ struct LaneTally: Sendable {
             case (.openai, false): break
             }
         }
+        // Every search the call may run: a model runs fewer when it finds its answer sooner.
+        call.searches = request.searchUses ?? 0
         calls += 1
         batchedCalls += items > 1 ? 1 : 0
         self.items += items

@@ -41,6 +41,11 @@ extension RunEstimate {
         if batch == nil { chosen += "; \(provider) has no batch API" }
         lines.append(chosen)
         lines.append("naive: one request per item, whole, with no cache, no batching and no prompt cache")
+        if live.searches > 0 {
+            lines.append(
+                "web searches: up to \(live.searches) (each call's max_uses), priced at most in COST"
+                    + (searchesPriced ? "" : "; \(model) has no price per search: they are counted as 0"))
+        }
         lines.append("time: \(timeSentence)")
         if unpriced { lines.append("\(model) has no price: its dollars are unknown, shown as 0") }
         lines += notes

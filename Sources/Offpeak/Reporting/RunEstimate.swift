@@ -15,6 +15,8 @@ public struct RunEstimate: Encodable, Sendable {
         public var cacheReadTokens: Int
         public var cacheWriteTokens: Int
         public var outputTokens: Int
+        /// Web searches the calls may run at most (`search.max_uses` each), in `dollars`.
+        public var searches: Int
         public var dollars: Double
 
         init(_ tally: LaneTally) {
@@ -25,6 +27,7 @@ public struct RunEstimate: Encodable, Sendable {
             cacheReadTokens = tally.usage.cacheRead
             cacheWriteTokens = tally.usage.cacheWrite
             outputTokens = tally.usage.output
+            searches = tally.usage.searches
             dollars = tally.dollars
         }
     }
@@ -66,6 +69,8 @@ public struct RunEstimate: Encodable, Sendable {
     public var dollars: Double
     /// The model has no price: every dollar figure is unknown, shown as 0.
     public var unpriced: Bool
+    /// The model has a price per web search (`ModelPrice.perSearch`).
+    public var searchesPriced: Bool
     /// Expected wall time of the live lane, from the model's measured speed; nil when unmeasured.
     public var wallSeconds: Double?
     public var inFlight: Int

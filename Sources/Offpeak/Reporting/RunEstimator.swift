@@ -60,7 +60,8 @@ struct RunEstimator {
             outputNote: answers.sentence(model: model, job: spec.name, maxTokens: spec.maxTokens),
             live: RunEstimate.Lane(live), batch: batch.map(RunEstimate.Lane.init),
             naive: RunEstimate.Lane(naive),
-            dollars: chosen?.dollars ?? 0, unpriced: prices.cost(of: model) == nil, wallSeconds: wall,
+            dollars: chosen?.dollars ?? 0, unpriced: prices.cost(of: model) == nil,
+            searchesPriced: prices.cost(of: model)?.perSearch != nil, wallSeconds: wall,
             inFlight: inFlight, notes: work.notes)
     }
 

@@ -53,11 +53,33 @@ public struct JobSpec: Sendable, Equatable, Codable {
         /// Research sources (http/https URLs) for this item only, from an inline item's `sources`
         /// list; they come after the job's own `sources` in the item's context.
         var sources: [String] = []
+        /// This item's own `search`, in place of the job's; nil: the job's.
+        var search: Search?
 
-        init(id: String, variables: [String: String], sources: [String] = []) {
+        init(id: String, variables: [String: String], sources: [String] = [], search: Search? = nil) {
             self.id = id
             self.variables = variables
             self.sources = sources
+            self.search = search
+        }
+    }
+
+    /// `search: {queries: […], max_uses: N}` (issue 24, item 4): the item's call may search the web
+    /// with the provider's server-side tool (`WebSearch`), at most `maxUses` times. The queries,
+    /// filled with the item's variables, are listed at the end of its prompt as what to search for;
+    /// without them the model chooses.
+    struct Search: Sendable, Equatable, Codable {
+        var queries: [Template] = []
+        var maxUses: Int
+
+        /// `max_uses` when the spec leaves it out.
+        static let defaultMaxUses = 3
+
+        /// What the prompt ends with for an item with `variables`: the queries, one per line.
+        func prompt(_ variables: [String: String]) -> String? {
+            guard !queries.isEmpty else { return nil }
+            return "Search the web for:\n"
+                + queries.map { "- " + $0.render(variables) }.joined(separator: "\n")
         }
     }
 
@@ -198,6 +220,8 @@ public struct JobSpec: Sendable, Equatable, Codable {
     var cacheTTL: TimeInterval = 24 * 3600
     /// `digest:`: one more answer per run, over its new and changed items' answers (`Digest`).
     var digest: Digest?
+    /// `search:`: every item's call may search the web (`Search`), unless the item says otherwise.
+    var search: Search?
     /// `reuse:` as the spec gives it; nil for the kind's default (`reusesUnchanged`). Optional so
     /// a spec without it encodes, and hashes, as it did before it existed.
     var reuse: Reuse?
@@ -230,5 +254,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
 
 extension JobSpec {
     /// Whether a cached answer is reused while its prompt is unchanged, past its TTL (`Reuse`).
+    /// A job that searches the web has `reuse: ttl` (`JobSpecParser.search`): its answers rest on
+    /// pages its prompt does not hold, so an unchanged prompt says nothing about an unchanged answer.
     var reusesUnchanged: Bool { (reuse ?? (kind == .research ? .unchanged : .ttl)) == .unchanged }
+
+    /// The search `item` asks with: its own, else the job's.
+    func search(for item: Item) -> Search? { item.search ?? search }
 }

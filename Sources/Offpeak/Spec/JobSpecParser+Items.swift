@@ -62,8 +62,14 @@ extension JobSpecParser {
         case .mapping(let mapping):
             var variables: [String: String] = [:]
             var sources: [String] = []
+            var search: JobSpec.Search?
             for (key, value) in mapping {
                 let name = try reader.string(key, at: field)
+                // `search`, a mapping: the item's own web search (`JobSpecParser.search`).
+                if name == "search", case .mapping = value {
+                    search = try JobSpecParser.search(value, at: "\(field).search", reader: reader)
+                    continue
+                }
                 // `sources` is the one non-text key: the item's own research-source URLs.
                 if name == "sources" {
                     let isNull = value.scalar.map { NSNull.construct(from: $0) != nil } ?? false
@@ -83,7 +89,7 @@ extension JobSpecParser {
                 throw reader.error("\(field).id", "expected a non-empty id", at: node)
             }
             variables["id"] = id
-            let item = JobSpec.Item(id: id, variables: variables, sources: sources)
+            let item = JobSpec.Item(id: id, variables: variables, sources: sources, search: search)
             return LocatedItem(item: item, field: field, node: node)
         default:
             let got = node.scalar != nil ? "nothing" : reader.describe(node)

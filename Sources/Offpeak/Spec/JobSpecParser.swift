@@ -13,7 +13,7 @@ enum JobSpecParser {
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
-        "sources", "max_attempts", "chunking", "lane", "reuse", "digest", "feeds", "max_new",
+        "sources", "max_attempts", "chunking", "lane", "reuse", "digest", "feeds", "max_new", "search",
     ]
 
     /// Parses one spec.
@@ -72,6 +72,8 @@ enum JobSpecParser {
         if let node = root.value("sources") {
             spec.sources = try sources(node, at: "sources", reader: reader)
         }
+        if let node = root.value("search") { spec.search = try search(node, at: "search", reader: reader) }
+        try checkSearches(&spec, root: root, items: items)
         spec.sourcePath = path
         return spec
     }

@@ -36,6 +36,8 @@ struct LedgerEntry: StoredRecord, Equatable {
     /// The host that made the call (`HostName`), as every row a run writes names it (`LedgerLine`);
     /// '' on rows written before hosts were recorded.
     var host = ""
+    /// Web searches the call ran (`WebSearch`), their price already in `dollars`.
+    var searchRequests = 0
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

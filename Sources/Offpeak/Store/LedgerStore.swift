@@ -54,6 +54,9 @@ protocol LedgerStore: AnyObject, Sendable {
     /// Models whose calls are in the ledger unpriced (no price known when they were made), by name.
     func unpricedModels() throws(OffpeakError) -> [String]
 
+    /// Web searches in the ledger by model, for the models that ran any (`WebSearch`).
+    func searchesByModel() throws(OffpeakError) -> [String: Int]
+
     /// Spend grouped by job or by model, most expensive first.
     func costs(groupedBy key: CostLine.Key) throws(OffpeakError) -> [CostLine]
 

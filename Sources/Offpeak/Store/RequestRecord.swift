@@ -72,6 +72,8 @@ struct ResultRecord: StoredRecord, PersistableRecord, Equatable {
     var outputTokens: Int
     var dollars: Double
     var createdAt: Date
+    /// The web search results the answer cited (`SearchCitation.stored`); nil for none.
+    var citations: String? = nil
 }
 
 extension String {

@@ -128,6 +128,18 @@ extension SQLiteStore {
         }
     }
 
+    func searchesByModel() throws(OffpeakError) -> [String: Int] {
+        try read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT model, SUM(search_requests) AS searches FROM ledger WHERE search_requests > 0
+                    GROUP BY model
+                    """)
+            return Dictionary(rows.map { ($0["model"], $0["searches"]) }, uniquingKeysWith: +)
+        }
+    }
+
     func costs(groupedBy key: CostLine.Key) throws(OffpeakError) -> [CostLine] {
         let column =
             switch key {

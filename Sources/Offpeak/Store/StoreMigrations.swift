@@ -99,6 +99,12 @@ enum StoreMigrations {
             db in
             try markReusedAnswers(db)
         }
+        migrator.registerMigration(
+            "v20: the web searches each call ran; the search results each answer cited"
+        ) {
+            db in
+            try countSearches(db)
+        }
         return migrator
     }
 

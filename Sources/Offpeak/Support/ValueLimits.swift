@@ -46,4 +46,6 @@ public enum ValueLimits {
     /// Entries one feed may have (`Feed.maxEntries`), and so `max_new`: real feeds carry tens; one
     /// listing a whole archive is refused rather than made into ten thousand items at once.
     static let feedEntries = 10_000
+    /// `search.max_uses`: web searches one call may run.
+    static let searchUses = 20
 }

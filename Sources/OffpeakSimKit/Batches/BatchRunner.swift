@@ -69,15 +69,16 @@ struct BatchRunner: Sendable {
         }
         if let refusal = state.refusal(of: call) { return (.errored(refusal), BilledTokens()) }
         let (answer, _) = state.composeAnswer(call)
-        let billing =
+        let billing = call.withSearchResults(
             api == .anthropic
-            ? state.cacheBook.bill(
-                api: routes.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
-                prefix: routes.cacheablePrefix(of: call.conversation))
-            : InputBilling(uncached: call.conversation.inputTokens)
+                ? state.cacheBook.bill(
+                    api: routes.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
+                    prefix: routes.cacheablePrefix(of: call.conversation))
+                : InputBilling(uncached: call.conversation.inputTokens))
         let body = routes.answerBody(for: call, answer: answer, billing: billing)
         return (
-            .succeeded(Data(body.readableBytesView)), BilledTokens(billing, outputTokens: answer.outputTokens)
+            .succeeded(Data(body.readableBytesView)),
+            BilledTokens(billing, outputTokens: answer.outputTokens, searches: call.searches.count)
         )
     }
 

@@ -4,18 +4,23 @@ public struct BilledTokens: Sendable, Equatable, Codable {
     public var outputTokens = 0
     public var cacheCreationInputTokens = 0
     public var cacheReadInputTokens = 0
+    /// Web searches run (`SimWebSearch`), billed per search as Anthropic bills them.
+    public var webSearchRequests = 0
 
-    public init(input: Int = 0, output: Int = 0, cacheCreation: Int = 0, cacheRead: Int = 0) {
+    public init(
+        input: Int = 0, output: Int = 0, cacheCreation: Int = 0, cacheRead: Int = 0, searches: Int = 0
+    ) {
         self.inputTokens = input
         self.outputTokens = output
         self.cacheCreationInputTokens = cacheCreation
         self.cacheReadInputTokens = cacheRead
+        self.webSearchRequests = searches
     }
 
-    public init(_ input: InputBilling, outputTokens: Int) {
+    public init(_ input: InputBilling, outputTokens: Int, searches: Int = 0) {
         self.init(
             input: input.uncached, output: outputTokens, cacheCreation: input.cacheCreation,
-            cacheRead: input.cacheRead)
+            cacheRead: input.cacheRead, searches: searches)
     }
 
     enum CodingKeys: String, CodingKey {
@@ -23,19 +28,30 @@ public struct BilledTokens: Sendable, Equatable, Codable {
         case outputTokens = "output_tokens"
         case cacheCreationInputTokens = "cache_creation_input_tokens"
         case cacheReadInputTokens = "cache_read_input_tokens"
+        case webSearchRequests = "web_search_requests"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        inputTokens = try container.decode(Int.self, forKey: .inputTokens)
+        outputTokens = try container.decode(Int.self, forKey: .outputTokens)
+        cacheCreationInputTokens = try container.decode(Int.self, forKey: .cacheCreationInputTokens)
+        cacheReadInputTokens = try container.decode(Int.self, forKey: .cacheReadInputTokens)
+        webSearchRequests = try container.decodeIfPresent(Int.self, forKey: .webSearchRequests) ?? 0
     }
 
     var negated: BilledTokens {
         BilledTokens(
             input: -inputTokens, output: -outputTokens, cacheCreation: -cacheCreationInputTokens,
-            cacheRead: -cacheReadInputTokens)
+            cacheRead: -cacheReadInputTokens, searches: -webSearchRequests)
     }
 
     public static func + (lhs: BilledTokens, rhs: BilledTokens) -> BilledTokens {
         BilledTokens(
             input: lhs.inputTokens + rhs.inputTokens, output: lhs.outputTokens + rhs.outputTokens,
             cacheCreation: lhs.cacheCreationInputTokens + rhs.cacheCreationInputTokens,
-            cacheRead: lhs.cacheReadInputTokens + rhs.cacheReadInputTokens)
+            cacheRead: lhs.cacheReadInputTokens + rhs.cacheReadInputTokens,
+            searches: lhs.webSearchRequests + rhs.webSearchRequests)
     }
 }
 

@@ -20,7 +20,12 @@ struct AnthropicRoutes: CompletionAPI {
     func parse(_ body: Data) throws -> ParsedCall {
         let request = try JSONBody.decode(AnthropicRequest.self, from: body)
         let (conversation, maxTokens, form) = try request.validated()
-        return ParsedCall(model: request.model, conversation: conversation, maxTokens: maxTokens, form: form)
+        var call = ParsedCall(
+            model: request.model, conversation: conversation, maxTokens: maxTokens, form: form)
+        if let tool = try SimWebSearchTool.anthropic(in: request.tools) {
+            call.searches = SimWebSearch.searches(for: conversation, maxUses: tool.maxUses)
+        }
+        return call
     }
 
     func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix? {
@@ -31,7 +36,7 @@ struct AnthropicRoutes: CompletionAPI {
         JSONBody.encode(
             AnthropicResponse(
                 id: "msg_sim_" + randomHex(), model: call.model, answer: answer, billing: billing,
-                form: call.form))
+                form: call.form, searches: call.searches))
     }
 
     func errorResponse(_ error: SimAPIError) -> Response {

@@ -8,6 +8,16 @@ struct ParsedCall: Sendable {
     var maxTokens: Int
     /// How the request asked its answer to be shaped.
     var form: AnswerForm = .text
+    /// The web searches the call runs (`SimWebSearch`): none without Anthropic's search tool.
+    var searches: [SimWebSearch.Search] = []
+
+    /// `billing` with the search results' tokens added to its uncached input, as Anthropic bills
+    /// the results a search brings into the conversation.
+    func withSearchResults(_ billing: InputBilling) -> InputBilling {
+        var billing = billing
+        billing.uncached += searches.reduce(0) { $0 + $1.results.count * SimWebSearch.tokensPerResult }
+        return billing
+    }
 }
 
 /// What differs between the Anthropic and OpenAI endpoints; `CompletionPipeline` does the rest.

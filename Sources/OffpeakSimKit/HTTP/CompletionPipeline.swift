@@ -101,14 +101,15 @@ struct CompletionPipeline: Sendable {
         _ call: ParsedCall, api: some CompletionAPI, truncated: Bool
     ) async -> (Response, Int) {
         let (answer, batch) = state.composeAnswer(call)
-        let billing = state.cacheBook.bill(
-            api: api.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
-            prefix: api.cacheablePrefix(of: call.conversation))
+        let billing = call.withSearchResults(
+            state.cacheBook.bill(
+                api: api.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
+                prefix: api.cacheablePrefix(of: call.conversation)))
         await pause(milliseconds: state.latency.nextMilliseconds(outputTokens: answer.outputTokens))
         let json = api.answerBody(for: call, answer: answer, billing: billing)
         if truncated { return (FaultResponses.truncated(json), answer.outputTokens) }
 
-        let billed = BilledTokens(billing, outputTokens: answer.outputTokens)
+        let billed = BilledTokens(billing, outputTokens: answer.outputTokens, searches: call.searches.count)
         let stats = state.stats
         let endpoint = api.endpoint
         stats.recordAnswer(endpoint, billed: billed, batch: batch)

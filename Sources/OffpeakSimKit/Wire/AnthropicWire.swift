@@ -63,6 +63,16 @@ struct AnthropicResponse: Encodable, Sendable {
         var id: String?
         var name: String?
         var input: SimJSON?
+        /// A `web_search_tool_result` block's search and its results.
+        var toolUseId: String?
+        var content: SimJSON?
+        /// A text block's citations of search results.
+        var citations: SimJSON?
+
+        enum CodingKeys: String, CodingKey {
+            case type, text, id, name, input, content, citations
+            case toolUseId = "tool_use_id"
+        }
     }
 
     struct Usage: Encodable, Sendable {
@@ -70,12 +80,15 @@ struct AnthropicResponse: Encodable, Sendable {
         var outputTokens: Int
         var cacheCreationInputTokens: Int
         var cacheReadInputTokens: Int
+        /// `{"web_search_requests": N}` when the call searched.
+        var serverToolUse: SimJSON?
 
         enum CodingKeys: String, CodingKey {
             case inputTokens = "input_tokens"
             case outputTokens = "output_tokens"
             case cacheCreationInputTokens = "cache_creation_input_tokens"
             case cacheReadInputTokens = "cache_read_input_tokens"
+            case serverToolUse = "server_tool_use"
         }
     }
 
@@ -96,7 +109,13 @@ struct AnthropicResponse: Encodable, Sendable {
 
     /// - Parameter form: a forced tool (`AnswerForm.tool`) answers with a `tool_use` block whose
     ///   input is the answer's JSON object (empty when `max_tokens` cut it).
-    init(id: String, model: String, answer: SimAnswer, billing: InputBilling, form: AnswerForm = .text) {
+    /// - Parameter searches: the web searches the call ran: each a `server_tool_use` block and a
+    ///   `web_search_tool_result` block before the answer, whose text cites each search's first
+    ///   result, as Anthropic's answers do.
+    init(
+        id: String, model: String, answer: SimAnswer, billing: InputBilling, form: AnswerForm = .text,
+        searches: [SimWebSearch.Search] = []
+    ) {
         self.id = id
         self.model = model
         if case .tool(let name) = form {
@@ -109,11 +128,46 @@ struct AnthropicResponse: Encodable, Sendable {
             ]
             self.stopReason = answer.hitMaxTokens ? "max_tokens" : "tool_use"
         } else {
-            self.content = [Block(text: answer.text)]
+            var text = Block(text: answer.text)
+            if !searches.isEmpty { text.citations = .array(searches.compactMap(Self.citation)) }
+            self.content = searches.enumerated().flatMap(Self.searchBlocks) + [text]
             self.stopReason = answer.hitMaxTokens ? "max_tokens" : "end_turn"
         }
         self.usage = Usage(
             inputTokens: billing.uncached, outputTokens: answer.outputTokens,
-            cacheCreationInputTokens: billing.cacheCreation, cacheReadInputTokens: billing.cacheRead)
+            cacheCreationInputTokens: billing.cacheCreation, cacheReadInputTokens: billing.cacheRead,
+            serverToolUse: searches.isEmpty
+                ? nil : .object(["web_search_requests": .number(Double(searches.count))]))
+    }
+}
+
+extension AnthropicResponse {
+    /// One search as the answer shows it: the model's `server_tool_use`, then its results.
+    fileprivate static func searchBlocks(_ index: Int, _ search: SimWebSearch.Search) -> [Block] {
+        let id = "srvtoolu_sim_\(index + 1)_" + SimWebSearch.slug(search.query)
+        let results: [SimJSON] = search.results.map { result in
+            .object([
+                "type": .string("web_search_result"), "url": .string(result.url),
+                "title": .string(result.title),
+                "page_age": .string(result.pageAge),
+                "encrypted_content": .string(Data(result.url.utf8).base64EncodedString()),
+            ])
+        }
+        return [
+            Block(
+                type: "server_tool_use", id: id, name: "web_search",
+                input: .object(["query": .string(search.query)])),
+            Block(type: "web_search_tool_result", toolUseId: id, content: .array(results)),
+        ]
+    }
+
+    /// The citation of a search's first result.
+    fileprivate static func citation(_ search: SimWebSearch.Search) -> SimJSON? {
+        guard let first = search.results.first else { return nil }
+        return .object([
+            "type": .string("web_search_result_location"), "url": .string(first.url),
+            "title": .string(first.title), "cited_text": .string("What \(search.query) says."),
+            "encrypted_index": .string(Data(first.url.utf8).base64EncodedString()),
+        ])
     }
 }

@@ -38,6 +38,14 @@ public enum SimJSON: Codable, Sendable, Equatable {
         return object[key]
     }
 
+    /// A whole number's value; nil for anything else.
+    var int: Int? {
+        guard case .number(let number) = self, number.rounded() == number, abs(number) < 1e15 else {
+            return nil
+        }
+        return Int(number)
+    }
+
     var string: String? {
         guard case .string(let text) = self else { return nil }
         return text

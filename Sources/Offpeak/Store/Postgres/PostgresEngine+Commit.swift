@@ -210,10 +210,10 @@ extension PostgresEngine {
                     samples = m.samples + 1, updated_at = excluded.updated_at)
             INSERT INTO ledger (at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
                 output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars, batch_api,
-                cache_hit, usage_estimated, latency_ms, failed, unpriced, host)
+                cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests)
             SELECT at, job, CASE WHEN has_run THEN run_id END, provider, model, tier, downgraded, items,
                 input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
-                batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host
+                batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests
             FROM unnest(\(entries.map(\.at))::timestamptz[], \(entries.map(\.job))::text[],
                 \(entries.map { $0.runId ?? "" })::text[], \(entries.map { $0.runId != nil })::boolean[],
                 \(entries.map(\.provider))::text[], \(entries.map(\.model))::text[], \(entries.map(\.tier))::text[],
@@ -224,10 +224,11 @@ extension PostgresEngine {
                 \(entries.map(\.batchApi))::boolean[], \(entries.map(\.cacheHit))::boolean[],
                 \(entries.map(\.usageEstimated))::boolean[], \(column { $0.latencyMs })::bigint[],
                 \(entries.map(\.failed))::boolean[], \(entries.map(\.unpriced))::boolean[],
-                \(entries.map(\.host))::text[])
+                \(entries.map(\.host))::text[], \(column { $0.searchRequests })::bigint[])
                 WITH ORDINALITY AS t(at, job, run_id, has_run, provider, model, tier, downgraded, items,
                     input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
-                    batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, ordinal)
+                    batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests,
+                    ordinal)
             ORDER BY ordinal
             RETURNING id
             """
@@ -260,15 +261,17 @@ extension PostgresEngine {
             INSERT INTO results (\(unescaped: Self.resultColumns))
             SELECT request_id, run_id, text, finish_reason, model, from_cache,
                 CASE WHEN \(justInserted) THEN currval(pg_get_serial_sequence('ledger', 'id'))
-                    WHEN has_ledger THEN ledger_id END, input_tokens, output_tokens, dollars, created_at
+                    WHEN has_ledger THEN ledger_id END, input_tokens, output_tokens, dollars, created_at,
+                CASE WHEN has_citations THEN cited END
             FROM unnest(\(results.map(\.requestId))::text[], \(results.map(\.runId))::text[],
                 \(results.map(\.text))::text[], \(results.map(\.finishReason))::text[],
                 \(results.map(\.model))::text[], \(results.map(\.fromCache))::boolean[],
                 \(ledgerIDs.map { $0 ?? 0 })::bigint[], \(ledgerIDs.map { $0 != nil })::boolean[],
                 \(results.map(\.inputTokens))::bigint[], \(results.map(\.outputTokens))::bigint[],
-                \(results.map(\.dollars))::float8[], \(results.map(\.createdAt))::timestamptz[])
+                \(results.map(\.dollars))::float8[], \(results.map(\.createdAt))::timestamptz[],
+                \(results.map { $0.citations ?? "" })::text[], \(results.map { $0.citations != nil })::boolean[])
                 AS t(request_id, run_id, text, finish_reason, model, from_cache, ledger_id, has_ledger,
-                    input_tokens, output_tokens, dollars, created_at))
+                    input_tokens, output_tokens, dollars, created_at, cited, has_citations))
             UPDATE requests r SET state = \(RequestRecord.State.done.rawValue), error = NULL, updated_at = u.at
             FROM unnest(\(results.map(\.requestId))::text[], \(times)::timestamptz[]) AS u(id, at)
             WHERE r.id = u.id

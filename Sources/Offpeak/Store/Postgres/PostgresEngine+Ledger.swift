@@ -73,6 +73,20 @@ extension PostgresEngine: LedgerStore {
         return models
     }
 
+    func searchesByModel() throws(OffpeakError) -> [String: Int] {
+        var searches: [String: Int] = [:]
+        for row in try store.query(
+            """
+            SELECT model COLLATE "C" AS model, sum(search_requests)::bigint AS searches FROM ledger
+            WHERE search_requests > 0 GROUP BY 1
+            """)
+        {
+            let column = PostgresColumns(row, store)
+            searches[try column("model"), default: 0] += try column("searches")
+        }
+        return searches
+    }
+
     func costs(groupedBy key: CostLine.Key) throws(OffpeakError) -> [CostLine] {
         let column =
             switch key {

@@ -17,7 +17,7 @@ extension PostgresEngine {
 
     static let resultColumns = """
         request_id, run_id, text, finish_reason, model, from_cache, ledger_id, input_tokens, output_tokens,
-        dollars, created_at
+        dollars, created_at, citations
         """
 
     func run(_ row: PostgresRow) throws(OffpeakError) -> RunRecord {
@@ -67,7 +67,8 @@ extension PostgresEngine {
             finishReason: try column("finish_reason"), model: try column("model"),
             fromCache: try column("from_cache"), ledgerId: try column("ledger_id"),
             inputTokens: try column("input_tokens"), outputTokens: try column("output_tokens"),
-            dollars: try column("dollars"), createdAt: try column("created_at"))
+            dollars: try column("dollars"), createdAt: try column("created_at"),
+            citations: try column("citations"))
     }
 
     func outline(_ row: PostgresRow) throws(OffpeakError) -> RequestOutline {

@@ -55,6 +55,9 @@ enum PostgresMigrations {
             version: 12,
             name: "answers reused while their prompt is unchanged; the sources behind each request",
             statements: PostgresSchema.version12),
+        Migration(
+            version: 13, name: "the web searches each call ran; the search results each answer cited",
+            statements: PostgresSchema.version13),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
