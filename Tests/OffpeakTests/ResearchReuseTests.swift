@@ -42,8 +42,8 @@ struct ResearchReuseTests {
     }
 
     /// Each item's `change` in `out/watch/index.json`, by item id.
-    static func changes(_ workspace: TemporaryWorkspace) throws -> [String: String] {
-        let index = try Self.index(workspace)
+    static func changes(_ workspace: TemporaryWorkspace, job: String = "watch") throws -> [String: String] {
+        let index = try Self.index(workspace, job: job)
         return Dictionary(uniqueKeysWithValues: index.items.map { ($0.id, $0.change?.rawValue ?? "-") })
     }
 

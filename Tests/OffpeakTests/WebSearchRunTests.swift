@@ -10,7 +10,9 @@ import Testing
 /// provider bills it, counted in the ledger, in budgets and in `estimate`; the answer's citations
 /// are kept with it, in `index.json` and in the cache.
 struct WebSearchRunTests {
-    static func workspace(sim: SimProcess, extra: String = "") throws -> TemporaryWorkspace {
+    static func workspace(sim: SimProcess, ttl: String = "1h", extra: String = "") throws
+        -> TemporaryWorkspace
+    {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {max_retries: 1}\n")
         try workspace.write(
@@ -22,7 +24,7 @@ struct WebSearchRunTests {
               - {id: swift, item: Swift}
               - {id: lz4, item: LZ4, search: {queries: ["lz4 release", "lz4 bugs", "lz4 speed"], max_uses: 2}}
             search: {queries: ["{{item}} news"], max_uses: 3}
-            cache_ttl: 1h
+            cache_ttl: \(ttl)
             \(extra)
             """)
         return workspace
@@ -93,6 +95,69 @@ struct WebSearchRunTests {
         #expect(
             Dictionary(uniqueKeysWithValues: again.items.map { ($0.id, $0.searchResults ?? []) }) == cited)
         #expect((try sim.stats()["billed"] as? [String: Any])?["web_search_requests"] as? Int == 3)
+    }
+
+    /// Through OpenAI's shape: `web_search_options`, one search billed a call, and the
+    /// `url_citation` annotations kept (without a query: OpenAI does not say which found them).
+    @Test func openAISearchModelsAreBilledOneSearchACall() throws {
+        let sim = try SimProcess(arguments: ["--require-key", "sk-test"])
+        let workspace = try Self.workspace(sim: sim)
+        try workspace.write(
+            "prices.json",
+            #"{"gpt-4o-search-preview": {"input_cost_per_token": 2.5e-06, "output_cost_per_token": 1e-05, "#
+                + #""search_context_cost_per_query": {"search_context_size_medium": 0.035}}}"#)
+        try workspace.write(
+            "offpeak.yaml",
+            "provider: openai\nbase_url: \(sim.url)/v1\nprices: prices.json\n"
+                + "models: {openai: {balanced: gpt-4o-search-preview}}\n")
+        let context = try WorkspaceContext(
+            workspace: Workspace(root: workspace.root),
+            environment: try workspace.environment(["OPENAI_API_KEY": "sk-test"]),
+            logger: Logger(label: "test"))
+        let outcome = try context.run(try context.loadJob("news"))
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(outcome.spend.calls == 2)
+        #expect((try sim.billed())["web_search_requests"] == 2)
+        #expect(try workspace.openStore().ledger.searchesByModel() == ["gpt-4o-search-preview": 2])
+        let index = try ResearchReuseTests.index(workspace, job: "news")
+        #expect(
+            index.items.first { $0.id == "swift" }?.searchResults == [
+                SearchCitation(
+                    url: "https://search.offpeak-sim.invalid/swift-news/1", title: "Swift news (result 1)")
+            ])
+    }
+
+    /// An item that searches rests on pages its prompt does not hold: it changed when its answer
+    /// did, though its prompt is the same, and the digest is asked over it.
+    @Test func anItemThatSearchesChangesWhenItsAnswerDoes() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(
+            sim: sim, ttl: "0s", extra: "digest: {template: \"What changed?\\n{{changes}}\"}")
+        let first = try CachedRunTests.run(workspace, job: "news")
+        #expect(first.status == .ok, "\(first.message)")
+        #expect(first.spend.calls == 3, "two items and the digest")
+        // The day before, the search found other pages, and the answer was another.
+        let sql =
+            "UPDATE results SET text = 'Old news.' WHERE request_id IN "
+            + "(SELECT id FROM requests WHERE item_id = 'swift' AND run_id = '\(first.run.id)')"
+        if TestStore.onPostgres {
+            _ = try workspace.psql(sql)
+        } else {
+            try workspace.openStore().sqlite.write { db in try db.execute(sql: sql) }
+        }
+        let second = try CachedRunTests.run(workspace, job: "news")
+        #expect(second.spend.calls == 3, "asked again past the TTL, and the digest")
+        #expect(
+            try ResearchReuseTests.changes(workspace, job: "news") == [
+                "swift": "changed", "lz4": "unchanged",
+            ])
+        let store = try workspace.openStore()
+        let digest = try #require(
+            try store.runs.requests(runID: second.run.id).first { $0.itemId == "#digest" }?
+                .completionRequest()
+                .messages.first?.content)
+        #expect(digest.hasPrefix("What changed?\n<item id=\"swift\" change=\"changed\">"))
+        #expect(!digest.contains("lz4"))
     }
 
     /// A budget holds back every search a call may run, so a call whose searches could overshoot

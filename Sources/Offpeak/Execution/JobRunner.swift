@@ -251,9 +251,9 @@ public struct JobRunner: Sendable {
 
     /// The job's unfinished run with any new items merged in, or a new run; and the items of the
     /// unfinished run, not answered yet, that the spec no longer has (dropped with the merge).
-    private func prepareRun(spec: JobSpec, model: String, planned: [PlannedRequest], forced: Bool)
-        throws(OffpeakError) -> (RunRecord, [String])
-    {
+    private func prepareRun(
+        spec: JobSpec, model: String, planned: [PlannedRequest], forced: Bool, attempt: Int = 1
+    ) throws(OffpeakError) -> (RunRecord, [String]) {
         let now = Date()
         let specHash = SHA256.hex(CanonicalJSON.text(spec))
         if let stale = try store.runs.latestResumableRun(job: spec.name),
@@ -281,6 +281,12 @@ public struct JobRunner: Sendable {
         }
         let dropped = try store.runs.merge(requests: resumed, into: open.id)
         var run = try store.runs.run(id: open.id) ?? open
+        // Its holder finished it between the two reads (a tick racing a run): start over, on a run
+        // that is open, or a new one.
+        if !run.state.isResumable, attempt < 3 {
+            return try prepareRun(
+                spec: spec, model: model, planned: planned, forced: forced, attempt: attempt + 1)
+        }
         run.specHash = specHash
         run.model = model
         run.forced = forced

@@ -66,6 +66,10 @@ protocol RunStore: AnyObject, Sendable {
     /// and the sources it was built from, which its outputs cite.
     func itemPrompts(runID: String) throws(OffpeakError) -> [String: ItemPrompt]
 
+    /// The answer of each item of the run's spec (not steps) that has one, by item id: what tells
+    /// whether an item that searches the web changed (`ItemNotes`), whose prompt does not.
+    func itemAnswers(runID: String) throws(OffpeakError) -> [String: String]
+
     /// The ids of `job`'s items (from its spec, not steps) answered in any of its runs: a feed's
     /// entries already answered, which are not asked again.
     func answeredItems(job: String) throws(OffpeakError) -> Set<String>

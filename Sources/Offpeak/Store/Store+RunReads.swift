@@ -41,6 +41,22 @@ extension SQLiteStore {
         }
     }
 
+    func itemAnswers(runID: String) throws(OffpeakError) -> [String: String] {
+        try read { db in
+            let rows = try Row.fetchCursor(
+                db,
+                sql: """
+                    SELECT requests.item_id, results.text FROM requests
+                    JOIN results ON results.request_id = requests.id
+                    WHERE requests.run_id = ? AND requests.source = ?
+                    """,
+                arguments: [runID, RequestSource.spec.rawValue])
+            var answers: [String: String] = [:]
+            while let row = try rows.next() { answers[row[0]] = row[1] }
+            return answers
+        }
+    }
+
     func answeredItems(job: String) throws(OffpeakError) -> Set<String> {
         try read { db in
             Set(

@@ -11,8 +11,8 @@ struct ParsedCall: Sendable {
     /// The web searches the call runs (`SimWebSearch`): none without Anthropic's search tool.
     var searches: [SimWebSearch.Search] = []
 
-    /// `billing` with the search results' tokens added to its uncached input, as Anthropic bills
-    /// the results a search brings into the conversation.
+    /// `billing` with the search results' tokens added to its uncached input: the results a search
+    /// brings into the conversation are billed as input.
     func withSearchResults(_ billing: InputBilling) -> InputBilling {
         var billing = billing
         billing.uncached += searches.reduce(0) { $0 + $1.results.count * SimWebSearch.tokensPerResult }

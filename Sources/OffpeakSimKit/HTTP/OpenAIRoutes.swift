@@ -21,7 +21,13 @@ struct OpenAIRoutes: CompletionAPI {
     func parse(_ body: Data) throws -> ParsedCall {
         let request = try JSONBody.decode(ChatCompletionRequest.self, from: body)
         let (conversation, maxTokens, form) = try request.validated()
-        return ParsedCall(model: request.model, conversation: conversation, maxTokens: maxTokens, form: form)
+        var call = ParsedCall(
+            model: request.model, conversation: conversation, maxTokens: maxTokens, form: form)
+        // A search model searches once a call, and OpenAI bills the call as one search.
+        if request.webSearchOptions != nil {
+            call.searches = SimWebSearch.searches(for: conversation, maxUses: 1)
+        }
+        return call
     }
 
     func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix? {
@@ -31,7 +37,7 @@ struct OpenAIRoutes: CompletionAPI {
     func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
         let response = ChatCompletionResponse(
             id: "chatcmpl-sim" + randomHex(), created: Int(Date().timeIntervalSince1970), model: call.model,
-            answer: answer, billing: billing)
+            answer: answer, billing: billing, searches: call.searches)
         return JSONBody.encode(response)
     }
 

@@ -18,10 +18,13 @@ struct ChatCompletionRequest: Decodable, Sendable {
     var stream: Bool?
     var n: Int?
     var responseFormat: SimJSON?
+    /// `{}` (or its options) when the call may search the web, as OpenAI's search models take it.
+    var webSearchOptions: SimJSON?
 
     enum CodingKeys: String, CodingKey {
         case model, messages, temperature, stream, n
         case responseFormat = "response_format"
+        case webSearchOptions = "web_search_options"
         case maxTokens = "max_tokens"
         case maxCompletionTokens = "max_completion_tokens"
         case topP = "top_p"
@@ -77,6 +80,8 @@ struct ChatCompletionResponse: Encodable, Sendable {
         var role = "assistant"
         var content: String
         var refusal = Nullable<String>.null
+        /// `url_citation`s of the search results the answer rests on (a search model's).
+        var annotations: [SimJSON]?
     }
 
     struct Usage: Encodable, Sendable {
@@ -106,14 +111,28 @@ struct ChatCompletionResponse: Encodable, Sendable {
     var usage: Usage
 
     /// OpenAI reports cached tokens inside `prompt_tokens`, so the prompt is the whole input.
-    init(id: String, created: Int, model: String, answer: SimAnswer, billing: InputBilling) {
+    /// - Parameter searches: the web search the call ran: its first result cited over the answer.
+    init(
+        id: String, created: Int, model: String, answer: SimAnswer, billing: InputBilling,
+        searches: [SimWebSearch.Search] = []
+    ) {
         self.id = id
         self.created = created
         self.model = model
-        self.choices = [
-            Choice(
-                message: Message(content: answer.text), finishReason: answer.hitMaxTokens ? "length" : "stop")
-        ]
+        var message = Message(content: answer.text)
+        if !searches.isEmpty {
+            let length = answer.text.utf16.count
+            message.annotations = searches.compactMap(\.results.first).map { result in
+                .object([
+                    "type": .string("url_citation"),
+                    "url_citation": .object([
+                        "url": .string(result.url), "title": .string(result.title), "start_index": .number(0),
+                        "end_index": .number(Double(length)),
+                    ]),
+                ])
+            }
+        }
+        self.choices = [Choice(message: message, finishReason: answer.hitMaxTokens ? "length" : "stop")]
         self.usage = Usage(
             promptTokens: billing.total, completionTokens: answer.outputTokens,
             totalTokens: billing.total + answer.outputTokens,

@@ -142,6 +142,20 @@ extension PostgresEngine {
         return prompts
     }
 
+    func itemAnswers(runID: String) throws(OffpeakError) -> [String: String] {
+        var answers: [String: String] = [:]
+        let rows = try store.query(
+            """
+            SELECT q.item_id, a.text FROM requests q JOIN results a ON a.request_id = q.id
+            WHERE q.run_id = \(runID) AND q.source = \(RequestSource.spec.rawValue)
+            """)
+        for row in rows {
+            let column = PostgresColumns(row, store)
+            answers[try column("item_id", as: String.self)] = try column("text")
+        }
+        return answers
+    }
+
     func run(id: String) throws(OffpeakError) -> RunRecord? {
         let rows = try runRows(id: id)
         if let unreadable = rows.unreadable.first { throw unreadable.error }
