@@ -114,44 +114,39 @@ struct StoreUpgradeTests {
     }
 }
 
-extension LedgerEntry {
-    /// Inserts the row as an offpeak before v14 wrote it, into a store of its schema: without the
-    /// `host` column (nor v20's `search_requests`).
-    func insertBeforeHosts(_ db: Database) throws {
+extension EncodableRecord {
+    /// Inserts the row into `table` as an older offpeak wrote it, into a store of its schema:
+    /// without `columns` (added by later versions), and without a nil `id` (the row's own).
+    func insertAsBefore(_ db: Database, table: String, without columns: [String]) throws {
         var values = try databaseDictionary
-        values["host"] = nil
-        values["search_requests"] = nil
-        if id == nil { values["id"] = nil }
-        let columns = values.keys.sorted()
+        for column in columns { values[column] = nil }
+        if values["id"]?.isNull == true { values["id"] = nil }
+        let names = values.keys.sorted()
         try db.execute(
-            sql: "INSERT INTO ledger (\(columns.joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
-            arguments: StatementArguments(columns.map { values[$0] ?? .null }))
+            sql: "INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES ("
+                + Array(repeating: "?", count: names.count).joined(separator: ", ") + ")",
+            arguments: StatementArguments(names.map { values[$0] ?? .null }))
+    }
+}
+
+extension LedgerEntry {
+    /// Inserts the row as an offpeak before v14 wrote it: without the `host` column (nor v20's
+    /// `search_requests`).
+    func insertBeforeHosts(_ db: Database) throws {
+        try insertAsBefore(db, table: "ledger", without: ["host", "search_requests"])
     }
 }
 
 extension RequestRecord {
     /// Inserts the row as a store from before v19 (no `sources` column) holds it.
     func insertBeforeSources(_ db: Database) throws {
-        var values = try databaseDictionary
-        values["sources"] = nil
-        let columns = values.keys.sorted()
-        try db.execute(
-            sql: "INSERT INTO requests (\(columns.joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
-            arguments: StatementArguments(columns.map { values[$0] ?? .null }))
+        try insertAsBefore(db, table: "requests", without: ["sources"])
     }
 }
 
 extension ResultRecord {
     /// Inserts the row as a store from before v20 (no `citations` column) holds it.
     func insertBeforeCitations(_ db: Database) throws {
-        var values = try databaseDictionary
-        values["citations"] = nil
-        let columns = values.keys.sorted()
-        try db.execute(
-            sql: "INSERT INTO results (\(columns.joined(separator: ", "))) VALUES ("
-                + Array(repeating: "?", count: columns.count).joined(separator: ", ") + ")",
-            arguments: StatementArguments(columns.map { values[$0] ?? .null }))
+        try insertAsBefore(db, table: "results", without: ["citations"])
     }
 }

@@ -30,9 +30,9 @@ extension JobSpecParser {
 
     /// Checks the spec's searches against the rest of it: only a research job searches, and not
     /// one that takes submitted requests (asked as submitted); a query names only variables every
-    /// item that asks it has; and since an answer from the web can
-    /// change while its prompt does not, such a job reuses answers by their TTL (`reuse: ttl`,
-    /// set here when the spec says nothing, refused when it says `unchanged`).
+    /// item that asks it has; and since an answer from the web can change while its prompt does
+    /// not, such a job reuses answers by their TTL (`reuse: ttl`, set here when the spec says
+    /// nothing, refused when it says `unchanged`).
     static func checkSearches(
         _ spec: inout JobSpec, root: YAMLMapping, items: [LocatedItem]
     ) throws(OffpeakError) {
@@ -61,23 +61,25 @@ extension JobSpecParser {
                 at: root.value("reuse"))
         }
         spec.reuse = .ttl
-        func check(_ search: JobSpec.Search?, has variables: Set<String>, field: String, node: Node?)
-            throws(OffpeakError)
-        {
+        func check(
+            _ search: JobSpec.Search?, has variables: Set<String>, field: String, who: String, node: Node?
+        ) throws(OffpeakError) {
             for query in search?.queries ?? [] {
                 if let missing = query.variables.sorted().first(where: { !variables.contains($0) }) {
                     throw reader.error(
-                        field, "search query variable '\(missing)' is not supplied by this item", at: node)
+                        field, "search query variable '\(missing)' is not supplied by \(who)", at: node)
                 }
             }
         }
         for entry in items {
             try check(
                 spec.search(for: entry.item), has: Set(entry.item.variables.keys), field: entry.field,
-                node: entry.node)
+                who: "this item", node: entry.node)
         }
         if !spec.feeds.isEmpty {
-            try check(spec.search, has: feedVariables, field: "feeds", node: root.value("feeds"))
+            try check(
+                spec.search, has: feedVariables, field: "feeds", who: "feed entries (which have: id, item)",
+                node: root.value("feeds"))
         }
     }
 }
