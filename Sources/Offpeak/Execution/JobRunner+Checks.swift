@@ -21,9 +21,7 @@ extension JobRunner {
                     + "\(PriceTable.howToPrice(model)), or remove max_dollars",
                 location: spec.sourcePath)
         }
-        if let limit = spec.budget.maxDollars, prices.cost(of: model)?.perSearch == nil,
-            spec.search != nil || spec.items.contains(where: { $0.search != nil })
-        {
+        if let limit = spec.budget.maxDollars, prices.cost(of: model)?.perSearch == nil, spec.searchesTheWeb {
             throw OffpeakError(
                 .configuration,
                 "job \(spec.name) searches the web and has a dollar budget (max_dollars \(Money.dollars(limit))) "

@@ -1,5 +1,3 @@
-import Foundation
-
 /// The provider's server-side web search (issue 24, item 4): the model runs the searches itself
 /// during the call, at most `CompletionRequest.searchUses` of them, and the provider bills each.
 ///
@@ -45,21 +43,9 @@ struct SearchCitation: Codable, Sendable, Equatable {
         return citations.filter { seen.insert($0.url).inserted }
     }
 
-    /// Citations as a result keeps them: JSON with sorted keys; nil for none.
-    static func stored(_ citations: [SearchCitation]) -> String? {
-        guard !citations.isEmpty, let data = try? encoder.encode(citations) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
+    /// Citations as a result keeps them (`StoredJSONList`); nil for none.
+    static func stored(_ citations: [SearchCitation]) -> String? { StoredJSONList.text(citations) }
 
     /// What `stored` wrote; none for nil or text that does not decode (written by another offpeak).
-    static func decoded(_ text: String?) -> [SearchCitation] {
-        guard let text else { return [] }
-        return (try? JSONDecoder().decode([SearchCitation].self, from: Data(text.utf8))) ?? []
-    }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
+    static func decoded(_ text: String?) -> [SearchCitation] { StoredJSONList.decoded(text) }
 }

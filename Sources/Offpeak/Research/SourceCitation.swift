@@ -29,28 +29,9 @@ struct SourceCitation: Codable, Sendable, Equatable {
         sha256 = SHA256.hex(source.text)
     }
 
-    /// Citations as a request keeps them: JSON with sorted keys and whole-second UTC times; nil for none.
-    static func stored(_ citations: [SourceCitation]) -> String? {
-        guard !citations.isEmpty, let data = try? encoder.encode(citations) else { return nil }
-        return String(decoding: data, as: UTF8.self)
-    }
+    /// Citations as a request keeps them (`StoredJSONList`); nil for none.
+    static func stored(_ citations: [SourceCitation]) -> String? { StoredJSONList.text(citations) }
 
     /// What `stored` wrote; none for nil or text that does not decode (written by another offpeak).
-    static func decoded(_ text: String?) -> [SourceCitation] {
-        guard let text else { return [] }
-        return (try? decoder.decode([SourceCitation].self, from: Data(text.utf8))) ?? []
-    }
-
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-
-    private static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
+    static func decoded(_ text: String?) -> [SourceCitation] { StoredJSONList.decoded(text) }
 }

@@ -254,10 +254,13 @@ public struct JobSpec: Sendable, Equatable, Codable {
 
 extension JobSpec {
     /// Whether a cached answer is reused while its prompt is unchanged, past its TTL (`Reuse`).
-    /// A job that searches the web has `reuse: ttl` (`JobSpecParser.search`): its answers rest on
+    /// A job that searches the web has `reuse: ttl` (`JobSpecParser.checkSearches`): its answers rest on
     /// pages its prompt does not hold, so an unchanged prompt says nothing about an unchanged answer.
     var reusesUnchanged: Bool { (reuse ?? (kind == .research ? .unchanged : .ttl)) == .unchanged }
 
     /// The search `item` asks with: its own, else the job's.
     func search(for item: Item) -> Search? { item.search ?? search }
+
+    /// Whether any item's call may search the web.
+    var searchesTheWeb: Bool { search != nil || items.contains { $0.search != nil } }
 }
