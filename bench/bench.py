@@ -43,6 +43,11 @@ BATCH_SIDE = report.BATCH_SIDE
 # The sim ends a provider batch this many seconds after it is created (its default is 2).
 BATCH_ARGS = ["--batch-delay", "1"]
 BATCH_WORKLOADS = {"W-classify", "W-summarize"}
+# W-classify against a model whose batched answers go wrong after the 4th item (issue 25): with the
+# batch audit (the default) and without it.
+DEGRADE_ARGS = ["--degrading-model", f"{sides.MODEL}:wrong-label:4", "--seed", "7"]
+DEGRADE_SIDE = report.DEGRADE_SIDE
+DEGRADE_OFF_SIDE = report.DEGRADE_OFF_SIDE
 
 
 def ensure_sdk() -> None:
@@ -70,7 +75,10 @@ def run_side(workload, side: str, bin_dir: Path, scratch: Path, sim_extra: list[
             else:
                 lane = "batch" if side == BATCH_SIDE else None
                 settings = "structured_output: off\n" if side == DAMAGE_PLAIN_SIDE else ""
-                run = sides.run_offpeak(workload, sim.url, bin_dir, scratch / f"ws-{label}", lane, settings)
+                extra = {"audit": "off"} if side == DEGRADE_OFF_SIDE else None
+                run = sides.run_offpeak(
+                    workload, sim.url, bin_dir, scratch / f"ws-{label}", lane, settings, extra)
+                row.audits = run.audits
             row.take_stats(sim.stats())
             expected = sim.expected([item.message for item in workload.items])
     except (sides.SideCrashed, SimError, OSError, subprocess.SubprocessError, ValueError, KeyError) as error:
@@ -143,6 +151,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--latency-ms", type=float, default=0.0,
                         help="offpeak-sim --latency-ms for every sim (default: 0)")
     parser.add_argument("--no-damage", action="store_true", help="skip the damaged W-classify row")
+    parser.add_argument("--no-audit", action="store_true",
+                        help="skip the W-classify rows against a model that degrades after position 4")
     parser.add_argument("--no-batch-lane", action="store_true",
                         help="skip the batch-lane rows (W-classify and W-summarize through provider batches)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder (workspaces, sim logs)")
@@ -206,6 +216,9 @@ def main() -> int:
             if workload.name == "W-classify" and not args.no_damage:
                 variants.append((DAMAGE_SIDE, DAMAGE_ARGS))
                 variants.append((DAMAGE_PLAIN_SIDE, DAMAGE_ARGS))
+            if workload.name == "W-classify" and not args.no_audit:
+                variants.append((DEGRADE_OFF_SIDE, DEGRADE_ARGS))
+                variants.append((DEGRADE_SIDE, DEGRADE_ARGS))
             if workload.name in BATCH_WORKLOADS and not args.no_batch_lane:
                 variants.append((BATCH_SIDE, BATCH_ARGS))
             for side, extra in variants:

@@ -15,6 +15,8 @@ BATCH_FACTOR = 0.5
 
 CLASSIFY_MIN_RATIO = 5.0
 BATCH_SIDE = "offpeak, batch lane"
+DEGRADE_SIDE = "offpeak, degrades after 4"
+DEGRADE_OFF_SIDE = "offpeak, degrades after 4, audit off"
 # Issue 12's must-show: the batch lane against the same naive row.
 BATCH_MIN_RATIOS = {"W-classify": 15.0, "W-summarize": 2.5}
 
@@ -51,6 +53,7 @@ class Row:
     wall: float = 0.0
     error: str | None = None
     stats: dict = field(default_factory=dict)  # the sim's full /sim/stats
+    audits: dict = field(default_factory=dict)  # job -> `offpeak audit JOB --json`
     notes: list[str] = field(default_factory=list)
 
     def take_stats(self, stats: dict) -> None:
@@ -138,7 +141,8 @@ def verdicts(rows: list[Row], damage_sides: list[str]) -> list[str]:
         else:
             out.append(f"{workload} batch lane at least {least:g}x cheaper than naive: FAIL (no result)")
 
-    wrong = [r for r in rows if not r.error and r.correct != r.total]
+    # The row without the audit against a degrading model is there to be wrong.
+    wrong = [r for r in rows if not r.error and r.correct != r.total and r.side != DEGRADE_OFF_SIDE]
     crashed = " (crashed rows left out)" if any(r.error for r in rows) else ""
     out.append(
         f"every item answered correctly on every row{crashed}: "
@@ -155,4 +159,41 @@ def verdicts(rows: list[Row], damage_sides: list[str]) -> list[str]:
             out.append(f"{label}: {damaged.correct:,}/{damaged.total:,} correct{cost}: {'PASS' if ok else 'FAIL'}")
         else:
             out.append(f"{label}: FAIL (no result)")
+    out += audit_verdicts(rows)
+    return out
+
+
+def audit_summary(row: Row) -> tuple[float, float, str]:
+    """The audit's dollars, the job's dollars, and the batch size the model settled on."""
+    audit = row.audits.get("classify", {})
+    caps = [m.get("cap") for m in audit.get("models", [])]
+    cap = caps[0] if caps and caps[0] is not None else None
+    size = "8 (unchanged)" if cap is None else ("1 (batching off)" if cap <= 1 else str(cap))
+    return audit.get("auditDollars", 0.0), audit.get("jobDollars", 0.0), size
+
+
+def audit_verdicts(rows: list[Row]) -> list[str]:
+    """Issue 25's must-shows: against a model that degrades after position 4, answers right with the
+    audit (at least 95 %) and what each way cost; against one that does not, the audit's share of
+    the spend (at most 3 %) and an unchanged batch size."""
+    out = []
+    off = find(rows, "W-classify", DEGRADE_OFF_SIDE)
+    on = find(rows, "W-classify", DEGRADE_SIDE)
+    if on:
+        spent, _, size = audit_summary(on)
+        ok = on.correct >= 0.95 * on.total
+        without = (
+            f"without the audit {off.correct:,}/{off.total:,} right for {money(off.dollars_sim)}; " if off else "")
+        out.append(
+            f"W-classify, a model that degrades after position 4: {without}with it {on.correct:,}/{on.total:,} "
+            f"right for {money(on.dollars_sim)} (audit {money(spent)}), settled on {size} items a prompt "
+            f"(must be at least 95 % right): {'PASS' if ok else 'FAIL'}")
+    holds = find(rows, "W-classify", "offpeak")
+    if holds and holds.audits:
+        spent, total, size = audit_summary(holds)
+        share = spent / total if total else 0.0
+        ok = share <= 0.03 and size.startswith("8")
+        out.append(
+            f"W-classify, a model that holds up: the audit cost {money(spent)}, {share:.1%} of {money(total)}, "
+            f"batch size {size} (must be at most 3 %, unchanged): {'PASS' if ok else 'FAIL'}")
     return out

@@ -29,6 +29,7 @@ class SideRun:
     answers: dict[str, str]
     wall_seconds: float
     ledger: dict | None = None  # offpeak's `costs --json` total
+    audits: dict = field(default_factory=dict)  # job -> `offpeak audit JOB --json`
     notes: list[str] = field(default_factory=list)
 
 
@@ -104,7 +105,7 @@ def run_naive_concurrent(workload: Workload, sim_url: str, in_flight: int = 8, m
 # --- offpeak -----------------------------------------------------------------------------------
 
 
-def job_spec(workload: Workload, job_name: str, lane: str | None = None) -> str:
+def job_spec(workload: Workload, job_name: str, lane: str | None = None, extra: dict | None = None) -> str:
     """The job spec as JSON text (YAML is a superset of JSON, so every string is quoted safely).
     `lane: batch` sends every call through the provider's batch API (issue 12)."""
     job = workload.job(job_name)
@@ -130,18 +131,21 @@ def job_spec(workload: Workload, job_name: str, lane: str | None = None) -> str:
         spec["inputs"] = job.inputs
     else:
         spec["items"] = [{"id": i.id, "item": i.text} for i in workload.items if i.job == job.name]
+    spec.update(extra or {})
     return json.dumps(spec, indent=1) + "\n"
 
 
 def make_workspace(
-    workload: Workload, workspace: Path, sim_url: str, lane: str | None = None, settings: str = ""
+    workload: Workload, workspace: Path, sim_url: str, lane: str | None = None, settings: str = "",
+    spec_extra: dict | None = None,
 ) -> None:
-    """`settings`: more offpeak.yaml lines (e.g. `structured_output: off\\n`)."""
+    """`settings`: more offpeak.yaml lines (e.g. `structured_output: off\\n`); `spec_extra`: more
+    fields of every job spec (e.g. `{"audit": "off"}`)."""
     (workspace / "jobs").mkdir(parents=True)
     (workspace / "offpeak.yaml").write_text(
         f"provider: sim\nbase_url: {sim_url}\nmodels: {{sim: {{fast: {MODEL}}}}}\n{settings}")
     for job in workload.jobs:
-        (workspace / "jobs" / f"{job.name}.yaml").write_text(job_spec(workload, job.name, lane))
+        (workspace / "jobs" / f"{job.name}.yaml").write_text(job_spec(workload, job.name, lane, spec_extra))
     for item in workload.items:
         if item.file:
             path = workspace / item.file
@@ -185,13 +189,13 @@ def read_answers(workspace: Path, job_name: str) -> dict[str, str]:
 
 def run_offpeak(
     workload: Workload, sim_url: str, bin_dir: Path, workspace: Path, lane: str | None = None,
-    settings: str = "",
+    settings: str = "", spec_extra: dict | None = None,
 ) -> SideRun:
     """Writes a workspace, (submits the requests,) runs every job, and reads answers and ledger.
     With `lane="batch"` each job goes through provider batches and `offpeak run --wait` stays
     until they are collected."""
     binary = bin_dir / "offpeak"
-    make_workspace(workload, workspace, sim_url, lane, settings)
+    make_workspace(workload, workspace, sim_url, lane, settings, spec_extra)
     wait = ["--wait"] if lane == "batch" else []
     notes = []
     start = time.monotonic()
@@ -208,4 +212,8 @@ def run_offpeak(
     for job in workload.jobs:
         answers.update(read_answers(workspace, job.name))
     costs = json.loads(offpeak(binary, ["costs", "--workspace", str(workspace), "--json"]).stdout)
-    return SideRun(answers=answers, wall_seconds=wall, ledger=costs["total"], notes=notes)
+    audits = {
+        job.name: json.loads(offpeak(binary, ["audit", job.name, "--workspace", str(workspace), "--json"]).stdout)
+        for job in workload.jobs
+    }
+    return SideRun(answers=answers, wall_seconds=wall, ledger=costs["total"], notes=notes, audits=audits)

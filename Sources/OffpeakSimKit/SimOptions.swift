@@ -35,6 +35,9 @@ public struct SimOptions: Sendable, Equatable {
     /// Batched prompts are answered as small models answer them (`WeakModel`), unless the request's
     /// answer form holds the shape.
     public var weakModel = false
+    /// Models whose batched answers go wrong after a position (`--degrading-model`), by model
+    /// name; a call to any other model, or a prompt that is not batched, is answered right.
+    public var degradingModels: [String: Degradation] = [:]
     /// Whether the server takes structured-output forms (`response_format` json_schema, a forced
     /// tool); when not, it refuses them with a 400, as some servers and proxies do.
     public var structuredOutput = true
@@ -98,6 +101,12 @@ public struct SimOptions: Sendable, Equatable {
             (rateLimits.outputTokensPerMinute, "--output-tpm"), (rateLimits.tokensPerMinute, "--tpm"),
         ] {
             try check((value ?? 1) >= 1, "\(flag) must be at least 1")
+        }
+        for (name, degradation) in degradingModels.sorted(by: { $0.key < $1.key }) {
+            try check(!name.isEmpty, "--degrading-model needs a model NAME before :KIND:AFTER")
+            try check(
+                degradation.after >= 1,
+                "--degrading-model \(name): AFTER must be at least 1, got \(degradation.after)")
         }
         try check(retryAfterSeconds >= 0, "--retry-after must not be negative")
         try check(timeoutDelaySeconds >= 0, "--timeout-delay must not be negative")

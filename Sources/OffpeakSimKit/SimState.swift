@@ -68,29 +68,38 @@ struct SimState: Sendable {
     }
 
     /// The answer to a call, cut to its `max_tokens`; for a batched prompt, also what it adds to
-    /// the batch counters. A batched answer is damaged before the cut, as a model would write
-    /// the damage, and billed for its whole (damaged) text.
+    /// the batch counters. A degrading model (`--degrading-model`) gets the content of a batched
+    /// answer wrong first, whatever the answer form; then a weak model or the damage policy may
+    /// spoil its shape. A batched answer is damaged before the cut, as a model would write the
+    /// damage, and billed for its whole (damaged) text.
     func composeAnswer(_ call: ParsedCall) -> (SimAnswer, BatchTally?) {
         let text = call.conversation.lastUserText
         let items = BatchItem.items(in: text)
         guard !items.isEmpty else {
             return (composer.cut(composer.singleAnswer(to: text), maxTokens: call.maxTokens), nil)
         }
-        let whole = composer.batchAnswer(for: items)
+        var whole = composer.batchAnswer(for: items)
+        var degraded = 0
+        if let degradation = options.degradingModels[call.model] {
+            (whole, degraded) = degradation.degrade(whole, items: items, seed: seed)
+        }
         // A server holding the answer to a schema or a forced tool gets the object the prompt
         // asks for, whatever the model; else a weak model spoils it, or the damage policy may.
         if call.form.holdsShape {
             return (
                 composer.cut(whole.text, maxTokens: call.maxTokens),
-                BatchTally(items: items.count, damage: [])
+                BatchTally(items: items.count, degraded: degraded)
             )
         }
         if options.weakModel {
             let (text, _) = weak.spoil(whole)
-            return (composer.cut(text, maxTokens: call.maxTokens), BatchTally(items: items.count, damage: []))
+            return (
+                composer.cut(text, maxTokens: call.maxTokens),
+                BatchTally(items: items.count, degraded: degraded)
+            )
         }
         let (damaged, damage) = damager.damage(whole)
         let answer = composer.cut(damaged.text, maxTokens: call.maxTokens)
-        return (answer, BatchTally(items: items.count, damage: damage))
+        return (answer, BatchTally(items: items.count, damage: damage, degraded: degraded))
     }
 }

@@ -32,6 +32,16 @@ struct SimCommand: AsyncParsableCommand {
             in prose or a ```json fence, once per answer). Damaged text is billed as output; \
             max_tokens cuts the whole text.
 
+            Degrading models: with --degrading-model NAME:KIND:AFTER (repeatable, one per model; \
+            NAME is all before the last two colons), batched prompts to model NAME keep their \
+            shape but get the items after position AFTER (1-based, in prompt order) wrong: \
+            wrong-label ("Answer: " and one of billing, bug, feature, account, shipping, other, \
+            never the right answer, the same for the same item text under --seed), neighbour \
+            (the right answer of the item before it) or cut (its answer cut to half its tokens). \
+            Single prompts, other models and /sim/expected are answered right; structured forms \
+            hold the shape, not the content; --weak-model and damage apply after. \
+            degraded_items in /sim/stats counts the items so answered.
+
             Prompt caching: a system prefix of at least the model's minimum is cached for \
             --cache-ttl seconds (refreshed on use): Anthropic when marked with cache_control \
             (cache_creation/cache_read_input_tokens beside input_tokens), OpenAI automatically \
@@ -77,7 +87,7 @@ struct SimCommand: AsyncParsableCommand {
             sets one, and a status of 400-599 makes it an error page served with that status.
 
             Control: GET /sim/stats (calls, faults, billed tokens, batched_calls, batched_items, \
-            damage by kind; only fully sent 200 answers are billed and counted, a truncated answer \
+            degraded_items, damage by kind; only fully sent 200 answers are billed and counted, a truncated answer \
             never is; rate_limited: calls the rate limiter answered 429, rate_limited_by: by limit, \
             in_flight and max_in_flight: API calls being answered now and at most at once), \
             POST /sim/reset (counters, prompt cache, fault queue, random sequences and limits), GET /sim/health, POST /sim/expected {"texts": [...]} -> \
@@ -144,6 +154,13 @@ struct SimCommand: AsyncParsableCommand {
             "Answer batched prompts as small models do (prose, keys of their own, stopped half way) unless "
                 + "a JSON schema or a forced tool holds the answer to its shape."))
     var weakModel = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Batched prompts to model NAME get the items after position AFTER wrong, KIND one of "
+                + "wrong-label, neighbour, cut; repeatable.",
+            valueName: "name:kind:after"))
+    var degradingModel: [String] = []
 
     @Flag(
         name: .customLong("no-structured-output"),
@@ -242,6 +259,7 @@ struct SimCommand: AsyncParsableCommand {
         options.faultRates = try FaultRates(parsing: faultRate)
         options.damage = try DamagePolicy(rate: damageRate, parsing: damage)
         options.weakModel = weakModel
+        options.degradingModels = try Degradation.models(parsing: degradingModel)
         options.structuredOutput = !refuseStructuredOutput
         options.jsonSchema = !refuseJsonSchema
         guard [400, 500].contains(structuredRefusalStatus) else {

@@ -19,7 +19,8 @@ struct OffpeakCommand: ParsableCommand {
         subcommands: [
             Run.self, Summarize.self, Estimate.self, Submit.self, Result.self, Jobs.self, Status.self,
             Batches.self, Hosts.self, Outputs.self,
-            Costs.self, Cancel.self, Cache.self, Conditions.self, Queue.self, Tick.self, Cron.self,
+            Costs.self, Audit.self, Cancel.self, Cache.self, Conditions.self, Queue.self, Tick.self,
+            Cron.self,
             StoreCommand.self,
         ]
     )

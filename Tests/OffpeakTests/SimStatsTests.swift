@@ -45,9 +45,10 @@ struct SimStatsTests {
         #expect(
             Set(json.keys) == [
                 "calls", "ok_calls", "faults", "billed", "by_endpoint", "batched_calls", "batched_items",
-                "damage", "sources",
+                "degraded_items", "damage", "sources",
             ])
         #expect(json["batched_calls"] as? Int == 0)
+        #expect(json["degraded_items"] as? Int == 0)
         let damage = try #require(json["damage"] as? [String: Int])
         #expect(damage == ["drop": 0, "duplicate": 0, "garble": 0, "reorder": 0, "wrap": 0])
         let billed = try #require(json["billed"] as? [String: Int])
@@ -68,23 +69,29 @@ struct SimStatsTests {
         let stats = SimStats()
         let billed = BilledTokens(input: 10, output: 20)
         stats.recordAnswer(.messages, billed: billed)
-        stats.recordAnswer(.messages, billed: billed, batch: BatchTally(items: 8, damage: [.drop, .wrap]))
         stats.recordAnswer(
-            .chatCompletions, billed: billed, batch: BatchTally(items: 3, damage: [.garble, .garble]))
+            .messages, billed: billed, batch: BatchTally(items: 8, damage: [.drop, .wrap], degraded: 5))
+        stats.recordAnswer(
+            .chatCompletions, billed: billed,
+            batch: BatchTally(items: 3, damage: [.garble, .garble], degraded: 2))
         var snapshot = stats.snapshot()
         #expect(snapshot.okCalls == 3)
         #expect(snapshot.batchedCalls == 2)
         #expect(snapshot.batchedItems == 11)
+        #expect(snapshot.degradedItems == 7)
         #expect(snapshot.damage == ["drop": 1, "duplicate": 0, "garble": 2, "reorder": 0, "wrap": 1])
         // An answer that never reached its client takes its batch counts back with its bill.
         stats.revokeAnswer(
-            .chatCompletions, billed: billed, batch: BatchTally(items: 3, damage: [.garble, .garble]))
+            .chatCompletions, billed: billed,
+            batch: BatchTally(items: 3, damage: [.garble, .garble], degraded: 2))
         snapshot = stats.snapshot()
         #expect(snapshot.batchedCalls == 1)
         #expect(snapshot.batchedItems == 8)
         #expect(snapshot.damage["garble"] == 0)
+        #expect(snapshot.degradedItems == 5)
         stats.reset()
         #expect(stats.snapshot().batchedCalls == 0)
+        #expect(stats.snapshot().degradedItems == 0)
         #expect(stats.snapshot().damage.values.allSatisfy { $0 == 0 })
     }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// `offpeak store copy` (the built binary): a workspace's SQLite store, made by real runs (live and
 /// batch lanes, the cache) and the roles' writes (schedules, the deferred queue, the spool,
-/// a reservation, a lease), copied to PostgreSQL and back; every table compared both ways.
+/// a reservation, a lease, an audit), copied to PostgreSQL and back; every table compared both ways.
 @Suite(.serialized) struct StoreCopyTests {
     static let cluster = PostgresCluster.shared
 
@@ -42,6 +42,9 @@ import Testing
         try store.batches.updateBatchFitness(provider: "openai", model: "m", at: t0) {
             $0.record(asked: 4, kept: 1, rejected: ["missing from the answer": 3], structured: false, at: t0)
         }
+        // An audited item of the docs run: its ledger row marked audit, its row, the job's record.
+        let audited = try #require(try store.runs.requests(runID: run.id).first)
+        try store.audits.commitAudit(AuditStoreTests.audit(audited, at: t0, agreed: true, dollars: 0.125))
         // A request whose long system prompt is stored once (`shared_texts`).
         let long = RoleFixtures.run("r-long", job: "long", at: t0)
         var request = RoleFixtures.request("i0", run: long.id, position: 0, job: "long")

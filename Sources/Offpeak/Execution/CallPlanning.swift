@@ -34,15 +34,17 @@ enum CallPlanning {
 
     /// The planner a pass's calls to `model` are made with. A batch-lane pass packs up to
     /// `BatchLane.mostItems` items a prompt unless the spec sets `batching.max_items`; a model
-    /// whose batched answers fare badly gets fewer (`BatchFitness`).
+    /// whose batched answers fare badly gets fewer (`BatchFitness`), and so does one whose batched
+    /// answers the audit found changed (`auditLimit`, `AuditRecord`).
     static func batchPlanner(
         spec: JobSpec, model: String, prices: PriceTable, batchLane: Bool, fitness: BatchFitness?,
-        form: StructuredForm?, now: Date
+        auditLimit: Int? = nil, form: StructuredForm?, now: Date
     ) -> BatchPlanner {
         let price = prices.price(for: model)
         var batching = spec.batching
         if batchLane, batching.maxItemsGiven != true { batching.maxItems = BatchLane.mostItems }
         if let limit = fitness?.itemLimit(at: now) { batching.maxItems = min(batching.maxItems, limit) }
+        if let limit = auditLimit { batching.maxItems = min(batching.maxItems, limit) }
         var planner = BatchPlanner(
             batching: batching, contextWindow: price?.maxInputTokens ?? 128_000,
             maxOutputTokens: price?.maxOutputTokens ?? 8192, outputWeight: price?.outputWeight ?? 5)

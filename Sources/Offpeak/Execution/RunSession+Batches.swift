@@ -232,6 +232,7 @@ extension RunSession {
         let fitness = fitness(of: model)
         return CallPlanning.batchPlanner(
             spec: spec, model: model, prices: context.prices, batchLane: batchAPI != nil, fitness: fitness,
+            auditLimit: audits ? auditRecord(of: model)?.itemLimit(at: Date()) : nil,
             form: answerForm(fitness: fitness), now: Date())
     }
 }

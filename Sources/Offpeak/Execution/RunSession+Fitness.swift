@@ -28,6 +28,11 @@ extension RunSession {
         guard call.isBatched else { return false }
         let fitness = fitness(of: call.request.model)
         if let limit = fitness?.itemLimit(at: Date()), call.requests.count > limit { return true }
+        if audits, let limit = auditRecord(of: call.request.model)?.itemLimit(at: Date()),
+            call.requests.count > limit
+        {
+            return true
+        }
         return call.request.structuredForm != answerForm(fitness: fitness)
     }
 

@@ -30,7 +30,7 @@ extension RunSession {
             // that stayed put would read the same round for ever.
             guard let first = due.first, first.id != front else { return [] }
             front = first.id
-            let planned = try plan(due)
+            let planned = try withAudits(try plan(due))
             if !planned.isEmpty { return planned }
         }
     }

@@ -37,6 +37,10 @@ struct RunSession {
     var replanRound = false
     /// The batch fitness records this pass has read or written lately (`fitness(of:)`).
     let fitnessReads = RecentReads<BatchFitness>()
+    /// The audit records this pass has read or written lately (`auditRecord(of:)`).
+    let auditReads = RecentReads<AuditRecord>()
+    /// What the batch audit did in this pass (`AuditPass`).
+    var audit = AuditPass()
     /// The last call's commit, on its way (`RunStore.startCommit`): read before the next call is
     /// committed, before a failure is judged, and at the end of each round (`readCommit`).
     var sentCommit: SentCall?
@@ -143,6 +147,8 @@ struct RunSession {
                 stop = stop ?? ended
             }
             try readCommit()
+            // Some of the round's batched items asked again alone (`RunSession+Audit`).
+            if stop == nil { stop = try auditRound(calls) }
         }
         return stop
     }
@@ -186,8 +192,7 @@ struct RunSession {
     /// Starts `call` once the provider's limits give it a slot and the gate lets it go, committing
     /// calls that come back meanwhile.
     /// - Returns: why the pass stops instead, if it does.
-    private mutating func start(_ call: PlannedCall, in calls: CallsInFlight) throws(OffpeakError) -> RunStop?
-    {
+    mutating func start(_ call: PlannedCall, in calls: CallsInFlight) throws(OffpeakError) -> RunStop? {
         let request = call.request
         let inputTokens = TokenEstimator.inputTokens(request)
         var ticket: CallLimiter.CallTicket?
@@ -317,6 +322,10 @@ struct RunSession {
     /// - Returns: why the pass stops, when the call says so.
     mutating func settle(_ done: CallsInFlight.Finished) throws(OffpeakError) -> RunStop? {
         context.limiter.finished(done.ticket, reply: done.reply, now: done.ended)
+        if let target = done.call.audit {
+            try settleAudit(done, target: target)
+            return nil
+        }
         let call = done.call
         let price = context.prices.cost(of: call.request.model)
         var receipt: CallReceipt
@@ -331,6 +340,7 @@ struct RunSession {
             cache = cacheWrite(receipt.cacheEntries)
             try readCommit()  // the model's record as the last answer left it
             taught = receipt.batchedAnswer.map { lesson(from: $0, model: call.request.model) }
+            noteBatched(call, receipt: receipt)
         case .failure(let error):
             try readCommit()  // the run's counts as the last call left them
             let ledger = ledgerLine.entry(

@@ -7,6 +7,11 @@ struct PlannedCall: Sendable {
     /// The user message of each request, in `requests` order.
     var itemTexts: [String]
     var request: CompletionRequest
+    /// Places (from 0) of a batched call's items the audit asks again alone once it is answered
+    /// (`AuditSampling`).
+    var auditing: [Int] = []
+    /// For an audit call: the batched answer it checks (`AuditTarget`).
+    var audit: AuditTarget?
     var isBatched: Bool { !itemIDs.isEmpty }
 }
 

@@ -17,6 +17,9 @@ public struct CostReport: Sendable, Codable {
     var lanes: LaneSplit?
     /// Web searches and what they cost (already in `total`); absent when none ran.
     var searches: Searches?
+    /// The batch audit's calls and what they cost (already in `total`, with nothing on the naive
+    /// side); absent when no audit call was made.
+    var audit: Audit?
 
     /// The ledger's web searches (`WebSearch`), priced per search by the price table.
     struct Searches: Sendable, Codable, Equatable {
@@ -35,6 +38,27 @@ public struct CostReport: Sendable, Codable {
         }
     }
 
+    /// The batch audit's calls (`AuditStore`): items of batched prompts asked again alone.
+    struct Audit: Sendable, Codable, Equatable {
+        var calls: Int
+        var dollars: Double
+
+        init?(store: Store) throws(OffpeakError) {
+            let jobs = Set(try store.audits.auditRecords(job: nil).map(\.job))
+            var spend = Spend()
+            for job in jobs.sorted() { spend.add(try store.audits.auditSpend(job: job, runID: nil)) }
+            guard spend.calls > 0 else { return nil }
+            calls = spend.calls
+            dollars = spend.dollars
+        }
+
+        /// `batch audit: 8 calls, $0.0120 of the cost above (see offpeak audit JOB)`.
+        var text: String {
+            "batch audit: \(Plural.count(calls, "call")), \(Money.dollars(dollars)) of the cost above "
+                + "(offpeak audit JOB says what it found)\n"
+        }
+    }
+
     static func make(
         store: Store, by grouping: Grouping, prices: PriceTable = .bundled, calendar: Calendar = .current
     ) throws(OffpeakError) -> CostReport {
@@ -50,7 +74,8 @@ public struct CostReport: Sendable, Codable {
         let lanes = try store.ledger.spendByLane().map { LaneSplit($0, prices: prices) }
         return CostReport(
             groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced, lanes: lanes,
-            searches: Searches(byModel: try store.ledger.searchesByModel(), prices: prices))
+            searches: Searches(byModel: try store.ledger.searchesByModel(), prices: prices),
+            audit: try Audit(store: store))
     }
 
     public var text: String {
@@ -68,6 +93,7 @@ public struct CostReport: Sendable, Codable {
             ])
         }
         return table.render() + (lanes.map { "\n" + $0.text } ?? "") + (searches.map { "\n" + $0.text } ?? "")
+            + (audit.map { "\n" + $0.text } ?? "")
             + (Spend.unpricedNote(calls: total.unpricedCalls, models: unpricedModels) ?? "")
     }
 }

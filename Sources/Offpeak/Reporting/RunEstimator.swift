@@ -48,6 +48,9 @@ struct RunEstimator {
             work.notes.append(
                 "research sources are not fetched by an estimate: prompts are counted without them")
         }
+        if let audit = try auditRecord() {
+            work.notes.append("batch audit: " + AuditLine(audit, now: now).estimateSentence)
+        }
         let chosen = lane.api == nil ? RunEstimate.Lane(live) : batch.map(RunEstimate.Lane.init)
         return RunEstimate(
             job: spec.name, provider: provider.kind.rawValue, model: model,
@@ -98,11 +101,20 @@ struct RunEstimator {
         return tally
     }
 
-    /// The run's planner for `model` in this lane, with the model's batch fitness as the store has it.
+    /// What the batch audit decided for the job and its model, when the job is audited.
+    private func auditRecord() throws(OffpeakError) -> AuditRecord? {
+        guard spec.auditing.enabled, spec.batching.enabled else { return nil }
+        return try store?.audits.auditRecord(job: spec.name, provider: provider.kind.rawValue, model: model)
+    }
+
+    /// The run's planner for `model` in this lane, with the model's batch fitness as the store has
+    /// it, and in the live lane the batch audit's limit (`AuditRecord`).
     private func planner(model: String, batchLane: Bool) throws(OffpeakError) -> BatchPlanner {
         let fitness = try store?.batches.batchFitness(provider: provider.kind.rawValue, model: model)
+        let audit = batchLane ? nil : try auditRecord()
         return CallPlanning.batchPlanner(
             spec: spec, model: model, prices: prices, batchLane: batchLane, fitness: fitness,
+            auditLimit: audit?.itemLimit(at: now),
             form: CallPlanning.answerForm(
                 config.structuredOutput, provider: provider.kind, fitness: fitness, now: now),
             now: now)

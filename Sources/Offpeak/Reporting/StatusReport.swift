@@ -31,6 +31,8 @@ public struct StatusReport: Sendable, Codable {
     var batches: [BatchLine] = []
     /// Models whose batched prompts lost items, and what offpeak does about it.
     var models: [FitnessLine] = []
+    /// Jobs and models the batch audit has looked at, and what it decided.
+    var audits: [AuditLine] = []
     /// Spend against each workspace budget set in offpeak.yaml (`budget:`); `nil` (left out of
     /// `--json`) when none is set.
     var budgets: [BudgetLine]?
@@ -72,6 +74,7 @@ public struct StatusReport: Sendable, Codable {
             runs: lines, spendToday: try store.ledger.spend(since: midnight), unreadable: rows.unreadable,
             batches: batches,
             models: try store.batches.batchFitnessRecords().compactMap { FitnessLine($0, now: now) },
+            audits: try store.audits.auditRecords(job: nil).map { AuditLine($0, now: now) },
             budgets: budget.isSet ? try BudgetLine.lines(budget, store: store, now: now) : nil)
     }
 
@@ -102,7 +105,7 @@ public struct StatusReport: Sendable, Codable {
         }
         let unpriced = runs.reduce(0) { $0 + $1.spend.unpricedCalls }
         return out + table.render() + (Spend.unpricedNote(calls: unpriced, models: []) ?? "") + batchesText
-            + FitnessLine.text(models)
+            + FitnessLine.text(models) + AuditLine.text(audits)
     }
 
     /// The batches still out, one line each, under the runs; nothing when there are none.

@@ -130,6 +130,11 @@ public struct JobSpec: Sendable, Equatable, Codable {
         var maxItemsGiven: Bool?
         /// An item with more input tokens than this is too large to share a prompt and goes alone.
         var maxItemTokens = 1500
+        /// `min_agreement`: the share of audited batched answers that must agree with the same
+        /// items asked alone (`AuditRecord`) for a batch size to stay in use; nil: 0.9.
+        var minAgreement: Double?
+        /// The agreement asked of batched answers.
+        var agreementWanted: Double { minAgreement ?? 0.9 }
         init(enabled: Bool = true, maxItems: Int = 8, maxItemTokens: Int = 1500) {
             self.enabled = enabled
             self.maxItems = maxItems
@@ -220,6 +225,20 @@ public struct JobSpec: Sendable, Equatable, Codable {
     var cacheTTL: TimeInterval = 24 * 3600
     /// `digest:`: one more answer per run, over its new and changed items' answers (`Digest`).
     var digest: Digest?
+    /// `audit:` how batched answers are checked against the same items asked alone; nil: the
+    /// defaults (`Audit()`).
+    var audit: Audit?
+    /// The audit as the job asks for it.
+    var auditing: Audit { audit ?? Audit() }
+
+    /// `audit: off`, `audit: 0.05` (the share of batched items also asked alone), or
+    /// `audit: {rate: 0.05, max_share: 0.1}` (`max_share`: the most of the job's spend the audit
+    /// may take; a new batch size's first probe is asked whatever it costs).
+    struct Audit: Sendable, Equatable, Codable {
+        var enabled = true
+        var rate = 0.02
+        var maxShare = 0.03
+    }
     /// `search:`: every item's call may search the web (`Search`), unless the item says otherwise.
     var search: Search?
     /// `reuse:` as the spec gives it; nil for the kind's default (`reusesUnchanged`). Optional so

@@ -37,14 +37,39 @@ extension JobSpecParser {
             }
             return JobSpec.Batching(enabled: text == "on")
         }
-        let allowed = ["max_items", "max_item_tokens"]
+        let allowed = ["max_items", "max_item_tokens", "min_agreement"]
         guard let mapping = try root.mapping("batching", allowed: allowed) else { return .init() }
         let maxItems = try mapping.wholeNumber("max_items", in: 1...100)
         var batching = JobSpec.Batching(
             enabled: true, maxItems: maxItems ?? 8,
             maxItemTokens: try mapping.wholeNumber("max_item_tokens", in: 1...1_000_000) ?? 1500)
         batching.maxItemsGiven = maxItems == nil ? nil : true
+        batching.minAgreement = try mapping.number("min_agreement", in: 0...1, exclusiveLower: true)
         return batching
+    }
+
+    /// `audit: off`, `on`, a rate (`audit: 0.05`), or `audit: {rate: 0.05, max_share: 0.1}`.
+    static func audit(_ root: YAMLMapping) throws(OffpeakError) -> JobSpec.Audit? {
+        guard let node = root.value("audit") else { return nil }
+        if let scalar = node.scalar {
+            if scalar.string == "off" || scalar.string == "on" {
+                return JobSpec.Audit(enabled: scalar.string == "on")
+            }
+            guard Double(scalar.string) != nil else {
+                throw root.reader.error(
+                    "audit",
+                    "expected 'off', 'on', a rate from 0 to 1 or a mapping with rate and max_share, "
+                        + "got '\(scalar.string)'", at: node)
+            }
+            var audit = JobSpec.Audit()
+            audit.rate = try root.number("audit", in: 0...1, exclusiveLower: true) ?? audit.rate
+            return audit
+        }
+        guard let mapping = try root.mapping("audit", allowed: ["rate", "max_share"]) else { return nil }
+        var audit = JobSpec.Audit()
+        audit.rate = try mapping.number("rate", in: 0...1, exclusiveLower: true) ?? audit.rate
+        audit.maxShare = try mapping.number("max_share", in: 0...1, exclusiveLower: true) ?? audit.maxShare
+        return audit
     }
 
     /// `digest: {template: "… {{changes}} …", max_tokens: 600}`: the template must name

@@ -14,6 +14,7 @@ enum JobSpecParser {
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
         "sources", "max_attempts", "chunking", "lane", "reuse", "digest", "feeds", "max_new", "search",
+        "audit",
     ]
 
     /// Parses one spec.
@@ -58,6 +59,7 @@ enum JobSpecParser {
         spec.maxAttempts = try root.wholeNumber("max_attempts", in: 1...100) ?? 5
         spec.instructions = try root.string("instructions")
         spec.batching = try batching(root)
+        spec.audit = try audit(root)
         spec.chunking = try chunking(root, kind: kind)
         spec.acceptsSubmissions = try root.bool("queue") ?? false
         spec.promptCache = try root.bool("prompt_cache") ?? true

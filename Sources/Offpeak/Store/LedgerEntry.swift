@@ -38,6 +38,9 @@ struct LedgerEntry: StoredRecord, Equatable {
     var host = ""
     /// Web searches the call ran (`WebSearch`), their price already in `dollars`.
     var searchRequests = 0
+    /// The call asked a batched item again alone, to check the batched answer (`AuditStore`): real
+    /// spend, and no naive call to compare with, so it counts against the savings shown.
+    var audit = false
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

@@ -6,8 +6,8 @@ import Logging
 /// (`runs`), the ledger and budget reservations (`ledger`), provider batches (`batches`),
 /// schedules and the deferred queue (`schedules`), submissions (`submissions`), leases
 /// (`leases`), the answer cache (`cache`), the hosts seen (`hosts`), the spec each runs each job
-/// with (`jobSpecs`) and the providers' limits shared by every process (`limits`). Nothing above the
-/// store names the engine behind them, its tables or its states.
+/// with (`jobSpecs`), the providers' limits shared by every process (`limits`) and the batch audit
+/// (`audits`). Nothing above the store names the engine behind them, its tables or its states.
 ///
 /// Two engines play every role: the embedded SQLite file (`SQLiteStore`), the default, and a shared
 /// PostgreSQL database (`PostgresEngine`), as the workspace's `store:` or `OFFPEAK_STORE` says.
@@ -22,6 +22,7 @@ public final class Store: Sendable {
     let hosts: any HostStore
     let jobSpecs: any JobSpecStore
     let limits: any LimitStore
+    let audits: any AuditStore
     /// The engine behind the roles, for what is the engine's own (`info()`, tests' looks at rows).
     let engine: Engine
 
@@ -43,7 +44,7 @@ public final class Store: Sendable {
     private init(
         roles: some RunStore & LedgerStore & BatchStore & ScheduleStore & SubmissionStore & LeaseStore
             & AnswerCacheStore & HostStore & JobSpecStore
-            & LimitStore,
+            & LimitStore & AuditStore,
         engine: Engine
     ) {
         runs = roles
@@ -56,6 +57,7 @@ public final class Store: Sendable {
         hosts = roles
         jobSpecs = roles
         limits = roles
+        audits = roles
         self.engine = engine
     }
 

@@ -105,6 +105,12 @@ enum StoreMigrations {
             db in
             try countSearches(db)
         }
+        migrator.registerMigration(
+            "v21: the batch audit: audit calls in the ledger, audited items, audit records"
+        ) {
+            db in
+            try recordAudits(db)
+        }
         return migrator
     }
 

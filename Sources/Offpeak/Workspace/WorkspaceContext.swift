@@ -157,3 +157,11 @@ public struct WorkspaceContext: Sendable {
         return try runner.run(spec, options: options)
     }
 }
+
+extension WorkspaceContext {
+    /// `offpeak audit JOB`: how the job's batched answers compared with single ones, and what
+    /// that decided.
+    public func audit(_ spec: JobSpec) throws(OffpeakError) -> AuditReport {
+        try AuditReport.make(store: try openStoreForReading(), spec: spec)
+    }
+}

@@ -15,8 +15,9 @@ public enum SimEndpoint: String, CaseIterable, Sendable {
 /// the answer, as real providers bill work whose caller left.
 /// OpenAI calls are billed in the same normalized kinds as Anthropic's: `input_tokens` is the
 /// uncached part of `prompt_tokens`, `cache_read_input_tokens` its `cached_tokens`.
-/// Batched answers (`batched_calls`, `batched_items`, `damage`) are counted with their bill and
-/// taken back with it, so the counters describe exactly the answers clients received.
+/// Batched answers (`batched_calls`, `batched_items`, `degraded_items`, `damage`) are counted with
+/// their bill and taken back with it, so the counters describe exactly the answers clients
+/// received.
 public final class SimStats: Sendable {
     private let state = Mutex(StatsSnapshot())
     private let batchState = Mutex(ProviderBatchStats())
@@ -100,6 +101,7 @@ extension StatsSnapshot {
     fileprivate mutating func add(_ batch: BatchTally, sign: Int) {
         batchedCalls += sign
         batchedItems += sign * batch.items
+        degradedItems += sign * batch.degraded
         for kind in batch.damage {
             damage[kind.rawValue, default: 0] += sign
         }

@@ -99,6 +99,9 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
     /// Billed answers to batched prompts (`<item id="...">` blocks), and the items they held.
     public var batchedCalls = 0
     public var batchedItems = 0
+    /// Items of billed batched answers whose content a degrading model (`--degrading-model`) got
+    /// wrong, before any damage or weak-model failure spoiled the answer's shape.
+    public var degradedItems = 0
     /// Damage done to billed batched answers, by `DamagePolicy.Kind`; every kind is listed.
     public var damage: [String: Int] = Dictionary(
         uniqueKeysWithValues: DamagePolicy.Kind.allCases.map { ($0.rawValue, 0) })
@@ -115,6 +118,7 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         case byEndpoint = "by_endpoint"
         case batchedCalls = "batched_calls"
         case batchedItems = "batched_items"
+        case degradedItems = "degraded_items"
         case damage
         case sources
     }
@@ -126,9 +130,12 @@ public struct BatchTally: Sendable, Equatable {
     public var items: Int
     /// The damage done to its answer, one entry per damaged item (`wrap` once).
     public var damage: [DamagePolicy.Kind]
+    /// How many of its items a degrading model answered wrong (`Degradation`).
+    public var degraded: Int
 
-    public init(items: Int, damage: [DamagePolicy.Kind] = []) {
+    public init(items: Int, damage: [DamagePolicy.Kind] = [], degraded: Int = 0) {
         self.items = items
         self.damage = damage
+        self.degraded = degraded
     }
 }

@@ -210,10 +210,10 @@ extension PostgresEngine {
                     samples = m.samples + 1, updated_at = excluded.updated_at)
             INSERT INTO ledger (at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
                 output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars, batch_api,
-                cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests)
+                cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit)
             SELECT at, job, CASE WHEN has_run THEN run_id END, provider, model, tier, downgraded, items,
                 input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
-                batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests
+                batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit
             FROM unnest(\(entries.map(\.at))::timestamptz[], \(entries.map(\.job))::text[],
                 \(entries.map { $0.runId ?? "" })::text[], \(entries.map { $0.runId != nil })::boolean[],
                 \(entries.map(\.provider))::text[], \(entries.map(\.model))::text[], \(entries.map(\.tier))::text[],
@@ -224,11 +224,12 @@ extension PostgresEngine {
                 \(entries.map(\.batchApi))::boolean[], \(entries.map(\.cacheHit))::boolean[],
                 \(entries.map(\.usageEstimated))::boolean[], \(column { $0.latencyMs })::bigint[],
                 \(entries.map(\.failed))::boolean[], \(entries.map(\.unpriced))::boolean[],
-                \(entries.map(\.host))::text[], \(column { $0.searchRequests })::bigint[])
+                \(entries.map(\.host))::text[], \(column { $0.searchRequests })::bigint[],
+                \(entries.map(\.audit))::boolean[])
                 WITH ORDINALITY AS t(at, job, run_id, has_run, provider, model, tier, downgraded, items,
                     input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
                     batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests,
-                    ordinal)
+                    audit, ordinal)
             ORDER BY ordinal
             RETURNING id
             """

@@ -58,6 +58,9 @@ enum PostgresMigrations {
         Migration(
             version: 13, name: "the web searches each call ran; the search results each answer cited",
             statements: PostgresSchema.version13),
+        Migration(
+            version: 14, name: "the batch audit: audit calls in the ledger, audited items, audit records",
+            statements: PostgresSchema.version14),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -1,0 +1,352 @@
+import Foundation
+import Logging
+
+/// The batch audit (`AuditRecord`): some items of batched calls are asked again alone, through the
+/// same lane, and each pair of answers is compared (`AnswerAgreement`). What the comparisons show
+/// decides, per job, model and batch size, how many items a prompt may carry.
+///
+/// A size not yet proven goes out as one probe call per round, audited at several places; the
+/// round's other calls of that size wait for the verdict. Where a batched answer and its single
+/// answer disagree, the item keeps the single one. When a size fails, the pass asks again every
+/// item it answered at that size or above (the audit proved those answers unreliable), in the
+/// smaller prompts the record now allows.
+extension RunSession {
+    /// What the audit did in this pass.
+    struct AuditPass {
+        /// Audit calls to make once the round's calls are committed.
+        var queue: [PlannedCall] = []
+        /// Items this pass answered in batched calls, by the call's size, to ask again should the
+        /// size fail.
+        var answeredBySize: [Int: [(id: String, cacheKey: String)]] = [:]
+        /// Items whose batched answer an audit checked: right, or replaced by the single answer.
+        var checked: Set<String> = []
+        /// Sizes that failed in this round.
+        var failed: Set<Int> = []
+        /// The run's audit calls' spend; nil: not read yet.
+        var spent: Spend?
+    }
+
+    /// `model`'s audit record for this job, read at most once a second (`RecentReads`).
+    func auditRecord(of model: String) -> AuditRecord? {
+        let read = { () throws(OffpeakError) -> AuditRecord? in
+            try context.store.audits.auditRecord(
+                job: spec.name, provider: context.provider.kind.rawValue, model: model)
+        }
+        return (try? auditReads.value(for: model, now: Date(), read: read)) ?? nil
+    }
+
+    /// Whether this pass audits its batched calls: live calls (the batch lane's audits are to come)
+    /// of a job that did not turn the audit off.
+    var audits: Bool { batchAPI == nil && spec.auditing.enabled && spec.batching.enabled }
+
+    /// The round's calls with the places each batched one has audited; a call of a size still to
+    /// be proven waits for the round's probe of that size (its items are planned again next round).
+    ///
+    /// The audit keeps to its share of the run's spend (`JobSpec.Audit.maxShare`): a sampled item
+    /// is audited while the audit has spent less than that share of what the run's other calls
+    /// cost so far; a probe while its calls fit the share of what the whole run should cost. A run
+    /// too small to afford a probe is not audited (ask for a larger `max_share` to have it be).
+    mutating func withAudits(_ calls: [PlannedCall]) throws(OffpeakError) -> [PlannedCall] {
+        guard audits, calls.contains(where: \.isBatched) else { return calls }
+        let minimum = spec.batching.agreementWanted
+        var share = try auditShare()
+        var probes: Set<String> = []
+        var kept: [PlannedCall] = []
+        for var call in calls {
+            guard call.isBatched, !call.requests.contains(where: \.isStep) else {
+                kept.append(call)
+                continue
+            }
+            let size = call.requests.count
+            let model = call.request.model
+            let record = auditRecord(of: model)
+            let costs = AuditCosts(call: call, price: context.prices.cost(of: model))
+            if record?.standing(size: size, minAgreement: minimum) ?? .unproven == .proven {
+                call.auditing = call.requests.indices.filter { index in
+                    AuditSampling.sampled(call.requests[index].id, rate: spec.auditing.rate)
+                        && share.admits(costs.single(index))
+                }
+            } else if !probes.contains("\(model)\u{0}\(size)") {
+                let earlier = (record?.tally(size: size)?.audited ?? 0) / AuditSampling.probeItems
+                let positions = AuditSampling.probePositions(size: size, round: earlier)
+                let remaining = max(0, run.itemsTotal - run.itemsDone - run.itemsFailed)
+                guard
+                    share.admitsProbe(
+                        positions.map(costs.single), runLeft: costs.batchedItem * Double(remaining))
+                else {
+                    kept.append(call)  // a run too small for a probe goes unaudited
+                    continue
+                }
+                probes.insert("\(model)\u{0}\(size)")
+                call.auditing = positions
+                let news =
+                    "auditing a first batched prompt of \(size) items to \(model): "
+                    + "\(Plural.count(positions.count, "item")) also asked alone"
+                context.logger.info("\(news)")
+            } else {
+                continue  // waits for the probe of its size: planned again next round
+            }
+            kept.append(call)
+        }
+        return kept
+    }
+
+    /// The room the audit has in the run's spend (`JobSpec.Audit.maxShare`).
+    private mutating func auditShare() throws(OffpeakError) -> AuditShare {
+        let spent = try context.store.ledger.spend(runID: run.id)
+        let audited = try auditSpent()
+        return AuditShare(
+            maxShare: spec.auditing.maxShare, others: AuditShare.Cost(spent) - AuditShare.Cost(audited),
+            audited: AuditShare.Cost(audited))
+    }
+
+    private mutating func auditSpent() throws(OffpeakError) -> Spend {
+        if let spent = audit.spent { return spent }
+        let spent = try context.store.audits.auditSpend(job: spec.name, runID: run.id)
+        audit.spent = spent
+        return spent
+    }
+
+    /// Notes a committed batched answer: its items by size, and audit calls for its audited places
+    /// that were answered.
+    mutating func noteBatched(_ call: PlannedCall, receipt: CallReceipt) {
+        guard audits, call.isBatched else { return }
+        let size = call.requests.count
+        let answers = Dictionary(
+            receipt.results.map { ($0.requestId, $0.text) }, uniquingKeysWith: { a, _ in a })
+        audit.answeredBySize[size, default: []].append(
+            contentsOf: call.requests.filter { answers[$0.id] != nil }.map { ($0.id, $0.cacheKey) })
+        for index in call.auditing where index < call.requests.count {
+            let record = call.requests[index]
+            guard let answer = answers[record.id] else { continue }
+            do {
+                let request = try record.completionRequest()
+                audit.queue.append(
+                    PlannedCall(
+                        requests: [record], itemIDs: [], itemTexts: [call.itemTexts[index]], request: request,
+                        audit: AuditTarget(size: size, position: index + 1, batchedAnswer: answer)))
+            } catch {
+                context.logger.debug(
+                    "not auditing \(record.itemId): its stored request is unreadable: \(error)")
+            }
+        }
+    }
+
+    /// Makes the round's audit calls, commits each, then asks again what a failed size answered.
+    /// - Returns: why the pass stops, if it does.
+    mutating func auditRound(_ calls: CallsInFlight) throws(OffpeakError) -> RunStop? {
+        guard !audit.queue.isEmpty else { return nil }
+        let queue = audit.queue
+        audit.queue = []
+        var stop: RunStop?
+        for call in queue where stop == nil {
+            stop = try start(call, in: calls)
+            while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
+        }
+        try calls.waitForAll { done throws(OffpeakError) in
+            let ended = try settle(done)
+            stop = stop ?? ended
+        }
+        try reaskFailed()
+        return stop
+    }
+
+    /// Commits an audit call: the comparison, the record's change and, when the answers disagree,
+    /// the single answer in the batched one's place.
+    mutating func settleAudit(_ done: CallsInFlight.Finished, target: AuditTarget) throws(OffpeakError) {
+        let call = done.call
+        guard let record = call.requests.first else { return }
+        let model = call.request.model
+        let price = context.prices.cost(of: model)
+        try readCommit()
+        let now = context.clock()
+        var commit: AuditCommit
+        switch done.reply.answer {
+        case .success(let response):
+            var ledger = ledgerLine.entry(
+                model: model, items: 1, usage: response.usage, usageEstimated: response.usageEstimated,
+                price: price, at: now, latency: done.ended.timeIntervalSince(done.started))
+            ledger.audit = true
+            ledger.naiveDollars = 0  // a call the naive way would not make
+            commit = AuditCommit(ledger: ledger)
+            guard response.finishReason != .length else { break }  // a cut answer proves nothing
+            let verdict = AnswerAgreement.compare(target.batchedAnswer, response.text)
+            commit.row = AuditRow(
+                id: nil, at: now, job: spec.name, runID: run.id, requestID: record.id, itemID: record.itemId,
+                provider: context.provider.kind.rawValue, model: model, batchSize: target.size,
+                position: target.position, agreed: verdict.agreed, similarity: verdict.similarity,
+                batchedAnswer: target.batchedAnswer, singleAnswer: response.text, keptSingle: !verdict.agreed,
+                ledgerID: nil, host: context.host)
+            let minimum = spec.batching.agreementWanted
+            commit.change = AuditChange(
+                job: spec.name, provider: context.provider.kind.rawValue, model: model, at: now
+            ) { $0.record(size: target.size, agreed: verdict.agreed, minAgreement: minimum, at: now) }
+            if !verdict.agreed {
+                let result = ResultRecord(
+                    requestId: record.id, runId: run.id, text: response.text,
+                    finishReason: response.finishReason.rawValue, model: response.model, fromCache: false,
+                    ledgerId: nil, inputTokens: response.usage.totalInput,
+                    outputTokens: response.usage.output,
+                    dollars: ledger.dollars, createdAt: now,
+                    citations: SearchCitation.stored(response.citations))
+                commit.replacement = result
+                let naive = price?.naiveDollars(for: response.usage) ?? 0
+                commit.cache = cacheWrite([(record.cacheKey, CachedAnswer(result, naiveDollars: naive))])
+            }
+            audit.checked.insert(record.id)
+        case .failure(let error):
+            var ledger = ledgerLine.entry(
+                model: model, items: 1, usage: Usage(input: 0, output: 0), usageEstimated: false,
+                price: price,
+                at: now, latency: done.ended.timeIntervalSince(done.started))
+            ledger.audit = true
+            ledger.failed = true
+            ledger.naiveDollars = 0
+            commit = AuditCommit(ledger: ledger)
+            context.logger.info(
+                "an audit call for \(record.itemId) failed (its batched answer stays): \(error)")
+        }
+        let after = try context.store.audits.commitAudit(commit)
+        if let reservation = done.reservation { try context.store.ledger.releaseReservation(reservation) }
+        knownSpend?.add(commit.ledger)
+        audit.spent?.add(commit.ledger)
+        guard let after else { return }
+        auditReads.keep(after, for: model, at: now)
+        guard let decision = after.decisions.last, decision.at == now else { return }
+        context.logger.info("\(AuditNews.line(decision, model: model))")
+        if decision.kind == .halved || decision.kind == .off { audit.failed.insert(decision.size) }
+    }
+
+    /// Asks again every item this pass answered in batched calls of a size that failed (or larger)
+    /// and no audit checked: their answers are back to pending, their cached copies gone.
+    private mutating func reaskFailed() throws(OffpeakError) {
+        guard let smallest = audit.failed.min() else { return }
+        audit.failed = []
+        var again: [(id: String, cacheKey: String)] = []
+        for size in audit.answeredBySize.keys.sorted() where size >= smallest {
+            again += (audit.answeredBySize[size] ?? []).filter { !audit.checked.contains($0.id) }
+            audit.answeredBySize[size] = nil
+        }
+        guard !again.isEmpty else { return }
+        let moved = try context.store.audits.reopen(
+            runID: run.id, requests: again,
+            reason: "asked again: the audit found batched answers of \(smallest) items or more unreliable",
+            now: Date())
+        if let fresh = try context.store.runs.run(id: run.id) {
+            run.itemsDone = fresh.itemsDone
+            run.itemsFailed = fresh.itemsFailed
+            run.itemsCached = fresh.itemsCached
+        }
+        answeredNow = max(0, answeredNow - moved)
+        let news =
+            "\(Plural.count(moved, "item")) answered in batched prompts of \(smallest) items or more "
+            + "asked again in smaller prompts"
+        context.logger.info("\(news)")
+    }
+}
+
+/// What the audit may still spend in a run: at most `maxShare` of what the run's other calls cost,
+/// in dollars (in weighted tokens, input plus output at the model's weight, for a model with no
+/// price).
+struct AuditShare {
+    /// Dollars and weighted tokens: the second decides where the first is unknown (zero).
+    struct Cost {
+        var dollars: Double
+        var tokens: Double
+
+        init(dollars: Double, tokens: Double) {
+            self.dollars = dollars
+            self.tokens = tokens
+        }
+
+        init(_ spend: Spend) {
+            dollars = spend.dollars
+            tokens = Double(spend.totalInputTokens + spend.outputTokens * 5)
+        }
+
+        static func + (a: Cost, b: Cost) -> Cost {
+            Cost(dollars: a.dollars + b.dollars, tokens: a.tokens + b.tokens)
+        }
+        static func - (a: Cost, b: Cost) -> Cost {
+            Cost(dollars: a.dollars - b.dollars, tokens: a.tokens - b.tokens)
+        }
+        static func * (a: Cost, b: Double) -> Cost { Cost(dollars: a.dollars * b, tokens: a.tokens * b) }
+
+        /// Whether `self` is at most `share` of `whole`, in dollars when `whole` has any.
+        func within(_ share: Double, of whole: Cost) -> Bool {
+            whole.dollars > 0 ? dollars <= share * whole.dollars : tokens <= share * whole.tokens
+        }
+    }
+
+    var maxShare: Double
+    /// What the run's other calls cost so far, and what its audit calls did.
+    var others: Cost
+    var audited: Cost
+
+    /// Whether one more sampled audit call of `cost` stays within the share of what the run's
+    /// other calls cost so far; counts it when it does.
+    mutating func admits(_ cost: Cost) -> Bool {
+        guard (audited + cost).within(maxShare, of: others) else { return false }
+        audited = audited + cost
+        return true
+    }
+
+    /// Whether a probe's calls stay within the share of what the run should cost in all, its other
+    /// calls so far and `runLeft` to come; counts them when they do.
+    mutating func admitsProbe(_ costs: [Cost], runLeft: Cost) -> Bool {
+        let probe = costs.reduce(Cost(dollars: 0, tokens: 0), +)
+        guard (audited + probe).within(maxShare, of: others + runLeft) else { return false }
+        audited = audited + probe
+        return true
+    }
+}
+
+/// What asking one item of a batched call alone may cost, and what an item costs in the call.
+struct AuditCosts {
+    let call: PlannedCall
+    let price: ModelPrice?
+
+    /// An answer's tokens, as both ways are guessed to write it (its real length is not known yet).
+    private var answerTokens: Int { min(64, call.request.maxTokens / max(1, call.requests.count)) }
+    private var systemTokens: Int { TokenEstimator.tokens(call.request.system ?? "") }
+
+    /// Item `index` asked alone: the shared prefix, its text, its answer.
+    func single(_ index: Int) -> AuditShare.Cost {
+        cost(input: systemTokens + TokenEstimator.tokens(call.itemTexts[index]), output: answerTokens)
+    }
+
+    /// One item's part of a batched call like this one: its share of the prefix, its text and tags,
+    /// its answer and key.
+    var batchedItem: AuditShare.Cost {
+        let size = max(1, call.requests.count)
+        let texts = call.itemTexts.reduce(0) { $0 + TokenEstimator.tokens($1) } / size
+        let input = systemTokens / size + texts + Int(BatchPlanner.itemInputOverhead)
+        return cost(input: input, output: answerTokens + Int(BatchPlanner.itemOutputOverhead))
+    }
+
+    private func cost(input: Int, output: Int) -> AuditShare.Cost {
+        let usage = Usage(input: input, output: output)
+        return AuditShare.Cost(
+            dollars: price?.dollars(for: usage, batch: false) ?? 0,
+            tokens: Double(input) + Double(output) * (price?.outputWeight ?? 5))
+    }
+}
+
+/// How a decision of the audit reads in a pass's log.
+enum AuditNews {
+    static func line(_ decision: AuditRecord.Decision, model: String) -> String {
+        let agreement = "\(decision.agreed) of \(decision.audited) audited items agreed"
+        switch decision.kind {
+        case .proven:
+            return "batched prompts of \(decision.size) items to \(model) hold up (\(agreement))"
+        case .halved:
+            return "batched prompts of \(decision.size) items to \(model) change answers (\(agreement)): "
+                + "at most \(decision.cap ?? 1) items a prompt from now on"
+        case .off:
+            return "batched prompts of \(decision.size) items to \(model) change answers (\(agreement)): "
+                + "its items go alone from now on"
+        case .probe:
+            return "trying batched prompts of \(decision.size) items to \(model) again"
+        }
+    }
+}

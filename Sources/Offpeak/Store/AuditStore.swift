@@ -1,0 +1,87 @@
+import Foundation
+
+/// The batch audit (`AuditRecord`): batched items also asked alone, what each comparison found,
+/// and what the audit decided for each job and model.
+///
+/// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
+/// PostgreSQL (`PostgresEngine`), with the same observable results.
+protocol AuditStore: AnyObject, Sendable {
+    /// What the audit learned of `job`'s batched prompts to `model` at `provider`; nil before its
+    /// first audited item.
+    func auditRecord(job: String, provider: String, model: String) throws(OffpeakError) -> AuditRecord?
+
+    /// Every record of `job` (nil: of every job), most recently updated first.
+    func auditRecords(job: String?) throws(OffpeakError) -> [AuditRecord]
+
+    /// Commits one audit call in one transaction: its ledger row (marked audit, its id written
+    /// into the audit row), the audit row, the record's change, and when the single answer is
+    /// kept, the item's result replaced by it and its cache entry written.
+    /// - Returns: the record as the change left it; nil when there was no change (a failed call).
+    @discardableResult
+    func commitAudit(_ audit: AuditCommit) throws(OffpeakError) -> AuditRecord?
+
+    /// Answers of the run the audit proved unreliable, asked again: each request still `done`
+    /// goes back to `pending` with `reason` as its note, its result is deleted, the cache entry
+    /// under its key is deleted (or the next round would answer it from there), and the run's
+    /// counters and checkpoint follow, in one transaction. Requests in another state are left.
+    /// - Returns: how many went back.
+    @discardableResult
+    func reopen(runID: String, requests: [(id: String, cacheKey: String)], reason: String, now: Date)
+        throws(OffpeakError) -> Int
+
+    /// `job`'s audited items, oldest first (for `offpeak audit`).
+    func auditRows(job: String) throws(OffpeakError) -> [AuditRow]
+
+    /// What `job`'s audit calls cost (ledger rows marked audit), of one run when `runID` is given.
+    func auditSpend(job: String, runID: String?) throws(OffpeakError) -> Spend
+}
+
+/// One batched item also asked alone (`audit_items`): where it sat, both answers, whether they
+/// agreed, and which one the item kept.
+struct AuditRow: Sendable, Equatable {
+    var id: Int64?
+    var at: Date
+    var job: String
+    var runID: String
+    var requestID: String
+    /// The item's id in the job (`RequestRecord.itemId`).
+    var itemID: String
+    var provider: String
+    var model: String
+    /// Items in the batched prompt, and this item's place in it, from 1.
+    var batchSize: Int
+    var position: Int
+    var agreed: Bool
+    /// `AnswerAgreement`'s score, 0...1.
+    var similarity: Double
+    /// Both answers, redacted as every answer is.
+    var batchedAnswer: String
+    var singleAnswer: String
+    /// The answer the item kept: the single one when they disagreed.
+    var keptSingle: Bool
+    /// The audit call's ledger row (set by `commitAudit`).
+    var ledgerID: Int64?
+    var host: String
+}
+
+/// A change to an audit record (`AuditStore.commitAudit`), read, changed and written in one
+/// transaction, so two processes auditing one job take turns.
+struct AuditChange: Sendable {
+    var job: String
+    var provider: String
+    var model: String
+    var at: Date
+    var change: @Sendable (inout AuditRecord) -> Void
+}
+
+/// One audit call as it is committed: its ledger row (`LedgerEntry.audit`), and for an answer,
+/// the audit row, the record's change, and, when the item keeps the single answer, its new result
+/// and cache entry.
+struct AuditCommit: Sendable {
+    var ledger: LedgerEntry
+    var row: AuditRow?
+    var change: AuditChange?
+    /// The item's result with the single answer in place of the batched one (same request id).
+    var replacement: ResultRecord?
+    var cache: CacheWrite?
+}
