@@ -9,7 +9,8 @@ struct AuditLine: Sendable, Codable, Equatable {
     var tallies: [AuditRecord.Tally]
     /// Most items a prompt carries now; nil: what the job allows.
     var itemLimit: Int?
-    /// When the size that failed is tried again.
+    /// The size that failed, and when it is tried again.
+    var failedSize: Int?
     var probeAt: Date?
     var lastDecision: AuditRecord.Decision?
 
@@ -18,6 +19,7 @@ struct AuditLine: Sendable, Codable, Equatable {
         model = record.model
         tallies = record.tallies
         itemLimit = record.itemLimit(at: now)
+        failedSize = record.failedSize
         probeAt = record.failedSize == nil ? nil : record.probeAt
         lastDecision = record.decisions.last
     }
@@ -28,24 +30,20 @@ struct AuditLine: Sendable, Codable, Equatable {
             ? "-" : tallies.map { "\($0.size): \($0.agreed)/\($0.audited)" }.joined(separator: ", ")
     }
 
-    /// `at most 4 items a prompt; 8 again after 2026-11-28 04:00`.
+    /// `at most 4 items a prompt; 8 tried again after 2026-11-28 04:00`.
     var nowCell: String {
         var cell =
             itemLimit.map { $0 <= 1 ? "items go alone" : "at most \($0) items a prompt" }
             ?? "as the job allows"
-        if let probeAt, let size = lastDecision?.size {
-            cell += "; \(size) again after \(BatchLine.time(probeAt))"
+        if let probeAt, let failedSize {
+            cell += "; \(failedSize) tried again after \(BatchLine.time(probeAt))"
         }
         return cell
     }
 
-    /// What `estimate` says of it: `claude-sonnet-4-5: at most 4 items a prompt (batched prompts of
-    /// 8 items changed answers: 2 of 4 audited items agreed)`.
-    var estimateSentence: String {
-        var sentence = "\(model): \(nowCell)"
-        if let decision = lastDecision { sentence += " (last: \(AuditNews.line(decision, model: model)))" }
-        return sentence
-    }
+    /// What `estimate` says of it: `claude-sonnet-4-5: at most 4 items a prompt; 8 tried again
+    /// after 2026-11-28 04:32`.
+    var estimateSentence: String { "\(model): \(nowCell)" }
 
     /// The section under `status`'s runs; nothing when no job was audited.
     static func text(_ lines: [AuditLine]) -> String {

@@ -22,6 +22,8 @@ public struct AuditReport: Sendable, Encodable {
         var provider: String
         var model: String
         var cap: Int?
+        /// The size that failed, tried again from `probeAt`.
+        var failedSize: Int?
         var probeAt: Date?
         var decisions: [AuditRecord.Decision]
     }
@@ -75,7 +77,8 @@ public struct AuditReport: Sendable, Encodable {
             models: records.map {
                 Model(
                     provider: $0.provider, model: $0.model, cap: $0.cap,
-                    probeAt: $0.cap == nil ? nil : $0.probeAt, decisions: $0.decisions)
+                    failedSize: $0.failedSize,
+                    probeAt: $0.failedSize == nil ? nil : $0.probeAt, decisions: $0.decisions)
             },
             bySize: groups(\.batchSize), byPosition: groups(\.position),
             disagreed: rows.filter { !$0.agreed }.map {
@@ -104,7 +107,9 @@ public struct AuditReport: Sendable, Encodable {
                 model.cap.map { $0 <= 1 ? "items go alone" : "at most \($0) items a prompt" }
                 ?? "batch sizes as the job allows"
             let probe =
-                model.probeAt.map { ", the failed size tried again after \(Timestamp.text($0))" } ?? ""
+                model.failedSize.flatMap { size in
+                    model.probeAt.map { ", \(size) tried again after \(Timestamp.text($0))" }
+                } ?? ""
             out += "\(model.model): \(limit)\(probe)\n"
         }
         out += "\n" + Self.table(title: "BATCH SIZE", bySize)
