@@ -169,7 +169,7 @@ def audit_summary(row: Row) -> tuple[float, float, str]:
     caps = [m.get("cap") for m in audit.get("models", [])]
     cap = caps[0] if caps and caps[0] is not None else None
     size = "8 (unchanged)" if cap is None else ("1 (batching off)" if cap <= 1 else str(cap))
-    return audit.get("auditDollars", 0.0), audit.get("jobDollars", 0.0), size
+    return audit.get("audit_dollars", 0.0), audit.get("job_dollars", 0.0), size
 
 
 def audit_verdicts(rows: list[Row]) -> list[str]:

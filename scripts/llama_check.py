@@ -3,7 +3,7 @@
 
 Usage: python3 scripts/llama_check.py [--bin-dir .build/debug] [--model PATH] [--items N]
            [--max-items K] [--max-tokens T] [--structured auto|off] [--probe] [--replay-structured]
-           [--time-limit SECONDS] [--keep]
+           [--audit SPEC] [--time-limit SECONDS] [--keep]
 
 What it needs: `pip install 'llama-cpp-python[server]'` (it compiles llama.cpp; on a small
 machine `CMAKE_BUILD_PARALLEL_LEVEL=1 nice -n 15 pip install ...`) and a small GGUF chat model
@@ -353,7 +353,7 @@ def probe(base: str, model: str, timeout: float) -> None:
 
 
 def write_workspace(root: str, base_url: str, model: str, n_ctx: int, items: int, max_items: int,
-                    max_tokens: int, structured: str | None) -> None:
+                    max_tokens: int, structured: str | None, audit: str | None = None) -> None:
     os.makedirs(os.path.join(root, "jobs"))
     config = [
         "provider: openai",
@@ -380,6 +380,8 @@ def write_workspace(root: str, base_url: str, model: str, n_ctx: int, items: int
         lines.append(f"  - {{id: {item_id}, item: {json.dumps(text)}}}")
     lines += [f"batching: {{max_items: {max_items}}}", "output: out/classify", f"max_tokens: {max_tokens}",
               "temperature: 0"]
+    if audit:
+        lines.append(f"audit: {audit}")
     with open(os.path.join(root, "jobs", "classify.yaml"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -459,6 +461,8 @@ def main() -> int:
     parser.add_argument("--probe", action="store_true", help="first send one strict json_schema request")
     parser.add_argument("--replay-structured", action="store_true",
                         help="after the run, ask each batched prompt again with a schema of its ids")
+    parser.add_argument("--audit", help="the job's `audit:` (e.g. '{rate: 1, max_share: 1}': a dozen "
+                        "items are too few for the default 3 %% of the spend)")
     parser.add_argument("--n-ctx", type=int, default=4096)
     parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
     parser.add_argument("--no-proxy", action="store_true", help="offpeak calls the server directly")
@@ -507,7 +511,7 @@ def main() -> int:
             threading.Thread(target=recorder.serve_forever, daemon=True).start()
             base_url = f"http://127.0.0.1:{recorder.server_address[1]}/v1"
         write_workspace(workspace, base_url, alias, args.n_ctx, args.items, args.max_items, args.max_tokens,
-                        args.structured)
+                        args.structured, args.audit)
         say("== offpeak.yaml")
         with open(os.path.join(workspace, "offpeak.yaml")) as f:
             say(f.read())
@@ -532,7 +536,7 @@ def main() -> int:
             replay_structured(recorder.calls, direct, max(1, deadline - time.monotonic()))
         show_store(workspace)
         show_answers(workspace, args.items)
-        for report in (["status"], ["costs", "--json"]):
+        for report in (["status"], ["costs", "--json"], ["audit", "classify"]):
             rc, out, err, _ = offpeak(args.bin_dir, workspace, report, env, max(5, deadline - time.monotonic()))
             say((out + err).rstrip() + (f"\n(exit {rc})" if rc else ""))
             say()

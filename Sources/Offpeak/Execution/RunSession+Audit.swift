@@ -42,10 +42,10 @@ extension RunSession {
     /// The round's calls with the places each batched one has audited; a call of a size still to
     /// be proven waits for the round's probe of that size (its items are planned again next round).
     ///
-    /// The audit keeps to its share of the run's spend (`JobSpec.Audit.maxShare`): a sampled item
-    /// is audited while the audit has spent less than that share of what the run's other calls
-    /// cost so far; a probe while its calls fit the share of what the whole run should cost. A run
-    /// too small to afford a probe is not audited (ask for a larger `max_share` to have it be).
+    /// The audit keeps to its share of the run's spend (`JobSpec.Audit.maxShare`): a sampled item,
+    /// or a probe, is audited while the audit's calls fit that share of what the whole run should
+    /// cost (its other calls so far, and its items left as the round batches them). A run too small
+    /// to afford a probe is not audited (ask for a larger `max_share` to have it be).
     mutating func withAudits(_ calls: [PlannedCall]) throws(OffpeakError) -> [PlannedCall] {
         guard audits, calls.contains(where: \.isBatched) else { return calls }
         let minimum = spec.batching.agreementWanted
@@ -60,20 +60,21 @@ extension RunSession {
             let size = call.requests.count
             let model = call.request.model
             let record = auditRecord(of: model)
-            let costs = AuditCosts(call: call, price: context.prices.cost(of: model))
+            let costs = AuditCosts(
+                call: call, price: context.prices.cost(of: model),
+                cachedPrefix: PromptCacheMinimum.cachedPrefix(
+                    of: call.request, provider: context.provider.kind) ?? 0)
+            let remaining = max(0, run.itemsTotal - run.itemsDone - run.itemsFailed)
+            let runLeft = share.perItem(done: run.itemsDone, estimate: costs.batchedItem) * Double(remaining)
             if record?.standing(size: size, minAgreement: minimum) ?? .unproven == .proven {
                 call.auditing = call.requests.indices.filter { index in
                     AuditSampling.sampled(call.requests[index].id, rate: spec.auditing.rate)
-                        && share.admits(costs.single(index))
+                        && share.admits([costs.single(index)], runLeft: runLeft)
                 }
             } else if !probes.contains("\(model)\u{0}\(size)") {
                 let earlier = (record?.tally(size: size)?.audited ?? 0) / AuditSampling.probeItems
                 let positions = AuditSampling.probePositions(size: size, round: earlier)
-                let remaining = max(0, run.itemsTotal - run.itemsDone - run.itemsFailed)
-                guard
-                    share.admitsProbe(
-                        positions.map(costs.single), runLeft: costs.batchedItem * Double(remaining))
-                else {
+                guard share.admits(positions.map(costs.single), runLeft: runLeft) else {
                     kept.append(call)  // a run too small for a probe goes unaudited
                     continue
                 }
@@ -138,15 +139,7 @@ extension RunSession {
         guard !audit.queue.isEmpty else { return nil }
         let queue = audit.queue
         audit.queue = []
-        var stop: RunStop?
-        for call in queue where stop == nil {
-            stop = try start(call, in: calls)
-            while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
-        }
-        try calls.waitForAll { done throws(OffpeakError) in
-            let ended = try settle(done)
-            stop = stop ?? ended
-        }
+        let stop = try send(queue, in: calls)
         try reaskFailed()
         return stop
     }
@@ -283,17 +276,16 @@ struct AuditShare {
     var others: Cost
     var audited: Cost
 
-    /// Whether one more sampled audit call of `cost` stays within the share of what the run's
-    /// other calls cost so far; counts it when it does.
-    mutating func admits(_ cost: Cost) -> Bool {
-        guard (audited + cost).within(maxShare, of: others) else { return false }
-        audited = audited + cost
-        return true
+    /// What an item of the run costs: as measured by the items done so far, or `estimate` before.
+    func perItem(done: Int, estimate: Cost) -> Cost {
+        guard done > 0, others.dollars > 0 || others.tokens > 0 else { return estimate }
+        return others * (1 / Double(done))
     }
 
-    /// Whether a probe's calls stay within the share of what the run should cost in all, its other
-    /// calls so far and `runLeft` to come; counts them when they do.
-    mutating func admitsProbe(_ costs: [Cost], runLeft: Cost) -> Bool {
+    /// Whether audit calls of `costs` (a sampled item's, or a probe's) stay within the share of
+    /// what the run should cost in all: its other calls so far and `runLeft` to come (the run's
+    /// items not answered yet, batched as the calls planned now); counts them when they do.
+    mutating func admits(_ costs: [Cost], runLeft: Cost) -> Bool {
         let probe = costs.reduce(Cost(dollars: 0, tokens: 0), +)
         guard (audited + probe).within(maxShare, of: others + runLeft) else { return false }
         audited = audited + probe
@@ -305,6 +297,9 @@ struct AuditShare {
 struct AuditCosts {
     let call: PlannedCall
     let price: ModelPrice?
+    /// Tokens of the shared prefix the provider's prompt cache holds (the batched calls wrote it):
+    /// read at the cache's price by both ways.
+    let cachedPrefix: Int
 
     /// An answer's tokens, as both ways are guessed to write it (its real length is not known yet).
     private var answerTokens: Int { min(64, call.request.maxTokens / max(1, call.requests.count)) }
@@ -312,7 +307,9 @@ struct AuditCosts {
 
     /// Item `index` asked alone: the shared prefix, its text, its answer.
     func single(_ index: Int) -> AuditShare.Cost {
-        cost(input: systemTokens + TokenEstimator.tokens(call.itemTexts[index]), output: answerTokens)
+        cost(
+            input: systemTokens - cachedPrefix + TokenEstimator.tokens(call.itemTexts[index]),
+            output: answerTokens, cached: cachedPrefix)
     }
 
     /// One item's part of a batched call like this one: its share of the prefix, its text and tags,
@@ -320,15 +317,17 @@ struct AuditCosts {
     var batchedItem: AuditShare.Cost {
         let size = max(1, call.requests.count)
         let texts = call.itemTexts.reduce(0) { $0 + TokenEstimator.tokens($1) } / size
-        let input = systemTokens / size + texts + Int(BatchPlanner.itemInputOverhead)
-        return cost(input: input, output: answerTokens + Int(BatchPlanner.itemOutputOverhead))
+        let input = (systemTokens - cachedPrefix) / size + texts + Int(BatchPlanner.itemInputOverhead)
+        return cost(
+            input: input, output: answerTokens + Int(BatchPlanner.itemOutputOverhead),
+            cached: cachedPrefix / size)
     }
 
-    private func cost(input: Int, output: Int) -> AuditShare.Cost {
-        let usage = Usage(input: input, output: output)
+    private func cost(input: Int, output: Int, cached: Int) -> AuditShare.Cost {
+        let usage = Usage(input: input, output: output, cacheRead: cached)
         return AuditShare.Cost(
             dollars: price?.dollars(for: usage, batch: false) ?? 0,
-            tokens: Double(input) + Double(output) * (price?.outputWeight ?? 5))
+            tokens: Double(input + cached) + Double(output) * (price?.outputWeight ?? 5))
     }
 }
 

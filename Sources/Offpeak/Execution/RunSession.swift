@@ -135,20 +135,32 @@ struct RunSession {
                 continue
             }
             replanRound = false
-            for call in planned where stop == nil && !replanRound {
-                // A model whose batched answers just fared badly gets smaller prompts, or the
-                // structured form: the rest of the round is planned again (`BatchFitness`).
-                if outdated(call) { break }
-                stop = try start(call, in: calls)
-                while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
-            }
-            try calls.waitForAll { done throws(OffpeakError) in
-                let ended = try settle(done)
-                stop = stop ?? ended
-            }
+            // A model whose batched answers just fared badly gets smaller prompts, or the
+            // structured form: the rest of the round is planned again (`BatchFitness`).
+            stop = try send(planned, in: calls) { $0.outdated($1) || $0.replanRound }
             try readCommit()
             // Some of the round's batched items asked again alone (`RunSession+Audit`).
             if stop == nil { stop = try auditRound(calls) }
+        }
+        return stop
+    }
+
+    /// Starts `planned` in order, committing calls as they come back, until one starts nothing more
+    /// (`halt` says so before it, or the pass stops), then commits every call still out.
+    /// - Returns: why the pass stops, if it does.
+    mutating func send(
+        _ planned: [PlannedCall], in calls: CallsInFlight,
+        halt: (RunSession, PlannedCall) -> Bool = { _, _ in false }
+    ) throws(OffpeakError) -> RunStop? {
+        var stop: RunStop?
+        for call in planned where stop == nil {
+            if halt(self, call) { break }
+            stop = try start(call, in: calls)
+            while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
+        }
+        try calls.waitForAll { done throws(OffpeakError) in
+            let ended = try settle(done)
+            stop = stop ?? ended
         }
         return stop
     }

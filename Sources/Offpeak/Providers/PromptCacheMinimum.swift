@@ -51,6 +51,25 @@ enum PromptCacheMinimum {
         return (1...2).contains(digits.count)
     }
 
+    /// OpenAI caches prompts from this many tokens on, by itself.
+    static let openAIMinimum = 1024
+
+    /// The system prompt's tokens `provider` caches for `request` (read from the cache by every
+    /// call after the first that sends it), or nil when it caches none.
+    static func cachedPrefix(of request: CompletionRequest, provider: ProviderKind) -> Int? {
+        guard let prefix = request.system else { return nil }
+        let tokens = TokenEstimator.tokens(prefix)
+        switch provider {
+        case .anthropic, .sim:
+            guard request.cacheSystemPrompt, pays(model: request.model, prefixTokens: tokens) else {
+                return nil
+            }
+        case .openai:
+            guard tokens >= openAIMinimum else { return nil }
+        }
+        return tokens
+    }
+
     /// Whether a prefix of `prefixTokens` (`TokenEstimator` units) is worth marking for `model`.
     static func pays(model: String, prefixTokens: Int) -> Bool {
         guard let minimum = tokens(for: model) else { return false }

@@ -31,7 +31,9 @@ struct LaneTally: Sendable {
     mutating func add(_ request: CompletionRequest, items: Int, output: Int, latency: LatencyEstimate?) {
         let input = TokenEstimator.inputTokens(request)
         var call = Usage(input: input, output: output)
-        if promptCache, let prefix = request.system, let cached = cachedTokens(request, prefix: prefix) {
+        if promptCache, let prefix = request.system,
+            let cached = PromptCacheMinimum.cachedPrefix(of: request, provider: provider)
+        {
             let key = request.model + "\n" + prefix
             let seen = !cachedPrefixes.insert(key).inserted
             switch (provider, seen) {
@@ -56,20 +58,4 @@ struct LaneTally: Sendable {
         }
     }
 
-    /// The prefix tokens the provider caches for this request, or nil when it caches none.
-    private func cachedTokens(_ request: CompletionRequest, prefix: String) -> Int? {
-        let tokens = TokenEstimator.tokens(prefix)
-        switch provider {
-        case .anthropic, .sim:
-            guard request.cacheSystemPrompt,
-                PromptCacheMinimum.pays(model: request.model, prefixTokens: tokens)
-            else { return nil }
-        case .openai:
-            guard tokens >= Self.openAICacheMinimum else { return nil }
-        }
-        return tokens
-    }
-
-    /// OpenAI caches prompts from this many tokens on, by itself.
-    static let openAICacheMinimum = 1024
 }
