@@ -94,7 +94,8 @@ extension RunSession {
 
     /// The room the audit has in the run's spend (`JobSpec.Audit.maxShare`).
     private mutating func auditShare() throws(OffpeakError) -> AuditShare {
-        let spent = try context.store.ledger.spend(runID: run.id)
+        // Read once a round, and kept for the round's gate (`spentSoFar`).
+        let spent = try spentSoFar(batch: false)
         let audited = try auditSpent()
         return AuditShare(
             maxShare: spec.auditing.maxShare, others: AuditShare.Cost(spent) - AuditShare.Cost(audited),

@@ -322,7 +322,7 @@ struct RunSession {
     /// The run's spend so far, the commit on its way included: kept from this pass's commits (each
     /// reads it back, and adds its own ledger row at once), read from the store when not known, and
     /// always for a provider batch's requests.
-    private mutating func spentSoFar(batch: Bool) throws(OffpeakError) -> Spend {
+    mutating func spentSoFar(batch: Bool) throws(OffpeakError) -> Spend {
         if !batch, let knownSpend { return knownSpend }
         let spent = try context.store.ledger.spend(runID: run.id)
         if !batch { knownSpend = spent }
