@@ -48,6 +48,7 @@ BATCH_WORKLOADS = {"W-classify", "W-summarize"}
 DEGRADE_ARGS = ["--degrading-model", f"{sides.MODEL}:wrong-label:4", "--seed", "7"]
 DEGRADE_SIDE = report.DEGRADE_SIDE
 DEGRADE_OFF_SIDE = report.DEGRADE_OFF_SIDE
+DEGRADE_BATCH_SIDE = report.DEGRADE_BATCH_SIDE
 
 
 def ensure_sdk() -> None:
@@ -73,7 +74,7 @@ def run_side(workload, side: str, bin_dir: Path, scratch: Path, sim_extra: list[
             if side == "naive":
                 run = sides.run_naive(workload, sim.url)
             else:
-                lane = "batch" if side == BATCH_SIDE else None
+                lane = "batch" if side in (BATCH_SIDE, DEGRADE_BATCH_SIDE) else None
                 settings = "structured_output: off\n" if side == DAMAGE_PLAIN_SIDE else ""
                 extra = {"audit": "off"} if side == DEGRADE_OFF_SIDE else None
                 run = sides.run_offpeak(
@@ -219,6 +220,8 @@ def main() -> int:
             if workload.name == "W-classify" and not args.no_audit:
                 variants.append((DEGRADE_OFF_SIDE, DEGRADE_ARGS))
                 variants.append((DEGRADE_SIDE, DEGRADE_ARGS))
+                if not args.no_batch_lane:
+                    variants.append((DEGRADE_BATCH_SIDE, BATCH_ARGS + DEGRADE_ARGS))
             if workload.name in BATCH_WORKLOADS and not args.no_batch_lane:
                 variants.append((BATCH_SIDE, BATCH_ARGS))
             for side, extra in variants:

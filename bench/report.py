@@ -17,6 +17,7 @@ CLASSIFY_MIN_RATIO = 5.0
 BATCH_SIDE = "offpeak, batch lane"
 DEGRADE_SIDE = "offpeak, degrades after 4"
 DEGRADE_OFF_SIDE = "offpeak, degrades after 4, audit off"
+DEGRADE_BATCH_SIDE = "offpeak, batch lane, degrades after 4"
 # Issue 12's must-show: the batch lane against the same naive row.
 BATCH_MIN_RATIOS = {"W-classify": 15.0, "W-summarize": 2.5}
 
@@ -187,6 +188,14 @@ def audit_verdicts(rows: list[Row]) -> list[str]:
         out.append(
             f"W-classify, a model that degrades after position 4: {without}with it {on.correct:,}/{on.total:,} "
             f"right for {money(on.dollars_sim)} (audit {money(spent)}), settled on {size} items a prompt "
+            f"(must be at least 95 % right): {'PASS' if ok else 'FAIL'}")
+    lane = find(rows, "W-classify", DEGRADE_BATCH_SIDE)
+    if lane:
+        spent, _, size = audit_summary(lane)
+        ok = lane.correct >= 0.95 * lane.total
+        out.append(
+            f"W-classify in the batch lane, a model that degrades after position 4: {lane.correct:,}/{lane.total:,} "
+            f"right for {money(lane.dollars_sim)} (audit {money(spent)}), settled on {size} items a prompt "
             f"(must be at least 95 % right): {'PASS' if ok else 'FAIL'}")
     holds = find(rows, "W-classify", "offpeak")
     if holds and holds.audits:

@@ -7,7 +7,9 @@ import Testing
 struct AuditCommandTests {
     /// 16 tickets in prompts of up to 8, one call in flight (so the audit's rows come in order),
     /// with the audit allowed the whole run (16 items are too few for its default 3 %).
-    static func workspace(on sim: SimProcess) throws -> TemporaryWorkspace {
+    static func workspace(on sim: SimProcess, count: Int = 16, batching: String = "{max_items: 8}") throws
+        -> TemporaryWorkspace
+    {
         let workspace = try TemporaryWorkspace()
         try workspace.write(
             "offpeak.yaml",
@@ -21,12 +23,12 @@ struct AuditCommandTests {
             instructions: "\(examples.joined(separator: " "))"
             template: "{{item}}"
             max_tokens: 40
-            batching: {max_items: 8}
+            batching: \(batching)
             audit: {rate: 0.0001, max_share: 1}
             items:
 
             """
-        for index in 1...16 {
+        for index in 1...count {
             spec +=
                 "  - {id: t\(index), item: \"Ticket \(index) reports problem \(index * 13). It started today.\"}\n"
         }

@@ -221,6 +221,86 @@ struct AuditStoreTests {
         #expect(try store.cacheTotals().entries == 2)
     }
 
+    /// The batch lane's audit: an audit request travels in the item's provider batch under its own
+    /// custom id, is booked once (collecting the batch again books nothing), and the batch is not
+    /// collected while it is unbooked.
+    @Test func aBatchsAuditRequestIsBookedOnceAndHoldsTheBatchOpenUntilThen() throws {
+        let workspace = try TemporaryWorkspace()
+        let store = try workspace.openStore()
+        let requests = (0..<3).map { F.request("i\($0)", run: "r1", position: $0) }
+        try store.runs.insert(run: F.run("r1"), requests: requests)
+        let batch = try store.batches.prepareBatch(
+            runID: "r1", provider: "sim", model: "m", calls: [requests.map(\.id)],
+            audits: [
+                BatchAuditSlot(requestID: "r1/i2", size: 3, position: 3),
+                BatchAuditSlot(requestID: "r1/i0", size: 3, position: 1),
+            ], worstDollars: 1,
+            worstTokens: (300, 60), host: "box-a", now: Self.t0)
+        #expect(batch.requests == 3 && batch.items == 3)
+        let customID = BatchRecord.auditCustomID(batchID: batch.id, index: 0)
+        let expired = BatchRecord.auditCustomID(batchID: batch.id, index: 1)
+        let audits = try store.batches.batchAudits(batchID: batch.id)
+        #expect(
+            audits.map(\.audit) == [
+                BatchAuditRecord(
+                    batchId: batch.id, customId: customID, requestId: "r1/i2", batchSize: 3, position: 3,
+                    outcome: nil),
+                BatchAuditRecord(
+                    batchId: batch.id, customId: expired, requestId: "r1/i0", batchSize: 3, position: 1,
+                    outcome: nil),
+            ])
+        #expect(audits.map(\.request.id) == ["r1/i2", "r1/i0"])
+
+        var ledger = F.ledger(run: "r1", items: 3, dollars: 0.5)
+        ledger.naiveDollars = 1
+        let booked = try store.batches.commitBatchCalls(
+            batchID: batch.id,
+            [("\(batch.id)_0", .answered(ledger: ledger, results: requests.map { F.result($0) }))],
+            run: F.run("r1"), lease: nil, now: Self.t0 + 60)
+        #expect(booked == ["\(batch.id)_0"])
+        #expect(try store.batches.markCollected(batchID: batch.id, now: Self.t0 + 60) == false)
+
+        var commit = Self.audit(requests[2], at: Self.t0 + 61, agreed: false, dollars: 0.125)
+        commit.slot = AuditCommit.Slot(batchID: batch.id, customID: customID, outcome: .succeeded)
+        let record = try #require(try store.audits.commitAudit(commit))
+        #expect(record.tallies == [AuditRecord.Tally(size: 3, audited: 1, agreed: 0)])
+        #expect(try store.audits.commitAudit(commit) == nil, "collected again: booked once")
+        #expect(try store.values("SELECT audit FROM ledger ORDER BY id", as: Bool.self) == [false, true])
+        #expect(try store.audits.auditRows(job: "j").count == 1)
+        #expect(try store.runs.results(runID: "r1")["r1/i2"]?.text == "alone, i2")
+        #expect(try store.batches.markCollected(batchID: batch.id, now: Self.t0 + 62) == false)
+
+        // An audit request the batch did not answer books its outcome alone: no ledger row.
+        let lost = AuditCommit(
+            ledger: nil, slot: AuditCommit.Slot(batchID: batch.id, customID: expired, outcome: .expired))
+        #expect(try store.audits.commitAudit(lost) == nil)
+        #expect(try store.values("SELECT COUNT(*) FROM ledger", as: Int.self) == [2])
+        #expect(
+            try store.batches.batchAudits(batchID: batch.id).map(\.audit.outcome) == [.succeeded, .expired])
+        #expect(try store.batches.markCollected(batchID: batch.id, now: Self.t0 + 62))
+    }
+
+    /// What a failed size leaves to ask again: the run's done answers from larger prompts to the
+    /// model that no audit checked, not cache hits, not another model's, not an audit's own.
+    @Test func uncheckedAnswersAreThoseOfLargerPromptsNoAuditChecked() throws {
+        let workspace = try TemporaryWorkspace()
+        let store = try workspace.openStore()
+        let requests = try Self.answeredRun(store, count: 4)
+        try store.audits.commitAudit(Self.audit(requests[1], at: Self.t0 + 10, agreed: true, dollars: 0.125))
+        try store.audits.commitAudit(Self.audit(requests[3], at: Self.t0 + 20, agreed: false, dollars: 0.125))
+        let unchecked = { (model: String, size: Int) throws -> [String] in
+            try store.audits.uncheckedAnswers(runID: "r1", model: model, largerThan: size).map(\.id)
+        }
+        #expect(try unchecked("m", 3) == ["r1/i0", "r1/i2"])
+        #expect(try unchecked("m", 4).isEmpty, "no prompt carried more than 4")
+        #expect(try unchecked("m2", 1).isEmpty)
+        #expect(
+            try store.audits.uncheckedAnswers(runID: "r1", model: "m", largerThan: 1).map(\.cacheKey)
+                == ["k-i0", "k-i2"])
+        try store.audits.reopen(runID: "r1", requests: [("r1/i0", "k-i0")], reason: Self.reason, now: Self.t0)
+        #expect(try unchecked("m", 1) == ["r1/i2"], "a request no longer done is not an answer")
+    }
+
     @Test func rowsRecordsAndSpendAreReadPerJobAndRun() throws {
         let workspace = try TemporaryWorkspace()
         let store = try workspace.openStore()
@@ -276,6 +356,7 @@ struct AuditStoreTests {
         #expect(try store.audits.auditSpend(job: "k", runID: nil) == spend(calls: 1, dollars: 1))
         #expect(try store.audits.auditSpend(job: "k", runID: "r1") == Spend())
         #expect(try store.audits.auditSpend(job: "none", runID: nil) == Spend())
+        #expect(try store.audits.auditSpend(job: nil, runID: nil) == spend(calls: 5, dollars: 1.9375))
         // The audit calls are the run's real spend too (`run_spend`), with no naive call beside them.
         let run = try store.ledger.spend(runID: "r1")
         #expect(run.calls == 4 && run.dollars == 1.3125 && run.naiveDollars == 1)

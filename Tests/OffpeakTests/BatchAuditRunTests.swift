@@ -94,6 +94,38 @@ struct BatchAuditRunTests {
         #expect(answers.filter { reference[$0.key] != $0.value }.count == 24, "places 5 to 8 of each prompt")
     }
 
+    /// In the batch lane the probe's audit requests travel in the same provider batch; the failed
+    /// size's items that no audit checked are asked again, in prompts of 4, in the next batch.
+    @Test func inTheBatchLaneTheProbeTravelsInTheBatchAndAFailedSizeIsAskedAgain() throws {
+        let sim = try SimProcess(arguments: [
+            "--degrading-model", "\(Self.model):neighbour:4", "--seed", "7", "--batch-delay", "0",
+        ])
+        let workspace = try Self.workspace(sim: sim, audit: "{rate: 0.0001, max_share: 1}")
+        let spec = try #require(workspace.read("jobs/classify.yaml"))
+        try workspace.write(
+            "jobs/classify.yaml", spec.replacingOccurrences(of: "items:\n", with: "lane: batch\nitems:\n"))
+        let run = try workspace.offpeak(["run", "classify", "--wait"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(BatchedRunTests.answers(workspace) == (try Self.reference()), "every answer right")
+        // Batch 1: 6 prompts of 8 and the probe's 4 audit requests; batch 2: the 44 items no audit
+        // checked in 11 prompts of 4 and that size's probe of 4.
+        let batches = try #require(sim.stats()["batches"] as? [String: Double])
+        #expect(batches["succeeded"] == 25)
+        let store = try workspace.openStore()
+        let record = try #require(
+            try store.audits.auditRecord(job: "classify", provider: "sim", model: Self.model))
+        #expect(record.itemLimit(at: Date()) == 4)
+        #expect(record.decisions.map(\.kind) == [.halved, .proven])
+        let rows = try store.audits.auditRows(job: "classify")
+        #expect(rows.map(\.batchSize) == [8, 8, 8, 8, 4, 4, 4, 4])
+        #expect(rows.map(\.position) == [1, 3, 5, 8, 1, 2, 3, 4])
+        #expect(rows.map(\.agreed) == [true, true, false, false, true, true, true, true])
+        let spend = try store.audits.auditSpend(job: "classify", runID: nil)
+        #expect(spend.calls == 8 && spend.naiveDollars == 0 && spend.dollars > 0)
+        #expect(
+            try store.values("SELECT COUNT(*) FROM ledger WHERE audit AND batch_api", as: Int.self) == [8])
+    }
+
     @Test func aSmallRunWithTheDefaultShareIsNotAudited() throws {
         let sim = try SimProcess()
         let workspace = try BatchedRunTests.workspace(sim: sim, count: 48, batching: "{max_items: 8}")

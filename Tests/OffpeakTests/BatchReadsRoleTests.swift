@@ -20,7 +20,7 @@ struct BatchReadsRoleTests {
             runID: "r2", provider: "sim", model: "m", requestIDs: ["r2/i0", "r2/i1"], worstDollars: 2,
             host: "laptop", now: F.t0 + 10)
         let c = try roles.batches.prepareBatch(
-            runID: "r1", provider: "sim", model: "m", calls: [["r1/i1"]], worstDollars: 3,
+            runID: "r1", provider: "sim", model: "m", calls: [["r1/i1"]], audits: [], worstDollars: 3,
             worstTokens: (10, 20), host: "box-b", now: F.t0 + 20)
         _ = try roles.batches.commitBatchCall(
             batchID: a.id, customID: "\(a.id)_0", .again(.expired, reason: "expired"), run: nil,

@@ -159,6 +159,7 @@ struct BatchStoreRoleTests {
         let ids = requests.map(\.id)
         let batch = try roles.batches.prepareBatch(
             runID: "r1", provider: "sim", model: "m", calls: [[ids[0], ids[1], ids[2]], [ids[3], ids[4]]],
+            audits: [],
             worstDollars: 0.4, worstTokens: (100, 50), host: "box-a", now: F.t0)
         #expect(batch.requests == 2 && batch.items == 5 && batch.host == "box-a")
         let items = try roles.batches.items(batchID: batch.id)

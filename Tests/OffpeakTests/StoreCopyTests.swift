@@ -50,6 +50,11 @@ import Testing
         var request = RoleFixtures.request("i0", run: long.id, position: 0, job: "long")
         request.payload = RoleFixtures.sharedPayload("i0")
         try store.runs.insert(run: long, requests: [request])
+        // Its request out in a provider batch, also asked alone there by the batch audit.
+        _ = try store.batches.prepareBatch(
+            runID: long.id, provider: "sim", model: "m", calls: [[request.id]],
+            audits: [BatchAuditSlot(requestID: request.id, size: 1, position: 1)], worstDollars: 0.5,
+            worstTokens: (10, 20), host: "test-host", now: t0)
         return workspace
     }
 

@@ -7,23 +7,19 @@ import Logging
 ///
 /// A size not yet proven goes out as one probe call per round, audited at several places; the
 /// round's other calls of that size wait for the verdict. Where a batched answer and its single
-/// answer disagree, the item keeps the single one. When a size fails, the pass asks again every
-/// item it answered at that size or above (the audit proved those answers unreliable), in the
-/// smaller prompts the record now allows.
+/// answer disagree, the item keeps the single one. When a size fails, the run's answers from
+/// prompts of that size or larger that no audit checked are asked again (the audit proved such
+/// answers unreliable), in the smaller prompts the record now allows (`reaskOversized`).
 extension RunSession {
     /// What the audit did in this pass.
     struct AuditPass {
         /// Audit calls to make once the round's calls are committed.
         var queue: [PlannedCall] = []
-        /// Items this pass answered in batched calls, by the call's size, to ask again should the
-        /// size fail.
-        var answeredBySize: [Int: [(id: String, cacheKey: String)]] = [:]
-        /// Items whose batched answer an audit checked: right, or replaced by the single answer.
-        var checked: Set<String> = []
-        /// Sizes that failed in this round.
-        var failed: Set<Int> = []
         /// The run's audit calls' spend; nil: not read yet.
         var spent: Spend?
+        /// Whether the pass looked for answers an earlier pass left in prompts that failed since
+        /// (it was stopped before asking them again).
+        var lookedBack = false
     }
 
     /// `model`'s audit record for this job, read at most once a second (`RecentReads`).
@@ -35,12 +31,14 @@ extension RunSession {
         return (try? auditReads.value(for: model, now: Date(), read: read)) ?? nil
     }
 
-    /// Whether this pass audits its batched calls: live calls (the batch lane's audits are to come)
-    /// of a job that did not turn the audit off.
-    var audits: Bool { batchAPI == nil && spec.auditing.enabled && spec.batching.enabled }
+    /// Whether this pass audits its batched calls: those of a job that did not turn the audit off.
+    var audits: Bool { spec.auditing.enabled && spec.batching.enabled }
 
-    /// The round's calls with the places each batched one has audited; a call of a size still to
-    /// be proven waits for the round's probe of that size (its items are planned again next round).
+    /// The round's calls with the places each batched one has audited; a live call of a size still
+    /// to be proven waits for the round's probe of that size (its items are planned again next
+    /// round). In the batch lane it goes with the probe, unaudited: waiting would cost a whole batch
+    /// turnaround, so should the probe fail it, its items are asked again when the batch is
+    /// collected (`reaskOversized`).
     ///
     /// The audit keeps to its share of the run's spend (`JobSpec.Audit.maxShare`): a sampled item,
     /// or a probe, is audited while the audit's calls fit that share of what the whole run should
@@ -84,7 +82,7 @@ extension RunSession {
                     "auditing a first batched prompt of \(size) items to \(model): "
                     + "\(Plural.count(positions.count, "item")) also asked alone"
                 context.logger.info("\(news)")
-            } else {
+            } else if batchAPI == nil {
                 continue  // waits for the probe of its size: planned again next round
             }
             kept.append(call)
@@ -109,15 +107,12 @@ extension RunSession {
         return spent
     }
 
-    /// Notes a committed batched answer: its items by size, and audit calls for its audited places
-    /// that were answered.
+    /// Notes a committed batched answer: audit calls for its audited places that were answered.
     mutating func noteBatched(_ call: PlannedCall, receipt: CallReceipt) {
-        guard audits, call.isBatched else { return }
+        guard audits, call.isBatched, !call.auditing.isEmpty else { return }
         let size = call.requests.count
         let answers = Dictionary(
             receipt.results.map { ($0.requestId, $0.text) }, uniquingKeysWith: { a, _ in a })
-        audit.answeredBySize[size, default: []].append(
-            contentsOf: call.requests.filter { answers[$0.id] != nil }.map { ($0.id, $0.cacheKey) })
         for index in call.auditing where index < call.requests.count {
             let record = call.requests[index]
             guard let answer = answers[record.id] else { continue }
@@ -141,8 +136,45 @@ extension RunSession {
         let queue = audit.queue
         audit.queue = []
         let stop = try send(queue, in: calls)
-        try reaskFailed()
+        for model in Set(queue.map(\.request.model)).sorted() { try reaskOversized(model: model) }
         return stop
+    }
+
+    /// Once a pass, before its first round: answers an earlier pass left in prompts that failed
+    /// since, for every model the job's audit has capped.
+    mutating func lookBack() throws(OffpeakError) {
+        guard audits, !audit.lookedBack else { return }
+        audit.lookedBack = true
+        let now = Date()
+        for record in try context.store.audits.auditRecords(job: spec.name)
+        where record.provider == context.provider.kind.rawValue && record.itemLimit(at: now) != nil {
+            try reaskOversized(model: record.model)
+        }
+    }
+
+    /// Asks again every answer of the run from a prompt to `model` larger than the audit now allows
+    /// that no audit checked (`AuditStore.uncheckedAnswers`): back to pending, cached copies gone,
+    /// to be asked in the smaller prompts the record allows.
+    mutating func reaskOversized(model: String) throws(OffpeakError) {
+        guard audits, let limit = auditRecord(of: model)?.itemLimit(at: Date()) else { return }
+        let store = context.store
+        let again = try store.audits.uncheckedAnswers(runID: run.id, model: model, largerThan: limit)
+        guard !again.isEmpty else { return }
+        let moved = try store.audits.reopen(
+            runID: run.id, requests: again,
+            reason: "asked again: the audit found batched answers of more than \(limit) items unreliable",
+            now: Date())
+        guard moved > 0 else { return }
+        if let fresh = try store.runs.run(id: run.id) {
+            run.itemsDone = fresh.itemsDone
+            run.itemsFailed = fresh.itemsFailed
+            run.itemsCached = fresh.itemsCached
+        }
+        answeredNow = max(0, answeredNow - moved)
+        let news =
+            "\(Plural.count(moved, "item")) answered in batched prompts of more than \(limit) items "
+            + "asked again in smaller prompts"
+        context.logger.info("\(news)")
     }
 
     /// Commits an audit call: the comparison, the record's change and, when the answers disagree,
@@ -151,91 +183,75 @@ extension RunSession {
         let call = done.call
         guard let record = call.requests.first else { return }
         let model = call.request.model
-        let price = context.prices.cost(of: model)
         try readCommit()
         let now = context.clock()
-        var commit: AuditCommit
-        switch done.reply.answer {
-        case .success(let response):
-            var ledger = ledgerLine.entry(
-                model: model, items: 1, usage: response.usage, usageEstimated: response.usageEstimated,
-                price: price, at: now, latency: done.ended.timeIntervalSince(done.started))
-            ledger.audit = true
-            ledger.naiveDollars = 0  // a call the naive way would not make
-            commit = AuditCommit(ledger: ledger)
-            guard response.finishReason != .length else { break }  // a cut answer proves nothing
-            let verdict = AnswerAgreement.compare(target.batchedAnswer, response.text)
-            commit.row = AuditRow(
-                id: nil, at: now, job: spec.name, runID: run.id, requestID: record.id, itemID: record.itemId,
-                provider: context.provider.kind.rawValue, model: model, batchSize: target.size,
-                position: target.position, agreed: verdict.agreed, similarity: verdict.similarity,
-                batchedAnswer: target.batchedAnswer, singleAnswer: response.text, keptSingle: !verdict.agreed,
-                ledgerID: nil, host: context.host)
-            let minimum = spec.batching.agreementWanted
-            commit.change = AuditChange(
-                job: spec.name, provider: context.provider.kind.rawValue, model: model, at: now
-            ) { $0.record(size: target.size, agreed: verdict.agreed, minAgreement: minimum, at: now) }
-            if !verdict.agreed {
-                let result = ResultRecord(
-                    requestId: record.id, runId: run.id, text: response.text,
-                    finishReason: response.finishReason.rawValue, model: response.model, fromCache: false,
-                    ledgerId: nil, inputTokens: response.usage.totalInput,
-                    outputTokens: response.usage.output,
-                    dollars: ledger.dollars, createdAt: now,
-                    citations: SearchCitation.stored(response.citations))
-                commit.replacement = result
-                let naive = price?.naiveDollars(for: response.usage) ?? 0
-                commit.cache = cacheWrite([(record.cacheKey, CachedAnswer(result, naiveDollars: naive))])
-            }
-            audit.checked.insert(record.id)
-        case .failure(let error):
-            var ledger = ledgerLine.entry(
-                model: model, items: 1, usage: Usage(input: 0, output: 0), usageEstimated: false,
-                price: price,
-                at: now, latency: done.ended.timeIntervalSince(done.started))
-            ledger.audit = true
-            ledger.failed = true
-            ledger.naiveDollars = 0
-            commit = AuditCommit(ledger: ledger)
+        let commit = auditCommit(
+            record, target: target, model: model, answer: done.reply.answer,
+            latency: done.ended.timeIntervalSince(done.started), batch: false, now: now)
+        if case .failure(let error) = done.reply.answer {
             context.logger.info(
                 "an audit call for \(record.itemId) failed (its batched answer stays): \(error)")
         }
         let after = try context.store.audits.commitAudit(commit)
         if let reservation = done.reservation { try context.store.ledger.releaseReservation(reservation) }
-        knownSpend?.add(commit.ledger)
-        audit.spent?.add(commit.ledger)
+        if let ledger = commit.ledger {
+            knownSpend?.add(ledger)
+            audit.spent?.add(ledger)
+        }
         guard let after else { return }
         auditReads.keep(after, for: model, at: now)
         guard let decision = after.decisions.last, decision.at == now else { return }
         context.logger.info("\(AuditNews.line(decision, model: model))")
-        if decision.kind == .halved || decision.kind == .off { audit.failed.insert(decision.size) }
     }
 
-    /// Asks again every item this pass answered in batched calls of a size that failed (or larger)
-    /// and no audit checked: their answers are back to pending, their cached copies gone.
-    private mutating func reaskFailed() throws(OffpeakError) {
-        guard let smallest = audit.failed.min() else { return }
-        audit.failed = []
-        var again: [(id: String, cacheKey: String)] = []
-        for size in audit.answeredBySize.keys.sorted() where size >= smallest {
-            again += (audit.answeredBySize[size] ?? []).filter { !audit.checked.contains($0.id) }
-            audit.answeredBySize[size] = nil
+    /// What an audit call's answer commits (`AuditCommit`): its ledger row (marked audit, with no
+    /// naive cost: the naive way makes no such call), and for an answer not cut short, the
+    /// comparison with `target`'s batched answer, the record's change and, when they disagree, the
+    /// single answer in the item's place (and in the cache). With no `target` (a provider batch that
+    /// did not answer the item) nothing is compared.
+    func auditCommit(
+        _ record: RequestRecord, target: AuditTarget?, model: String,
+        answer: Result<CompletionResponse, any Error>, latency: TimeInterval, batch: Bool, now: Date
+    ) -> AuditCommit {
+        let price = context.prices.cost(of: model)
+        guard case .success(let response) = answer else {
+            var ledger = ledgerLine.entry(
+                model: model, items: 1, usage: Usage(input: 0, output: 0), usageEstimated: false,
+                price: price, at: now, latency: latency, batch: batch)
+            ledger.audit = true
+            ledger.failed = true
+            ledger.naiveDollars = 0
+            return AuditCommit(ledger: ledger)
         }
-        guard !again.isEmpty else { return }
-        let moved = try context.store.audits.reopen(
-            runID: run.id, requests: again,
-            reason: "asked again: the audit found batched answers of \(smallest) items or more unreliable",
-            now: Date())
-        if let fresh = try context.store.runs.run(id: run.id) {
-            run.itemsDone = fresh.itemsDone
-            run.itemsFailed = fresh.itemsFailed
-            run.itemsCached = fresh.itemsCached
-        }
-        answeredNow = max(0, answeredNow - moved)
-        let news =
-            "\(Plural.count(moved, "item")) answered in batched prompts of \(smallest) items or more "
-            + "asked again in smaller prompts"
-        context.logger.info("\(news)")
+        var ledger = ledgerLine.entry(
+            model: model, items: 1, usage: response.usage, usageEstimated: response.usageEstimated,
+            price: price, at: now, latency: latency, batch: batch)
+        ledger.audit = true
+        ledger.naiveDollars = 0  // a call the naive way would not make
+        var commit = AuditCommit(ledger: ledger)
+        // A cut answer proves nothing.
+        guard let target, response.finishReason != .length else { return commit }
+        let verdict = AnswerAgreement.compare(target.batchedAnswer, response.text)
+        commit.row = AuditRow(
+            id: nil, at: now, job: spec.name, runID: run.id, requestID: record.id, itemID: record.itemId,
+            provider: context.provider.kind.rawValue, model: model, batchSize: target.size,
+            position: target.position, agreed: verdict.agreed, similarity: verdict.similarity,
+            batchedAnswer: target.batchedAnswer, singleAnswer: response.text, keptSingle: !verdict.agreed,
+            ledgerID: nil, host: context.host)
+        let minimum = spec.batching.agreementWanted
+        commit.change = AuditChange(
+            job: spec.name, provider: context.provider.kind.rawValue, model: model, at: now
+        ) { $0.record(size: target.size, agreed: verdict.agreed, minAgreement: minimum, at: now) }
+        guard !verdict.agreed else { return commit }
+        let result = ResultRecord(
+            requestId: record.id, runId: run.id, text: response.text,
+            finishReason: response.finishReason.rawValue, model: response.model, fromCache: false,
+            ledgerId: nil, inputTokens: response.usage.totalInput, outputTokens: response.usage.output,
+            dollars: ledger.dollars, createdAt: now, citations: SearchCitation.stored(response.citations))
+        commit.replacement = result
+        let naive = price?.naiveDollars(for: response.usage) ?? 0
+        commit.cache = cacheWrite([(record.cacheKey, CachedAnswer(result, naiveDollars: naive))])
+        return commit
     }
 }
 

@@ -29,36 +29,44 @@ extension RunSession {
                 // Each request's worst case is reserved against the workspace's budgets until the
                 // batch's own row (its worst case, held until collected) counts it instead.
                 var reservations: [Int64] = []
-                while let call = rest.first, take.count < mostRequests {
-                    let size = BatchLane.estimatedBytes(call.request)
+                var audits: [BatchAudit] = []
+                while let call = rest.first, take.count + audits.count < mostRequests {
+                    // The call's audit requests travel with it, in the same batch.
+                    let singles = batchAudits(of: call)
+                    let requests = [call.request] + singles.map(\.request)
+                    let size = requests.reduce(0) { $0 + BatchLane.estimatedBytes($1) }
                     if !take.isEmpty, bytes + size > api.limits.maxBytes / 10 * 9 { break }
                     if let refused = try admit(call, price: price, inFlight: worst, batch: true) {
                         stop = refused
                         break
                     }
-                    let input = TokenEstimator.inputTokens(call.request)
-                    let usage = call.request.worstUsage(inputTokens: input)
-                    let dollars = price?.dollars(for: usage, batch: true) ?? 0
-                    let reserved = try reserve(
-                        CallsInFlight.Worst(
-                            inputTokens: input, outputTokens: call.request.maxTokens, dollars: dollars),
-                        settling: nil)
+                    var cost = CallsInFlight.Worst(inputTokens: 0, outputTokens: 0, dollars: 0)
+                    for request in requests {
+                        let input = TokenEstimator.inputTokens(request)
+                        cost.inputTokens += input
+                        cost.outputTokens += request.maxTokens
+                        cost.dollars +=
+                            price?.dollars(for: request.worstUsage(inputTokens: input), batch: true) ?? 0
+                    }
+                    let reserved = try reserve(cost, settling: nil)
                     if let refused = reserved.stop {
                         stop = refused
                         break
                     }
                     if let id = reserved.id { reservations.append(id) }
-                    worst.calls += 1
-                    worst.inputTokens += input
-                    worst.outputTokens += call.request.maxTokens
-                    worst.dollars += dollars
+                    worst.calls += requests.count
+                    worst.inputTokens += cost.inputTokens
+                    worst.outputTokens += cost.outputTokens
+                    worst.dollars += cost.dollars
                     bytes += size
                     take.append(call)
+                    audits += singles
                     rest.removeFirst()
                 }
                 if !take.isEmpty,
                     let failed = try create(
-                        take, model: model, worst: worst, out: out, api: api, releasing: reservations)
+                        take, audits: audits, model: model, worst: worst, out: out, api: api,
+                        releasing: reservations)
                 {
                     return failed
                 }
@@ -75,19 +83,26 @@ extension RunSession {
     ///     batch's own is the difference.
     ///   - reservations: its requests' budget reservations, given back once the batch's row holds them.
     private mutating func create(
-        _ calls: [PlannedCall], model: String, worst: Spend, out: Spend, api: any BatchAPI,
-        releasing reservations: [Int64]
+        _ calls: [PlannedCall], audits: [BatchAudit], model: String, worst: Spend, out: Spend,
+        api: any BatchAPI, releasing reservations: [Int64]
     ) throws(OffpeakError) -> RunStop? {
         let store = context.store
         let batch = try store.batches.prepareBatch(
             runID: run.id, provider: context.provider.kind.rawValue, model: model,
-            calls: calls.map { $0.requests.map(\.id) }, worstDollars: worst.dollars - out.dollars,
+            calls: calls.map { $0.requests.map(\.id) }, audits: audits.map(\.slot),
+            worstDollars: worst.dollars - out.dollars,
             worstTokens: (worst.inputTokens - out.inputTokens, worst.outputTokens - out.outputTokens),
             host: context.host, now: Date())
         for id in reservations { try store.ledger.releaseReservation(id) }
-        let requests = calls.enumerated().map { index, call in
-            BatchRequest(customID: "\(batch.id)_\(index)", request: call.request)
-        }
+        let requests =
+            calls.enumerated().map { index, call in
+                BatchRequest(customID: "\(batch.id)_\(index)", request: call.request)
+            }
+            + audits.enumerated().map { index, audit in
+                BatchRequest(
+                    customID: BatchRecord.auditCustomID(batchID: batch.id, index: index),
+                    request: audit.request)
+            }
         let remote: RemoteBatch
         do { remote = try api.create(label: batch.id, requests: requests) } catch {
             return try createFailed(batch, error)
@@ -98,11 +113,12 @@ extension RunSession {
         try store.batches.recordPoll(
             batchID: batch.id, status: remote.status, counts: remote.counts, expiresAt: remote.expiresAt,
             next: next)
-        callsMade += calls.count
+        callsMade += requests.count
         let items = calls.reduce(0) { $0 + $1.requests.count }
         submittedNow += items
+        let audited = audits.isEmpty ? "" : " and \(Plural.count(audits.count, "audit request"))"
         context.logger.info(
-            "submitted batch \(batch.id) as \(remote.id): \(Plural.count(calls.count, "request")) carrying \(Plural.count(items, "item"))"
+            "submitted batch \(batch.id) as \(remote.id): \(Plural.count(calls.count, "request")) carrying \(Plural.count(items, "item"))\(audited)"
         )
         return nil
     }

@@ -102,9 +102,16 @@ extension RunSession {
                 unreadable[customID] = "stored request unreadable: \(error)"
             }
         }
+        // The batch audit's requests, each the item asked alone (`RunSession+BatchAudit`); one
+        // whose stored request is unreadable is matched to no result, and booked as errored.
+        let audits = try store.batches.batchAudits(batchID: batch.id)
+        var sent = calls.mapValues(\.request)
+        for (audit, record) in audits {
+            sent[audit.customId] = try? record.completionRequest()
+        }
         var results: [BatchResult] = []
         if remote.failure == nil {
-            do { results = try api.results(of: remote, requests: calls.mapValues(\.request)) } catch {
+            do { results = try api.results(of: remote, requests: sent) } catch {
                 try pollFailed(batch, error, doing: "its results could not be fetched")
                 return
             }
@@ -113,7 +120,12 @@ extension RunSession {
         let price = context.prices.cost(of: batch.model)
         var seen = Set<String>()
         var receipts: [(customID: String, receipt: BatchReceipt)] = []
+        var audited: [String: BatchResult.Outcome] = [:]
         for result in results {
+            if sent[result.customID] != nil, calls[result.customID] == nil {
+                audited[result.customID] = audited[result.customID] ?? result.outcome
+                continue
+            }
             guard let call = calls[result.customID], seen.insert(result.customID).inserted else {
                 if calls[result.customID] == nil {
                     context.logger.warning(
@@ -148,6 +160,14 @@ extension RunSession {
                 saveToCache(receipt.cacheEntries)
             }
         }
+        var answers: [String: String] = [:]
+        for (_, receipt) in receipts {
+            for result in receipt.booking.results where !result.requestId.isEmpty {
+                answers[result.requestId] = result.text
+            }
+        }
+        guard try settleBatchAudits(batch, audits, results: audited, answers: answers) else { return }
+        try reaskOversized(model: batch.model)
         try store.batches.markCollected(batchID: batch.id, now: Date())
         run = try store.runs.run(id: run.id) ?? run
         context.logger.info(

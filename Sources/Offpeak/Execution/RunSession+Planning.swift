@@ -21,6 +21,7 @@ extension RunSession {
         // A canceled run only collects what its provider batches answered.
         guard !canceled else { return [] }
         try readCommit()
+        try lookBack()
         knownSpend = nil  // the round's cache hits add ledger rows of their own
         var front: String?
         while true {

@@ -44,9 +44,7 @@ public struct CostReport: Sendable, Codable {
         var dollars: Double
 
         init?(store: Store) throws(OffpeakError) {
-            let jobs = Set(try store.audits.auditRecords(job: nil).map(\.job))
-            var spend = Spend()
-            for job in jobs.sorted() { spend.add(try store.audits.auditSpend(job: job, runID: nil)) }
+            let spend = try store.audits.auditSpend(job: nil, runID: nil)
             guard spend.calls > 0 else { return nil }
             calls = spend.calls
             dollars = spend.dollars

@@ -14,7 +14,7 @@ extension AuditCommit {
     /// Refuses, before any write, a commit holding a date the store could not read back
     /// (`StoredDate`), naming its table and column.
     func checkDates() throws(OffpeakError) {
-        try StoredDate.check(ledger)
+        if let ledger { try StoredDate.check(ledger) }
         if let replacement { try StoredDate.check(replacement) }
         try cache?.checkDates()
         let dates: [(table: String, column: String, date: Date?)] = [

@@ -15,8 +15,10 @@ protocol AuditStore: AnyObject, Sendable {
 
     /// Commits one audit call in one transaction: its ledger row (marked audit, its id written
     /// into the audit row), the audit row, the record's change, and when the single answer is
-    /// kept, the item's result replaced by it and its cache entry written.
-    /// - Returns: the record as the change left it; nil when there was no change (a failed call).
+    /// kept, the item's result replaced by it and its cache entry written. An audit request of a
+    /// provider batch (`AuditCommit.slot`) is booked once: booked before, nothing is written.
+    /// - Returns: the record as the change left it; nil when there was no change (a failed call,
+    ///   or a batch's audit booked before).
     @discardableResult
     func commitAudit(_ audit: AuditCommit) throws(OffpeakError) -> AuditRecord?
 
@@ -29,11 +31,20 @@ protocol AuditStore: AnyObject, Sendable {
     func reopen(runID: String, requests: [(id: String, cacheKey: String)], reason: String, now: Date)
         throws(OffpeakError) -> Int
 
+    /// The run's answers the audit has not vouched for in prompts now too large: requests still
+    /// `done` whose answer came from a call to `model` carrying more than `largerThan` items (not
+    /// from the cache), that no audit checked, each with its cache key, in item order. What
+    /// `reopen` takes when a size fails, found in the store so a pass killed before it reopened
+    /// them leaves them for the next.
+    func uncheckedAnswers(runID: String, model: String, largerThan: Int) throws(OffpeakError)
+        -> [(id: String, cacheKey: String)]
+
     /// `job`'s audited items, oldest first (for `offpeak audit`).
     func auditRows(job: String) throws(OffpeakError) -> [AuditRow]
 
-    /// What `job`'s audit calls cost (ledger rows marked audit), of one run when `runID` is given.
-    func auditSpend(job: String, runID: String?) throws(OffpeakError) -> Spend
+    /// What `job`'s audit calls cost (ledger rows marked audit; nil: every job's), of one run when
+    /// `runID` is given.
+    func auditSpend(job: String?, runID: String?) throws(OffpeakError) -> Spend
 }
 
 /// One batched item also asked alone (`audit_items`): where it sat, both answers, whether they
@@ -76,9 +87,18 @@ struct AuditChange: Sendable {
 
 /// One audit call as it is committed: its ledger row (`LedgerEntry.audit`), and for an answer,
 /// the audit row, the record's change, and, when the item keeps the single answer, its new result
-/// and cache entry.
+/// and cache entry. An audit request of a provider batch names its custom id (`slot`): it is booked
+/// once, and one the batch did not answer books its outcome alone (no ledger row: not billed).
 struct AuditCommit: Sendable {
-    var ledger: LedgerEntry
+    /// An audit request of a provider batch, and what the provider reported for it.
+    struct Slot: Sendable, Equatable {
+        var batchID: String
+        var customID: String
+        var outcome: BatchItemRecord.Outcome
+    }
+
+    var ledger: LedgerEntry?
+    var slot: Slot?
     var row: AuditRow?
     var change: AuditChange?
     /// The item's result with the single answer in place of the batched one (same request id).

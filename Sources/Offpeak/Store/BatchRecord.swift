@@ -69,14 +69,14 @@ struct BatchRecord: StoredRecord, Equatable {
     /// `host`.
     static func prepared(
         runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
-        worstTokens: (input: Int, output: Int), host: String, now: Date
+        audits: Int = 0, worstTokens: (input: Int, output: Int), host: String, now: Date
     ) -> BatchRecord {
         var batch = BatchRecord(
             id: newID(), runId: runID, provider: provider, model: model, remoteId: nil, state: .preparing,
             preparedAt: now, worstDollars: worstDollars)
         batch.worstInputTokens = worstTokens.input
         batch.worstOutputTokens = worstTokens.output
-        batch.requests = calls.count
+        batch.requests = calls.count + audits
         batch.items = calls.reduce(0) { $0 + $1.count }
         batch.host = host
         return batch
@@ -105,4 +105,41 @@ struct BatchItemRecord: StoredRecord, Equatable {
     /// The item's place in its batched prompt (0 when it goes alone).
     var slot = 0
     var outcome: Outcome?
+}
+
+/// An item of a batched prompt also asked alone in the same provider batch (the batch audit,
+/// `AuditRecord`): a row of `batch_audits`. Its result is booked apart from the item's own
+/// (`AuditCommit.slot`), once.
+struct BatchAuditRecord: StoredRecord, Equatable {
+    static let databaseTableName = "batch_audits"
+
+    var batchId: String
+    /// `<batch id>_a<n>` (`BatchRecord.auditCustomID`): never one of the items' custom ids.
+    var customId: String
+    var requestId: String
+    /// Items in the batched prompt the request sits in, and its place there, from 1.
+    var batchSize: Int
+    var position: Int
+    /// What the provider reported for the audit request; nil until it is booked.
+    var outcome: BatchItemRecord.Outcome?
+}
+
+/// An audit request to send in a batch beside the batched prompt it checks.
+struct BatchAuditSlot: Sendable, Equatable {
+    var requestID: String
+    var size: Int
+    var position: Int
+}
+
+extension BatchRecord {
+    /// The custom id of the batch's `index`-th audit request.
+    static func auditCustomID(batchID: String, index: Int) -> String { "\(batchID)_a\(index)" }
+}
+
+extension BatchRecord {
+    /// The n of an audit custom id (`auditCustomID`), for ordering; nil for any other.
+    static func auditIndex(_ customID: String) -> Int? {
+        guard let mark = customID.range(of: "_a", options: .backwards) else { return nil }
+        return Int(customID[mark.upperBound...])
+    }
 }

@@ -55,7 +55,7 @@ protocol BatchStore: AnyObject, Sendable {
         lease: RunHold?, now: Date
     ) throws(OffpeakError) -> Set<String>
 
-    /// Marks the batch `collected` once every item's outcome is booked.
+    /// Marks the batch `collected` once every item's outcome, and every audit's, is booked.
     /// - Returns: whether this call collected it: false while an item has no outcome yet, and
     ///   false for a batch already collected (or failed), so of two processes collecting one batch
     ///   only one is told it did.
@@ -72,11 +72,18 @@ protocol BatchStore: AnyObject, Sendable {
     /// request in order: the n-th gets custom id `<batch id>_<n>`, each of its requests the slot of
     /// its place in the batched prompt. Only requests still `pending` or `retrying` are taken; a
     /// request in another state is refused and nothing is committed. The batch records `host`, the
-    /// host that sends it, for `offpeak batches` to name.
+    /// host that sends it, for `offpeak batches` to name. `audits` are items of the calls also
+    /// asked alone in the batch (the batch audit): the n-th gets custom id
+    /// `BatchRecord.auditCustomID(batchID:index: n)`, and counts as one more provider request.
     func prepareBatch(
-        runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
-        worstTokens: (input: Int, output: Int), host: String, now: Date
+        runID: String, provider: String, model: String, calls: [[String]], audits: [BatchAuditSlot],
+        worstDollars: Double, worstTokens: (input: Int, output: Int), host: String, now: Date
     ) throws(OffpeakError) -> BatchRecord
+
+    /// A batch's audit requests (`prepareBatch`'s `audits`), in order, each with its item's request.
+    func batchAudits(batchID: String) throws(OffpeakError) -> [(
+        audit: BatchAuditRecord, request: RequestRecord
+    )]
 
     /// Stores the provider's id for a batch just created: `submitted`, polled from `nextPoll`.
     /// Storing the same id again changes nothing; a different one is refused (one batch, one id).
@@ -136,7 +143,8 @@ extension BatchStore {
         host: String = "", now: Date
     ) throws(OffpeakError) -> BatchRecord {
         try prepareBatch(
-            runID: runID, provider: provider, model: model, calls: calls, worstDollars: worstDollars,
+            runID: runID, provider: provider, model: model, calls: calls, audits: [],
+            worstDollars: worstDollars,
             worstTokens: (0, 0), host: host, now: now)
     }
 

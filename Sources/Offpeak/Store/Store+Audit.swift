@@ -26,15 +26,23 @@ extension SQLiteStore: AuditStore {
         try audit.checkDates()
         defer { if audit.cache != nil { CacheLookups.noteWrite() } }
         return try write { db in
+            if let slot = audit.slot {
+                try db.execute(
+                    sql: """
+                        UPDATE batch_audits SET outcome = ? WHERE batch_id = ? AND custom_id = ?
+                        AND outcome IS NULL
+                        """, arguments: [slot.outcome.rawValue, slot.batchID, slot.customID])
+                guard db.changesCount == 1 else { return nil }
+            }
             var ledger = audit.ledger
-            ledger.audit = true
-            try ledger.insert(db)
+            ledger?.audit = true
+            try ledger?.insert(db)
             if var row = audit.row {
-                row.ledgerID = ledger.id
+                row.ledgerID = ledger?.id
                 try Self.insertAuditRow(row, db)
             }
             if let replacement = audit.replacement {
-                try Self.replaceAnswer(replacement, ledgerID: ledger.id, db)
+                try Self.replaceAnswer(replacement, ledgerID: ledger?.id, db)
             }
             if let cache = audit.cache { _ = try Self.save(cache, db) }
             return try audit.change.map { change throws in try Self.updateAuditRecord(change, db) }
@@ -90,13 +98,34 @@ extension SQLiteStore: AuditStore {
 
     /// Summed in the order of `id` (the order of every index holding the rows: `ledger_audits`,
     /// the job's, the run's), as PostgreSQL sums them.
-    func auditSpend(job: String, runID: String?) throws(OffpeakError) -> Spend {
+    func uncheckedAnswers(runID: String, model: String, largerThan: Int) throws(OffpeakError)
+        -> [(id: String, cacheKey: String)]
+    {
+        try read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT q.id, q.cache_key FROM results r
+                    JOIN requests q ON q.id = r.request_id
+                    JOIN ledger l ON l.id = r.ledger_id
+                    WHERE r.run_id = ? AND NOT r.from_cache AND q.state = \(SQLStates.request(.done))
+                    AND l.model = ? AND l.items > ? AND NOT l.audit
+                    AND NOT EXISTS (SELECT 1 FROM audit_items a WHERE a.request_id = q.id)
+                    ORDER BY q.position
+                    """, arguments: [runID, model, largerThan]
+            ).map { ($0["id"], $0["cache_key"]) }
+        }
+    }
+
+    func auditSpend(job: String?, runID: String?) throws(OffpeakError) -> Spend {
         try read { db in
             let row = try Row.fetchOne(
                 db,
-                sql:
-                    "SELECT \(SQLiteStore.spendColumns) FROM ledger WHERE audit AND job = ? AND (? OR run_id = ?)",
-                arguments: [job, runID == nil, runID ?? ""])
+                sql: """
+                    SELECT \(SQLiteStore.spendColumns) FROM ledger
+                    WHERE audit AND (? OR job = ?) AND (? OR run_id = ?)
+                    """,
+                arguments: [job == nil, job ?? "", runID == nil, runID ?? ""])
             return row.map(SQLiteStore.spend) ?? Spend()
         }
     }

@@ -76,8 +76,9 @@ extension SQLiteStore {
                     next_poll_at = NULL
                     WHERE id = ? AND state IN \(SQLStates.openBatches)
                     AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = ? AND outcome IS NULL)
+                    AND NOT EXISTS (SELECT 1 FROM batch_audits WHERE batch_id = ? AND outcome IS NULL)
                     """,
-                arguments: [now, batchID, batchID])
+                arguments: [now, batchID, batchID, batchID])
             return db.changesCount == 1
         }
     }

@@ -6,13 +6,13 @@ import GRDB
 /// booked twice.
 extension SQLiteStore {
     func prepareBatch(
-        runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
-        worstTokens: (input: Int, output: Int), host: String, now: Date
+        runID: String, provider: String, model: String, calls: [[String]], audits: [BatchAuditSlot],
+        worstDollars: Double, worstTokens: (input: Int, output: Int), host: String, now: Date
     ) throws(OffpeakError) -> BatchRecord {
         try write { db in
             var batch = BatchRecord.prepared(
                 runID: runID, provider: provider, model: model, calls: calls, worstDollars: worstDollars,
-                worstTokens: worstTokens, host: host, now: now)
+                audits: audits.count, worstTokens: worstTokens, host: host, now: now)
             try batch.insert(db)
             for (index, requestIDs) in calls.enumerated() {
                 for (slot, requestID) in requestIDs.enumerated() {
@@ -33,6 +33,12 @@ extension SQLiteStore {
                         outcome: nil)
                     try item.insert(db)
                 }
+            }
+            for (index, slot) in audits.enumerated() {
+                var audit = BatchAuditRecord(
+                    batchId: batch.id, customId: BatchRecord.auditCustomID(batchID: batch.id, index: index),
+                    requestId: slot.requestID, batchSize: slot.size, position: slot.position)
+                try audit.insert(db)
             }
             return batch
         }
@@ -178,6 +184,21 @@ extension SQLiteStore {
             let byID = Dictionary(requests.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
             return BatchItemRecord.calls(
                 items.compactMap { item in byID[item.requestId].map { (item.customId, $0) } })
+        }
+    }
+
+    func batchAudits(batchID: String) throws(OffpeakError) -> [(
+        audit: BatchAuditRecord, request: RequestRecord
+    )] {
+        try read { db in
+            let audits = try BatchAuditRecord.filter(Column("batch_id") == batchID).fetchAll(db)
+                .sorted {
+                    (BatchRecord.auditIndex($0.customId) ?? 0) < (BatchRecord.auditIndex($1.customId) ?? 0)
+                }
+            let requests = try StoredPayload.expand(
+                RequestRecord.filter(keys: audits.map(\.requestId)).fetchAll(db), db)
+            let byID = Dictionary(requests.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            return audits.compactMap { audit in byID[audit.requestId].map { (audit, $0) } }
         }
     }
 

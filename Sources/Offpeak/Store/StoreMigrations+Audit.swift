@@ -43,3 +43,23 @@ extension StoreMigrations {
         }
     }
 }
+
+extension StoreMigrations {
+    /// v22 (issue 25): the batch lane's audit. An audited item of a batched prompt is also asked
+    /// alone in the same provider batch, under its own custom id; `batch_audits` holds those custom
+    /// ids (their item, the prompt's size, the item's place) and each one's outcome, set in the
+    /// transaction that books the audit, so collecting a batch twice books each audit once. Audited
+    /// items are found by request (`uncheckedAnswers`). `PostgresSchema.version15` adds the same.
+    static func auditBatches(_ db: Database) throws {
+        try db.create(table: "batch_audits") { t in
+            t.column("batch_id", .text).notNull().references("provider_batches", onDelete: .cascade)
+            t.column("custom_id", .text).notNull()
+            t.column("request_id", .text).notNull().references("requests", onDelete: .cascade)
+            t.column("batch_size", .integer).notNull()
+            t.column("position", .integer).notNull()
+            t.column("outcome", .text)
+            t.primaryKey(["batch_id", "custom_id"])
+        }
+        try db.create(index: "audit_items_by_request", on: "audit_items", columns: ["request_id"])
+    }
+}

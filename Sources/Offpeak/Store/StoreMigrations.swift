@@ -111,6 +111,9 @@ enum StoreMigrations {
             db in
             try recordAudits(db)
         }
+        migrator.registerMigration("v22: audit requests in provider batches") { db in
+            try auditBatches(db)
+        }
         return migrator
     }
 

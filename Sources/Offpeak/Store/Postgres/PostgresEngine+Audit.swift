@@ -42,9 +42,10 @@ extension PostgresEngine: AuditStore {
         try audit.checkDates()
         return try store.transaction { () throws(OffpeakError) -> AuditRecord? in
             if let replacement = audit.replacement { try lockRun(replacement.runId) }
+            if let slot = audit.slot, try !claimAudit(slot) { return nil }
             var ledger = audit.ledger
-            ledger.audit = true
-            let ledgerID = try insertLedger([ledger], latency: nil).first ?? nil
+            ledger?.audit = true
+            let ledgerID = try insertLedger(ledger.map { [$0] } ?? [], latency: nil).first ?? nil
             if var row = audit.row {
                 row.ledgerID = ledgerID
                 try insertAuditRow(row)
@@ -116,11 +117,33 @@ extension PostgresEngine: AuditStore {
     }
 
     /// Summed in the order of `id`, as SQLite's indexes give the rows.
-    func auditSpend(job: String, runID: String?) throws(OffpeakError) -> Spend {
+    func uncheckedAnswers(runID: String, model: String, largerThan: Int) throws(OffpeakError)
+        -> [(id: String, cacheKey: String)]
+    {
+        var answers: [(id: String, cacheKey: String)] = []
+        for row in try store.query(
+            """
+            SELECT q.id, q.cache_key FROM results r
+            JOIN requests q ON q.id = r.request_id
+            JOIN ledger l ON l.id = r.ledger_id
+            WHERE r.run_id = \(runID) AND NOT r.from_cache
+                AND q.state = \(RequestRecord.State.done.rawValue)
+                AND l.model = \(model) AND l.items > \(largerThan) AND NOT l.audit
+                AND NOT EXISTS (SELECT 1 FROM audit_items a WHERE a.request_id = q.id)
+            ORDER BY q.position
+            """)
+        {
+            let column = PostgresColumns(row, store)
+            answers.append((try column("id"), try column("cache_key")))
+        }
+        return answers
+    }
+
+    func auditSpend(job: String?, runID: String?) throws(OffpeakError) -> Spend {
         try spendRow(
             """
             SELECT \(unescaped: Self.spendColumns()) FROM ledger
-            WHERE audit AND job = \(job) AND (\(runID == nil) OR run_id = \(runID ?? ""))
+            WHERE audit AND (\(job == nil) OR job = \(job ?? "")) AND (\(runID == nil) OR run_id = \(runID ?? ""))
             """)
     }
 

@@ -67,6 +67,7 @@ extension PostgresEngine {
                 next_poll_at = NULL
             WHERE id = \(batchID) AND state IN \(unescaped: SQLStates.openBatches)
                 AND NOT EXISTS (SELECT 1 FROM batch_items WHERE batch_id = \(batchID) AND outcome IS NULL)
+                AND NOT EXISTS (SELECT 1 FROM batch_audits WHERE batch_id = \(batchID) AND outcome IS NULL)
             RETURNING id
             """)).isEmpty
     }

@@ -12,12 +12,12 @@ import PostgresNIO
 /// second finds it taken and commits nothing.
 extension PostgresEngine: BatchStore {
     func prepareBatch(
-        runID: String, provider: String, model: String, calls: [[String]], worstDollars: Double,
-        worstTokens: (input: Int, output: Int), host: String, now: Date
+        runID: String, provider: String, model: String, calls: [[String]], audits: [BatchAuditSlot],
+        worstDollars: Double, worstTokens: (input: Int, output: Int), host: String, now: Date
     ) throws(OffpeakError) -> BatchRecord {
         let batch = BatchRecord.prepared(
             runID: runID, provider: provider, model: model, calls: calls, worstDollars: worstDollars,
-            worstTokens: worstTokens, host: host, now: now)
+            audits: audits.count, worstTokens: worstTokens, host: host, now: now)
         try StoredDate.check(batch)
         var items: [BatchItemRecord] = []
         for (index, requestIDs) in calls.enumerated() {
@@ -56,7 +56,10 @@ extension PostgresEngine: BatchStore {
                     JOIN taken ON taken.id = t.request_id)
                 SELECT id FROM taken
                 """)
-            guard taken.count < items.count else { return batch }
+            guard taken.count < items.count else {
+                if !audits.isEmpty { try insertAudits(audits, batchID: batch.id) }
+                return batch
+            }
             var took = Set<String>()
             for row in taken { took.insert(try store.decode(row, as: String.self)) }
             let refused = items.first { !took.contains($0.requestId) }

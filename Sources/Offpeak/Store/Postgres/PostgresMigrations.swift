@@ -61,6 +61,8 @@ enum PostgresMigrations {
         Migration(
             version: 14, name: "the batch audit: audit calls in the ledger, audited items, audit records",
             statements: PostgresSchema.version14),
+        Migration(
+            version: 15, name: "audit requests in provider batches", statements: PostgresSchema.version15),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

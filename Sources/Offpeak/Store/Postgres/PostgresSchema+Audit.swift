@@ -38,3 +38,21 @@ extension PostgresSchema {
         """,
     ]
 }
+
+extension PostgresSchema {
+    /// Version 15: audit requests in provider batches, as the SQLite store's v22 has them
+    /// (`StoreMigrations.auditBatches`).
+    static let version15: [String] = [
+        """
+        CREATE TABLE batch_audits (
+            batch_id text NOT NULL REFERENCES provider_batches (id) ON DELETE CASCADE,
+            custom_id text NOT NULL,
+            request_id text NOT NULL REFERENCES requests (id) ON DELETE CASCADE,
+            batch_size bigint NOT NULL,
+            position bigint NOT NULL,
+            outcome text,
+            PRIMARY KEY (batch_id, custom_id))
+        """,
+        "CREATE INDEX audit_items_by_request ON audit_items (request_id)",
+    ]
+}
