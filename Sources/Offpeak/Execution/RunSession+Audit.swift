@@ -17,6 +17,8 @@ extension RunSession {
         var queue: [PlannedCall] = []
         /// The run's audit calls' spend; nil: not read yet.
         var spent: Spend?
+        /// What the audit calls in `queue` should cost (counted in the share until they are made).
+        var queued = AuditShare.Cost(dollars: 0, tokens: 0)
         /// Whether the pass looked for answers an earlier pass left in prompts that failed since
         /// (it was stopped before asking them again).
         var lookedBack = false
@@ -72,12 +74,13 @@ extension RunSession {
             } else if !probes.contains("\(model)\u{0}\(size)") {
                 let earlier = (record?.tally(size: size)?.audited ?? 0) / AuditSampling.probeItems
                 let positions = AuditSampling.probePositions(size: size, round: earlier)
-                guard share.admits(positions.map(costs.single), runLeft: runLeft) else {
+                guard share.admits(positions.map { costs.single($0) }, runLeft: runLeft) else {
                     kept.append(call)  // a run too small for a probe goes unaudited
                     continue
                 }
                 probes.insert("\(model)\u{0}\(size)")
                 call.auditing = positions
+                call.auditProbe = true
                 let news =
                     "auditing a first batched prompt of \(size) items to \(model): "
                     + "\(Plural.count(positions.count, "item")) also asked alone"
@@ -90,14 +93,18 @@ extension RunSession {
         return kept
     }
 
-    /// The room the audit has in the run's spend (`JobSpec.Audit.maxShare`).
+    /// The room the audit has in the run's spend (`JobSpec.Audit.maxShare`), the audit calls
+    /// queued counted in.
     private mutating func auditShare() throws(OffpeakError) -> AuditShare {
         // Read once a round, and kept for the round's gate (`spentSoFar`).
         let spent = try spentSoFar(batch: false)
         let audited = try auditSpent()
-        return AuditShare(
+        var share = AuditShare(
             maxShare: spec.auditing.maxShare, others: AuditShare.Cost(spent) - AuditShare.Cost(audited),
-            audited: AuditShare.Cost(audited))
+            audited: AuditShare.Cost(audited) + audit.queued)
+        let answered = audited.calls - audited.failedCalls
+        if answered > 0 { share.perAudit = AuditShare.Cost(audited) * (1 / Double(answered)) }
+        return share
     }
 
     private mutating func auditSpent() throws(OffpeakError) -> Spend {
@@ -108,14 +115,33 @@ extension RunSession {
     }
 
     /// Notes a committed batched answer: audit calls for its audited places that were answered.
-    mutating func noteBatched(_ call: PlannedCall, receipt: CallReceipt) {
+    ///
+    /// A sampled place is held to the audit's share again here, with what the run has really
+    /// spent so far and the batched answer's length as the single answer's: a live round may be the
+    /// whole run, planned before any call came back, when costs were only guessed. A probe's places
+    /// are all asked (the round's other calls of its size wait for its verdict).
+    mutating func noteBatched(_ call: PlannedCall, receipt: CallReceipt) throws(OffpeakError) {
         guard audits, call.isBatched, !call.auditing.isEmpty else { return }
         let size = call.requests.count
         let answers = Dictionary(
             receipt.results.map { ($0.requestId, $0.text) }, uniquingKeysWith: { a, _ in a })
+        var share = call.auditProbe ? nil : try auditShare()
+        let costs = AuditCosts(
+            call: call, price: context.prices.cost(of: call.request.model),
+            cachedPrefix: PromptCacheMinimum.cachedPrefix(of: call.request, provider: context.provider.kind)
+                ?? 0)
         for index in call.auditing where index < call.requests.count {
             let record = call.requests[index]
             guard let answer = answers[record.id] else { continue }
+            let single = costs.single(index, answerTokens: TokenEstimator.tokens(answer))
+            if var gate = share {
+                let remaining = max(0, run.itemsTotal - run.itemsDone - run.itemsFailed)
+                let runLeft =
+                    gate.perItem(done: run.itemsDone, estimate: costs.batchedItem) * Double(remaining)
+                guard gate.admits([single], runLeft: runLeft) else { continue }
+                share = gate
+            }
+            audit.queued = audit.queued + (share?.counted(single) ?? single)
             do {
                 let request = try record.completionRequest()
                 audit.queue.append(
@@ -136,6 +162,7 @@ extension RunSession {
         let queue = audit.queue
         audit.queue = []
         let stop = try send(queue, in: calls)
+        audit.queued = AuditShare.Cost(dollars: 0, tokens: 0)  // made: in the ledger now
         for model in Set(queue.map(\.request.model)).sorted() { try reaskOversized(model: model) }
         return stop
     }
@@ -292,6 +319,10 @@ struct AuditShare {
     /// What the run's other calls cost so far, and what its audit calls did.
     var others: Cost
     var audited: Cost
+    /// What an answered audit call of the run has cost on average so far; nil before the first.
+    /// An audit is counted at no less than this: the estimate of a single call (`AuditCosts`)
+    /// guesses its answer's length and the prompt cache, and the audit's share is what was paid.
+    var perAudit: Cost?
 
     /// What an item of the run costs: as measured by the items done so far, or `estimate` before.
     func perItem(done: Int, estimate: Cost) -> Cost {
@@ -299,11 +330,17 @@ struct AuditShare {
         return others * (1 / Double(done))
     }
 
+    /// An audit call estimated at `cost`, as the share counts it: at no less than `perAudit`.
+    func counted(_ cost: Cost) -> Cost {
+        guard let perAudit else { return cost }
+        return Cost(dollars: max(cost.dollars, perAudit.dollars), tokens: max(cost.tokens, perAudit.tokens))
+    }
+
     /// Whether audit calls of `costs` (a sampled item's, or a probe's) stay within the share of
     /// what the run should cost in all: its other calls so far and `runLeft` to come (the run's
     /// items not answered yet, batched as the calls planned now); counts them when they do.
     mutating func admits(_ costs: [Cost], runLeft: Cost) -> Bool {
-        let probe = costs.reduce(Cost(dollars: 0, tokens: 0), +)
+        let probe = costs.map(counted).reduce(Cost(dollars: 0, tokens: 0), +)
         guard (audited + probe).within(maxShare, of: others + runLeft) else { return false }
         audited = audited + probe
         return true
@@ -322,11 +359,12 @@ struct AuditCosts {
     private var answerTokens: Int { min(64, call.request.maxTokens / max(1, call.requests.count)) }
     private var systemTokens: Int { TokenEstimator.tokens(call.request.system ?? "") }
 
-    /// Item `index` asked alone: the shared prefix, its text, its answer.
-    func single(_ index: Int) -> AuditShare.Cost {
+    /// Item `index` asked alone: the shared prefix, its text, its answer (of `answerTokens`, when
+    /// known: the batched answer's length).
+    func single(_ index: Int, answerTokens known: Int? = nil) -> AuditShare.Cost {
         cost(
             input: systemTokens - cachedPrefix + TokenEstimator.tokens(call.itemTexts[index]),
-            output: answerTokens, cached: cachedPrefix)
+            output: known ?? answerTokens, cached: cachedPrefix)
     }
 
     /// One item's part of a batched call like this one: its share of the prefix, its text and tags,

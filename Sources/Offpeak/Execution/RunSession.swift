@@ -352,7 +352,7 @@ struct RunSession {
             cache = cacheWrite(receipt.cacheEntries)
             try readCommit()  // the model's record as the last answer left it
             taught = receipt.batchedAnswer.map { lesson(from: $0, model: call.request.model) }
-            noteBatched(call, receipt: receipt)
+            try noteBatched(call, receipt: receipt)
         case .failure(let error):
             try readCommit()  // the run's counts as the last call left them
             let ledger = ledgerLine.entry(

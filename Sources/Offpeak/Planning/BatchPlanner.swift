@@ -10,6 +10,9 @@ struct PlannedCall: Sendable {
     /// Places (from 0) of a batched call's items the audit asks again alone once it is answered
     /// (`AuditSampling`).
     var auditing: [Int] = []
+    /// Whether `auditing` is a probe of a size not yet proven (`AuditSampling.probePositions`),
+    /// not a sample.
+    var auditProbe = false
     /// For an audit call: the batched answer it checks (`AuditTarget`).
     var audit: AuditTarget?
     var isBatched: Bool { !itemIDs.isEmpty }
