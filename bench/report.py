@@ -135,9 +135,17 @@ def verdicts(rows: list[Row], damage_sides: list[str]) -> list[str]:
             continue
         batch = find(rows, workload, BATCH_SIDE)
         if batch and batch.ratio is not None:
-            ok = batch.ratio >= least and batch.correct == batch.total
+            # The lane's price, its batch audit's cost aside (issue 25 caps that at 3 % and its own
+            # verdicts judge it); both ratios are shown.
+            audited = sum(a.get("audit_dollars", 0.0) for a in batch.audits.values())
+            naive = find(rows, workload, "naive")
+            lane = batch.ratio
+            if audited > 0 and naive and batch.dollars_sim > audited:
+                lane = naive.dollars_sim / (batch.dollars_sim - audited)
+            aside = f" ({lane:.2f}x without its batch audit's {money(audited)})" if audited > 0 else ""
+            ok = lane >= least and batch.correct == batch.total
             out.append(
-                f"{workload} batch lane {batch.ratio:.2f}x cheaper than naive, {batch.correct:,}/{batch.total:,} "
+                f"{workload} batch lane {batch.ratio:.2f}x cheaper than naive{aside}, {batch.correct:,}/{batch.total:,} "
                 f"correct (must be at least {least:g}x, every item): {'PASS' if ok else 'FAIL'}")
         else:
             out.append(f"{workload} batch lane at least {least:g}x cheaper than naive: FAIL (no result)")

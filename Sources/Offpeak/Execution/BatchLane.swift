@@ -43,8 +43,10 @@ enum BatchLane {
         }
         if asked == .auto {
             let longDeadline = (spec.deadline ?? 0) >= completionWindow
-            // A server on this machine (llama.cpp, Ollama) has no batch API, whatever it imitates.
-            let remote = provider.kind == .sim || !ConditionGate.isLocal(provider.baseURL)
+            // A server on this machine (llama.cpp, Ollama) has no batch API, whatever it imitates,
+            // unless the provider says it has (offpeak-sim).
+            let remote =
+                provider.capabilities.batchesOnThisMachine || !ConditionGate.isLocal(provider.baseURL)
             guard (longDeadline || workspaceLane == .batch) && remote else { return (nil, nil) }
         }
         if let deadlineAt, deadlineAt.timeIntervalSince(now) < completionWindow + margin {

@@ -4,9 +4,10 @@ import Foundation
 /// estimate (`RunEstimator`) both ask these, so an estimate plans exactly what a run would send.
 enum CallPlanning {
     /// The structured-output form batched prompts ask for (`StructuredOutput`); nil: plain. `auto`
-    /// uses it on OpenAI-compatible servers, and on Anthropic only for a model whose plain batched
-    /// answers lost items, unless the server refused it. An OpenAI-compatible server that refused
-    /// `json_schema` is asked for `json_object` with the schema, and plain once it refused that too.
+    /// uses it from the start where the provider says so (OpenAI-compatible servers), elsewhere
+    /// only for a model whose plain batched answers lost items, unless the server refused it. The
+    /// provider's forms are tried in order (`ProviderCapabilities.Structured`): an OpenAI-compatible
+    /// server that refused `json_schema` is asked for `json_object`, and plain once it refused both.
     static func answerForm(
         _ setting: StructuredOutput, provider: ProviderKind, fitness: BatchFitness?, now: Date
     ) -> StructuredForm? {
@@ -17,19 +18,16 @@ enum CallPlanning {
         // be refused again, and a refusal costs no attempt, so the items would go round for ever.
         case .on: return open
         case .auto:
-            switch provider {
-            case .openai: return open
-            case .anthropic, .sim: return fitness?.lostPlainAnswers(at: now) == true ? open : nil
-            }
+            if provider.capabilities.structured.fromTheStart { return open }
+            return fitness?.lostPlainAnswers(at: now) == true ? open : nil
         }
     }
 
-    /// The first form the model's server has not refused lately: Anthropic has one.
+    /// The first of the provider's forms the model's server has not refused lately.
     private static func firstFormNotRefused(provider: ProviderKind, fitness: BatchFitness?, now: Date)
         -> StructuredForm?
     {
-        let forms: [StructuredForm] = provider == .openai ? [.jsonSchema, .jsonObject] : [.jsonSchema]
-        return forms.first { fitness?.refuses($0, at: now) != true }
+        provider.capabilities.structured.forms.first { fitness?.refuses($0, at: now) != true }
     }
 
     /// The planner a pass's calls to `model` are made with. A batch-lane pass packs up to

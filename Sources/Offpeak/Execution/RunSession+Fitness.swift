@@ -99,11 +99,12 @@ extension RunSession {
         ) { $0.refuseStructured("\(status): \(message)", form: form, at: now) }
         if let after { fitnessReads.keep(after, for: model, at: now) } else { fitnessReads.forget(model) }
         let next = after.flatMap { answerForm(fitness: $0) }
-        let openAI = context.provider.kind == .openai
+        let structured = context.provider.capabilities.structured
+        let named = structured.wire == .responseFormat
         let news =
-            "the server refused the structured-output form \(openAI ? form.rawValue : "(a forced tool)") for "
+            "the server refused the structured-output form \(structured.name(form)) for "
             + "\(model) (\(status): \(message)); batched prompts to it go "
-            + (next.map { openAI ? "as \($0.rawValue)" : "with it" } ?? "without it") + " from now on"
+            + (next.map { named ? "as \($0.rawValue)" : "with it" } ?? "without it") + " from now on"
         context.logger.warning("\(news)")
         return true
     }

@@ -51,21 +51,19 @@ enum PromptCacheMinimum {
         return (1...2).contains(digits.count)
     }
 
-    /// OpenAI caches prompts from this many tokens on, by itself.
-    static let openAIMinimum = 1024
-
     /// The system prompt's tokens `provider` caches for `request` (read from the cache by every
-    /// call after the first that sends it), or nil when it caches none.
+    /// call after the first that sends it), or nil when it caches none
+    /// (`ProviderCapabilities.PromptCache`).
     static func cachedPrefix(of request: CompletionRequest, provider: ProviderKind) -> Int? {
         guard let prefix = request.system else { return nil }
         let tokens = TokenEstimator.tokens(prefix)
-        switch provider {
-        case .anthropic, .sim:
+        switch provider.capabilities.promptCache {
+        case .marked:
             guard request.cacheSystemPrompt, pays(model: request.model, prefixTokens: tokens) else {
                 return nil
             }
-        case .openai:
-            guard tokens >= openAIMinimum else { return nil }
+        case .automatic(let minimum):
+            guard tokens >= minimum else { return nil }
         }
         return tokens
     }

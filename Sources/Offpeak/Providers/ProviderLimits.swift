@@ -25,12 +25,12 @@ struct ProviderLimits: Sendable, Equatable {
     /// calls queued behind it only time out.
     static let loopbackInFlight = 1
 
-    /// Calls in flight toward `baseURL`: the configured number, else 8 for a remote API and for
-    /// offpeak-sim (which answers concurrently), else 1 for any other server on loopback.
+    /// Calls in flight toward `baseURL`: the configured number, else 8 for a remote API, else the
+    /// provider's own for a server on loopback (`ProviderCapabilities.loopbackInFlight`: 1, or 8
+    /// for offpeak-sim, which answers concurrently).
     func inFlight(for provider: ProviderKind, baseURL: String) -> Int {
         if let inFlight { return inFlight }
-        if provider == .sim { return Self.remoteInFlight }
-        return Self.isLoopback(baseURL) ? Self.loopbackInFlight : Self.remoteInFlight
+        return Self.isLoopback(baseURL) ? provider.capabilities.loopbackInFlight : Self.remoteInFlight
     }
 
     /// True when `baseURL` names this machine: `localhost`, `127.x.x.x` or `[::1]`.

@@ -33,9 +33,10 @@ struct FitnessLine: Sendable, Codable, Equatable {
         itemLimit = limit
         alone = limit == 1
         pausedUntil = alone ? fitness.pausedUntil : nil
-        // An OpenAI-compatible server that refused json_schema is asked for json_object with the
-        // schema (`CallPlanning.answerForm`), until it refuses that too.
-        let fallback = ProviderKind(rawValue: provider) == .openai && !fitness.refuses(.jsonObject, at: now)
+        // A provider with a second form (an OpenAI-compatible server that refused json_schema is
+        // asked for json_object with the schema, `CallPlanning.answerForm`), until it refuses that too.
+        let forms = ProviderKind(rawValue: provider)?.capabilities.structured.forms ?? []
+        let fallback = forms.contains(.jsonObject) && !fitness.refuses(.jsonObject, at: now)
         structuredFallback = refused && fallback ? StructuredForm.jsonObject.rawValue : nil
         // Refused whole: the latest refusal's words (json_object's, when both were refused).
         let words =

@@ -36,11 +36,10 @@ struct LaneTally: Sendable {
         {
             let key = request.model + "\n" + prefix
             let seen = !cachedPrefixes.insert(key).inserted
-            switch (provider, seen) {
+            switch (provider.capabilities.promptCache, seen) {
             case (_, true): call = Usage(input: input - cached, output: output, cacheRead: cached)
-            case (.anthropic, false), (.sim, false):
-                call = Usage(input: input - cached, output: output, cacheWrite: cached)
-            case (.openai, false): break
+            case (.marked, false): call = Usage(input: input - cached, output: output, cacheWrite: cached)
+            case (.automatic, false): break  // written at no charge
             }
         }
         // Every search the call may run: a model runs fewer when it finds its answer sooner.

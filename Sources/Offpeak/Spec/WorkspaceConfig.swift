@@ -47,13 +47,12 @@ struct WorkspaceConfig: Sendable, Equatable {
 
     init() {}
 
-    static let defaultModels: [ProviderKind: [JobSpec.Tier: String]] = [
-        .anthropic: [
-            .fast: "claude-haiku-4-5", .balanced: "claude-sonnet-4-5", .powerful: "claude-opus-4-1",
-        ],
-        .openai: [.fast: "gpt-4o-mini", .balanced: "gpt-4.1", .powerful: "o3"],
-        .sim: [.fast: "claude-haiku-4-5", .balanced: "claude-sonnet-4-5", .powerful: "claude-opus-4-1"],
-    ]
+    /// Each provider's models per tier, as it declares them (`ProviderCapabilities.models`).
+    static let defaultModels: [ProviderKind: [JobSpec.Tier: String]] = Dictionary(
+        uniqueKeysWithValues: ProviderKind.allCases.map { kind in
+            let models = kind.capabilities.models
+            return (kind, [.fast: models.fast, .balanced: models.balanced, .powerful: models.powerful])
+        })
 
     /// The limits configured for `provider` (the configured one by default); unset fields take
     /// their defaults when the limiter is made (`CallLimiter`).

@@ -4,9 +4,6 @@ import Logging
 /// Builds the provider a workspace is configured for, reading keys and base URLs from the
 /// environment the way the official SDKs do, so existing shell setups just work.
 enum ProviderFactory {
-    /// Where `offpeak-sim` listens unless told otherwise.
-    static let defaultSimURL = "http://127.0.0.1:8089"
-
     /// - Parameters:
     ///   - config: provider, base URL override, timeouts and retries.
     ///   - environment: usually `ProcessInfo.processInfo.environment`; its keys (and every other
@@ -23,30 +20,19 @@ enum ProviderFactory {
             else { return nil }
             return value
         }
-        func key(_ name: String) throws(ProviderError) -> String {
+        // Where the key and the base URL come from is the provider's to say.
+        let names = config.provider.capabilities.environment
+        var apiKey: String?
+        if let name = names.key {
             guard let value = variable(name) else { throw .missingKey(variable: name) }
-            return value
+            apiKey = value
         }
         let configured = config.baseURL.flatMap { $0.isEmpty ? nil : $0 }
+        let baseURL = configured ?? names.baseURL.lazy.compactMap(variable).first ?? names.defaultBaseURL
         let options = ProviderOptions(
             connectTimeout: config.connectTimeout, requestTimeout: config.requestTimeout,
             retryPolicy: RetryPolicy(maxRetries: max(0, config.maxRetries)), cancellation: cancellation,
             redactor: Redactor(environment: environment))
-        switch config.provider {
-        case .anthropic:
-            return AnthropicProvider(
-                apiKey: try key("ANTHROPIC_API_KEY"), baseURL: configured ?? variable("ANTHROPIC_BASE_URL"),
-                options: options, logger: logger)
-        case .openai:
-            return OpenAIProvider(
-                apiKey: try key("OPENAI_API_KEY"), baseURL: configured ?? variable("OPENAI_BASE_URL"),
-                options: options,
-                logger: logger)
-        case .sim:
-            return AnthropicProvider(
-                apiKey: "sim", baseURL: configured ?? variable("OFFPEAK_SIM_URL") ?? defaultSimURL,
-                kind: .sim,
-                options: options, logger: logger)
-        }
+        return config.provider.make(apiKey: apiKey, baseURL: baseURL, options: options, logger: logger)
     }
 }

@@ -1,0 +1,15 @@
+import Foundation
+
+/// What OpenAI's chat completions can do, and the OpenAI-compatible servers (llama.cpp, vLLM,
+/// Ollama, LiteLLM) that speak its shape.
+extension OpenAIProvider {
+    static let capabilities = ProviderCapabilities(
+        // `json_schema` first; a compatible server that refuses it often takes `json_object` with
+        // the schema. Small local models damage plain batched answers: `auto` asks from the start.
+        structured: .init(forms: [.jsonSchema, .jsonObject], fromTheStart: true, wire: .responseFormat),
+        promptCache: .automatic(minimumTokens: 1024),
+        batchesOnThisMachine: false, loopbackInFlight: ProviderLimits.loopbackInFlight,
+        models: .init(fast: "gpt-4o-mini", balanced: "gpt-4.1", powerful: "o3"),
+        environment: .init(
+            key: "OPENAI_API_KEY", baseURL: ["OPENAI_BASE_URL"], defaultBaseURL: defaultBaseURL))
+}
