@@ -18,19 +18,7 @@ import Testing
             "--degrading-model", "claude-sonnet-4-5:wrong-label:4", "--seed", "7", "--latency-ms", "150",
         ])
         let workspace = try AuditCommandTests.workspace(on: sim, count: count)
-        var delays: [Double] = []
-        for _ in 1...3 {
-            let command = try TickTests.runs(workspace).isEmpty ? ["run", "classify"] : ["tick"]
-            let process = try TickTests.start(command, in: workspace)
-            let delay = Double.random(in: 0.4...1.6)
-            delays.append(delay)
-            Thread.sleep(forTimeInterval: delay)
-            process.signal(SIGKILL)
-            _ = process.wait(timeout: 10)
-        }
-        if try TickTests.runs(workspace).isEmpty {
-            #expect(try workspace.offpeak(["run", "classify"]).status == 0)
-        }
+        let delays = try TickTests.killAtRandom(workspace, job: "classify", kills: 3, after: 0.4...1.6)
         let ticks = try TickTests.tickUntilDone(workspace, limit: 10)
         #expect(ticks.last?.result.status == 0, "kills after \(delays) s")
         let answers = TickTests.answers(workspace, job: "classify")

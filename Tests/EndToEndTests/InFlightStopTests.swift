@@ -43,19 +43,7 @@ import Testing
         let sim = try SimProcess(arguments: ["--latency-ms", "100"])
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: documents)
         let kills = 3
-        var delays: [Double] = []
-        for _ in 1...kills {
-            let command = try TickTests.runs(workspace).isEmpty ? ["run", "docs"] : ["tick"]
-            let process = try TickTests.start(command, in: workspace)
-            let delay = Double.random(in: 0.3...0.9)
-            delays.append(delay)
-            Thread.sleep(forTimeInterval: delay)
-            process.signal(SIGKILL)
-            _ = process.wait(timeout: 10)
-        }
-        if try TickTests.runs(workspace).isEmpty {
-            #expect(try workspace.offpeak(["run", "docs"]).status == 0)
-        }
+        let delays = try TickTests.killAtRandom(workspace, job: "docs", kills: kills, after: 0.3...0.9)
         let ticks = try TickTests.tickUntilDone(workspace, limit: 10)
         #expect(ticks.last?.result.status == 0, "kills after \(delays) s")
         #expect(TickTests.answers(workspace, job: "docs") == expected, "kills after \(delays) s")

@@ -70,6 +70,28 @@ import Glibc
         return states
     }
 
+    /// Starts `offpeak run JOB` (then, once a run exists, `offpeak tick`, which resumes it) `kills`
+    /// times, each killed with SIGKILL after a random moment in `after`; runs the job once more
+    /// if no kill left a run behind. Returns the moments, for failure messages.
+    static func killAtRandom(
+        _ workspace: TemporaryWorkspace, job: String, kills: Int, after: ClosedRange<Double>
+    ) throws -> [Double] {
+        var delays: [Double] = []
+        for _ in 1...kills {
+            let command = try runs(workspace).isEmpty ? ["run", job] : ["tick"]
+            let process = try start(command, in: workspace)
+            let delay = Double.random(in: after)
+            delays.append(delay)
+            Thread.sleep(forTimeInterval: delay)
+            process.signal(SIGKILL)
+            _ = process.wait(timeout: 10)
+        }
+        if try runs(workspace).isEmpty {
+            #expect(try workspace.offpeak(["run", job]).status == 0)
+        }
+        return delays
+    }
+
     /// Ticks until one exits 0, at most `limit` times; every tick's result, in order.
     static func tickUntilDone(
         _ workspace: TemporaryWorkspace, _ extra: [String] = [], environment: [String: String?] = [:],
@@ -219,20 +241,7 @@ import Glibc
         try workspace.write(
             "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nlimits: {sim: {in_flight: 1}}\n")
         let kills = 3
-        var delays: [Double] = []
-        for _ in 1...kills {
-            // `run` until a run exists, then the ticks that resume it.
-            let command = try Self.runs(workspace).isEmpty ? ["run", "docs"] : ["tick"]
-            let process = try Self.start(command, in: workspace)
-            let delay = Double.random(in: 0.15...0.9)
-            delays.append(delay)
-            Thread.sleep(forTimeInterval: delay)
-            process.signal(SIGKILL)
-            _ = process.wait(timeout: 10)
-        }
-        if try Self.runs(workspace).isEmpty {
-            #expect(try workspace.offpeak(["run", "docs"]).status == 0)
-        }
+        let delays = try Self.killAtRandom(workspace, job: "docs", kills: kills, after: 0.15...0.9)
         let ticks = try Self.tickUntilDone(workspace, limit: 10)
         let last = try #require(ticks.last)
         #expect(
