@@ -70,7 +70,7 @@ struct AuditStoreTests {
     /// The record's change for one item of a batch of three.
     static func change(job: String = "j", model: String = "m", at: Date, agreed: Bool) -> AuditChange {
         AuditChange(job: job, provider: "sim", model: model, at: at) {
-            $0.record(size: 3, agreed: agreed, minAgreement: 0.8, at: at)
+            $0.record(size: 3, position: 3, agreed: agreed, minAgreement: 0.8, at: at)
         }
     }
 
@@ -106,7 +106,7 @@ struct AuditStoreTests {
         let at = Self.t0 + 60
         let first = try #require(
             try store.audits.commitAudit(Self.audit(requests[1], at: at, agreed: false, dollars: 0.125)))
-        #expect(first.tallies == [AuditRecord.Tally(size: 3, audited: 1, agreed: 0)])
+        #expect(first.tallies == [AuditRecord.Tally(size: 3, audited: 1, agreed: 0, late: 1)])
         #expect(first.updatedAt == at)
         #expect(try store.audits.auditRecord(job: "j", provider: "sim", model: "m") == first)
         #expect(try store.values("SELECT audit FROM ledger ORDER BY id", as: Bool.self) == [false, true])
@@ -138,7 +138,7 @@ struct AuditStoreTests {
         let later = Self.t0 + 120
         let second = try #require(
             try store.audits.commitAudit(Self.audit(requests[2], at: later, agreed: true, dollars: 0.25)))
-        #expect(second.tallies == [AuditRecord.Tally(size: 3, audited: 2, agreed: 1)])
+        #expect(second.tallies == [AuditRecord.Tally(size: 3, audited: 2, agreed: 1, late: 2)])
         #expect(second.updatedAt == later)
         #expect(try store.audits.auditRecords(job: "j") == [second])
         #expect(try store.runs.results(runID: "r1")["r1/i2"] == F.result(requests[2]).with(ledgerId: 1))
@@ -263,7 +263,7 @@ struct AuditStoreTests {
         var commit = Self.audit(requests[2], at: Self.t0 + 61, agreed: false, dollars: 0.125)
         commit.slot = AuditCommit.Slot(batchID: batch.id, customID: customID, outcome: .succeeded)
         let record = try #require(try store.audits.commitAudit(commit))
-        #expect(record.tallies == [AuditRecord.Tally(size: 3, audited: 1, agreed: 0)])
+        #expect(record.tallies == [AuditRecord.Tally(size: 3, audited: 1, agreed: 0, late: 1)])
         #expect(try store.audits.commitAudit(commit) == nil, "collected again: booked once")
         #expect(try store.values("SELECT audit FROM ledger ORDER BY id", as: Bool.self) == [false, true])
         #expect(try store.audits.auditRows(job: "j").count == 1)
@@ -335,9 +335,9 @@ struct AuditStoreTests {
         #expect(
             records.map { $0.tally(size: 3) }
                 == [
-                    AuditRecord.Tally(size: 3, audited: 1, agreed: 0),
-                    AuditRecord.Tally(size: 3, audited: 1, agreed: 0),
-                    AuditRecord.Tally(size: 3, audited: 3, agreed: 3),
+                    AuditRecord.Tally(size: 3, audited: 1, agreed: 0, late: 1),
+                    AuditRecord.Tally(size: 3, audited: 1, agreed: 0, late: 1),
+                    AuditRecord.Tally(size: 3, audited: 3, agreed: 3, late: 3),
                 ])
         #expect(try store.audits.auditRecords(job: "j").map(\.model) == ["m2", "m"])
         #expect(try store.audits.auditRecords(job: "none").isEmpty)

@@ -78,11 +78,11 @@ struct BatchAuditTests {
     @Test func aSizeWhoseProbeDisagreesIsHalvedAndItsAnswersAreAskedAgainLater() {
         var record = AuditRecord(job: "j", provider: "sim", model: "m", at: start)
         #expect(record.standing(size: 8, minAgreement: 0.9) == .unproven)
-        #expect(record.record(size: 8, agreed: true, minAgreement: 0.9, at: start) == nil)
-        #expect(record.record(size: 8, agreed: false, minAgreement: 0.9, at: start) == nil)
-        #expect(record.record(size: 8, agreed: true, minAgreement: 0.9, at: start) == nil)
+        #expect(record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start) == nil)
+        #expect(record.record(size: 8, position: 8, agreed: false, minAgreement: 0.9, at: start) == nil)
+        #expect(record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start) == nil)
         #expect(record.itemLimit(at: start) == nil, "judged only once the probe's four items are in")
-        let decision = record.record(size: 8, agreed: false, minAgreement: 0.9, at: start)
+        let decision = record.record(size: 8, position: 8, agreed: false, minAgreement: 0.9, at: start)
         #expect(
             decision
                 == AuditRecord.Decision(at: start, kind: .halved, size: 8, audited: 4, agreed: 2, cap: 4))
@@ -90,11 +90,14 @@ struct BatchAuditTests {
         #expect(record.standing(size: 8, minAgreement: 0.9) == .unproven)
         #expect(record.probeAt == start.addingTimeInterval(AuditRecord.firstPause))
         // An answer of a prompt of 8 sent before the cap changes nothing.
-        #expect(record.record(size: 8, agreed: true, minAgreement: 0.9, at: start) == nil)
+        #expect(record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start) == nil)
         #expect(record.tally(size: 8) == nil)
         // Size 4 holds: proven after four agreeing items; 3 is proven with it.
-        for _ in 0..<3 { #expect(record.record(size: 4, agreed: true, minAgreement: 0.9, at: start) == nil) }
-        #expect(record.record(size: 4, agreed: true, minAgreement: 0.9, at: start)?.kind == .proven)
+        for _ in 0..<3 {
+            #expect(record.record(size: 4, position: 4, agreed: true, minAgreement: 0.9, at: start) == nil)
+        }
+        #expect(
+            record.record(size: 4, position: 4, agreed: true, minAgreement: 0.9, at: start)?.kind == .proven)
         #expect(record.standing(size: 3, minAgreement: 0.9) == .proven)
         #expect(record.standing(size: 4, minAgreement: 0.9) == .proven)
         #expect(record.itemLimit(at: start) == 4)
@@ -103,32 +106,54 @@ struct BatchAuditTests {
     @Test func afterThePauseTheFailedSizeIsProbedAgainAndTheCapGoesWhenItHolds() {
         var record = AuditRecord(job: "j", provider: "sim", model: "m", at: start)
         for agreed in [false, false, false, false] {
-            record.record(size: 2, agreed: agreed, minAgreement: 0.9, at: start)
+            record.record(size: 2, position: 2, agreed: agreed, minAgreement: 0.9, at: start)
         }
         #expect(record.itemLimit(at: start) == 1, "even two a prompt disagree: items go alone")
         #expect(record.decisions.last?.kind == .off)
         let over = start.addingTimeInterval(AuditRecord.firstPause)
         #expect(record.itemLimit(at: over) == 2, "the pause over, the failed size is tried again")
-        #expect(record.record(size: 2, agreed: false, minAgreement: 0.9, at: over) == nil)
+        #expect(record.record(size: 2, position: 2, agreed: false, minAgreement: 0.9, at: over) == nil)
         #expect(record.decisions.last?.kind == .probe)
-        for _ in 0..<3 { record.record(size: 2, agreed: false, minAgreement: 0.9, at: over) }
+        for _ in 0..<3 { record.record(size: 2, position: 2, agreed: false, minAgreement: 0.9, at: over) }
         #expect(record.itemLimit(at: over) == 1)
         #expect(
             record.probeAt == over.addingTimeInterval(2 * AuditRecord.firstPause),
             "a failed probe doubles the pause")
         let later = over.addingTimeInterval(2 * AuditRecord.firstPause)
-        for _ in 0..<3 { record.record(size: 2, agreed: true, minAgreement: 0.9, at: later) }
-        #expect(record.record(size: 2, agreed: true, minAgreement: 0.9, at: later)?.kind == .proven)
+        for _ in 0..<3 { record.record(size: 2, position: 2, agreed: true, minAgreement: 0.9, at: later) }
+        #expect(
+            record.record(size: 2, position: 2, agreed: true, minAgreement: 0.9, at: later)?.kind == .proven)
         #expect(record.itemLimit(at: later) == nil && record.failedSize == nil && record.pauses == 0)
+    }
+
+    /// Two probes cut short by kills, each after its first two places agreed: four agreeing items,
+    /// none from the prompts' last quarter, where answers go wrong first. Not proven: the next
+    /// prompt of the size is a probe again; its last place decides.
+    @Test func agreementAtTheFirstPlacesAloneProvesNothing() {
+        var record = AuditRecord(job: "j", provider: "sim", model: "m", at: start)
+        for position in [1, 3, 1, 3] {
+            #expect(
+                record.record(size: 8, position: position, agreed: true, minAgreement: 0.9, at: start) == nil)
+        }
+        #expect(record.standing(size: 8, minAgreement: 0.9) == .unproven)
+        #expect(record.tally(size: 8) == AuditRecord.Tally(size: 8, audited: 4, agreed: 4, late: nil))
+        #expect(AuditRecord.isLate(position: 7, size: 8) && !AuditRecord.isLate(position: 6, size: 8))
+        #expect(AuditRecord.isLate(position: 3, size: 3) && !AuditRecord.isLate(position: 2, size: 3))
+        let decision = record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start)
+        #expect(decision?.kind == .proven)
+        #expect(record.tally(size: 8)?.late == 1)
     }
 
     @Test func aProvenSizeFailsOnceEnoughLaterAnswersDisagree() {
         var record = AuditRecord(job: "j", provider: "sim", model: "m", at: start)
-        for _ in 0..<4 { record.record(size: 8, agreed: true, minAgreement: 0.9, at: start) }
+        for _ in 0..<4 { record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start) }
         #expect(record.standing(size: 8, minAgreement: 0.9) == .proven)
         // 4 of 7 agree: the interval's top (0.84) is under 0.9; 4 of 6 (0.90) is not yet.
-        for _ in 0..<2 { #expect(record.record(size: 8, agreed: false, minAgreement: 0.9, at: start) == nil) }
-        #expect(record.record(size: 8, agreed: false, minAgreement: 0.9, at: start)?.kind == .halved)
+        for _ in 0..<2 {
+            #expect(record.record(size: 8, position: 8, agreed: false, minAgreement: 0.9, at: start) == nil)
+        }
+        #expect(
+            record.record(size: 8, position: 8, agreed: false, minAgreement: 0.9, at: start)?.kind == .halved)
         #expect(record.itemLimit(at: start) == 4)
     }
 

@@ -268,7 +268,11 @@ extension RunSession {
         let minimum = spec.batching.agreementWanted
         commit.change = AuditChange(
             job: spec.name, provider: context.provider.kind.rawValue, model: model, at: now
-        ) { $0.record(size: target.size, agreed: verdict.agreed, minAgreement: minimum, at: now) }
+        ) {
+            $0.record(
+                size: target.size, position: target.position, agreed: verdict.agreed, minAgreement: minimum,
+                at: now)
+        }
         guard !verdict.agreed else { return commit }
         let result = ResultRecord(
             requestId: record.id, runId: run.id, text: response.text,

@@ -35,6 +35,9 @@ struct AuditRecord: Sendable, Equatable, Codable {
         var size: Int
         var audited = 0
         var agreed = 0
+        /// Of `audited`, those from the last quarter of their prompt (`isLate`), where batched
+        /// answers go wrong first; nil: none (a record written before it was counted).
+        var late: Int?
 
         var agreement: Double { audited == 0 ? 1 : Double(agreed) / Double(audited) }
         var interval: WilsonInterval { WilsonInterval(successes: agreed, trials: audited) }
@@ -93,13 +96,22 @@ struct AuditRecord: Sendable, Equatable, Codable {
 
     func tally(size: Int) -> Tally? { tallies.first { $0.size == size } }
 
-    /// How a prompt of `size` items stands under `minAgreement`.
+    /// How a prompt of `size` items stands under `minAgreement`. A size is proven only by a tally
+    /// that reached its prompts' last quarter: the first places of a prompt answer well longest,
+    /// so agreement there alone (a probe cut short, its last audits lost to a kill) proves nothing.
     func standing(size: Int, minAgreement: Double) -> Standing {
         if let tally = tally(size: size), Self.fails(tally, minAgreement: minAgreement) { return .failed }
         let proven = tallies.contains {
             $0.size >= size && $0.audited >= Self.proofSamples && $0.agreement >= minAgreement
+                && ($0.late ?? 0) > 0
         }
         return proven ? .proven : .unproven
+    }
+
+    /// Whether `position` (from 1) is in the last quarter of a prompt of `size` items (the last
+    /// place at least).
+    static func isLate(position: Int, size: Int) -> Bool {
+        position > size - max(1, size / 4)
     }
 
     /// Whether a size's tally fails it: judged once it has `proofSamples` items, so the order in
@@ -110,10 +122,12 @@ struct AuditRecord: Sendable, Equatable, Codable {
             || (tally.audited >= judgedSamples && tally.agreement < minAgreement)
     }
 
-    /// Folds in one audited item of a prompt of `size` items.
+    /// Folds in one audited item, at `position` (from 1) of a prompt of `size` items.
     /// - Returns: the decision it led to, if any.
     @discardableResult
-    mutating func record(size: Int, agreed: Bool, minAgreement: Double, at now: Date) -> Decision? {
+    mutating func record(size: Int, position: Int, agreed: Bool, minAgreement: Double, at now: Date)
+        -> Decision?
+    {
         updatedAt = now
         // Prompts sent before a cap was set come back after it: already accounted for.
         if let limit = itemLimit(at: now), size > limit { return nil }
@@ -127,6 +141,9 @@ struct AuditRecord: Sendable, Equatable, Codable {
         let wasProven = standing(size: size, minAgreement: minAgreement) == .proven
         tallies[index].audited += 1
         tallies[index].agreed += agreed ? 1 : 0
+        if Self.isLate(position: position, size: size) {
+            tallies[index].late = (tallies[index].late ?? 0) + 1
+        }
         let tally = tallies[index]
         if Self.fails(tally, minAgreement: minAgreement) {
             let halved = max(1, size / 2)
