@@ -42,7 +42,7 @@ extension RunSession {
         results: [String: BatchResult.Outcome], answers: [String: String]
     ) throws(OffpeakError) -> Bool {
         let started = batch.submittedAt ?? batch.preparedAt
-        for (audit, record) in audits {
+        for (audit, record) in audits where audit.outcome == nil {  // else booked by an earlier collect
             if let stop = options.stop, stop.isRequested { return false }
             let now = context.clock()
             let target = answers[record.id].map {
@@ -60,7 +60,6 @@ extension RunSession {
             case .canceled: (commit, booked) = (AuditCommit(ledger: nil), .canceled)
             case .errored, .invalid, nil: (commit, booked) = (AuditCommit(ledger: nil), .errored)
             }
-            guard audit.outcome == nil else { continue }  // booked by an earlier collect
             commit.slot = AuditCommit.Slot(batchID: batch.id, customID: audit.customId, outcome: booked)
             guard let after = try context.store.audits.commitAudit(commit) else { continue }
             auditReads.keep(after, for: batch.model, at: now)
