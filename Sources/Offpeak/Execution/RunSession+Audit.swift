@@ -60,12 +60,8 @@ extension RunSession {
             let size = call.requests.count
             let model = call.request.model
             let record = auditRecord(of: model)
-            let costs = AuditCosts(
-                call: call, price: context.prices.cost(of: model),
-                cachedPrefix: PromptCacheMinimum.cachedPrefix(
-                    of: call.request, provider: context.provider.kind) ?? 0)
-            let remaining = max(0, run.itemsTotal - run.itemsDone - run.itemsFailed)
-            let runLeft = share.perItem(done: run.itemsDone, estimate: costs.batchedItem) * Double(remaining)
+            let costs = auditCosts(call)
+            let runLeft = runLeft(share, costs: costs)
             if record?.standing(size: size, minAgreement: minimum) ?? .unproven == .proven {
                 call.auditing = call.requests.indices.filter { index in
                     AuditSampling.sampled(call.requests[index].id, rate: spec.auditing.rate)
@@ -91,6 +87,21 @@ extension RunSession {
             kept.append(call)
         }
         return kept
+    }
+
+    /// What auditing `call`'s items may cost, with the provider's prompt cache.
+    private func auditCosts(_ call: PlannedCall) -> AuditCosts {
+        AuditCosts(
+            call: call, price: context.prices.cost(of: call.request.model),
+            cachedPrefix: PromptCacheMinimum.cachedPrefix(of: call.request, provider: context.provider.kind)
+                ?? 0)
+    }
+
+    /// What the run's items not answered yet should cost, at `share`'s cost per item so far (or
+    /// `costs`' estimate of a batched item before any is done).
+    private func runLeft(_ share: AuditShare, costs: AuditCosts) -> AuditShare.Cost {
+        let remaining = max(0, run.itemsTotal - run.itemsDone - run.itemsFailed)
+        return share.perItem(done: run.itemsDone, estimate: costs.batchedItem) * Double(remaining)
     }
 
     /// The room the audit has in the run's spend (`JobSpec.Audit.maxShare`), the audit calls
@@ -126,19 +137,13 @@ extension RunSession {
         let answers = Dictionary(
             receipt.results.map { ($0.requestId, $0.text) }, uniquingKeysWith: { a, _ in a })
         var share = call.auditProbe ? nil : try auditShare()
-        let costs = AuditCosts(
-            call: call, price: context.prices.cost(of: call.request.model),
-            cachedPrefix: PromptCacheMinimum.cachedPrefix(of: call.request, provider: context.provider.kind)
-                ?? 0)
+        let costs = auditCosts(call)
         for index in call.auditing where index < call.requests.count {
             let record = call.requests[index]
             guard let answer = answers[record.id] else { continue }
             let single = costs.single(index, answerTokens: TokenEstimator.tokens(answer))
             if var gate = share {
-                let remaining = max(0, run.itemsTotal - run.itemsDone - run.itemsFailed)
-                let runLeft =
-                    gate.perItem(done: run.itemsDone, estimate: costs.batchedItem) * Double(remaining)
-                guard gate.admits([single], runLeft: runLeft) else { continue }
+                guard gate.admits([single], runLeft: runLeft(gate, costs: costs)) else { continue }
                 share = gate
             }
             audit.queued = audit.queued + (share?.counted(single) ?? single)
