@@ -74,6 +74,11 @@ public struct SimOptions: Sendable, Equatable {
     /// When set, every results download (Anthropic `.../results`, OpenAI `/v1/files/{id}/content`)
     /// answers this status, 400-599, with an error body: results that cannot be fetched.
     public var resultsStatus: Int?
+    /// Chance, in 0...1, that a flex call (`service_tier: "flex"` on chat completions) is refused
+    /// for capacity: a 429 `resource_unavailable`, not billed (`FlexGate`).
+    public var flexRefuseRate = 0.0
+    /// How many times longer a flex call takes than a live one.
+    public var flexSlowdown = 3.0
     /// swift-log level name for the server's own log on stderr.
     public var logLevel = "info"
 
@@ -111,6 +116,8 @@ public struct SimOptions: Sendable, Equatable {
         try check(retryAfterSeconds >= 0, "--retry-after must not be negative")
         try check(timeoutDelaySeconds >= 0, "--timeout-delay must not be negative")
         try check(batchDelaySeconds >= 0, "--batch-delay must not be negative")
+        try check((0...1).contains(flexRefuseRate), "--flex-refuse-rate must be in 0...1")
+        try check(flexSlowdown >= 1, "--flex-slowdown must be at least 1")
         try check(
             [batchErrorRate, batchExpireRate, batchCancelRate].allSatisfy { (0...1).contains($0) }
                 && batchErrorRate + batchExpireRate + batchCancelRate <= 1,

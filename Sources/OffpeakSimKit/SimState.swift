@@ -19,6 +19,8 @@ struct SimState: Sendable {
     let batches: BatchBook
     /// The seed of every random draw, picked at random when `--seed` is not given.
     let seed: UInt64
+    /// Flex processing's refusals and slowdown.
+    let flex: FlexGate
 
     init(options: SimOptions) {
         self.options = options
@@ -39,6 +41,7 @@ struct SimState: Sendable {
         self.limiter = RateLimiter(limits: options.rateLimits)
         self.sources = SourceLibrary()
         self.shutdown = ShutdownNotice()
+        self.flex = FlexGate(refuseRate: options.flexRefuseRate, slowdown: options.flexSlowdown, seed: seed)
     }
 
     /// `POST /sim/reset`: a fresh sim without a restart.
@@ -53,6 +56,7 @@ struct SimState: Sendable {
         weak.reset()
         sources.reset()
         batches.reset()
+        flex.reset()
     }
 
     /// The refusal a server without structured output (`--no-structured-output`) gives a call that

@@ -205,6 +205,15 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "Chance, in 0...1, that a provider batch request ends canceled.")
     var batchCancelRate = 0.0
 
+    @Option(
+        help:
+            "Chance, in 0...1, that a flex call (service_tier flex) is refused for capacity: a 429 resource_unavailable, not billed."
+    )
+    var flexRefuseRate = 0.0
+
+    @Option(help: "How many times longer a flex call takes than a live one.")
+    var flexSlowdown = SimOptions().flexSlowdown
+
     @Option(help: "Require this API key (x-api-key for Anthropic, Authorization: Bearer for OpenAI).")
     var requireKey: String?
 
@@ -275,6 +284,8 @@ struct SimCommand: AsyncParsableCommand {
         options.batchErrorRate = batchErrorRate
         options.batchExpireRate = batchExpireRate
         options.batchCancelRate = batchCancelRate
+        options.flexRefuseRate = flexRefuseRate
+        options.flexSlowdown = flexSlowdown
         options.pathPrefix = pathPrefix
         options.relativeResultsURL = relativeResultsUrl
         options.resultsOrigin = resultsOrigin

@@ -67,7 +67,7 @@ struct BatchLaneChoiceTests {
             #expect(error.status == .dataError)
             #expect(error.location == "jobs/j.yaml:4:7")
             #expect(error.message.hasPrefix("lane: "), "\(error)")
-            #expect(error.message.contains("live, batch, auto"), "\(error)")
+            #expect(error.message.contains("live, batch, flex, auto"), "\(error)")
         }
     }
 

@@ -55,7 +55,7 @@ import Testing
             input: billed["input_tokens"] ?? 0, output: billed["output_tokens"] ?? 0,
             cacheRead: billed["cache_read_input_tokens"] ?? 0,
             cacheWrite: billed["cache_creation_input_tokens"] ?? 0)
-        return price.dollars(for: usage, batch: true)
+        return price.dollars(for: usage, lane: .batch)
     }
 
     static func batchCounts(_ sim: SimProcess) throws -> [String: Double] {

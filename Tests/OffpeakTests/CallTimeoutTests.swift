@@ -71,7 +71,7 @@ struct CallTimeoutTests {
         let sentence = String(repeating: "word ", count: 32) + "end."
         let request = CompletionRequest(
             model: "m", messages: [ChatMessage(role: .user, content: sentence)], maxTokens: 100)
-        let reply = provider.call(request, timeout: 20)
+        let reply = provider.call(request, timeout: 20, lane: .live)
         let answer = try reply.answer.get()
         #expect(answer.finishReason == .stop)
         #expect(reply.attempts == 1)

@@ -199,7 +199,7 @@ struct LedgerStoreRoleTests {
         try Self.openBatch(roles, id: "b1", run: "r1", dollars: 0.5, tokens: (1_000, 200))
 
         let lanes = try #require(try roles.ledger.spendByLane())
-        #expect(lanes.map(\.batch) == [false, true])
+        #expect(lanes.map(\.lane) == [.live, .batch])
         #expect(lanes.map(\.model) == ["m", "m2"])
         #expect(lanes.map(\.items) == [2, 1])
         #expect(lanes.map(\.spend.dollars) == [0.5, 0.25])

@@ -25,9 +25,9 @@ struct PriceTableTests {
         let sonnet = try #require(PriceTable.bundled.price(for: "claude-sonnet-4-5"))
         let usage = Usage(input: 1_000_000, output: 100_000, cacheRead: 2_000_000, cacheWrite: 400_000)
         // 1M x $3 + 0.1M x $15 + 2M x $0.30 + 0.4M x $3.75
-        #expect(close(sonnet.dollars(for: usage, batch: false), 3 + 1.5 + 0.6 + 1.5))
+        #expect(close(sonnet.dollars(for: usage, lane: .live), 3 + 1.5 + 0.6 + 1.5))
         // Batch halves every part, cache included.
-        #expect(close(sonnet.dollars(for: usage, batch: true), (3 + 1.5 + 0.6 + 1.5) / 2))
+        #expect(close(sonnet.dollars(for: usage, lane: .batch), (3 + 1.5 + 0.6 + 1.5) / 2))
         // Naively every input token is billed at $3 and nothing is discounted.
         #expect(close(sonnet.naiveDollars(for: usage), 3.4 * 3 + 1.5))
     }
@@ -35,7 +35,7 @@ struct PriceTableTests {
     @Test func openAICachedReadsAreDiscounted() throws {
         let mini = try #require(PriceTable.bundled.price(for: "gpt-4o-mini"))
         let usage = Usage(input: 1_000_000, output: 1_000_000, cacheRead: 1_000_000)
-        #expect(close(mini.dollars(for: usage, batch: false), 0.15 + 0.60 + 0.075))
+        #expect(close(mini.dollars(for: usage, lane: .live), 0.15 + 0.60 + 0.075))
         #expect(close(mini.naiveDollars(for: usage), 0.30 + 0.60))
     }
 
@@ -44,10 +44,10 @@ struct PriceTableTests {
             inputCostPerToken: 2e-6, outputCostPerToken: 0, litellmProvider: "anthropic")
         let other = ModelPrice(inputCostPerToken: 2e-6, outputCostPerToken: 0, litellmProvider: "openai")
         let usage = Usage(cacheRead: 1_000_000, cacheWrite: 1_000_000)
-        #expect(close(anthropic.dollars(for: usage, batch: false), 2 * 1.25 + 2 * 0.1))
-        #expect(close(other.dollars(for: usage, batch: false), 4))
+        #expect(close(anthropic.dollars(for: usage, lane: .live), 2 * 1.25 + 2 * 0.1))
+        #expect(close(other.dollars(for: usage, lane: .live), 4))
         // No batch prices: half the live ones, as both providers bill their batch APIs (issue 12).
-        #expect(close(other.dollars(for: usage, batch: true), 2))
+        #expect(close(other.dollars(for: usage, lane: .batch), 2))
         #expect(!other.hasBatchPrices && !anthropic.hasBatchPrices)
     }
 

@@ -133,7 +133,7 @@ extension LedgerEntry {
     /// Inserts the row as an offpeak before v14 wrote it: without the `host` column (nor v20's
     /// `search_requests`, nor v21's `audit`).
     func insertBeforeHosts(_ db: Database) throws {
-        try insertAsBefore(db, table: "ledger", without: ["host", "search_requests", "audit"])
+        try insertAsBefore(db, table: "ledger", without: ["host", "search_requests", "audit", "flex"])
     }
 }
 

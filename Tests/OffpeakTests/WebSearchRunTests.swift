@@ -56,7 +56,7 @@ struct WebSearchRunTests {
             for: Usage(
                 input: first.spend.inputTokens, output: first.spend.outputTokens,
                 cacheRead: first.spend.cacheReadTokens, cacheWrite: first.spend.cacheWriteTokens),
-            batch: false)
+            lane: .live)
         #expect(abs(first.spend.dollars - (tokens + 0.03)) < 1e-9, "three searches at $0.01 each")
 
         let prompts = try store.runs.requests(runID: first.run.id).map {

@@ -37,7 +37,9 @@ enum BatchLane {
         now: Date
     ) -> (api: (any BatchAPI)?, why: String?) {
         let asked = spec.lane ?? .auto
-        if asked == .live || (asked == .auto && workspaceLane == .live) { return (nil, nil) }
+        if asked == .live || asked == .flex || (asked == .auto && [.live, .flex].contains(workspaceLane)) {
+            return (nil, nil)
+        }
         guard let api = provider.batches else {
             return (nil, asked == .batch ? "\(provider.kind.rawValue) has no batch API; calls go live" : nil)
         }

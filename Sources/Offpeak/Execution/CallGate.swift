@@ -27,8 +27,9 @@ struct CallGate: Sendable {
         var price: ModelPrice?
         var inputTokens: Int
         var maxOutputTokens: Int
-        /// Sent through a provider batch: its worst case is at the batch prices.
-        var batch = false
+        /// The lane it goes in: its worst case is at that lane's prices; a provider batch has no
+        /// window to fit.
+        var lane = CallLane.live
         /// Web searches the call may run (`CompletionRequest.searchUses`).
         var searches = 0
     }
@@ -63,7 +64,7 @@ struct CallGate: Sendable {
         }
         let worst = call.price?.dollars(
             for: Usage(input: call.inputTokens, output: call.maxOutputTokens, searches: call.searches),
-            batch: call.batch)
+            lane: call.lane)
         if let over = BudgetGuard(budget: budget).check(
             spent: spent, inputTokens: call.inputTokens, maxOutputTokens: call.maxOutputTokens,
             worstDollars: worst)

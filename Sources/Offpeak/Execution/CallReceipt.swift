@@ -10,6 +10,8 @@ struct CallReceipt: Sendable {
     var retry: [(id: String, reason: String)] = []
     /// Items to ask again after a backoff.
     var later: [(id: String, reason: String, at: Date)] = []
+    /// Items to ask again at a time, no attempt counted (`CallCommit.postponed`).
+    var postponed: [(id: String, reason: String, at: Date)] = []
     /// Items that will not be asked again.
     var failed: [(id: String, reason: String)] = []
     /// New answers to keep, each under its item's own key.
@@ -47,22 +49,23 @@ struct LedgerLine: Sendable {
     /// The host making the calls (`HostName`).
     var host: String
 
-    /// A row for one call, priced with `price` (`nil`: unpriced, recorded at $0 and marked so), at
-    /// the batch prices when it went through a provider batch.
+    /// A row for one call, priced with `price` (`nil`: unpriced, recorded at $0 and marked so) at
+    /// the prices of the call's `lane`.
     func entry(
         model: String, items: Int, usage: Usage, usageEstimated: Bool, price: ModelPrice?, at now: Date,
-        latency: TimeInterval, batch: Bool = false
+        latency: TimeInterval, lane: CallLane = .live
     ) -> LedgerEntry {
         var entry = LedgerEntry(
             id: nil, at: now, job: job, runId: runID, provider: provider.rawValue, model: model, tier: tier,
             downgraded: downgraded, items: items, inputTokens: usage.input, outputTokens: usage.output,
             cacheReadTokens: usage.cacheRead, cacheWriteTokens: usage.cacheWrite,
-            dollars: price?.dollars(for: usage, batch: batch) ?? 0,
-            naiveDollars: price?.naiveDollars(for: usage) ?? 0, batchApi: batch, cacheHit: false,
+            dollars: price?.dollars(for: usage, lane: lane) ?? 0,
+            naiveDollars: price?.naiveDollars(for: usage) ?? 0, batchApi: lane == .batch, cacheHit: false,
             usageEstimated: usageEstimated, latencyMs: Int(latency * 1000))
         // Searches the table has no price for cost an unknown amount, as an unpriced model's tokens do.
         entry.unpriced = price == nil || (usage.searches > 0 && price?.perSearch == nil)
         entry.host = host
+        entry.flex = lane == .flex
         entry.searchRequests = usage.searches
         return entry
     }
@@ -71,15 +74,15 @@ struct LedgerLine: Sendable {
 extension CallReceipt {
     /// An answered call: one item's answer, or a batched answer split into its items' answers (with
     /// the call's cost shared by token share) and the items it lost, to be asked again.
-    /// - Parameter batch: the answer came through a provider batch (batch prices).
+    /// - Parameter lane: the lane the answer came through (its prices).
     static func answered(
         _ call: PlannedCall, response: CompletionResponse, price: ModelPrice?, line: LedgerLine,
-        started: Date, now: Date, batch: Bool = false
+        started: Date, now: Date, lane: CallLane = .live
     ) -> CallReceipt {
         let ledger = line.entry(
             model: call.request.model, items: call.requests.count, usage: response.usage,
             usageEstimated: response.usageEstimated, price: price, at: now,
-            latency: now.timeIntervalSince(started), batch: batch)
+            latency: now.timeIntervalSince(started), lane: lane)
         if call.isBatched {
             return batched(call, response: response, price: price, ledger: ledger, runID: line.runID)
         }

@@ -53,13 +53,18 @@ struct CallTimeout: Sendable, Equatable {
 }
 
 extension RunContext {
-    /// The timeout of `request`'s call (nil: `http.timeout`), logged at debug (`--verbose`) when its
-    /// model's measured speed raises it.
-    func timeout(for request: CompletionRequest, inputTokens: Int) throws(OffpeakError) -> TimeInterval? {
+    /// The timeout of `request`'s call in `lane` (nil: `http.timeout`), logged at debug
+    /// (`--verbose`) when its model's measured speed raises it. A flex call gets at least what the
+    /// provider's guide advises (`FlexProcessing.timeout`): it may queue for capacity first.
+    func timeout(for request: CompletionRequest, inputTokens: Int, lane: CallLane = .live)
+        throws(OffpeakError)
+        -> TimeInterval?
+    {
         let raised = callTimeout.raised(
             model: request.model, inputTokens: inputTokens, maxOutput: request.maxTokens,
             speed: try latency(of: request.model))
         if let raised { logger.debug("\(raised.why)") }
-        return raised?.seconds
+        guard lane == .flex, let flex = provider.capabilities.flex else { return raised?.seconds }
+        return max(raised?.seconds ?? callTimeout.floor, flex.timeout)
     }
 }

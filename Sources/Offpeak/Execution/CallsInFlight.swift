@@ -19,6 +19,8 @@ final class CallsInFlight: Sendable {
         var ended: Date
         /// The call's budget reservation, released when it is committed.
         var reservation: Int64?
+        /// The lane it went in (`live` or `flex`): what it is billed.
+        var lane: CallLane = .live
     }
 
     /// What a call may cost at worst: the run's budgets count it while it is in flight.
@@ -58,10 +60,12 @@ final class CallsInFlight: Sendable {
     }
 
     /// Sends `call` on a thread of its own.
-    /// - Parameter send: the blocking provider call.
+    /// - Parameters:
+    ///   - lane: the lane `send` sends it in.
+    ///   - send: the blocking provider call.
     func start(
         _ call: PlannedCall, ticket: CallLimiter.CallTicket, worst: Worst, reservation: Int64? = nil,
-        send: @escaping @Sendable (CompletionRequest) -> CallReply
+        lane: CallLane = .live, send: @escaping @Sendable (CompletionRequest) -> CallReply
     ) {
         state.withLock { $0.inFlight[ticket.number] = worst }
         Thread.detachNewThread { [self] in
@@ -69,7 +73,7 @@ final class CallsInFlight: Sendable {
             let reply = send(call.request)
             let done = Finished(
                 call: call, ticket: ticket, reply: reply, started: started, ended: Date(),
-                reservation: reservation)
+                reservation: reservation, lane: lane)
             state.withLock { $0.finished.append(done) }
             arrivals.signal()
         }

@@ -23,15 +23,16 @@ extension JobRunner {
         if !failing.isEmpty && !options.force {
             return leave("its conditions do not hold here (\(sentence))")
         }
-        let lane = BatchLane.choose(
-            spec: spec, workspaceLane: config.lane, provider: provider, deadlineAt: run.deadlineAt,
-            now: Date())
+        let lane = LaneChoice.choose(
+            spec: spec, model: run.model, prices: prices, workspaceLane: config.lane, provider: provider,
+            deadlineAt: run.deadlineAt, now: Date())
         if lane.api != nil { return leave("its calls go in provider batches, which that host collects") }
         if try store.runs.isCanceled(runID: run.id) { return leave("it was canceled") }
         let context = self.context(
             for: spec, hold: RunHold(owner: owner, ttl: leaseTTL, leased: false), options: options)
         defer { try? context.limiter.flush(now: Date()) }
         var session = RunSession(context: context, spec: spec, run: run, options: options)
+        session.callLane = lane.lane == .flex ? .flex : .live
         defer { try? store.leases.releaseClaim(runID: run.id, owner: owner) }
         let stop = try session.help()
         try cache.flush()

@@ -122,10 +122,11 @@ public struct JobRunner: Sendable {
         var session = RunSession(context: context, spec: spec, run: run, options: options)
         if !failing.isEmpty && options.force { session.forcedPast = failing }
         session.holdCalls = holdCalls
-        let lane = BatchLane.choose(
-            spec: spec, workspaceLane: config.lane, provider: provider, deadlineAt: run.deadlineAt,
-            now: Date())
+        let lane = LaneChoice.choose(
+            spec: spec, model: run.model, prices: prices, workspaceLane: config.lane, provider: provider,
+            deadlineAt: run.deadlineAt, now: Date())
         session.batchAPI = lane.api
+        session.callLane = lane.lane == .flex ? .flex : .live
         session.canceled = try store.runs.isCanceled(runID: run.id)
         if let why = lane.why { logger.info("job \(spec.name): \(why)") }
         if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {

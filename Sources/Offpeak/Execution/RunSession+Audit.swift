@@ -219,7 +219,7 @@ extension RunSession {
         let now = context.clock()
         let commit = auditCommit(
             record, target: target, model: model, answer: done.reply.answer,
-            latency: done.ended.timeIntervalSince(done.started), batch: false, now: now)
+            latency: done.ended.timeIntervalSince(done.started), lane: done.lane, now: now)
         if case .failure(let error) = done.reply.answer {
             context.logger.info(
                 "an audit call for \(record.itemId) failed (its batched answer stays): \(error)")
@@ -243,13 +243,13 @@ extension RunSession {
     /// did not answer the item) nothing is compared.
     func auditCommit(
         _ record: RequestRecord, target: AuditTarget?, model: String,
-        answer: Result<CompletionResponse, any Error>, latency: TimeInterval, batch: Bool, now: Date
+        answer: Result<CompletionResponse, any Error>, latency: TimeInterval, lane: CallLane, now: Date
     ) -> AuditCommit {
         let price = context.prices.cost(of: model)
         guard case .success(let response) = answer else {
             var ledger = ledgerLine.entry(
                 model: model, items: 1, usage: Usage(input: 0, output: 0), usageEstimated: false,
-                price: price, at: now, latency: latency, batch: batch)
+                price: price, at: now, latency: latency, lane: lane)
             ledger.audit = true
             ledger.failed = true
             ledger.naiveDollars = 0
@@ -257,7 +257,7 @@ extension RunSession {
         }
         var ledger = ledgerLine.entry(
             model: model, items: 1, usage: response.usage, usageEstimated: response.usageEstimated,
-            price: price, at: now, latency: latency, batch: batch)
+            price: price, at: now, latency: latency, lane: lane)
         ledger.audit = true
         ledger.naiveDollars = 0  // a call the naive way would not make
         var commit = AuditCommit(ledger: ledger)
@@ -390,7 +390,7 @@ struct AuditCosts {
     private func cost(input: Int, output: Int, cached: Int) -> AuditShare.Cost {
         let usage = Usage(input: input, output: output, cacheRead: cached)
         return AuditShare.Cost(
-            dollars: price?.dollars(for: usage, batch: false) ?? 0,
+            dollars: price?.dollars(for: usage, lane: .live) ?? 0,
             tokens: Double(input + cached) + Double(output) * (price?.outputWeight ?? 5))
     }
 }

@@ -36,7 +36,7 @@ extension RunSession {
                     let requests = [call.request] + singles.map(\.request)
                     let size = requests.reduce(0) { $0 + BatchLane.estimatedBytes($1) }
                     if !take.isEmpty, bytes + size > api.limits.maxBytes / 10 * 9 { break }
-                    if let refused = try admit(call, price: price, inFlight: worst, batch: true) {
+                    if let refused = try admit(call, price: price, inFlight: worst, lane: .batch) {
                         stop = refused
                         break
                     }
@@ -46,7 +46,7 @@ extension RunSession {
                         cost.inputTokens += input
                         cost.outputTokens += request.maxTokens
                         cost.dollars +=
-                            price?.dollars(for: request.worstUsage(inputTokens: input), batch: true) ?? 0
+                            price?.dollars(for: request.worstUsage(inputTokens: input), lane: .batch) ?? 0
                     }
                     let reserved = try reserve(cost, settling: nil)
                     if let refused = reserved.stop {

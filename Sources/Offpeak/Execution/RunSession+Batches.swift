@@ -211,7 +211,7 @@ extension RunSession {
         case .succeeded(let response):
             let receipt = CallReceipt.answered(
                 call, response: response, price: price, line: ledgerLine,
-                started: batch.submittedAt ?? batch.preparedAt, now: Date(), batch: true)
+                started: batch.submittedAt ?? batch.preparedAt, now: Date(), lane: .batch)
             if let answer = receipt.batchedAnswer { learn(from: answer, model: call.request.model) }
             var booking = BatchBooking.answered(ledger: receipt.ledger, results: receipt.results)
             booking.failed = receipt.failed

@@ -23,8 +23,14 @@ struct RunSession {
     var notices: [String] = []
     /// Models already warned about as having no price.
     var unpricedModels: Set<String> = []
-    /// The provider's batch API when the pass sends its calls through the batch lane; nil: live.
+    /// The provider's batch API when the pass sends its calls through the batch lane; nil: they go
+    /// straight to the provider, in `callLane`.
     var batchAPI: (any BatchAPI)?
+    /// How the pass's calls that go straight to the provider go: `live`, or `flex` (`FlexLane`),
+    /// until a refusal near the deadline sends the rest live.
+    var callLane = CallLane.live
+    /// Flex calls this pass saw refused for capacity (`flexRefused`).
+    var flexRefusals = 0
     /// Items this pass put in provider batches.
     var submittedNow = 0
     /// The user canceled the run (`offpeak cancel`): the pass only collects its provider batches.
@@ -251,7 +257,8 @@ struct RunSession {
             return nil
         }
         let price = context.prices.cost(of: request.model)
-        if let refused = try admit(call, price: price, inFlight: calls.worst) {
+        let lane = callLane
+        if let refused = try admit(call, price: price, inFlight: calls.worst, lane: lane) {
             context.limiter.withdraw(ticket)
             return refused
         }
@@ -262,17 +269,17 @@ struct RunSession {
         }
         let worst = CallsInFlight.Worst(
             inputTokens: inputTokens, outputTokens: request.maxTokens,
-            dollars: price?.dollars(for: request.worstUsage(inputTokens: inputTokens), batch: false) ?? 0)
+            dollars: price?.dollars(for: request.worstUsage(inputTokens: inputTokens), lane: lane) ?? 0)
         let reserved = try reserve(worst, settling: calls)
         if let stop = reserved.stop {
             context.limiter.withdraw(ticket)
             return stop
         }
         callsMade += 1
-        let timeout = try context.timeout(for: request, inputTokens: inputTokens)
-        calls.start(call, ticket: ticket, worst: worst, reservation: reserved.id) {
+        let timeout = try context.timeout(for: request, inputTokens: inputTokens, lane: lane)
+        calls.start(call, ticket: ticket, worst: worst, reservation: reserved.id, lane: lane) {
             [provider = context.provider] in
-            provider.call($0, timeout: timeout)
+            provider.call($0, timeout: timeout, lane: lane)
         }
         return nil
     }
@@ -286,12 +293,13 @@ struct RunSession {
 
     /// The gate's decision for `call`, its worst case counted with those of the calls in flight (or
     /// the batches out); a budget that stops the run is recorded on it.
-    /// - Parameter batch: the call goes in a provider batch: batch prices, and no window to fit.
-    mutating func admit(_ call: PlannedCall, price: ModelPrice?, inFlight: Spend, batch: Bool = false)
+    /// - Parameter lane: the call's lane: its prices; a provider batch has no window to fit.
+    mutating func admit(_ call: PlannedCall, price: ModelPrice?, inFlight: Spend, lane: CallLane)
         throws(OffpeakError) -> RunStop?
     {
         let request = call.request
         let store = context.store
+        let batch = lane == .batch
         var spent = try spentSoFar(batch: batch)
         spent.calls += inFlight.calls
         spent.inputTokens += inFlight.inputTokens
@@ -300,7 +308,7 @@ struct RunSession {
         let decision = try gate.decide(
             CallGate.Call(
                 model: request.model, price: price, inputTokens: TokenEstimator.inputTokens(request),
-                maxOutputTokens: request.maxTokens, batch: batch, searches: request.searchUses ?? 0),
+                maxOutputTokens: request.maxTokens, lane: lane, searches: request.searchUses ?? 0),
             spent: spent, callsMade: callsMade, now: Date(),
             conditions: { [options] in options.gate?.read() },
             expectedSeconds: { () throws(OffpeakError) -> Double? in
@@ -348,7 +356,7 @@ struct RunSession {
             FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
             receipt = CallReceipt.answered(
                 call, response: response, price: price, line: ledgerLine, started: done.started,
-                now: done.ended)
+                now: done.ended, lane: done.lane)
             cache = cacheWrite(receipt.cacheEntries)
             try readCommit()  // the model's record as the last answer left it
             taught = receipt.batchedAnswer.map { lesson(from: $0, model: call.request.model) }
@@ -358,11 +366,13 @@ struct RunSession {
             let ledger = ledgerLine.entry(
                 model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
                 usageEstimated: false, price: price, at: done.ended,
-                latency: done.ended.timeIntervalSince(done.started))
+                latency: done.ended.timeIntervalSince(done.started), lane: done.lane)
             if refusedStructured(call, error: error) {
                 var ledger = ledger
                 ledger.failed = true
                 receipt = CallReceipt(ledger: ledger)  // its items stay pending, to go without the form
+            } else if done.lane == .flex, FlexProcessing.isCapacityRefusal(error) {
+                receipt = flexRefused(call, ledger: ledger, error: error)
             } else {
                 receipt = failure(error, call: call, ledger: ledger)
             }
@@ -399,8 +409,8 @@ struct RunSession {
         let pending = try context.store.runs.startCommit(
             CallCommit(
                 run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
-                failed: receipt.failed, later: receipt.later, lease: context.lease, reservation: reservation,
-                fitness: lesson?.change, cache: cache))
+                failed: receipt.failed, later: receipt.later, postponed: receipt.postponed,
+                lease: context.lease, reservation: reservation, fitness: lesson?.change, cache: cache))
         sentCommit = SentCall(pending: pending, lesson: lesson)
         if let ledger = receipt.ledger { knownSpend?.add(ledger) }
         answeredNow += receipt.itemsAnswered

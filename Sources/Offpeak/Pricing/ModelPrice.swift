@@ -9,6 +9,11 @@ struct ModelPrice: Sendable, Equatable, Codable {
     var cacheCreationInputTokenCost: Double?
     var inputCostPerTokenBatches: Double?
     var outputCostPerTokenBatches: Double?
+    /// Flex processing's prices (`CallLane.flex`), as LiteLLM lists them for OpenAI's models; a
+    /// model without them bills flex at its batch prices, as OpenAI does.
+    var inputCostPerTokenFlex: Double?
+    var outputCostPerTokenFlex: Double?
+    var cacheReadInputTokenCostFlex: Double?
     var maxInputTokens: Int?
     var maxOutputTokens: Int?
     /// LiteLLM's legacy limit, usually the output limit.
@@ -40,6 +45,9 @@ struct ModelPrice: Sendable, Equatable, Codable {
         case cacheCreationInputTokenCost = "cache_creation_input_token_cost"
         case inputCostPerTokenBatches = "input_cost_per_token_batches"
         case outputCostPerTokenBatches = "output_cost_per_token_batches"
+        case inputCostPerTokenFlex = "input_cost_per_token_flex"
+        case outputCostPerTokenFlex = "output_cost_per_token_flex"
+        case cacheReadInputTokenCostFlex = "cache_read_input_token_cost_flex"
         case maxInputTokens = "max_input_tokens"
         case maxOutputTokens = "max_output_tokens"
         case maxTokens = "max_tokens"
@@ -79,28 +87,35 @@ struct ModelPrice: Sendable, Equatable, Codable {
         litellmProvider?.lowercased().contains("anthropic") == true
     }
 
-    /// What the tokens of one call cost.
+    /// What the tokens of one call cost in `lane`.
     ///
     /// When the table lacks a price, it is derived rather than guessed low:
     /// - cache writes: 1.25x input for Anthropic-like models (their 5-minute cache rate), else the
     ///   input price; cache reads: 0.1x input for Anthropic-like models, else the input price;
-    /// - batch: without batch prices the normal ones apply (no discount is assumed). With them,
-    ///   cache reads and writes get the same discount as input, as both providers bill.
+    /// - batch: without batch prices the normal ones apply at half (both providers' discount).
+    ///   Cache reads and writes get the same discount as input, as both providers bill;
+    /// - flex: its own prices where the table has them, else the batch prices (OpenAI bills flex
+    ///   "at Batch API rates").
     ///
-    /// Web searches cost `perSearch` each, in a batch too (neither provider discounts them).
-    ///
-    /// - Parameter batch: the call went through a batch API.
-    func dollars(for usage: Usage, batch: Bool) -> Double {
+    /// Web searches cost `perSearch` each, in any lane (no provider discounts them).
+    func dollars(for usage: Usage, lane: CallLane) -> Double {
         let input = inputCostPerToken ?? 0
         let output = outputCostPerToken ?? 0
         let cacheWrite = cacheCreationInputTokenCost ?? (isAnthropicLike ? input * 1.25 : input)
-        let cacheRead = cacheReadInputTokenCost ?? (isAnthropicLike ? input * 0.1 : input)
+        var cacheRead = cacheReadInputTokenCost ?? (isAnthropicLike ? input * 0.1 : input)
         var inputFactor = 1.0
         var outputPrice = output
-        if batch {
+        if lane != .live {
             inputFactor = 0.5
             if let batchInput = inputCostPerTokenBatches, input > 0 { inputFactor = batchInput / input }
             outputPrice = outputCostPerTokenBatches ?? output * 0.5
+        }
+        if lane == .flex {
+            if let flexInput = inputCostPerTokenFlex, input > 0 { inputFactor = flexInput / input }
+            if let flexOutput = outputCostPerTokenFlex { outputPrice = flexOutput }
+            if let flexRead = cacheReadInputTokenCostFlex, inputFactor > 0 {
+                cacheRead = flexRead / inputFactor
+            }
         }
         let inputDollars =
             Double(usage.input) * input + Double(usage.cacheWrite) * cacheWrite + Double(usage.cacheRead)
@@ -112,7 +127,7 @@ struct ModelPrice: Sendable, Equatable, Codable {
     func searchDollars(_ searches: Int) -> Double { Double(searches) * (perSearch ?? 0) }
 
     /// What the same tokens would cost sent plainly: no prompt cache, no batch discount. The
-    /// difference from `dollars(for:batch:)` is what offpeak saved.
+    /// difference from `dollars(for:lane:)` is what offpeak saved.
     func naiveDollars(for usage: Usage) -> Double {
         Double(usage.totalInput) * (inputCostPerToken ?? 0) + Double(usage.output) * (outputCostPerToken ?? 0)
             + searchDollars(usage.searches)
@@ -122,6 +137,9 @@ struct ModelPrice: Sendable, Equatable, Codable {
 extension ModelPrice {
     /// Whether the table gives batch prices; without them a batch is priced at half the live price.
     var hasBatchPrices: Bool { inputCostPerTokenBatches != nil || outputCostPerTokenBatches != nil }
+
+    /// Whether the table gives flex prices: the model takes flex processing, whatever its name.
+    var hasFlexPrices: Bool { inputCostPerTokenFlex != nil || outputCostPerTokenFlex != nil }
 
     /// What one output token costs in input tokens, for weighing output against input; nil when
     /// the table lacks either price.

@@ -22,10 +22,13 @@ enum CallOutcome: Sendable, Equatable {
     }
 
     /// An HTTP answer that means "slow down": a 429 rate limit (not a spent account, which no
-    /// waiting fixes), Anthropic's 529 overloaded, or a 503 (what OpenAI answers when overloaded).
+    /// waiting fixes, nor a flex call refused for want of capacity, which says nothing of our
+    /// pace), Anthropic's 529 overloaded, or a 503 (what OpenAI answers when overloaded).
     static func throttles(status: Int, errorCode: String?, message: String) -> Bool {
         switch status {
-        case 429: return !RetryPolicy.isSpendLimit(errorCode: errorCode, message: message)
+        case 429:
+            return !RetryPolicy.isSpendLimit(errorCode: errorCode, message: message)
+                && !FlexProcessing.isCapacityRefusal(errorCode: errorCode, message: message)
         case 503, 529: return true
         default: return false
         }

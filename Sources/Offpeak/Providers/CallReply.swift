@@ -26,14 +26,20 @@ struct CallReply: Sendable {
 }
 
 extension CompletionProvider {
-    /// `call(_:timeout:)` within the configured `http.timeout`.
+    /// A live `call(_:timeout:lane:)` within the configured `http.timeout`.
     func call(_ request: CompletionRequest) -> CallReply {
-        call(request, timeout: nil)
+        call(request, timeout: nil, lane: .live)
     }
 
     /// `complete(_:)` with nothing learned about limits, within its own timeout: for providers
-    /// that see no headers.
-    func call(_ request: CompletionRequest, timeout: TimeInterval?) -> CallReply {
+    /// that see no headers, and have no flex processing.
+    func call(_ request: CompletionRequest, timeout: TimeInterval?, lane: CallLane) -> CallReply {
+        guard lane == .live else {
+            return CallReply(
+                answer: .failure(
+                    ProviderError.http(
+                        status: 400, message: "this provider has no \(lane.rawValue) processing")))
+        }
         do {
             return CallReply(answer: .success(try complete(request)))
         } catch {

@@ -164,10 +164,14 @@ protocol CompletionProvider: Sendable {
     func complete(_ request: CompletionRequest) throws -> CompletionResponse
     /// Sends one request as `complete(_:)` does, and never throws: the answer or the failure
     /// comes back with what the provider's headers said about its rate limits.
-    /// - Parameter timeout: seconds each attempt may take, for this call only (a long answer from
-    ///   a slow model); nil: the configured `http.timeout`. Not part of the request: it never
-    ///   changes the answer, so it never changes a cache key.
-    func call(_ request: CompletionRequest, timeout: TimeInterval?) -> CallReply
+    /// - Parameters:
+    ///   - timeout: seconds each attempt may take, for this call only (a long answer from a slow
+    ///     model, a flex call); nil: the configured `http.timeout`.
+    ///   - lane: `live`, or `flex` where the provider's capabilities offer it (never `batch`: a
+    ///     batch goes through `batches`).
+    ///
+    /// Neither is part of the request: they never change the answer, so never a cache key.
+    func call(_ request: CompletionRequest, timeout: TimeInterval?, lane: CallLane) -> CallReply
     /// What this provider's answers and errors are cleaned with; research sources fetched for its
     /// calls go through the same one, so the same keys are hidden everywhere.
     var redactor: Redactor { get }

@@ -8,11 +8,21 @@ protocol HTTPProvider: CompletionProvider {
     var endpoint: String { get }
     var headers: [(name: String, value: String)] { get }
     static func requestBody(for request: CompletionRequest) throws(ProviderError) -> Data
+    /// The body of a call in `lane` (`live` or `flex`); a provider without flex processing keeps the
+    /// default, which refuses a flex call as OpenAI refuses one to a model without it (a 400).
+    static func requestBody(for request: CompletionRequest, lane: CallLane) throws(ProviderError) -> Data
     static func parseResponse(_ body: Data, for request: CompletionRequest, redactor: Redactor)
         throws(ProviderError) -> CompletionResponse
 }
 
 extension HTTPProvider {
+    static func requestBody(for request: CompletionRequest, lane: CallLane) throws(ProviderError) -> Data {
+        guard lane == .live else {
+            throw .http(status: 400, message: "this provider has no \(lane.rawValue) processing")
+        }
+        return try requestBody(for: request)
+    }
+
     var redactor: Redactor { transport.options.redactor }
 
     func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
@@ -21,9 +31,9 @@ extension HTTPProvider {
         }
     }
 
-    func call(_ request: CompletionRequest, timeout: TimeInterval?) -> CallReply {
+    func call(_ request: CompletionRequest, timeout: TimeInterval?, lane: CallLane) -> CallReply {
         let body: Data
-        do { body = try Self.requestBody(for: request) } catch {
+        do { body = try Self.requestBody(for: request, lane: lane) } catch {
             return CallReply(answer: .failure(error), attempts: 0)
         }
         let repeats: ProviderTransport.Repeats =

@@ -9,6 +9,9 @@ extension OpenAIProvider {
         structured: .init(forms: [.jsonSchema, .jsonObject], fromTheStart: true, wire: .responseFormat),
         promptCache: .automatic(minimumTokens: 1024),
         batchesOnThisMachine: false, loopbackInFlight: ProviderLimits.loopbackInFlight,
+        // Flex processing, at the batch prices, for the models OpenAI's pricing page lists it for;
+        // its guide raises the client's timeout to 15 minutes.
+        flex: FlexProcessing(models: ["o3", "o4-mini", "gpt-5"], timeout: 900),
         models: .init(fast: "gpt-4o-mini", balanced: "gpt-4.1", powerful: "o3"),
         environment: .init(
             key: "OPENAI_API_KEY", baseURL: ["OPENAI_BASE_URL"], defaultBaseURL: defaultBaseURL))

@@ -46,8 +46,13 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
         return ["o1", "o3", "o4", "gpt-5"].contains { name.hasPrefix($0) }
     }
 
-    /// The JSON body of a chat completion: the system prompt becomes the first message.
     static func requestBody(for request: CompletionRequest) throws(ProviderError) -> Data {
+        try requestBody(for: request, lane: .live)
+    }
+
+    /// The JSON body of a chat completion: the system prompt becomes the first message; a flex
+    /// call says `service_tier: "flex"` (a live one leaves the field out: the project's default).
+    static func requestBody(for request: CompletionRequest, lane: CallLane) throws(ProviderError) -> Data {
         var messages = request.messages.map {
             ChatRequest.Message(role: $0.role.rawValue, content: $0.content)
         }
@@ -62,7 +67,8 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
             responseFormat: request.answerKeys.map {
                 StructuredAnswer.responseFormat(keys: $0, form: request.answerForm ?? .jsonSchema)
             },
-            webSearchOptions: request.searchUses == nil ? nil : .object([:]))
+            webSearchOptions: request.searchUses == nil ? nil : .object([:]),
+            serviceTier: lane == .flex ? "flex" : nil)
         return try ProviderTransport.encode(body)
     }
 
@@ -125,6 +131,8 @@ extension OpenAIProvider {
         var responseFormat: JSONValue?
         /// `{}` when the call may search the web (`WebSearch`).
         var webSearchOptions: JSONValue?
+        /// `flex` for a flex call (`CallLane.flex`).
+        var serviceTier: String?
     }
 
     struct ChatResponse: Decodable {

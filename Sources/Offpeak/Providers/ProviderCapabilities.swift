@@ -63,6 +63,8 @@ struct ProviderCapabilities: Sendable {
     /// Calls in flight toward a server on this machine unless `limits` says otherwise: a
     /// llama.cpp or Ollama server often answers one request at a time.
     var loopbackInFlight: Int
+    /// The provider's flex processing (`CallLane.flex`); nil: it has none.
+    var flex: FlexProcessing? = nil
     var models: TierModels
     var environment: Environment
 }

@@ -7,7 +7,7 @@ import Foundation
 struct LaneTally: Sendable {
     let provider: ProviderKind
     let price: ModelPrice?
-    let batch: Bool
+    let lane: CallLane
     /// Whether the provider's prompt cache is counted (not for the naive way).
     var promptCache = true
     var calls = 0
@@ -19,13 +19,13 @@ struct LaneTally: Sendable {
     var longestCall: Double = 0
     private var cachedPrefixes: Set<String> = []
 
-    init(provider: ProviderKind, price: ModelPrice?, batch: Bool) {
+    init(provider: ProviderKind, price: ModelPrice?, lane: CallLane) {
         self.provider = provider
         self.price = price
-        self.batch = batch
+        self.lane = lane
     }
 
-    var dollars: Double { price?.dollars(for: usage, batch: batch) ?? 0 }
+    var dollars: Double { price?.dollars(for: usage, lane: lane) ?? 0 }
 
     /// Counts one call sending `request` for `items` items and expected to answer `output` tokens.
     mutating func add(_ request: CompletionRequest, items: Int, output: Int, latency: LatencyEstimate?) {

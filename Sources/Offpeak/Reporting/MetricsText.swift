@@ -43,7 +43,8 @@ struct MetricsText {
             "offpeak_spent_dollars_total", .counter,
             "Dollars booked for provider calls, by lane; calls to a model with no price count 0 "
                 + "(see offpeak_unpriced_calls_total).",
-            [(["lane": "live"], live.dollars), (["lane": "batch"], batch.dollars)])
+            [(["lane": "live"], live.dollars), (["lane": "batch"], batch.dollars)]
+                + (lanes?.flex.map { [(["lane": "flex"], $0.spend.dollars)] } ?? []))
         out.add(
             "offpeak_naive_dollars_total", .counter,
             "What the same work would have cost the naive way: one live request per item, no cache, "
@@ -56,10 +57,17 @@ struct MetricsText {
             "offpeak_batch_lane_saved_dollars", .gauge,
             "What the batch lane saved: its usage at the live prices less what it was billed.",
             [([:], lanes?.savedByBatch ?? 0)])
+        if let saved = lanes?.savedByFlex {
+            out.add(
+                "offpeak_flex_lane_saved_dollars", .gauge,
+                "What the flex lane saved: its usage at the live prices less what it was billed.",
+                [([:], saved)])
+        }
         out.add(
             "offpeak_calls_total", .counter,
             "Provider calls made, by lane (answers from the cache are not calls).",
-            [(["lane": "live"], Double(live.calls)), (["lane": "batch"], Double(batch.calls))])
+            [(["lane": "live"], Double(live.calls)), (["lane": "batch"], Double(batch.calls))]
+                + (lanes?.flex.map { [(["lane": "flex"], Double($0.spend.calls))] } ?? []))
         out.add(
             "offpeak_failed_calls_total", .counter, "Provider calls that brought back no answer.",
             [([:], Double(totals.spend.failedCalls))])

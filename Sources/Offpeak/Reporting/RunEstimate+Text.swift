@@ -34,6 +34,7 @@ extension RunEstimate {
         }
         add(self.lane == "live" ? "live *" : "live", live)
         if let batch { add(self.lane == "batch" ? "batch *" : "batch", batch) }
+        if let flex { add(self.lane == "flex" ? "flex *" : "flex", flex) }
         add("naive", naive)
         lines.append(table.render().dropLast(1).description)
         var chosen = "* the lane the run takes"
@@ -59,6 +60,11 @@ extension RunEstimate {
     /// How long the run would take.
     private var timeSentence: String {
         if lane == "batch" { return "a provider batch answers within 24 hours" }
+        if lane == "flex" {
+            return "flex processing answers more slowly than live, up to 15 minutes a call, and may refuse "
+                + "calls for capacity (asked again later, or live near the deadline); "
+                + "\(Plural.count(live.calls, "call")), \(inFlight) at a time"
+        }
         if live.calls == 0 { return "no call to make" }
         guard let wallSeconds else {
             return "unknown: no call to \(model) is measured in this workspace yet "

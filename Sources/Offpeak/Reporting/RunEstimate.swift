@@ -35,7 +35,7 @@ public struct RunEstimate: Encodable, Sendable {
     public var job: String
     public var provider: String
     public var model: String
-    /// `live` or `batch`: the lane the run would take now.
+    /// `live`, `batch` or `flex`: the lane the run would take now.
     public var lane: String
     /// Why the run goes live when the job asked for the batch lane.
     public var laneNote: String?
@@ -63,6 +63,9 @@ public struct RunEstimate: Encodable, Sendable {
     public var live: Lane
     /// nil when the provider has no batch API.
     public var batch: Lane?
+    /// The live lane's calls with flex processing, at its prices; nil when the model has none
+    /// (and left out of the JSON).
+    public var flex: Lane? = nil
     /// One request per item, whole, with no cache, no batching and no prompt cache, at live prices.
     public var naive: Lane
     /// The chosen lane's dollars.

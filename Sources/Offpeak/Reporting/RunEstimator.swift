@@ -29,14 +29,18 @@ struct RunEstimator {
         let open = try store?.runs.latestResumableRun(job: spec.name)
         let answers = try AnswerLength.measure(store: store, job: spec.name, model: model)
         var work = try EstimateWork.gather(self, open: open, answers: answers)
-        let lane = BatchLane.choose(
-            spec: spec, workspaceLane: config.lane, provider: provider,
+        let lane = LaneChoice.choose(
+            spec: spec, model: model, prices: prices, workspaceLane: config.lane, provider: provider,
             deadlineAt: open?.deadlineAt ?? spec.deadline.map { now + $0 }, now: now)
         let latency = try store?.ledger.latency(model: model)
-        let live = try tally(work.rounds, batchLane: false, answers: answers, latency: latency)
+        let live = try tally(work.rounds, lane: .live, answers: answers, latency: latency)
         let batch =
             provider.batches == nil
-            ? nil : try tally(work.rounds, batchLane: true, answers: answers, latency: nil)
+            ? nil : try tally(work.rounds, lane: .batch, answers: answers, latency: nil)
+        // Flex plans the live lane's calls, at the flex prices.
+        let flex =
+            FlexLane.takes(model, provider: provider, prices: prices)
+            ? try tally(work.rounds, lane: .flex, answers: answers, latency: nil) : nil
         let naive = naiveTally(work.naive, answers: answers)
         let limits = config.limits(for: provider.kind)
         let inFlight = limits.inFlight(for: provider.kind, baseURL: provider.baseURL)
@@ -51,10 +55,15 @@ struct RunEstimator {
         if let audit = try auditRecord() {
             work.notes.append("batch audit: " + AuditLine(audit, now: now).estimateSentence)
         }
-        let chosen = lane.api == nil ? RunEstimate.Lane(live) : batch.map(RunEstimate.Lane.init)
-        return RunEstimate(
+        let chosen: RunEstimate.Lane?
+        switch lane.lane {
+        case .live: chosen = RunEstimate.Lane(live)
+        case .batch: chosen = batch.map(RunEstimate.Lane.init)
+        case .flex: chosen = flex.map(RunEstimate.Lane.init)
+        }
+        var estimate = RunEstimate(
             job: spec.name, provider: provider.kind.rawValue, model: model,
-            lane: lane.api == nil ? "live" : "batch", laneNote: lane.why, resumesRun: open?.id,
+            lane: lane.lane.rawValue, laneNote: lane.why, resumesRun: open?.id,
             itemsDoneBefore: work.doneBefore, items: work.items, itemsCached: work.itemsCached,
             itemsToAsk: work.items - work.itemsCached - work.itemsRefused, itemsRefused: work.itemsRefused,
             itemsInBatch: work.inBatch, longDocuments: work.longDocuments, chunks: work.chunks,
@@ -66,15 +75,18 @@ struct RunEstimator {
             dollars: chosen?.dollars ?? 0, unpriced: prices.cost(of: model) == nil,
             searchesPriced: prices.cost(of: model)?.perSearch != nil, wallSeconds: wall,
             inFlight: inFlight, notes: work.notes)
+        estimate.flex = flex.map(RunEstimate.Lane.init)
+        return estimate
     }
 
     /// The calls of every round through one lane, as the run plans them: a round's requests are
     /// read `CallPlanning.roundLimit` at a time in item order, and those neither cached nor refused
     /// are packed by the run's planner for their model.
     private func tally(
-        _ rounds: [[Entry]], batchLane: Bool, answers: AnswerLength, latency: LatencyEstimate?
+        _ rounds: [[Entry]], lane: CallLane, answers: AnswerLength, latency: LatencyEstimate?
     ) throws(OffpeakError) -> LaneTally {
-        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), batch: batchLane)
+        let batchLane = lane == .batch
+        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), lane: lane)
         let limit = CallPlanning.roundLimit(
             live: JobRunner.Options().roundRequests, batchLane: batchLane,
             inFlight: config.limits(for: provider.kind).inFlight(
@@ -122,7 +134,7 @@ struct RunEstimator {
 
     /// The naive way: each item asked alone and whole, live, with no prompt cache.
     private func naiveTally(_ requests: [CompletionRequest], answers: AnswerLength) -> LaneTally {
-        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), batch: false)
+        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), lane: .live)
         tally.promptCache = false
         for request in requests {
             tally.add(request, items: 1, output: answers.tokens(maxTokens: request.maxTokens), latency: nil)

@@ -10,11 +10,14 @@ public struct JobSpec: Sendable, Equatable, Codable {
 
     /// A model tier; the workspace maps each to a model per provider.
     /// How a job's calls go (DESIGN.md, lever 4): `live`, one call at a time as the provider allows;
-    /// `batch`, through the provider's batch API at half price, answered within 24 hours; `auto`
-    /// (the default), batch when the job's deadline is 24 h or more or `offpeak.yaml` says
-    /// `lane: batch`, and the provider has a batch API.
+    /// `batch`, through the provider's batch API at half price, answered within 24 hours; `flex`,
+    /// live calls with the provider's flex processing (OpenAI's `service_tier: "flex"`), at the
+    /// batch prices, slower and sometimes refused for capacity; `auto` (the default), batch when
+    /// the job's deadline is 24 h or more or `offpeak.yaml` says `lane: batch`, and the provider has
+    /// a batch API; else flex when the deadline is 15 minutes or more (or `offpeak.yaml` says
+    /// `lane: flex`) and the model takes it (`LaneChoice`).
     public enum Lane: String, Sendable, Codable, CaseIterable {
-        case live, batch, auto
+        case live, batch, flex, auto
     }
 
     /// When a cached answer is asked again (issue 24): `ttl`, once its `cache_ttl` has passed;

@@ -1,7 +1,8 @@
 import Foundation
 
 /// One call as it is committed (`RunStore.commit(_:)`): its ledger row, each answered item's
-/// result, items to ask again now (`retry`) or at a time (`later`), items failed for good, the
+/// result, items to ask again now (`retry`) or at a time (`later`, or `postponed` with no attempt
+/// counted), items failed for good, the
 /// segment it ends, the run's lease to renew, the budget reservation its ledger row replaces, what
 /// its batched answer taught about the model (`fitness`) and its answers for the cache (`cache`).
 struct CallCommit: Sendable {
@@ -12,6 +13,9 @@ struct CallCommit: Sendable {
     var failed: [(id: String, reason: String)] = []
     var segment = 0
     var later: [(id: String, reason: String, at: Date)] = []
+    /// Items to ask again at a time, their attempts left as they were: the provider turned the
+    /// call away (a flex call refused for capacity), not the items.
+    var postponed: [(id: String, reason: String, at: Date)] = []
     var lease: RunHold?
     var reservation: Int64?
     var fitness: FitnessChange?
@@ -21,6 +25,7 @@ struct CallCommit: Sendable {
     /// commits (`ClaimLost`).
     var requestIDs: [String] {
         results.map(\.requestId) + retry.map(\.id) + failed.map(\.id) + later.map(\.id)
+            + postponed.map(\.id)
     }
 
     /// What a committed call leaves that its caller reads next, read in the commit's transaction.

@@ -41,6 +41,11 @@ struct LedgerEntry: StoredRecord, Equatable {
     /// The call asked a batched item again alone, to check the batched answer (`AuditStore`): real
     /// spend, and no naive call to compare with, so it counts against the savings shown.
     var audit = false
+    /// The call went live with flex processing (`CallLane.flex`), billed at flex prices.
+    var flex = false
+
+    /// The lane the call went in.
+    var lane: CallLane { batchApi ? .batch : flex ? .flex : .live }
 
     mutating func didInsert(_ inserted: InsertionSuccess) {
         id = inserted.rowID

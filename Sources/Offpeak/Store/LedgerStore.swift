@@ -6,9 +6,9 @@ import Foundation
 /// PostgreSQL (`PostgresEngine`). Both reserve under one writer: SQLite's write transaction, PostgreSQL's
 /// transaction advisory lock on the budgets (`PostgresEngine.lockBudgets`).
 protocol LedgerStore: AnyObject, Sendable {
-    /// The ledger by lane and model, or nil when the workspace never made a provider batch (then
-    /// every call was live, and the ledger is not read again). The ledger has no index on
-    /// `batch_api`: this reads its rows once.
+    /// The ledger by lane and model, or nil when the workspace never made a provider batch nor a
+    /// flex call (then every call was live, and the ledger is not read again; flex calls are found
+    /// by a partial index). The ledger has no index on `batch_api`: this reads its rows once.
     func spendByLane() throws(OffpeakError) -> [LaneModelSpend]?
 
     /// Reserves `ask` against `limits`.

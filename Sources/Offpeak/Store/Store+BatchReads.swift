@@ -7,9 +7,9 @@ struct BatchListing: Sendable, Equatable {
     var job: String
 }
 
-/// Ledger sums of one lane (live or batch) and one model: what `costs` splits and prices again.
+/// Ledger sums of one lane (live, batch or flex) and one model: what `costs` splits and prices again.
 struct LaneModelSpend: Sendable, Equatable {
-    var batch: Bool
+    var lane: CallLane
     var model: String
     /// The rows were booked with no price known (their dollars are unknown, not zero).
     var unpriced: Bool
@@ -55,19 +55,22 @@ extension SQLiteStore {
 
     /// `spendByLane()` inside a read that reads more (the metrics' one snapshot).
     static func spendByLane(_ db: Database) throws -> [LaneModelSpend]? {
-        guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM provider_batches)") == true else {
-            return nil
-        }
+        let used = """
+            SELECT EXISTS (SELECT 1 FROM provider_batches) OR EXISTS (SELECT 1 FROM ledger WHERE flex)
+            """
+        guard try Bool.fetchOne(db, sql: used) == true else { return nil }
         return try Row.fetchAll(
             db,
             sql: """
-                SELECT batch_api, model, unpriced, \(SQLiteStore.spendColumns),
+                SELECT batch_api, flex, model, unpriced, \(SQLiteStore.spendColumns),
                     COALESCE(SUM(items) FILTER (WHERE NOT cache_hit), 0) AS items
-                FROM ledger GROUP BY batch_api, model, unpriced ORDER BY batch_api, model, unpriced
+                FROM ledger GROUP BY batch_api, flex, model, unpriced
+                ORDER BY batch_api, flex, model, unpriced
                 """
         ).map { row in
             LaneModelSpend(
-                batch: row["batch_api"], model: row["model"], unpriced: row["unpriced"],
+                lane: row["batch_api"] ? .batch : row["flex"] ? .flex : .live, model: row["model"],
+                unpriced: row["unpriced"],
                 spend: SQLiteStore.spend(row), items: row["items"])
         }
     }

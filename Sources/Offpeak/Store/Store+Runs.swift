@@ -117,6 +117,14 @@ extension SQLiteStore {
                         """,
                     arguments: [reason, at, now, id])
             }
+            for (id, reason, at) in call.postponed {
+                try db.execute(
+                    sql: """
+                        UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
+                        next_attempt_at = ?, updated_at = ? WHERE id = ?
+                        """,
+                    arguments: [reason, at, now, id])
+            }
             for (id, reason) in failed {
                 try db.execute(
                     sql: """
@@ -126,7 +134,9 @@ extension SQLiteStore {
                         """,
                     arguments: [reason, now, id])
             }
-            let last = results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
+            let last =
+                results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
+                ?? call.postponed.last?.id
             let saved = try SQLiteStore.saveProgress(
                 db, run: run, segment: call.segment, lastRequestID: last, wholeRun: call.lease?.leased ?? true
             )

@@ -114,6 +114,9 @@ enum StoreMigrations {
         migrator.registerMigration("v22: audit requests in provider batches") { db in
             try auditBatches(db)
         }
+        migrator.registerMigration("v23: calls made with flex processing") { db in
+            try markFlexCalls(db)
+        }
         return migrator
     }
 

@@ -50,6 +50,14 @@ public final class SimStats: Sendable {
         }
     }
 
+    /// One flex call (`service_tier: "flex"`), refused for capacity or taken.
+    public func recordFlex(refused: Bool) {
+        state.withLock { snapshot in
+            snapshot.flexCalls += 1
+            if refused { snapshot.flexRefused += 1 }
+        }
+    }
+
     /// One request for a research source (`/sources/...`), answered `304` or not.
     public func recordSourceFetch(notModified: Bool) {
         state.withLock { snapshot in

@@ -107,6 +107,9 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         uniqueKeysWithValues: DamagePolicy.Kind.allCases.map { ($0.rawValue, 0) })
     /// Research-source requests (`/sources/...`), which are not API calls.
     public var sources = SourceStats()
+    /// Calls asking for flex processing, and those refused for capacity (`FlexGate`).
+    public var flexCalls = 0
+    public var flexRefused = 0
 
     public init() {}
 
@@ -121,6 +124,8 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         case degradedItems = "degraded_items"
         case damage
         case sources
+        case flexCalls = "flex_calls"
+        case flexRefused = "flex_refused"
     }
 }
 

@@ -10,6 +10,8 @@ struct ParsedCall: Sendable {
     var form: AnswerForm = .text
     /// The web searches the call runs (`SimWebSearch`): none without Anthropic's search tool.
     var searches: [SimWebSearch.Search] = []
+    /// The call asked for flex processing (`service_tier: "flex"`, `FlexGate`).
+    var flex = false
 
     /// `billing` with the search results' tokens added to its uncached input: the results a search
     /// brings into the conversation are billed as input.

@@ -50,6 +50,15 @@ struct CompletionPipeline: Sendable {
         // The limiter stands at the front door: a refused call never reaches the fault
         // injector (it takes no fault draw) nor the model. A call that cannot be parsed is not
         // counted against the limits.
+        // A flex call refused for capacity is turned away before the limiter: not billed, and not
+        // counted against the limits.
+        if case .success(let call) = parsed, call.flex {
+            let refused = state.flex.refuses()
+            state.stats.recordFlex(refused: refused)
+            if refused {
+                return (api.errorResponse(SimAPIError(.resourceUnavailable, FlexGate.refusal)), nil)
+            }
+        }
         var ticket: RateTicket?
         var report: RateLimitReport?
         if gate.isActive, case .success(let call) = parsed {
@@ -105,7 +114,9 @@ struct CompletionPipeline: Sendable {
             state.cacheBook.bill(
                 api: api.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
                 prefix: api.cacheablePrefix(of: call.conversation)))
-        await pause(milliseconds: state.latency.nextMilliseconds(outputTokens: answer.outputTokens))
+        let slowdown = call.flex ? state.flex.slowdown : 1
+        await pause(
+            milliseconds: state.latency.nextMilliseconds(outputTokens: answer.outputTokens) * slowdown)
         let json = api.answerBody(for: call, answer: answer, billing: billing)
         if truncated { return (FaultResponses.truncated(json), answer.outputTokens) }
 

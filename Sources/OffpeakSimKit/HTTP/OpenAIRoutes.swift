@@ -27,6 +27,7 @@ struct OpenAIRoutes: CompletionAPI {
         if request.webSearchOptions != nil {
             call.searches = SimWebSearch.searches(for: conversation, maxUses: 1)
         }
+        call.flex = request.serviceTier == "flex"
         return call
     }
 
@@ -37,7 +38,8 @@ struct OpenAIRoutes: CompletionAPI {
     func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
         let response = ChatCompletionResponse(
             id: "chatcmpl-sim" + randomHex(), created: Int(Date().timeIntervalSince1970), model: call.model,
-            answer: answer, billing: billing, searches: call.searches)
+            answer: answer, billing: billing, searches: call.searches,
+            serviceTier: call.flex ? "flex" : "default")
         return JSONBody.encode(response)
     }
 

@@ -12,6 +12,8 @@ struct SimAPIError: Error, Sendable, Equatable {
         case server
         case badGateway
         case overloaded
+        /// A flex call refused for capacity (OpenAI's 429 `resource_unavailable`).
+        case resourceUnavailable
     }
 
     var kind: Kind
@@ -40,6 +42,7 @@ struct SimAPIError: Error, Sendable, Equatable {
         case .server: return (500, "api_error")
         case .badGateway: return (502, "api_error")
         case .overloaded: return (529, "overloaded_error")
+        case .resourceUnavailable: return (429, "rate_limit_error")
         }
     }
 
@@ -56,6 +59,7 @@ struct SimAPIError: Error, Sendable, Equatable {
         case .server: return (500, "server_error", nil)
         case .badGateway: return (502, "server_error", nil)
         case .overloaded: return (503, "server_error", "service_unavailable")
+        case .resourceUnavailable: return (429, "rate_limit_error", "resource_unavailable")
         }
     }
 

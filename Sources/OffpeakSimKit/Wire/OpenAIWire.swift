@@ -20,9 +20,12 @@ struct ChatCompletionRequest: Decodable, Sendable {
     var responseFormat: SimJSON?
     /// `{}` (or its options) when the call may search the web, as OpenAI's search models take it.
     var webSearchOptions: SimJSON?
+    /// `flex` asks for flex processing; `auto`, `default` or none: the live tier.
+    var serviceTier: String?
 
     enum CodingKeys: String, CodingKey {
         case model, messages, temperature, stream, n
+        case serviceTier = "service_tier"
         case responseFormat = "response_format"
         case webSearchOptions = "web_search_options"
         case maxTokens = "max_tokens"
@@ -109,13 +112,21 @@ struct ChatCompletionResponse: Encodable, Sendable {
     var model: String
     var choices: [Choice]
     var usage: Usage
+    /// The tier that answered: `flex`, or `default`.
+    var serviceTier: String
+
+    enum CodingKeys: String, CodingKey {
+        case id, object, created, model, choices, usage
+        case serviceTier = "service_tier"
+    }
 
     /// OpenAI reports cached tokens inside `prompt_tokens`, so the prompt is the whole input.
     /// - Parameter searches: the web search the call ran: its first result cited over the answer.
     init(
         id: String, created: Int, model: String, answer: SimAnswer, billing: InputBilling,
-        searches: [SimWebSearch.Search] = []
+        searches: [SimWebSearch.Search] = [], serviceTier: String = "default"
     ) {
+        self.serviceTier = serviceTier
         self.id = id
         self.created = created
         self.model = model

@@ -41,7 +41,7 @@ extension PostgresEngine {
             try sendOutcomes(call, at: now)
             let last =
                 call.results.last?.requestId ?? call.failed.last?.id ?? call.retry.last?.id
-                ?? call.later.last?.id
+                ?? call.later.last?.id ?? call.postponed.last?.id
             // The cache's lock last: commits of other runs wait for it until this one ends.
             let eviction = try call.cache.map { cache throws(OffpeakError) in try sendSave(cache) }
             return SentCommit.Parts(
@@ -54,7 +54,8 @@ extension PostgresEngine {
             engine: self, parts: parts, transaction: transaction, cacheBytes: call.cache?.maxBytes)
     }
 
-    /// The requests a call leaves to ask again now (`retry`), at a time (`later`), or failed for good.
+    /// The requests a call leaves to ask again now (`retry`), at a time (`later`, `postponed`), or
+    /// failed for good.
     private func sendOutcomes(_ call: CallCommit, at now: Date) throws(OffpeakError) {
         if !call.retry.isEmpty {
             try store.send(
@@ -72,6 +73,16 @@ extension PostgresEngine {
                     attempts = r.attempts + 1, next_attempt_at = u.at, updated_at = \(now)
                 FROM unnest(\(call.later.map(\.id))::text[], \(call.later.map(\.reason))::text[],
                     \(call.later.map(\.at))::timestamptz[]) AS u(id, reason, at)
+                WHERE r.id = u.id
+                """)
+        }
+        if !call.postponed.isEmpty {
+            try store.send(
+                """
+                UPDATE requests r SET state = \(RequestRecord.State.retrying.rawValue), error = u.reason,
+                    next_attempt_at = u.at, updated_at = \(now)
+                FROM unnest(\(call.postponed.map(\.id))::text[], \(call.postponed.map(\.reason))::text[],
+                    \(call.postponed.map(\.at))::timestamptz[]) AS u(id, reason, at)
                 WHERE r.id = u.id
                 """)
         }
@@ -210,10 +221,11 @@ extension PostgresEngine {
                     samples = m.samples + 1, updated_at = excluded.updated_at)
             INSERT INTO ledger (at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
                 output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars, batch_api,
-                cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit)
+                cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit, flex)
             SELECT at, job, CASE WHEN has_run THEN run_id END, provider, model, tier, downgraded, items,
                 input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
-                batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit
+                batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit,
+                flex
             FROM unnest(\(entries.map(\.at))::timestamptz[], \(entries.map(\.job))::text[],
                 \(entries.map { $0.runId ?? "" })::text[], \(entries.map { $0.runId != nil })::boolean[],
                 \(entries.map(\.provider))::text[], \(entries.map(\.model))::text[], \(entries.map(\.tier))::text[],
@@ -225,11 +237,11 @@ extension PostgresEngine {
                 \(entries.map(\.usageEstimated))::boolean[], \(column { $0.latencyMs })::bigint[],
                 \(entries.map(\.failed))::boolean[], \(entries.map(\.unpriced))::boolean[],
                 \(entries.map(\.host))::text[], \(column { $0.searchRequests })::bigint[],
-                \(entries.map(\.audit))::boolean[])
+                \(entries.map(\.audit))::boolean[], \(entries.map(\.flex))::boolean[])
                 WITH ORDINALITY AS t(at, job, run_id, has_run, provider, model, tier, downgraded, items,
                     input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
                     batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests,
-                    audit, ordinal)
+                    audit, flex, ordinal)
             ORDER BY ordinal
             RETURNING id
             """

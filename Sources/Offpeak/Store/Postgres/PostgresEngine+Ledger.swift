@@ -226,7 +226,11 @@ extension PostgresEngine: LedgerStore {
 
     /// `spendByLane()` inside a snapshot that reads more (the metrics').
     func lanes() throws(OffpeakError) -> [LaneModelSpend]? {
-        let batches = try store.query("SELECT EXISTS (SELECT 1 FROM provider_batches) AS made").first
+        let batches = try store.query(
+            """
+            SELECT EXISTS (SELECT 1 FROM provider_batches) OR EXISTS (SELECT 1 FROM ledger WHERE flex) AS made
+            """
+        ).first
         guard
             try batches.map({ row throws(OffpeakError) in
                 try PostgresColumns(row, store)("made", as: Bool.self)
@@ -236,15 +240,17 @@ extension PostgresEngine: LedgerStore {
         var lanes: [LaneModelSpend] = []
         for row in try store.query(
             """
-            SELECT batch_api, model, unpriced, \(unescaped: Self.spendColumns()),
+            SELECT batch_api, flex, model, unpriced, \(unescaped: Self.spendColumns()),
                 coalesce(sum(items) FILTER (WHERE NOT cache_hit), 0)::bigint AS items
-            FROM ledger GROUP BY batch_api, model, unpriced ORDER BY batch_api, model COLLATE "C", unpriced
+            FROM ledger GROUP BY batch_api, flex, model, unpriced
+            ORDER BY batch_api, flex, model COLLATE "C", unpriced
             """)
         {
             let columns = PostgresColumns(row, store)
             lanes.append(
                 LaneModelSpend(
-                    batch: try columns("batch_api"), model: try columns("model"),
+                    lane: try columns("batch_api") ? .batch : try columns("flex") ? .flex : .live,
+                    model: try columns("model"),
                     unpriced: try columns("unpriced"), spend: try spend(row), items: try columns("items")))
         }
         return lanes

@@ -63,6 +63,8 @@ enum PostgresMigrations {
             statements: PostgresSchema.version14),
         Migration(
             version: 15, name: "audit requests in provider batches", statements: PostgresSchema.version15),
+        Migration(
+            version: 16, name: "calls made with flex processing", statements: PostgresSchema.version16),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }
