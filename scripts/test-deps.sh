@@ -22,13 +22,13 @@ if ! ls /usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/pg_ctl >/dev/
         "(Debian's postgresql), and they are missing after installing it" >&2
     exit 1
 fi
-if ! python3 -c 'import anthropic, openai, croniter' 2>/dev/null; then
-    python3 -m pip install --quiet anthropic openai croniter \
-        || python3 -m pip install --quiet --break-system-packages anthropic openai croniter || true
+if ! python3 -c 'import anthropic, openai, google.genai, croniter' 2>/dev/null; then
+    python3 -m pip install --quiet anthropic openai google-genai croniter \
+        || python3 -m pip install --quiet --break-system-packages anthropic openai google-genai croniter || true
 fi
-if ! python3 -c 'import anthropic, openai, croniter'; then
-    echo "error: the tests need the anthropic and openai SDKs and croniter, and they could not be installed" \
-        "(python3 -m pip install anthropic openai croniter)" >&2
+if ! python3 -c 'import anthropic, openai, google.genai, croniter'; then
+    echo "error: the tests need the anthropic, openai and google-genai SDKs and croniter, and they could not" \
+        "be installed (python3 -m pip install anthropic openai google-genai croniter)" >&2
     exit 1
 fi
 command -v promtool >/dev/null || { echo "error: promtool is missing after installing prometheus" >&2; exit 1; }

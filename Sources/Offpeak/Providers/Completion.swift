@@ -8,6 +8,8 @@ public enum ProviderKind: String, Sendable, Codable, CaseIterable {
     case openai
     /// The local `offpeak-sim`, spoken to in the Anthropic shape; no key needed.
     case sim
+    /// Google's Gemini API, with `GEMINI_API_KEY` (or `GOOGLE_API_KEY`) / `GEMINI_BASE_URL`.
+    case gemini
 }
 
 /// One chat message.

@@ -6,6 +6,8 @@ import Foundation
 protocol HTTPProvider: CompletionProvider {
     var transport: ProviderTransport { get }
     var endpoint: String { get }
+    /// Where `request` goes: `endpoint`, unless the API names the model in the path (Gemini).
+    func endpoint(for request: CompletionRequest) -> String
     var headers: [(name: String, value: String)] { get }
     static func requestBody(for request: CompletionRequest) throws(ProviderError) -> Data
     /// The body of a call in `lane` (`live` or `flex`); a provider without flex processing keeps the
@@ -25,8 +27,12 @@ extension HTTPProvider {
 
     var redactor: Redactor { transport.options.redactor }
 
+    func endpoint(for request: CompletionRequest) -> String { endpoint }
+
     func complete(_ request: CompletionRequest) throws(ProviderError) -> CompletionResponse {
-        try transport.exchange(endpoint, headers: headers, body: try Self.requestBody(for: request)) {
+        try transport.exchange(
+            endpoint(for: request), headers: headers, body: try Self.requestBody(for: request)
+        ) {
             body throws(ProviderError) in try Self.parseResponse(body, for: request, redactor: redactor)
         }
     }
@@ -38,7 +44,9 @@ extension HTTPProvider {
         }
         let repeats: ProviderTransport.Repeats =
             request.answerKeys == nil ? .asPolicySays : .unlessTheFormIsRefused
-        return transport.call(endpoint, headers: headers, body: body, timeout: timeout, repeats: repeats) {
+        return transport.call(
+            endpoint(for: request), headers: headers, body: body, timeout: timeout, repeats: repeats
+        ) {
             body throws(ProviderError) in
             try Self.parseResponse(body, for: request, redactor: redactor)
         }

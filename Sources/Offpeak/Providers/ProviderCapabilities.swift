@@ -13,6 +13,8 @@ struct ProviderCapabilities: Sendable {
             case responseFormat
             /// A tool the model is made to call, its input schema the shape (Anthropic).
             case forcedTool
+            /// `generationConfig.responseSchema` with `responseMimeType: application/json` (Gemini).
+            case responseSchema
         }
 
         /// The forms, in the order tried: one the server refused gives way to the next.
@@ -25,7 +27,11 @@ struct ProviderCapabilities: Sendable {
 
         /// How a log line names `form` to the user.
         func name(_ form: StructuredForm) -> String {
-            wire == .forcedTool ? "(a forced tool)" : form.rawValue
+            switch wire {
+            case .forcedTool: "(a forced tool)"
+            case .responseSchema: "responseSchema"
+            case .responseFormat: form.rawValue
+            }
         }
     }
 
@@ -49,6 +55,9 @@ struct ProviderCapabilities: Sendable {
     struct Environment: Sendable, Equatable {
         /// The variable holding the API key; nil: no key (offpeak-sim).
         var key: String?
+        /// Variables that hold the key too and win over `key` when set, as the provider's SDKs
+        /// read them (Gemini's `GOOGLE_API_KEY`).
+        var overridingKeys: [String] = []
         /// The variables that may hold the base URL, the first set wins.
         var baseURL: [String]
         /// The base URL when none is set.

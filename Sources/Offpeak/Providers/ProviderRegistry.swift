@@ -10,6 +10,7 @@ extension ProviderKind {
         case .anthropic: AnthropicProvider.capabilities
         case .openai: OpenAIProvider.capabilities
         case .sim: AnthropicProvider.simCapabilities
+        case .gemini: GeminiProvider.capabilities
         }
     }
 
@@ -24,6 +25,8 @@ extension ProviderKind {
             OpenAIProvider(apiKey: apiKey ?? "", baseURL: baseURL, options: options, logger: logger)
         case .sim:
             AnthropicProvider(apiKey: "sim", baseURL: baseURL, kind: .sim, options: options, logger: logger)
+        case .gemini:
+            GeminiProvider(apiKey: apiKey ?? "", baseURL: baseURL, options: options, logger: logger)
         }
     }
 }

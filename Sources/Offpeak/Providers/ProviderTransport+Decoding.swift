@@ -6,21 +6,37 @@ extension ProviderTransport {
     /// The message and machine-readable code of an error body, the message redacted.
     ///
     /// Understands `{"error": {"message", "type", "code"}}` (Anthropic and OpenAI),
-    /// `{"error": "..."}` and `{"message": "..."}` (some local servers); anything else is shown as
-    /// its first 200 characters on one line.
-    static func errorDetails(in body: Data, redactor: Redactor) -> (message: String, code: String?) {
+    /// `{"error": {"code": 429, "message", "status", "details"}}` (Gemini: the code is `status`,
+    /// and a `RetryInfo` detail's `retryDelay` says when to come back), `{"error": "..."}` and
+    /// `{"message": "..."}` (some local servers); anything else is shown as its first 200
+    /// characters on one line.
+    static func errorDetails(in body: Data, redactor: Redactor) -> ErrorDetails {
         if let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] {
             if let error = object["error"] as? [String: Any], let message = error["message"] as? String {
                 let code =
-                    (error["code"] as? String) ?? (error["code"] as? Int).map(String.init)
-                    ?? (error["type"] as? String)
-                return (redactor.redact(message), code)
+                    (error["code"] as? String) ?? (error["status"] as? String)
+                    ?? (error["code"] as? Int).map(String.init) ?? (error["type"] as? String)
+                let details = error["details"] as? [[String: Any]] ?? []
+                let delay = details.lazy.compactMap { $0["retryDelay"] as? String }.first
+                return ErrorDetails(
+                    message: redactor.redact(message), code: code,
+                    retryAfter: delay.map { $0.hasSuffix("s") ? String($0.dropLast()) : $0 })
             }
             if let message = (object["error"] as? String) ?? (object["message"] as? String) {
-                return (redactor.redact(message), nil)
+                return ErrorDetails(message: redactor.redact(message))
             }
         }
-        return (snippet(of: body, redactor: redactor), nil)
+        return ErrorDetails(message: snippet(of: body, redactor: redactor))
+    }
+
+    /// What an error body says.
+    struct ErrorDetails {
+        var message: String
+        /// The machine-readable code or type, when the body has one.
+        var code: String?
+        /// Seconds to wait before trying again, as the body says (Gemini's `RetryInfo`, `"30s"`
+        /// read as `30`), for a server that says it there rather than in `retry-after`.
+        var retryAfter: String?
     }
 
     /// The start of a body on one line, for messages about bodies we could not understand.

@@ -115,7 +115,7 @@ struct ProviderTransport: Sendable {
                 let details = Self.errorDetails(in: response.body, redactor: options.redactor)
                 failure = .http(status: response.status, message: details.message, url: url)
                 errorCode = details.code
-                retryAfter = response.header("retry-after")
+                retryAfter = response.header("retry-after") ?? details.retryAfter
                 neverActedOn = response.status == 429 || response.status == 529
                 if CallOutcome.throttles(
                     status: response.status, errorCode: errorCode, message: details.message)

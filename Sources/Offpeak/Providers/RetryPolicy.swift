@@ -79,8 +79,12 @@ struct RetryPolicy: Sendable, Equatable {
     }
 
     /// A 429 that no amount of waiting fixes: the account is out of money or over its limit.
+    /// Gemini answers every limit, per minute or per day, `RESOURCE_EXHAUSTED` "You exceeded your
+    /// current quota ... billing details": a rate limit, waited for (a spent day fails alike call
+    /// after call, and `FailureStreak` stops the run).
     static func isSpendLimit(errorCode: String?, message: String) -> Bool {
         if errorCode == "insufficient_quota" { return true }
+        if errorCode == "RESOURCE_EXHAUSTED" { return false }
         let text = message.lowercased()
         let signs = ["billing", "credit", "quota", "spend limit", "spending limit", "usage limit"]
         return signs.contains { text.contains($0) }

@@ -24,7 +24,9 @@ enum ProviderFactory {
         let names = config.provider.capabilities.environment
         var apiKey: String?
         if let name = names.key {
-            guard let value = variable(name) else { throw .missingKey(variable: name) }
+            guard let value = names.overridingKeys.lazy.compactMap(variable).first ?? variable(name) else {
+                throw .missingKey(variable: name)
+            }
             apiKey = value
         }
         let configured = config.baseURL.flatMap { $0.isEmpty ? nil : $0 }

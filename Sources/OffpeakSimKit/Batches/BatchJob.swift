@@ -4,6 +4,7 @@ import Foundation
 enum BatchAPI: String, Sendable {
     case anthropic
     case openAI = "openai"
+    case gemini
 }
 
 /// One request of a provider batch: the caller's `custom_id` and the body it would have sent live.
@@ -48,6 +49,9 @@ struct BatchJob: Sendable {
     /// OpenAI: the input file, endpoint, window and metadata echoed back.
     var inputFileID: String?
     var metadata: [String: String]?
+    /// Gemini: the model of every request (named in the create call's path) and the batch's name.
+    var model: String?
+    var displayName: String?
     var outputFileID: String?
     var errorFileID: String?
 

@@ -37,13 +37,14 @@ struct BatchRunner: Sendable {
                 case .canceled: outcome = .canceled
                 }
             } else {
-                let (answered, tokens) = answer(request, api: job.api)
+                let (answered, tokens) = answer(request, api: job.api, model: job.model ?? "")
                 outcome = answered
                 billed = billed + tokens
             }
             results.append((request.customID, outcome))
         }
-        job.results = shuffled(results, batchID: job.id)
+        // Gemini documents its inlined responses in the order of the requests.
+        job.results = job.api == .gemini ? results : shuffled(results, batchID: job.id)
         job.phase = .ended
         job.endedAt = now
         let ended = job
@@ -57,8 +58,14 @@ struct BatchRunner: Sendable {
     /// from the same prompt cache (the batch's first request with a prefix writes it, the rest
     /// read it). An OpenAI batch bills every input token uncached, as before: the sim does not
     /// model OpenAI's automatic caching inside the Batch API.
-    private func answer(_ request: BatchRequest, api: BatchAPI) -> (BatchOutcome, BilledTokens) {
-        let routes: any CompletionAPI = api == .anthropic ? AnthropicRoutes() : OpenAIRoutes()
+    private func answer(_ request: BatchRequest, api: BatchAPI, model: String) -> (BatchOutcome, BilledTokens)
+    {
+        let routes: any CompletionAPI =
+            switch api {
+            case .anthropic: AnthropicRoutes()
+            case .openAI: OpenAIRoutes()
+            case .gemini: GeminiRoutes(model: model)
+            }
         let call: ParsedCall
         do {
             call = try routes.parse(request.body)

@@ -11,6 +11,8 @@ public final class PromptCacheBook: Sendable {
     public enum API: Sendable {
         case anthropic
         case openAI
+        /// Gemini's implicit caching: as OpenAI's, automatic from a minimum, no write charge.
+        case gemini
     }
 
     private struct Key: Hashable {
@@ -36,7 +38,7 @@ public final class PromptCacheBook: Sendable {
     public func minimum(api: API, model: String) -> Int {
         switch api {
         case .anthropic: ClaudeCacheMinimum.tokens(for: model) ?? minTokens
-        case .openAI: minTokens
+        case .openAI, .gemini: minTokens
         }
     }
 
@@ -59,8 +61,8 @@ public final class PromptCacheBook: Sendable {
         switch (api, hit) {
         case (.anthropic, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)
         case (.anthropic, false): return InputBilling(uncached: rest, cacheCreation: prefix.tokens)
-        case (.openAI, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)
-        case (.openAI, false): return InputBilling(uncached: inputTokens)
+        case (.openAI, true), (.gemini, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)
+        case (.openAI, false), (.gemini, false): return InputBilling(uncached: inputTokens)
         }
     }
 

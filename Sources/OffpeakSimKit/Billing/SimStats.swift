@@ -4,6 +4,7 @@ import Synchronization
 public enum SimEndpoint: String, CaseIterable, Sendable {
     case messages
     case chatCompletions = "chat_completions"
+    case generateContent = "generate_content"
 }
 
 /// The sim's own counters, so a benchmark can compare clients on the same server.

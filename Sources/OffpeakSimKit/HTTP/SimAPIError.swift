@@ -75,6 +75,35 @@ struct SimAPIError: Error, Sendable, Equatable {
         return jsonResponse(status: status, body: JSONBody.encode(body))
     }
 
+    /// Gemini's status and `error.status`. A wrong key is a 400 `INVALID_ARGUMENT` there (reason
+    /// `API_KEY_INVALID`), not a 401; a rate limit says when to come back in a `RetryInfo` detail,
+    /// not in `retry-after`.
+    var gemini: (status: Int, name: String) {
+        switch kind {
+        case .invalidRequest, .authentication, .tooLarge: return (400, "INVALID_ARGUMENT")
+        case .notFound: return (404, "NOT_FOUND")
+        case .rateLimited, .resourceUnavailable: return (429, "RESOURCE_EXHAUSTED")
+        case .server: return (500, "INTERNAL")
+        case .badGateway: return (502, "UNAVAILABLE")
+        case .overloaded: return (503, "UNAVAILABLE")
+        }
+    }
+
+    func geminiResponse() -> Response {
+        let (status, name) = gemini
+        var details: [GeminiErrorBody.Detail]?
+        if kind == .authentication {
+            details = [.init(type: "type.googleapis.com/google.rpc.ErrorInfo", reason: "API_KEY_INVALID")]
+        } else if let retryAfter {
+            details = [.init(type: "type.googleapis.com/google.rpc.RetryInfo", retryDelay: "\(retryAfter)s")]
+        }
+        let body = GeminiErrorBody(
+            error: .init(code: status, message: message, status: name, details: details))
+        return Response(
+            status: Self.status(status), headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: JSONBody.encode(body)))
+    }
+
     /// For answers outside both APIs (unknown routes, control endpoints): one body that both
     /// SDKs can read, Anthropic's `type` and OpenAI's `param`/`code` side by side.
     func neutralResponse(status: Int) -> Response {
