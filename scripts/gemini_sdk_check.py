@@ -5,7 +5,8 @@ Usage: python3 scripts/gemini_sdk_check.py --base http://127.0.0.1:PORT
 
 Run it against a sim started with `--batch-delay 1`. The SDK makes a plain prompt, one with a
 system instruction and a cut one, one held to a `responseSchema`, reads the implicit cache's
-`cachedContentTokenCount` on a second call with a long system instruction, reads a queued 429
+`cachedContentTokenCount` on a second call with a long system instruction, makes, names, lists and
+deletes an explicit context cache (`caches`), reads a queued 429
 (`RESOURCE_EXHAUSTED` with a `RetryInfo`), and drives Batch Mode with inlined requests (create,
 get until it ended, list, cancel). Prints `gemini_sdk_check: ok` and exits 0, or names the first
 failed check and exits 1.
@@ -73,6 +74,18 @@ def check_live(base: str) -> None:
     check(not first.usage_metadata.cached_content_token_count, f"first call cached: {first.usage_metadata}")
     check(second.usage_metadata.cached_content_token_count == tokens(system),
           f"second call's cached tokens: {second.usage_metadata}")
+
+    # An explicit context cache: made, named by a call, its tokens billed as cached.
+    cache = gemini.caches.create(
+        model=MODEL, config=types.CreateCachedContentConfig(system_instruction=system + " Explicitly.", ttl="600s"))
+    check(cache.name.startswith("cachedContents/") and cache.usage_metadata.total_token_count >= 1024,
+          f"cache: {cache}")
+    named = gemini.models.generate_content(
+        model=MODEL, contents=PROMPT, config=types.GenerateContentConfig(cached_content=cache.name))
+    check(named.usage_metadata.cached_content_token_count == cache.usage_metadata.total_token_count,
+          f"cached call's usage: {named.usage_metadata}")
+    check(cache.name in [listed.name for listed in gemini.caches.list()], "cache not listed")
+    gemini.caches.delete(name=cache.name)
 
     request = urllib.request.Request(
         base + "/sim/faults", data=json.dumps({"next": ["429"]}).encode(), method="POST",

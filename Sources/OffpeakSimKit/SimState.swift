@@ -21,6 +21,8 @@ struct SimState: Sendable {
     let seed: UInt64
     /// Flex processing's refusals and slowdown.
     let flex: FlexGate
+    /// Gemini's explicit context caches.
+    let cachedContents = GeminiCachedContents()
 
     init(options: SimOptions) {
         self.options = options
@@ -57,6 +59,7 @@ struct SimState: Sendable {
         sources.reset()
         batches.reset()
         flex.reset()
+        cachedContents.reset()
     }
 
     /// The refusal a server without structured output (`--no-structured-output`) gives a call that

@@ -176,7 +176,7 @@ struct GeminiProviderTests {
         let price = try #require(PriceTable.bundled.cost(of: "gemini-2.5-flash"))
         let usage = Usage(
             input: outcome.spend.inputTokens, output: outcome.spend.outputTokens,
-            cacheRead: outcome.spend.cacheReadTokens)
+            cacheRead: outcome.spend.cacheReadTokens, cacheWrite: outcome.spend.cacheWriteTokens)
         #expect(abs(outcome.spend.dollars - price.dollars(for: usage, lane: .live)) < 1e-12)
 
         let store = try workspace.openStore()
@@ -191,5 +191,86 @@ struct GeminiProviderTests {
         for (record, answer) in zip(requests, expected) {
             #expect(results[record.id]?.text == answer, "\(record.itemId)")
         }
+    }
+}
+
+/// Gemini's explicit context caching (`GeminiContextCaches`): made for a long system prompt seen a
+/// second time, named by the calls after, its storage booked with the call that made it.
+struct GeminiContextCacheTests {
+    @Test func aCacheIsMadeOnTheSecondSightingAndRenewedBeforeItExpires() {
+        let caches = GeminiContextCaches()
+        let now = Date()
+        #expect(caches.plan("k", now: now) == .plain)
+        #expect(caches.plan("k", now: now) == .create)
+        #expect(caches.plan("k", now: now) == .plain, "another call while it is being made goes plain")
+        caches.made("k", name: "cachedContents/1", expires: now + 600)
+        #expect(caches.plan("k", now: now + 500) == .use("cachedContents/1"))
+        #expect(caches.plan("k", now: now + 560) == .create, "a minute before its expiry it is made again")
+        caches.failed("k")
+        #expect(caches.plan("k", now: now) == .create)
+        #expect(caches.plan("other", now: now) == .plain)
+        #expect(GeminiContextCaches.minimumTokens("gemini-2.5-flash") == 1024)
+        #expect(GeminiContextCaches.minimumTokens("gemini-2.5-pro") == 4096)
+    }
+
+    static func workspace(_ sim: SimProcess, items: Int) throws -> TemporaryWorkspace {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write(
+            "offpeak.yaml",
+            "provider: gemini\nbase_url: \(sim.url)\nlimits: {gemini: {in_flight: 1}}\n")
+        let rules = String(repeating: "Label each shipment by how late it arrived, in one word. ", count: 120)
+        let lines = (1...items).map {
+            "  - {id: s\($0), item: \"Shipment \($0) arrived \($0 % 4) days late.\"}"
+        }
+        try workspace.write(
+            "jobs/sort.yaml",
+            "kind: prompt\nsystem: \"\(rules)\"\ntemplate: \"{{item}}\"\nmax_tokens: 40\nbatching: off\nitems:\n"
+                + lines.joined(separator: "\n") + "\n")
+        return workspace
+    }
+
+    static func run(_ workspace: TemporaryWorkspace) throws -> RunOutcome {
+        let context = try WorkspaceContext(
+            workspace: Workspace(root: workspace.root),
+            environment: try workspace.environment(["GEMINI_API_KEY": "g-key"]), logger: Logger(label: "test")
+        )
+        return try context.run(try context.loadJob("sort"))
+    }
+
+    static func caches(_ sim: SimProcess) throws -> [[String: Any]] {
+        let body = try sim.request("GET", "/v1beta/cachedContents?key=g-key")
+        let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        return try #require(object["cachedContents"] as? [[String: Any]])
+    }
+
+    @Test func sixCallsSharingALongSystemPromptReadItFromOneCache() throws {
+        let sim = try SimProcess(arguments: ["--require-key", "g-key"])
+        let outcome = try Self.run(try Self.workspace(sim, items: 6))
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(outcome.spend.calls == 6)
+        let made = try Self.caches(sim)
+        #expect(made.count == 1)
+        let cached = try #require(
+            (made.first?["usageMetadata"] as? [String: Any])?["totalTokenCount"] as? Int)
+        #expect(cached >= 1024)
+        // The first call sends it; the second makes the cache and books its storage; four read it.
+        #expect(outcome.spend.cacheWriteTokens == cached)
+        #expect(outcome.spend.cacheReadTokens == 4 * cached)
+        let price = try #require(PriceTable.bundled.cost(of: "gemini-2.5-flash"))
+        let usage = Usage(
+            input: outcome.spend.inputTokens, output: outcome.spend.outputTokens,
+            cacheRead: outcome.spend.cacheReadTokens, cacheWrite: outcome.spend.cacheWriteTokens)
+        #expect(abs(outcome.spend.dollars - price.dollars(for: usage, lane: .live)) < 1e-12)
+        #expect(
+            outcome.spend.dollars
+                < price.dollars(for: Usage(input: usage.totalInput, output: usage.output), lane: .live))
+    }
+
+    @Test func aPromptSentOnceGetsNoCache() throws {
+        let sim = try SimProcess(arguments: ["--require-key", "g-key"])
+        let outcome = try Self.run(try Self.workspace(sim, items: 1))
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        #expect(try Self.caches(sim).isEmpty)
+        #expect(outcome.spend.cacheWriteTokens == 0)
     }
 }

@@ -1,6 +1,9 @@
 /// The prices offpeak ships with, in LiteLLM's format, as a string literal so the library needs
 /// no resource bundle. Dollars per token, from the providers' price pages; batch prices are half.
 /// A newer LiteLLM file named by `offpeak.yaml` (`prices:`) overrides these entry by entry.
+/// Gemini's `cache_creation_input_token_cost` is what making an explicit context cache costs a
+/// token (`GeminiContextCaches`): its storage for the cache's 10 minutes (2.5 Flash and
+/// Flash-Lite $1.00, Pro $4.50 per million tokens an hour) plus the read by the call that made it.
 enum BundledPrices {
     static let json = """
         {
@@ -160,6 +163,7 @@ enum BundledPrices {
           "gemini-2.5-flash-lite": {
             "input_cost_per_token": 1e-07,
             "output_cost_per_token": 4e-07,
+            "cache_creation_input_token_cost": 1.7667e-07,
             "cache_read_input_token_cost": 1e-08,
             "input_cost_per_token_batches": 5e-08,
             "output_cost_per_token_batches": 2e-07,
@@ -177,6 +181,7 @@ enum BundledPrices {
           "gemini-2.5-flash": {
             "input_cost_per_token": 3e-07,
             "output_cost_per_token": 2.5e-06,
+            "cache_creation_input_token_cost": 1.9667e-07,
             "cache_read_input_token_cost": 3e-08,
             "input_cost_per_token_batches": 1.5e-07,
             "output_cost_per_token_batches": 1.25e-06,
@@ -194,6 +199,7 @@ enum BundledPrices {
           "gemini-2.5-pro": {
             "input_cost_per_token": 1.25e-06,
             "output_cost_per_token": 1e-05,
+            "cache_creation_input_token_cost": 8.75e-07,
             "cache_read_input_token_cost": 1.25e-07,
             "input_cost_per_token_batches": 6.25e-07,
             "output_cost_per_token_batches": 5e-06,

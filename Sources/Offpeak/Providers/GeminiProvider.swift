@@ -16,6 +16,8 @@ struct GeminiProvider: HTTPProvider, CustomStringConvertible {
     let baseURL: String
     private let apiKey: String
     let transport: ProviderTransport
+    /// The explicit context caches this provider made (`GeminiProvider+ContextCache`).
+    let contextCaches = GeminiContextCaches()
 
     /// - Parameters:
     ///   - apiKey: sent as `x-goog-api-key`; never logged or printed.
@@ -58,6 +60,13 @@ struct GeminiProvider: HTTPProvider, CustomStringConvertible {
     /// message as a content (`assistant` is the API's `model`), the limits in `generationConfig`,
     /// and a batched prompt's shape as `responseSchema` (`responseMimeType: application/json`).
     static func requestBody(for request: CompletionRequest) throws(ProviderError) -> Data {
+        try requestBody(for: request, cachedContent: nil)
+    }
+
+    /// The body, naming `cachedContent` in place of the system prompt when one holds it.
+    static func requestBody(for request: CompletionRequest, cachedContent: String?) throws(ProviderError)
+        -> Data
+    {
         var config = GenerateRequest.Config(
             maxOutputTokens: request.maxTokens, temperature: request.temperature, topP: request.topP,
             stopSequences: request.stop.isEmpty ? nil : request.stop)
@@ -66,7 +75,7 @@ struct GeminiProvider: HTTPProvider, CustomStringConvertible {
             if request.structuredForm != .jsonObject { config.responseSchema = responseSchema(keys: keys) }
         }
         let system = request.system.flatMap {
-            $0.isEmpty ? nil : GenerateRequest.Content(parts: [.init(text: $0)])
+            $0.isEmpty || cachedContent != nil ? nil : GenerateRequest.Content(parts: [.init(text: $0)])
         }
         let body = GenerateRequest(
             contents: request.messages.map {
@@ -74,7 +83,8 @@ struct GeminiProvider: HTTPProvider, CustomStringConvertible {
                     role: $0.role == .assistant ? "model" : "user", parts: [.init(text: $0.content)])
             },
             systemInstruction: system, generationConfig: config,
-            tools: request.searchUses == nil ? nil : [.object(["googleSearch": .object([:])])])
+            tools: request.searchUses == nil ? nil : [.object(["googleSearch": .object([:])])],
+            cachedContent: cachedContent)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {
@@ -168,6 +178,8 @@ extension GeminiProvider {
         var generationConfig: Config
         /// `googleSearch` when the call may search the web (`WebSearch`).
         var tools: [JSONValue]?
+        /// The explicit context cache holding the system prompt (`GeminiContextCaches`).
+        var cachedContent: String?
     }
 
     struct GenerateResponse: Decodable {

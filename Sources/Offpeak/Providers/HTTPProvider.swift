@@ -42,6 +42,11 @@ extension HTTPProvider {
         do { body = try Self.requestBody(for: request, lane: lane) } catch {
             return CallReply(answer: .failure(error), attempts: 0)
         }
+        return send(request, body: body, timeout: timeout)
+    }
+
+    /// Sends `body`, the wire form of `request`, retrying as the policy says, and reads the answer.
+    func send(_ request: CompletionRequest, body: Data, timeout: TimeInterval?) -> CallReply {
         let repeats: ProviderTransport.Repeats =
             request.answerKeys == nil ? .asPolicySays : .unlessTheFormIsRefused
         return transport.call(

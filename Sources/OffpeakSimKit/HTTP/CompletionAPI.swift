@@ -12,6 +12,9 @@ struct ParsedCall: Sendable {
     var searches: [SimWebSearch.Search] = []
     /// The call asked for flex processing (`service_tier: "flex"`, `FlexGate`).
     var flex = false
+    /// Tokens of the explicit context cache the call names (Gemini's `cachedContent`), billed as
+    /// cached whatever the implicit cache holds; nil: none named.
+    var cachedTokens: Int?
 
     /// `billing` with the search results' tokens added to its uncached input: the results a search
     /// brings into the conversation are billed as input.

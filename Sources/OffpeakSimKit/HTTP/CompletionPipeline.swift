@@ -110,10 +110,12 @@ struct CompletionPipeline: Sendable {
         _ call: ParsedCall, api: some CompletionAPI, truncated: Bool
     ) async -> (Response, Int) {
         let (answer, batch) = state.composeAnswer(call)
+        let inputTokens = call.conversation.inputTokens
         let billing = call.withSearchResults(
-            state.cacheBook.bill(
-                api: api.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
-                prefix: api.cacheablePrefix(of: call.conversation)))
+            call.cachedTokens.map { InputBilling(uncached: inputTokens - $0, cacheRead: $0) }
+                ?? state.cacheBook.bill(
+                    api: api.cacheAPI, model: call.model, inputTokens: inputTokens,
+                    prefix: api.cacheablePrefix(of: call.conversation)))
         let slowdown = call.flex ? state.flex.slowdown : 1
         await pause(
             milliseconds: state.latency.nextMilliseconds(outputTokens: answer.outputTokens) * slowdown)

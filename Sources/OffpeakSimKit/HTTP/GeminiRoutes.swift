@@ -9,6 +9,8 @@ struct GeminiRoutes: CompletionAPI {
     /// The path's model, and the `key` query parameter if the request had one.
     var model: String
     var queryKey: String?
+    /// Where a call's `cachedContent` is looked up; nil: nowhere (inside a provider batch).
+    var contents: GeminiCachedContents?
 
     var endpoint: SimEndpoint { .generateContent }
     var cacheAPI: PromptCacheBook.API { .gemini }
@@ -21,6 +23,7 @@ struct GeminiRoutes: CompletionAPI {
             register(version, on: router, pipeline: pipeline, batches: batches)
         }
         batches.register(on: router)
+        GeminiCacheRoutes(state: pipeline.state).register(on: router)
     }
 
     private static func register(
@@ -33,7 +36,8 @@ struct GeminiRoutes: CompletionAPI {
                 return SimAPIError(.notFound, "Method not found: \(call)").geminiResponse()
             }
             let api = GeminiRoutes(
-                model: String(call[..<colon]), queryKey: request.uri.queryParameters.get("key"))
+                model: String(call[..<colon]), queryKey: request.uri.queryParameters.get("key"),
+                contents: pipeline.state.cachedContents)
             switch call[call.index(after: colon)...] {
             case "generateContent": return await pipeline.respond(to: request, api: api)
             case "batchGenerateContent": return await batches.create(request, api: api)
@@ -51,8 +55,23 @@ struct GeminiRoutes: CompletionAPI {
         guard case .object = json else {
             throw SimAPIError(.invalidRequest, "Invalid JSON payload received. Expected an object.")
         }
-        let (conversation, maxTokens, form, searches) = try GenerateContentRequest(body: json).validated()
+        var (conversation, maxTokens, form, searches) = try GenerateContentRequest(body: json).validated()
+        var cachedTokens: Int?
+        if let name = GenerateContentRequest.field(json, "cachedContent")?.string {
+            guard conversation.system.isEmpty else {
+                throw SimAPIError(
+                    .invalidRequest,
+                    "CachedContent can not be used with GenerateContent request setting system_instruction, "
+                        + "tools or tool_config.")
+            }
+            guard let entry = contents?.entry(name), entry.model == model else {
+                throw SimAPIError(.notFound, "CachedContent not found (or permission denied)")
+            }
+            conversation.system = entry.system
+            cachedTokens = entry.tokens
+        }
         var call = ParsedCall(model: model, conversation: conversation, maxTokens: maxTokens, form: form)
+        call.cachedTokens = cachedTokens
         // A grounded call is billed once, whatever it searched.
         if searches { call.searches = SimWebSearch.searches(for: conversation, maxUses: 1) }
         return call
