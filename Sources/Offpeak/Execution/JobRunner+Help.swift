@@ -32,7 +32,7 @@ extension JobRunner {
             for: spec, hold: RunHold(owner: owner, ttl: leaseTTL, leased: false), options: options)
         defer { try? context.limiter.flush(now: Date()) }
         var session = RunSession(context: context, spec: spec, run: run, options: options)
-        session.callLane = lane.lane == .flex ? .flex : .live
+        session.callLane = lane.callLane
         defer { try? store.leases.releaseClaim(runID: run.id, owner: owner) }
         let stop = try session.help()
         try cache.flush()

@@ -126,7 +126,7 @@ public struct JobRunner: Sendable {
             spec: spec, model: run.model, prices: prices, workspaceLane: config.lane, provider: provider,
             deadlineAt: run.deadlineAt, now: Date())
         session.batchAPI = lane.api
-        session.callLane = lane.lane == .flex ? .flex : .live
+        session.callLane = lane.callLane
         session.canceled = try store.runs.isCanceled(runID: run.id)
         if let why = lane.why { logger.info("job \(spec.name): \(why)") }
         if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {

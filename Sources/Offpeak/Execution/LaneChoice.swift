@@ -11,6 +11,9 @@ struct LaneChoice {
     /// Why the pass goes live when the job asked for another lane.
     var why: String?
 
+    /// How the pass's calls that go straight to the provider go (`RunSession.callLane`).
+    var callLane: CallLane { lane == .flex ? .flex : .live }
+
     static func choose(
         spec: JobSpec, model: String, prices: PriceTable, workspaceLane: JobSpec.Lane,
         provider: any CompletionProvider, deadlineAt: Date?, now: Date

@@ -33,11 +33,7 @@ extension GeminiProvider {
     }
 
     private func plain(_ request: CompletionRequest, timeout: TimeInterval?, lane: CallLane) -> CallReply {
-        let body: Data
-        do { body = try Self.requestBody(for: request, lane: lane) } catch {
-            return CallReply(answer: .failure(error), attempts: 0)
-        }
-        return send(request, body: body, timeout: timeout)
+        send(request, lane: lane, timeout: timeout)
     }
 
     /// The call naming cache `name`; one refused because the cache is gone is sent plain.

@@ -38,6 +38,12 @@ extension HTTPProvider {
     }
 
     func call(_ request: CompletionRequest, timeout: TimeInterval?, lane: CallLane) -> CallReply {
+        send(request, lane: lane, timeout: timeout)
+    }
+
+    /// The call as `request` is, in `lane`: what `call` does unless a provider shapes its own
+    /// (Gemini naming a context cache), which then sends the rest this way.
+    func send(_ request: CompletionRequest, lane: CallLane, timeout: TimeInterval?) -> CallReply {
         let body: Data
         do { body = try Self.requestBody(for: request, lane: lane) } catch {
             return CallReply(answer: .failure(error), attempts: 0)
