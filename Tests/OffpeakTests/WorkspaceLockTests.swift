@@ -28,7 +28,28 @@ struct WorkspaceLockTests {
         }
     }
 
-    @Test func tickWhileAnotherHoldsTheWorkspaceDoesNothing() throws {
+    @Test func tickWhileAnotherHoldsTheTickLockDoesNothing() throws {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\n")
+        let context = try JobRunnerIntegrationTests.context(workspace)
+        let host = try context.host()
+        guard case .acquired(let held) = try TickLock.acquire(try context.storeOpening(), host: host) else {
+            Issue.record("lock refused")
+            return
+        }
+        let report = try Tick(context: context).run(Tick.Options())
+        #expect(report.status == 0)
+        #expect(
+            report.skipped
+                == (TestStore.onPostgres
+                    ? "another tick of host \(host) is running on this store; nothing to do"
+                    : "another tick is running in this workspace (pid \(getpid())); nothing to do"))
+        withExtendedLifetime(held) {}
+    }
+
+    /// A copy from a SQLite store holds the workspace's lock, as a tick does: refused while a tick
+    /// holds it, before the target is reached.
+    @Test(.sqliteOnly) func copyFromSQLiteWhileATickRunsIsTemporary() throws {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\n")
         let context = try JobRunnerIntegrationTests.context(workspace)
@@ -36,9 +57,12 @@ struct WorkspaceLockTests {
             Issue.record("lock refused")
             return
         }
-        let report = try Tick(context: context).run(Tick.Options())
-        #expect(report.status == 0)
-        #expect(report.skipped?.contains("another tick is running") == true)
+        var refused: OffpeakError?
+        do { _ = try context.copyStore(to: "postgresql://nobody@127.0.0.1:1/none") } catch { refused = error }
+        #expect(refused?.status == .temporaryFailure)
+        #expect(
+            refused?.description == "a tick is running in this workspace (pid \(getpid())); copy once it ends"
+        )
         withExtendedLifetime(held) {}
     }
 }

@@ -7,19 +7,36 @@ import Glibc
 
 extension StoreCopy {
     /// Copies the store at `from` into `to` (the other engine, or another PostgreSQL database).
-    /// `sqliteFile` is the workspace's SQLite store, read or written when either end is `sqlite`.
+    /// The workspace's SQLite file is read or written when either end is `sqlite`.
     ///
-    /// A SQLite target is written to a new file beside `sqliteFile` and renamed into place once
+    /// The source is read under its tick lock (`TickLock`), so no tick writes it meanwhile: a SQLite
+    /// store's is the workspace's `cache/tick.lock`; a PostgreSQL store's is taken exclusively on
+    /// the connection that reads it, and every host's tick is refused until the copy ends.
+    ///
+    /// A SQLite target is written to a new file beside the workspace's and renamed into place once
     /// whole; one already there is refused, since it may hold work the source does not. A
     /// PostgreSQL target must hold none of offpeak's rows; it is written in one transaction.
+    /// - Throws: `.temporaryFailure` while a tick holds the source's tick lock.
     static func copy(
-        from: StoreLocation, to: StoreLocation, sqliteFile: URL, environment: [String: String], logger: Logger
+        from: StoreLocation, to: StoreLocation, workspace: Workspace, environment: [String: String],
+        logger: Logger
     ) throws(OffpeakError) -> StoreCopyOutcome {
         if from == to {
             throw OffpeakError(.usage, "the workspace's store is already \(to); nothing to copy")
         }
+        let sqliteFile = workspace.databaseURL
         switch (from, to) {
         case (.sqlite, .postgres(let url)):
+            let lock: WorkspaceLock
+            switch try WorkspaceLock.acquire(workspace) {
+            case .acquired(let held): lock = held
+            case .held(let pid):
+                throw OffpeakError(
+                    .temporaryFailure,
+                    "a tick is running in this workspace (pid \(pid.map(String.init) ?? "unknown")); copy once it ends"
+                )
+            }
+            defer { withExtendedLifetime(lock) {} }
             let source = try SQLiteCopyEnd(openSource(sqliteFile))
             return try intoPostgres(
                 url, from: source, described: source.copyDescription, setting: to, environment: environment,
@@ -28,6 +45,7 @@ extension StoreCopy {
             try refuseExisting(sqliteFile)
             let source = try connect(url, environment: environment, logger: logger)
             defer { source.close() }
+            try source.lockForCopy()
             let report = try intoNewFile(sqliteFile) { (store) throws(OffpeakError) -> Report in
                 try copy(from: source, to: SQLiteCopyEnd(store), schema: schema(source.copyColumns))
             }
@@ -37,6 +55,7 @@ extension StoreCopy {
         case (.postgres(let fromURL), .postgres(let toURL)):
             let source = try connect(fromURL, environment: environment, logger: logger)
             defer { source.close() }
+            try source.lockForCopy()
             return try intoPostgres(
                 toURL, from: source, described: source.copyDescription, setting: to, environment: environment,
                 logger: logger)

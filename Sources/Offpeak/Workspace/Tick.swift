@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// One `offpeak tick`: what cron or a systemd timer runs every few minutes. Under the workspace
-/// lock it purges expired cache entries, then resumes unfinished runs (interrupted, waiting for
+/// One `offpeak tick`: what cron or a systemd timer runs every few minutes. Under the tick lock
+/// (`TickLock`) it purges expired cache entries, then resumes unfinished runs (interrupted, waiting for
 /// their conditions or for retries), runs scheduled jobs that are due and queue jobs whose spool
 /// folder had requests to take, each inside what is left of the window.
 public struct Tick: Sendable {
@@ -39,7 +39,7 @@ public struct Tick: Sendable {
     }
 
     public struct Report: Sendable, Encodable {
-        /// Set when another tick holds the workspace: this one did nothing.
+        /// Set when another tick holds the tick lock: this one did nothing.
         var skipped: String?
         var purgedCacheEntries = 0
         var jobs: [JobLine] = []
@@ -75,23 +75,17 @@ public struct Tick: Sendable {
 
     public func run(_ options: Options) throws(OffpeakError) -> Report {
         let host = try context.host()
+        let opening = try context.storeOpening()
         // Says "read-only", not "cannot open tick.lock".
-        try Store.requireWritable(try context.storeOpening())
-        let lock: WorkspaceLock
-        switch try WorkspaceLock.acquire(context.workspace) {
-        case .acquired(let held): lock = held
-        case .held(let pid):
-            var report = Report()
-            report.skipped =
-                "another tick is running in this workspace (pid \(pid.map(String.init) ?? "unknown")); nothing to do"
-            return report
-        }
-        defer { withExtendedLifetime(lock) {} }
-        // The metrics are written under the workspace lock, so ticks record themselves in order.
+        try Store.requireWritable(opening)
         let started = Date()
         var report = Report()
         // Opened once: every job of the tick, the cache purge and the metrics use this one store.
         var store: Store?
+        // Held to the end: the metrics are written under the tick lock, so ticks record themselves
+        // in order.
+        var lock: TickLock?
+        defer { withExtendedLifetime(lock) {} }
         func recordTick(status: Int32) -> String? {
             // The host's end is recorded whatever the tick came to, wherever the store answers.
             do { try store?.hosts.tickEnded(host: host, status: status, at: Date()) } catch {
@@ -103,7 +97,16 @@ public struct Tick: Sendable {
                 store: store)
         }
         do throws(OffpeakError) {
-            let opened = try context.openStore()
+            // SQLite: the workspace's lock, then the store; PostgreSQL: the store, then its lock on
+            // the connection this tick keeps.
+            switch try TickLock.acquire(opening, host: host) {
+            case .acquired(let held): lock = held
+            case .held(let holder):
+                report.skipped = Self.skipped(holder)
+                return report
+            }
+            let opened: Store
+            if let held = lock?.store { opened = held } else { opened = try context.openStore() }
             store = opened
             try opened.hosts.tickStarted(
                 host: host, version: options.version,
@@ -119,7 +122,16 @@ public struct Tick: Sendable {
         return report
     }
 
-    /// The tick's work, under the workspace lock.
+    /// What a tick that found another holding the tick lock says: it did nothing.
+    static func skipped(_ holder: TickLock.Holder) -> String {
+        switch holder {
+        case .process(let pid):
+            "another tick is running in this workspace (pid \(pid.map(String.init) ?? "unknown")); nothing to do"
+        case .host(let host): "another tick of host \(host) is running on this store; nothing to do"
+        }
+    }
+
+    /// The tick's work, under the tick lock.
     private func runJobs(_ options: Options, store: Store, host: String, report: inout Report)
         throws(OffpeakError)
     {
@@ -250,7 +262,7 @@ public struct Tick: Sendable {
                 context.logger.info("job \(spec.name): its schedule fired elsewhere first")
             }
         }
-        // Taken here, under the workspace lock, so a job runs for its spool only when something was
+        // Taken here, under the tick lock, so a job runs for its spool only when something was
         // added: a folder holding nothing to take (or only refused lines) starts no run.
         for spec in specs.values.sorted(by: { $0.name < $1.name }) where spec.acceptsSubmissions {
             let queue = SubmissionQueue(store: store, spec: spec, config: context.config)

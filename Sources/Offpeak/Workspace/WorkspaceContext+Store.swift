@@ -43,27 +43,17 @@ extension WorkspaceContext {
 
 extension WorkspaceContext {
     /// `offpeak store copy --to TARGET`: copies the workspace's store (`storeLocation()`) into
-    /// `target` (`sqlite`, the workspace's file, or a `postgresql://` URL), holding the workspace's
-    /// tick lock so no tick here writes while it reads.
+    /// `target` (`sqlite`, the workspace's file, or a `postgresql://` URL) while no tick writes it
+    /// (`StoreCopy.copy` holds the store's tick lock).
     /// - Throws: `.usage` when `target` is not a store, is the store in use, or already holds data;
-    ///   `.temporaryFailure` while a tick runs here; the stores' faults.
+    ///   `.temporaryFailure` while a tick runs on the store; the stores' faults.
     public func copyStore(to target: String) throws(OffpeakError) -> StoreCopyOutcome {
         let destination: StoreLocation
         do { destination = try StoreLocation.parse(target, defaultUser: StoreLocation.osUser) } catch {
             throw OffpeakError(.usage, "--to: \(error.description)")
         }
-        let source = try storeLocation()
-        switch try WorkspaceLock.acquire(workspace) {
-        case .held(let pid):
-            throw OffpeakError(
-                .temporaryFailure,
-                "a tick is running in this workspace (pid \(pid.map(String.init) ?? "unknown")); copy once it ends"
-            )
-        case .acquired(let lock):
-            defer { withExtendedLifetime(lock) {} }
-            return try StoreCopy.copy(
-                from: source, to: destination, sqliteFile: workspace.databaseURL, environment: environment,
-                logger: logger)
-        }
+        return try StoreCopy.copy(
+            from: try storeLocation(), to: destination, workspace: workspace, environment: environment,
+            logger: logger)
     }
 }

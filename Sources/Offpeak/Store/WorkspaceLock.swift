@@ -4,10 +4,11 @@ import Foundation
 import Glibc
 #endif
 
-/// A non-blocking, exclusive lock on a workspace (`cache/tick.lock`, `flock(2)`): one tick at a
-/// time. The kernel drops it when the process ends, however it ends, so a killed tick never leaves
-/// the workspace locked. The file holds the holder's pid, for the message the next tick prints.
-public final class WorkspaceLock {
+/// A non-blocking, exclusive lock on a workspace (`cache/tick.lock`, `flock(2)`): the tick lock of
+/// a SQLite store (`TickLock`), one tick at a time, which a copy of the store holds too. The kernel
+/// drops it when the process ends, however it ends, so a killed tick never leaves the workspace
+/// locked. The file holds the holder's pid, for the message the next tick prints.
+final class WorkspaceLock {
     private let lock: FileLock
 
     private init(lock: FileLock) {
