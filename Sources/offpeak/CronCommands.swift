@@ -100,7 +100,7 @@ extension OffpeakCommand.Cron {
             }
             let zone = try Self.zone(timezone)
             guard let from else { return (cron, zone, Date()) }
-            return (cron, zone, try Self.date(from, in: zone))
+            return (cron, zone, try Self.date(from, in: zone, option: "--from"))
         }
 
         static func zone(_ name: String?) throws(OffpeakError) -> TimeZone {
@@ -112,8 +112,9 @@ extension OffpeakCommand.Cron {
             return zone
         }
 
-        /// An ISO-8601 date or date-time, with an offset or read as wall-clock time in `zone`.
-        static func date(_ text: String, in zone: TimeZone) throws(OffpeakError) -> Date {
+        /// An ISO-8601 date or date-time, with an offset or read as wall-clock time in `zone`;
+        /// `option` names it in the error.
+        static func date(_ text: String, in zone: TimeZone, option: String) throws(OffpeakError) -> Date {
             let patterns = [
                 "yyyy-MM-dd'T'HH:mm:ssXXXXX", "yyyy-MM-dd'T'HH:mmXXXXX", "yyyy-MM-dd'T'HH:mm:ss",
                 "yyyy-MM-dd'T'HH:mm", "yyyy-MM-dd",
@@ -123,7 +124,7 @@ extension OffpeakCommand.Cron {
             }
             throw OffpeakError(
                 .usage,
-                "--from: expected an ISO-8601 time like 2026-03-28, 2026-03-28T09:00 or "
+                "\(option): expected an ISO-8601 time like 2026-03-28, 2026-03-28T09:00 or "
                     + "2026-03-28T09:00:00+01:00, got '\(text)'")
         }
 

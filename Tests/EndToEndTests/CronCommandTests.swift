@@ -44,6 +44,14 @@ struct CronCommandTests {
             cron.stderr
                 == "offpeak: --window: expected a duration from 1s to 24h, like 240s or 4m, got '3000000d'\n")
         #expect(try workspace.offpeak(["cron", "--window", "24h"]).status == 0)
+        // The clock tests move (`tick --now`, hidden) is read as `cron next --from` is.
+        let clock = try workspace.offpeak(["tick", "--now", "tomorrow"])
+        #expect(clock.status == 64)
+        #expect(
+            clock.stderr
+                == "offpeak: --now: expected an ISO-8601 time like 2026-03-28, 2026-03-28T09:00 or "
+                + "2026-03-28T09:00:00+01:00, got 'tomorrow'\n")
+        #expect(clock.stdout.isEmpty)
     }
 
     @Test func badExpressionsTimesAndZonesAreUsageErrors() throws {

@@ -65,11 +65,98 @@ struct ScheduleAcrossHostsTests {
         #expect(try TickTests.calls(sim) == 4)
     }
 
+    /// Three hosts tick slot after slot of an every-minute schedule, all at once, on a clock the
+    /// test moves (`tick --now`): each of 200 slots runs exactly once, on one host; 29 slots every
+    /// host missed run once at the next tick anywhere.
+    @Test(.enabled(if: TestStore.onPostgres, "hosts share only a PostgreSQL store"))
+    func threeHostsTicking200SlotsRunEachOnce() throws {
+        let sim = try SimProcess()
+        let hosts = try (0..<3).map { _ in try TemporaryWorkspace() }
+        for host in hosts {
+            try host.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
+            try host.write(
+                "jobs/tock.yaml",
+                "kind: prompt\ntemplate: \"Say {{item}}.\"\nitems: [tock]\nmax_tokens: 20\n"
+                    + "schedule: \"* * * * *\"\ntimezone: UTC\n")
+        }
+        let shared = try hosts[0].storeEnvironment()
+        let environment = { (host: Int) in shared.merging(["OFFPEAK_HOST": "host-\(host)"]) { $1 } }
+        // The clock runs hours behind the machine's, a minute a slot, 20 s into each minute.
+        let base = (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 - 6 * 3600
+        let at = { (minute: Int) in
+            Date(timeIntervalSince1970: base + Double(minute * 60) + 20).formatted(.iso8601)
+        }
+        /// The three hosts' ticks at `minute`, at once: what each printed, and its process id.
+        func tickAll(_ minute: Int) throws -> [(stdout: String, pid: Int32)] {
+            let ticks = try (0..<3).map { host in
+                try TickTests.start(
+                    ["tick", "--now", at(minute)], in: hosts[host], environment: environment(host))
+            }
+            return try ticks.enumerated().map { host, tick in
+                let done = try #require(tick.wait(timeout: 60), "host-\(host) at minute \(minute)")
+                #expect(done.status == 0 && done.stderr.isEmpty, "host-\(host) at \(minute): \(done.stderr)")
+                return (done.stdout, tick.pid)
+            }
+        }
+        /// Checks the ticks of one slot: one host ran the job, the others found nothing to do or
+        /// found its run held (and helped it, or left it); returns the host that ran it.
+        func oneRan(_ ticks: [(stdout: String, pid: Int32)], at minute: Int) throws -> Int? {
+            let ran = ticks.indices.filter { ticks[$0].stdout.hasPrefix("tock [schedule]: ") }
+            #expect(ran.count == 1, "minute \(minute): \(ticks.map(\.stdout))")
+            guard let winner = ran.first else { return nil }
+            let run = try hosts[0].psql(
+                "SELECT id FROM runs WHERE job = 'tock' ORDER BY created_at DESC, id LIMIT 1")
+            // Its holder as the lease names it, or, once the winner has let go of the run before the
+            // helper looked, "another process".
+            let holder = "\(Self.machine):\(ticks[winner].pid) on host host-\(winner)"
+            let held = { (why: String, text: String) in
+                let by = text.contains(" run by another process; ") ? "another process" : holder
+                return "tock [\(why)]: job tock: run \(run) is being run by \(by); "
+            }
+            var helped = 0
+            for (host, tick) in ticks.enumerated() where host != winner {
+                if tick.stdout == "nothing to do\n"
+                    || tick.stdout == held("resume", tick.stdout) + "this tick leaves it\n"
+                {
+                    continue
+                }
+                let line = Self.helpLine(tick.stdout, job: "tock")
+                helped += line?.items ?? 0
+                #expect(
+                    tick.stdout
+                        == held(line?.why ?? "help", tick.stdout) + "this host helped: answered "
+                        + "\(Self.count(line?.items ?? 0, "item")) in \(Self.count(line?.calls ?? 0, "call"))\n",
+                    "minute \(minute), host-\(host)")
+            }
+            #expect(
+                ticks[winner].stdout
+                    == "tock [schedule]: job tock: 1 of 1 item answered (\(1 - helped) now)\n",
+                "minute \(minute)")
+            return winner
+        }
+        let idle = ["nothing to do\n", "nothing to do\n", "nothing to do\n"]
+        // First sight registers the schedule: its first slot is the next minute.
+        #expect(try tickAll(0).map(\.stdout) == idle)
+        var ranBy = [0, 0, 0]
+        for minute in 1...200 {
+            if let host = try oneRan(try tickAll(minute), at: minute) { ranBy[host] += 1 }
+        }
+        print("200 slots run by host: \(ranBy)")
+        #expect(ranBy.reduce(0, +) == 200)
+        // Every host off for 29 slots: the next tick anywhere runs the job once.
+        #expect(try oneRan(try tickAll(230), at: 230) != nil)
+        #expect(try tickAll(230).map(\.stdout) == idle)
+        let runs = try hosts[0].psql(
+            "SELECT count(*) || ' ' || count(*) FILTER (WHERE state = 'completed') FROM runs WHERE job = 'tock'"
+        )
+        #expect(runs == "201 201")
+    }
+
     /// The reason, items and calls of a tick's line for a run it helped (`JobRunner.help`).
-    static func helpLine(_ text: String) -> (why: String, items: Int, calls: Int)? {
-        guard
+    static func helpLine(_ text: String, job: String = "fruit") -> (why: String, items: Int, calls: Int)? {
+        guard text.hasPrefix(job + " "),
             let match = text.firstMatch(
-                of: /^fruit \[(resume|help)\]: .* this host helped: answered (\d+) items? in (\d+) calls?\n$/),
+                of: /^\S+ \[(resume|help)\]: .* this host helped: answered (\d+) items? in (\d+) calls?\n$/),
             let items = Int(match.2), let calls = Int(match.3)
         else { return nil }
         return (String(match.1), items, calls)

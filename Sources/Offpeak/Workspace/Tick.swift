@@ -11,6 +11,8 @@ public struct Tick: Sendable {
         var window: TimeInterval?
         var gate: ConditionGate?
         var stop: StopSignal?
+        /// The time schedules, the cache's expiry and the hosts' specs are read at (`tick --now`
+        /// moves it in tests); the window, leases and calls go by the machine's clock.
         var now: Date
         /// The offpeak ticking, as the hosts seen record it (`offpeak hosts`).
         var version: String
@@ -138,7 +140,7 @@ public struct Tick: Sendable {
         let cache = ResponseCache(
             store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
         report.purgedCacheEntries = try cache.purge(.expired, now: options.now).removed
-        let windowEnd = options.window.map { options.now + $0 }
+        let windowEnd = options.window.map { Date() + $0 }  // the machine's clock, as calls take it
         // Only the tick's first call starts whatever the window says; after it, every job's calls
         // must fit what is left.
         var called = false
@@ -216,7 +218,9 @@ public struct Tick: Sendable {
         // A run another process holds (on this host or another ticking the same store) is that
         // process's to finish: this tick helps it answer its requests, where it has the job's spec
         // and the run is running; else it says so, not an error, and leaves the job alone.
-        let held = try store.leases.liveLeases(now: options.now)
+        // Leases are written and renewed by the machine's clock, whatever clock the tick reads
+        // schedules by (`Options.now`).
+        let held = try store.leases.liveLeases(now: Date())
         for run in open.runs {
             if let lease = held[run.id], lease.owner != Store.processOwner {
                 if run.state == .running, let spec = specs[run.job] {
