@@ -51,6 +51,25 @@ import Testing
         #expect(try Self.refused(opening, host: "box-a") == nil, "released with its holder")
     }
 
+    /// A host killed while cut off from the server leaves its session to the server's keepalives:
+    /// the tick's connection asks for them within a minute, not the system's two hours.
+    @Test(.enabled(if: TestStore.onPostgres, "the store's lock is PostgreSQL's"))
+    func aTicksSessionAsksForKeepalivesWithinAMinute() throws {
+        let workspace = try TemporaryWorkspace()
+        guard case .acquired(let lock) = try TickLock.acquire(try Self.opening(workspace), host: "box-a"),
+            let store = lock.store
+        else {
+            Issue.record("the lock was not granted")
+            return
+        }
+        let settings = try store.values(
+            """
+            SELECT current_setting('tcp_keepalives_idle') || ' ' || current_setting('tcp_keepalives_interval')
+                || ' ' || current_setting('tcp_keepalives_count')
+            """, as: String.self)
+        #expect(settings == ["30 10 3"])
+    }
+
     @Test(.enabled(if: TestStore.onPostgres, "the store's lock is PostgreSQL's"))
     func aCopyAndTheTicksOfEveryHostExcludeEachOther() throws {
         let workspace = try TemporaryWorkspace()

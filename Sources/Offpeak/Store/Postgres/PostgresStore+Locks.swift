@@ -15,6 +15,15 @@ extension PostgresStore {
     /// - Throws: `.temporaryFailure` while a copy holds the store's lock; the store's faults.
     func lockTick(host: String) throws(OffpeakError) -> PostgresTickLocks? {
         let hostKey = PostgresTickLocks.hostKey(host)
+        // A host killed while cut off from the server never closes its connection: without
+        // keepalives the server would hold its locks for the system's two hours, and every tick of
+        // the host would skip meanwhile. With these it ends such a session within about a minute.
+        try query(
+            """
+            SELECT set_config('tcp_keepalives_idle', '30', false),
+                set_config('tcp_keepalives_interval', '10', false),
+                set_config('tcp_keepalives_count', '3', false)
+            """)
         guard try tryLock("SELECT pg_try_advisory_lock(hashtextextended(\(hostKey), 0))") else { return nil }
         guard try tryLock("SELECT pg_try_advisory_lock_shared(hashtextextended(\(Self.storeKey), 0))") else {
             _ = try? query("SELECT pg_advisory_unlock(hashtextextended(\(hostKey), 0))")
