@@ -58,6 +58,25 @@ struct BatchAuditTests {
         #expect(nothing.lower == 0 && nothing.upper == 1)
     }
 
+    /// Processes answering one run side by side each queue audits the others cannot see yet:
+    /// each takes its part of the room, so together they keep to the share one process keeps to.
+    @Test func processesAnsweringOneRunEachTakeTheirPartOfTheAuditsRoom() {
+        let whole = AuditShare.Cost(dollars: 100, tokens: 0)
+        let audit = AuditShare.Cost(dollars: 0.5, tokens: 0)
+        func admitted(workers: Int) -> Int {
+            var share = AuditShare(
+                maxShare: 0.03, others: AuditShare.Cost(dollars: 0, tokens: 0),
+                audited: AuditShare.Cost(dollars: 0.5, tokens: 0), workers: workers)
+            var count = 0
+            while share.admits([audit], runLeft: whole) { count += 1 }
+            return count
+        }
+        // $3 of room, $0.50 made: five more audits for one process, a third of that for each of three.
+        #expect(admitted(workers: 1) == 5)
+        #expect(admitted(workers: 3) == 1)
+        #expect(admitted(workers: 3) * 3 <= admitted(workers: 1))
+    }
+
     @Test func probesSpreadFromTheFirstItemToTheLast() {
         #expect(AuditSampling.probePositions(size: 8, round: 0) == [0, 2, 4, 7])
         #expect(AuditSampling.probePositions(size: 8, round: 1) == [0, 2, 5, 7])

@@ -105,14 +105,19 @@ extension RunSession {
     }
 
     /// The room the audit has in the run's spend (`JobSpec.Audit.maxShare`), the audit calls
-    /// queued counted in.
+    /// queued counted in. Processes answering the run side by side (hosts helping it, each with
+    /// a live claim on a round) each queue audits of their own that the others cannot see until
+    /// they are made: each takes its part of the room.
     private mutating func auditShare() throws(OffpeakError) -> AuditShare {
         // Read once a round, and kept for the round's gate (`spentSoFar`).
         let spent = try spentSoFar(batch: false)
         let audited = try auditSpent()
+        let others = try context.store.leases.liveClaims(
+            runID: run.id, except: context.lease.owner, now: Date())
         var share = AuditShare(
             maxShare: spec.auditing.maxShare, others: AuditShare.Cost(spent) - AuditShare.Cost(audited),
-            audited: AuditShare.Cost(audited) + audit.queued)
+            audited: AuditShare.Cost(audited), queued: audit.queued,
+            workers: 1 + Set(others.map(\.owner)).count)
         let answered = audited.calls - audited.failedCalls
         if answered > 0 { share.perAudit = AuditShare.Cost(audited) * (1 / Double(answered)) }
         return share
@@ -325,9 +330,14 @@ struct AuditShare {
     }
 
     var maxShare: Double
-    /// What the run's other calls cost so far, and what its audit calls did.
+    /// What the run's other calls cost so far, and what its audit calls did (every process's).
     var others: Cost
     var audited: Cost
+    /// What this pass's audit calls to come should cost.
+    var queued = Cost(dollars: 0, tokens: 0)
+    /// The processes answering the run now, this one included: each may queue its part of the
+    /// room the share leaves.
+    var workers = 1
     /// What an answered audit call of the run has cost on average so far; nil before the first.
     /// An audit is counted at no less than this: the estimate of a single call (`AuditCosts`)
     /// guesses its answer's length and the prompt cache, and the audit's share is what was paid.
@@ -350,8 +360,9 @@ struct AuditShare {
     /// items not answered yet, batched as the calls planned now); counts them when they do.
     mutating func admits(_ costs: [Cost], runLeft: Cost) -> Bool {
         let probe = costs.map(counted).reduce(Cost(dollars: 0, tokens: 0), +)
-        guard (audited + probe).within(maxShare, of: others + runLeft) else { return false }
-        audited = audited + probe
+        let mine = (queued + probe) * Double(max(1, workers))
+        guard (audited + mine).within(maxShare, of: others + runLeft) else { return false }
+        queued = queued + probe
         return true
     }
 }
