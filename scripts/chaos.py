@@ -151,6 +151,26 @@ def runs(bin_dir, workspace):
     return json.loads(status.stdout).get("runs", [])
 
 
+def answers_committed(workspace, cluster):
+    """Items the ledger holds answered by a call (not from the cache, not failed): each item once
+    when no answer was ever committed twice (one kept beside another host's, or over it)."""
+    query = "SELECT coalesce(sum(items), 0) FROM ledger WHERE NOT failed AND NOT cache_hit"
+    if cluster is not None:
+        result = subprocess.run(
+            [os.path.join(cluster.bin, "psql"), "-h", "127.0.0.1", "-p", str(cluster.port), "-U", cluster.user,
+             "-d", "chaos", "-At", "-v", "ON_ERROR_STOP=1", "-c", query], capture_output=True, text=True)
+        if result.returncode != 0:
+            raise SystemExit(f"chaos: psql failed: {result.stderr.strip()}")
+        return int(result.stdout.strip())
+    import sqlite3
+    database = sqlite3.connect(f"file:{os.path.join(workspace, 'cache', 'offpeak.sqlite')}?mode=ro", uri=True)
+    try:
+        return int(database.execute(query.replace("NOT failed", "failed = 0").replace(
+            "NOT cache_hit", "cache_hit = 0")).fetchone()[0])
+    finally:
+        database.close()
+
+
 def outputs(workspace):
     """Every file of out/<job>/ but the index, by name, as bytes."""
     directory = os.path.join(workspace, "out", JOB)
@@ -422,6 +442,10 @@ def main():
             violations.append(f"expected one run with every item done, found {summary}")
         if planned != args.items:
             violations.append(f"the reference run made {planned} calls for {args.items} items")
+        committed = answers_committed(workspace, cluster)
+        if committed != args.items:
+            violations.append(f"the ledger holds {committed} items answered for {args.items} items: "
+                              f"{committed - args.items} answered twice")
         # Every process working the run has calls in flight: hosts help one run at once (each claims
         # rounds of its requests), so a kill may cut off a call of each process it hit, and a
         # server crash one of each host's.
@@ -440,6 +464,7 @@ def main():
                          if args.hosts > 1 else "")),
             ("planned calls", str(planned)),
             ("billed calls", str(billed)),
+            ("answered twice", f"{committed - args.items} (the ledger holds {committed} answered items)"),
             ("server restarts", f"{restarts} (store on PostgreSQL)" if args.postgres else "none (store on SQLite)"),
             ("extra calls", f"{billed - planned} (allowed: at most ({killed} processes killed + {cut} cut off "
                             f"by restarts) x {args.in_flight} in flight)"),
