@@ -24,4 +24,9 @@ struct LeaseRecord: StoredRecord, PersistableRecord, Equatable {
     var expiresAt: Date
     /// The host the owner runs on (`HostName`).
     var host: String
+
+    /// How long before its release a released lease expires: more than either engine's rounding of
+    /// a time (SQLite keeps milliseconds rounded to the nearest), so a lease released now is never
+    /// read back as live.
+    static let releasedAgo: TimeInterval = 0.001
 }

@@ -25,7 +25,7 @@ extension SQLiteStore {
         try write { db in
             try db.execute(
                 sql: "UPDATE leases SET expires_at = ? WHERE run_id = ? AND owner = ? AND expires_at > ?",
-                arguments: [now, runID, owner, now])
+                arguments: [now - LeaseRecord.releasedAgo, runID, owner, now])
         }
     }
 

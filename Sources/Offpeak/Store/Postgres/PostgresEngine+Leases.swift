@@ -35,8 +35,10 @@ extension PostgresEngine: LeaseStore {
     func releaseLease(runID: String, owner: String) throws(OffpeakError) {
         let now = Date()
         try store.query(
-            "UPDATE leases SET expires_at = \(now) WHERE run_id = \(runID) AND owner = \(owner) AND expires_at > \(now)"
-        )
+            """
+            UPDATE leases SET expires_at = \(now - LeaseRecord.releasedAgo)
+            WHERE run_id = \(runID) AND owner = \(owner) AND expires_at > \(now)
+            """)
     }
 
     func unexpiredLeases(now: Date) throws(OffpeakError) -> [LeaseRecord] {
