@@ -41,10 +41,7 @@ struct BatchedRunTests {
     }
 
     static func run(_ workspace: TemporaryWorkspace) throws -> RunOutcome {
-        let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
-            logger: Logger(label: "test"))
-        return try context.run(try context.loadJob("classify"))
+        try workspace.run(job: "classify")
     }
 
     /// The answer files, without the index (which names the run).

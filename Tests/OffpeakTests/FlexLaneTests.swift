@@ -151,11 +151,7 @@ struct FlexLaneTests {
     }
 
     static func run(_ workspace: TemporaryWorkspace) throws -> RunOutcome {
-        let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root),
-            environment: try workspace.environment(["OPENAI_API_KEY": "sk-test"]),
-            logger: Logger(label: "test"))
-        return try context.run(try context.loadJob("flex"))
+        try workspace.run(job: "flex", environment: ["OPENAI_API_KEY": "sk-test"])
     }
 
     /// `lane: flex` against a sim that refuses a quarter of the flex calls: every item answered,

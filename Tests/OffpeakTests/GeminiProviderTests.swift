@@ -159,11 +159,7 @@ struct GeminiProviderTests {
             "jobs/sort.yaml",
             "kind: prompt\nsystem: \"\(rules)\"\ntemplate: \"{{item}}\"\nmax_tokens: 40\n"
                 + "batching: {max_items: 4}\nitems:\n" + items.joined(separator: "\n") + "\n")
-        let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root),
-            environment: try workspace.environment(["GEMINI_API_KEY": "g-key"]), logger: Logger(label: "test")
-        )
-        let outcome = try context.run(try context.loadJob("sort"))
+        let outcome = try workspace.run(job: "sort", environment: ["GEMINI_API_KEY": "g-key"])
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(outcome.run.itemsDone == 12)
         #expect(outcome.spend.calls == 3, "three prompts of four")
@@ -230,11 +226,7 @@ struct GeminiContextCacheTests {
     }
 
     static func run(_ workspace: TemporaryWorkspace) throws -> RunOutcome {
-        let context = try WorkspaceContext(
-            workspace: Workspace(root: workspace.root),
-            environment: try workspace.environment(["GEMINI_API_KEY": "g-key"]), logger: Logger(label: "test")
-        )
-        return try context.run(try context.loadJob("sort"))
+        try workspace.run(job: "sort", environment: ["GEMINI_API_KEY": "g-key"])
     }
 
     static func caches(_ sim: SimProcess) throws -> [[String: Any]] {

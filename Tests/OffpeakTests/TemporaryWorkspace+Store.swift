@@ -20,4 +20,17 @@ extension TemporaryWorkspace {
     func environment(_ extra: [String: String] = [:]) throws -> [String: String] {
         extra.merging(try storeEnvironment()) { mine, _ in mine }
     }
+
+    /// The workspace as an in-process command sees it, `extra` added to its environment.
+    func context(_ extra: [String: String] = [:]) throws -> WorkspaceContext {
+        try WorkspaceContext(
+            workspace: Workspace(root: root), environment: try environment(extra),
+            logger: Logger(label: "test"))
+    }
+
+    /// Runs the workspace's job `job` in this process, as `offpeak run JOB` does.
+    func run(job: String, environment extra: [String: String] = [:]) throws -> RunOutcome {
+        let context = try context(extra)
+        return try context.run(try context.loadJob(job))
+    }
 }
