@@ -81,7 +81,10 @@ extension OffpeakCommand {
                 commandName: "purge",
                 abstract: "Remove entries: the expired ones, one job's, or all of them.")
 
-            @Flag(help: "Remove the entries past their TTL, but for answers kept for `reuse: unchanged`.")
+            @Flag(
+                help:
+                    "Remove the entries past their TTL, but for the answers and sources `reuse: unchanged` jobs keep."
+            )
             var expired = false
 
             @Option(help: "Remove the entries this job stored.")

@@ -74,6 +74,43 @@ struct FeedRunTests {
         #expect((try sim.stats()["calls"] as? Int) == 4)
     }
 
+    /// A busy feed keeps only its latest entries: one taken into a run that a budget stopped stays in
+    /// that run after it left the feed, and is answered when the run goes on; nothing is dropped.
+    @Test func anEntryTakenIntoAnUnfinishedRunStaysAfterItLeavesTheFeed() throws {
+        let sim = try SimProcess()
+        try Self.feed(sim, entries: [1, 2])
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {max_retries: 1}\n")
+        func spec(maxCalls: Int) throws {
+            try workspace.write(
+                "jobs/news.yaml",
+                """
+                kind: research
+                template: "Summarize this news: {{item}}"
+                feeds: ["\(sim.url)/sources/feed"]
+                max_new: 2
+                batching: off
+                budget: {max_calls: \(maxCalls)}
+                """)
+        }
+        try spec(maxCalls: 1)
+        let first = try CachedRunTests.run(workspace, job: "news")
+        #expect(first.spend.calls == 1)
+        #expect(try Self.answered(workspace) == ["entry-1"])
+        #expect(first.run.state != .completed, "entry-2 is still to answer")
+
+        try Self.feed(sim, entries: [3, 4])
+        try spec(maxCalls: 10)
+        let second = try CachedRunTests.run(workspace, job: "news")
+        #expect(second.message == "job news: 3 of 3 items answered (2 now)", "nothing dropped")
+        #expect(second.run.id == first.run.id, "the same run goes on")
+        #expect(second.spend.calls == 3, "the run's: entry-1, then entry-2 and one new entry (max_new 2)")
+        #expect(try Self.answered(workspace) == ["entry-1", "entry-2", "entry-3"])
+        let third = try CachedRunTests.run(workspace, job: "news")
+        #expect(third.spend.calls == 1)
+        #expect(try Self.answered(workspace) == ["entry-4"])
+    }
+
     @Test func aFeedThatIsNotRSSOrAtomFailsNamingIt() throws {
         let sim = try SimProcess()
         try sim.setSource("feed", content: "<html><body>not a feed</body></html>", contentType: "text/xml")

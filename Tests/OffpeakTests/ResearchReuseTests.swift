@@ -161,23 +161,37 @@ struct ResearchReuseTests {
     }
 
     /// A tick purges what is past its TTL before its jobs run; the answers kept for reuse stay, and
-    /// a source purged is fetched again whole and gives the same prompt.
-    @Test func purgingExpiredEntriesKeepsTheAnswersKeptForReuse() throws {
+    /// so do the sources behind them, so the next run revalidates them (a `304`) instead of fetching
+    /// them whole.
+    @Test func purgingExpiredEntriesKeepsTheAnswersAndSourcesKeptForReuse() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, reuse: nil)
         #expect(try CachedRunTests.run(workspace, job: "watch").spend.calls == 3)
         let cache = ResponseCache(
             store: try workspace.openStore(), maxBytes: 1 << 30, logger: Logger(label: "t"))
         let purged = try cache.purge(.expired)
-        #expect(purged == CachePurge(removed: 3, keptForReuse: 3), "the three sources go, the answers stay")
+        #expect(purged == CachePurge(removed: 0, keptForReuse: 3, keptSources: 3))
         #expect(
             purged.text
-                == "removed 3 entries; kept 3 answers past their TTL that jobs with `reuse: unchanged` reuse "
-                + "while their prompt is unchanged (`--job JOB` or `--all` removes them)\n")
+                == "removed 0 entries; kept past their TTL for jobs with `reuse: unchanged`: 3 answers that "
+                + "they reuse while their prompt is unchanged, and 3 sources that they revalidate with a "
+                + "conditional request (`--job JOB` or `--all` removes them)\n")
         let second = try CachedRunTests.run(workspace, job: "watch")
         #expect(second.spend.calls == 0)
-        #expect((try sim.stats()["sources"] as? [String: Int])?["fetches"] == 6, "fetched again whole")
+        let sources = try #require(try sim.stats()["sources"] as? [String: Int])
+        #expect(sources["fetches"] == 6 && sources["not_modified"] == 3, "revalidated, not fetched whole")
         #expect(try cache.purge(.job("watch")) == CachePurge(removed: 7), "answers, sources and robots.txt")
+    }
+
+    /// A job with `reuse: ttl` keeps nothing past its TTL: the purge takes its sources.
+    @Test func purgingExpiredEntriesTakesWhatAReuseTTLJobSaved() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(sim: sim, reuse: "ttl")
+        #expect(try CachedRunTests.run(workspace, job: "watch").spend.calls == 3)
+        let cache = ResponseCache(
+            store: try workspace.openStore(), maxBytes: 1 << 30, logger: Logger(label: "t"))
+        let purged = try cache.purge(.expired)
+        #expect(purged == CachePurge(removed: 3), "its 3 sources (with cache_ttl: 0s it keeps no answer)")
     }
 
     @Test func reuseIsParsedAndCheckedAndDefaultsByKind() throws {

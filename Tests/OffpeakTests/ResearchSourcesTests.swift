@@ -20,7 +20,9 @@ final class MemorySourceCache: SourceCache {
         entries.withLock { $0[url] }.map { ($0.source, now < $0.expires) }
     }
 
-    func save(source: CachedSource, job: String?, ttl: TimeInterval, now: Date) throws(OffpeakError) {
+    func save(source: CachedSource, job: String?, ttl: TimeInterval, keep: Bool, now: Date)
+        throws(OffpeakError)
+    {
         entries.withLock { $0[source.url] = Entry(source: source, expires: now + ttl) }
         calls.withLock { $0.append("save \(source.url) \(job ?? "-")") }
     }

@@ -164,7 +164,8 @@ public final class ResponseCache: Sendable {
     }
 
     /// Stores a fetched source expiring at `now + ttl`, then evicts as `save(answers:)` does.
-    func save(source: CachedSource, job: String?, ttl: TimeInterval, now: Date = Date())
+    /// - Parameter keep: kept past `ttl` for a job with `reuse: unchanged` (`CacheEntryRecord.reuse`).
+    func save(source: CachedSource, job: String?, ttl: TimeInterval, keep: Bool = false, now: Date = Date())
         throws(OffpeakError)
     {
         let (frame, rawBytes) = try CachePayload.encodeJSON(source)
@@ -173,7 +174,7 @@ public final class ResponseCache: Sendable {
                 key: Self.sourceKey(source.url), kind: .source, job: job, provider: nil, model: nil,
                 url: source.url, createdAt: now, expiresAt: now + ttl, lastAccessAt: now, hits: 0,
                 rawBytes: rawBytes, storedBytes: frame.count, payload: Data(frame), etag: source.etag,
-                lastModified: source.lastModified)
+                lastModified: source.lastModified, reuse: keep)
         ])
     }
 

@@ -9,6 +9,10 @@ extension JobRunner {
     ///
     /// Each feed is revalidated on every run (a conditional request; a `304` costs nothing), so a
     /// new entry is seen at once whatever the job's `cache_ttl`; offline, the last copy is read.
+    ///
+    /// Entries the job's unfinished run took and has not answered stay in it, first, even those
+    /// that have left their feed since (a busy feed keeps only its latest entries): they count
+    /// against that run's `max_new`, and nothing taken is dropped.
     /// - Throws: `.temporaryFailure` when a feed was never fetched and cannot be reached now (the
     ///   run waits for it, nothing is lost); `.dataError` when a feed is not RSS or Atom, naming it.
     func withFeedItems(_ spec: JobSpec, offline: Bool, cancellation: CancellationFlag?) throws(OffpeakError)
@@ -16,17 +20,23 @@ extension JobRunner {
     {
         guard !spec.feeds.isEmpty else { return spec }
         let research = research(for: spec, ttl: 0, offline: offline, cancellation: cancellation)
-        var entries: [FeedEntry] = []
+        var entries: [(feed: String, entry: FeedEntry)] = []
         for url in spec.feeds {
             let document = try research.document(url)
-            do { entries += try Feed.parse(Data(document.text.utf8), url: url) } catch {
+            do { entries += try Feed.parse(Data(document.text.utf8), url: url).map { (url, $0) } } catch {
                 throw OffpeakError(.dataError, error.description)
             }
         }
         var taken = try store.runs.answeredItems(job: spec.name).union(spec.items.map(\.id))
         taken.insert(RunSession.digestItemID)
-        let new = Feed.oldestFirst(entries).filter { taken.insert($0.id).inserted }
-        let chosen = spec.maxNew.map { Array(new.prefix($0)) } ?? new
+        let unfinished = try store.runs.latestResumableRun(job: spec.name)?.storedSpec()?.items ?? []
+        let carried = unfinished.filter {
+            $0.feed.map(spec.feeds.contains) == true && taken.insert($0.id).inserted
+        }
+        let feedOf = Dictionary(
+            entries.map { ($0.entry.id, $0.feed) }, uniquingKeysWith: { first, _ in first })
+        let new = Feed.oldestFirst(entries.map(\.entry)).filter { taken.insert($0.id).inserted }
+        let chosen = spec.maxNew.map { Array(new.prefix(max(0, $0 - carried.count))) } ?? new
         if chosen.count < new.count {
             let waiting = new.count - chosen.count
             logger.info(
@@ -34,11 +44,12 @@ extension JobRunner {
             )
         }
         var expanded = spec
+        expanded.items += carried
         expanded.items += chosen.map { entry in
             let text = [entry.title, entry.summary].filter { !$0.isEmpty }.joined(separator: "\n\n")
             return JobSpec.Item(
                 id: entry.id, variables: ["id": entry.id, "item": text],
-                sources: entry.link.map { [$0] } ?? [])
+                sources: entry.link.map { [$0] } ?? [], feed: feedOf[entry.id])
         }
         return expanded
     }

@@ -245,7 +245,7 @@ public struct JobRunner: Sendable {
     {
         var research = ResearchSources(
             cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor), ttl: ttl,
-            job: spec.name, logger: logger, cancellation: cancellation)
+            job: spec.name, keep: spec.reusesUnchanged, logger: logger, cancellation: cancellation)
         research.offline = offline
         return research
     }

@@ -48,6 +48,9 @@ struct ResearchSources: Sendable {
     let fetcher: SourceFetcher
     let ttl: TimeInterval
     let job: String?
+    /// The job reuses unchanged answers: the copies it saves are kept past `ttl`, so the next check
+    /// is a conditional request (`SourceCache.save(…keep:…)`).
+    let keep: Bool
     let logger: Logger
     let cancellation: CancellationFlag?
     /// Asks each site's robots.txt before any request to it.
@@ -58,20 +61,22 @@ struct ResearchSources: Sendable {
     /// - Parameters:
     ///   - ttl: seconds a fetched or revalidated source stays fresh (the job's `cache_ttl`).
     ///   - job: the job name recorded with saved sources.
+    ///   - keep: keep saved copies past `ttl` (the job has `reuse: unchanged`).
     ///   - cancellation: aborts fetches in flight (a stop signal's grace ran out); a source that
     ///     was never fetched then waits, like an unreachable one.
     init(
-        cache: any SourceCache, fetcher: SourceFetcher, ttl: TimeInterval, job: String?, logger: Logger,
-        cancellation: CancellationFlag? = nil
+        cache: any SourceCache, fetcher: SourceFetcher, ttl: TimeInterval, job: String?, keep: Bool = false,
+        logger: Logger, cancellation: CancellationFlag? = nil
     ) {
         self.cache = cache
         self.fetcher = fetcher
         self.ttl = ttl
         self.job = job
+        self.keep = keep
         self.logger = logger
         self.cancellation = cancellation
         self.robots = RobotsCheck(
-            cache: cache, fetcher: fetcher, job: job, logger: logger, cancellation: cancellation)
+            cache: cache, fetcher: fetcher, job: job, keep: keep, logger: logger, cancellation: cancellation)
     }
 
     /// The rendered context for `urls`, or `.waiting` at the first source that was never fetched
@@ -187,7 +192,7 @@ struct ResearchSources: Sendable {
             // Current, but found at a new address: kept with it.
             var moved = stale
             moved.movedTo = followed.movedTo
-            try cache.save(source: moved, job: job, ttl: ttl, now: now)
+            try cache.save(source: moved, job: job, ttl: ttl, keep: keep, now: now)
             return moved
         case .success(.fetched(let source)):
             try save(source, now: now)
@@ -196,7 +201,7 @@ struct ResearchSources: Sendable {
     }
 
     private func save(_ source: CachedSource, now: Date) throws(OffpeakError) {
-        try cache.save(source: source, job: job, ttl: ttl, now: now)
+        try cache.save(source: source, job: job, ttl: ttl, keep: keep, now: now)
         logger.debug(
             "fetched source \(fetcher.redactor.redact(source.url)) (\(source.contentType), \(source.text.count) characters)"
         )

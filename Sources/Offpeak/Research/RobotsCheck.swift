@@ -22,17 +22,20 @@ struct RobotsCheck: Sendable {
     let cache: any SourceCache
     let fetcher: SourceFetcher
     let job: String?
+    /// Keeps the copies it saves past their TTL (`SourceCache.save(…keep:…)`).
+    let keep: Bool
     let logger: Logger
     let cancellation: CancellationFlag?
     private let found = SiteRules()
 
     init(
-        cache: any SourceCache, fetcher: SourceFetcher, job: String?, logger: Logger,
+        cache: any SourceCache, fetcher: SourceFetcher, job: String?, keep: Bool, logger: Logger,
         cancellation: CancellationFlag?
     ) {
         self.cache = cache
         self.fetcher = fetcher
         self.job = job
+        self.keep = keep
         self.logger = logger
         self.cancellation = cancellation
     }
@@ -91,7 +94,7 @@ struct RobotsCheck: Sendable {
             try cache.refresh(sourceURL: url, ttl: Self.ttl, now: now)
             return .success(RobotsTxt(cached?.source.text ?? ""))
         case .fetched(let source):
-            try cache.save(source: source, job: job, ttl: Self.ttl, now: now)
+            try cache.save(source: source, job: job, ttl: Self.ttl, keep: keep, now: now)
             logger.debug("fetched \(fetcher.redactor.redact(url)) (\(source.text.utf8.count) bytes)")
             return .success(RobotsTxt(source.text))
         }

@@ -14,8 +14,12 @@ protocol SourceCache: Sendable {
     func source(url: String, now: Date) throws(OffpeakError) -> (source: CachedSource, fresh: Bool)?
 
     /// Stores a newly fetched copy, replacing any older one; fresh for `ttl` seconds from `now`.
-    /// - Parameter job: the job that fetched it, for `offpeak cache stats`; `nil` when none.
-    func save(source: CachedSource, job: String?, ttl: TimeInterval, now: Date) throws(OffpeakError)
+    /// - Parameters:
+    ///   - job: the job that fetched it, for `offpeak cache stats`; `nil` when none.
+    ///   - keep: kept past `ttl` by `cache purge --expired` (and the tick's purge), for a job with
+    ///     `reuse: unchanged`: its validators make the next check a `304`, not a whole fetch.
+    func save(source: CachedSource, job: String?, ttl: TimeInterval, keep: Bool, now: Date)
+        throws(OffpeakError)
 
     /// Marks the cached copy fresh again for `ttl` seconds from `now`, after the server answered
     /// `304 Not Modified`; the text stays as it is.

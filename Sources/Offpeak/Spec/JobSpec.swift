@@ -58,12 +58,19 @@ public struct JobSpec: Sendable, Equatable, Codable {
         var sources: [String] = []
         /// This item's own `search`, in place of the job's; nil: the job's.
         var search: Search?
+        /// The feed this item is an entry of (`feeds:`); nil for the spec's own items. Kept with the
+        /// run, so an entry taken into a run stays in it until answered, even once it left its feed.
+        var feed: String?
 
-        init(id: String, variables: [String: String], sources: [String] = [], search: Search? = nil) {
+        init(
+            id: String, variables: [String: String], sources: [String] = [], search: Search? = nil,
+            feed: String? = nil
+        ) {
             self.id = id
             self.variables = variables
             self.sources = sources
             self.search = search
+            self.feed = feed
         }
     }
 

@@ -28,7 +28,8 @@ struct CacheEntryRecord: StoredRecord {
     var etag: String?
     var lastModified: String?
     /// An answer of a job with `reuse: unchanged`: reused while its prompt is unchanged, whatever
-    /// its TTL says, so `cache purge --expired` keeps it.
+    /// its TTL says, so `cache purge --expired` keeps it. A source such a job fetched is kept too:
+    /// its ETag / Last-Modified make its next check a `304`, not a whole fetch.
     var reuse = false
 
     /// Every column but the payload, for listing without reading every blob.

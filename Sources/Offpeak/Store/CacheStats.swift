@@ -60,24 +60,38 @@ public struct CachePurge: Sendable, Equatable, Encodable {
     /// Answers past their TTL that `.expired` kept, since a job with `reuse: unchanged` reuses them
     /// while their prompt is unchanged; 0 for the other scopes.
     public var keptForReuse: Int
+    /// Sources past their TTL that `.expired` kept, since such a job revalidates them: their ETag /
+    /// Last-Modified make the next check a `304`; 0 for the other scopes.
+    public var keptSources: Int
 
-    public init(removed: Int, keptForReuse: Int = 0) {
+    public init(removed: Int, keptForReuse: Int = 0, keptSources: Int = 0) {
         self.removed = removed
         self.keptForReuse = keptForReuse
+        self.keptSources = keptSources
     }
 
     enum CodingKeys: String, CodingKey {
         case removed
         case keptForReuse = "kept_for_reuse"
+        case keptSources = "kept_sources"
     }
 
     /// `removed 3 entries`, and what was kept and how to remove it too.
     public var text: String {
         var line = "removed \(Plural.count(removed, "entry", "entries"))"
+        var kept: [String] = []
         if keptForReuse > 0 {
+            kept.append(
+                "\(Plural.count(keptForReuse, "answer")) that they reuse while their prompt is unchanged")
+        }
+        if keptSources > 0 {
+            kept.append(
+                "\(Plural.count(keptSources, "source")) that they revalidate with a conditional request")
+        }
+        if !kept.isEmpty {
             line +=
-                "; kept \(Plural.count(keptForReuse, "answer")) past their TTL that jobs with "
-                + "`reuse: unchanged` reuse while their prompt is unchanged (`--job JOB` or `--all` removes them)"
+                "; kept past their TTL for jobs with `reuse: unchanged`: \(kept.joined(separator: ", and "))"
+                + " (`--job JOB` or `--all` removes them)"
         }
         return line + "\n"
     }

@@ -243,11 +243,15 @@ extension SQLiteStore: AnswerCacheStore {
                 try db.execute(
                     sql: "DELETE FROM cache_entries WHERE expires_at <= ? AND NOT reuse", arguments: [now])
                 let removed = db.changesCount
-                let kept =
-                    try Int.fetchOne(
-                        db, sql: "SELECT COUNT(*) FROM cache_entries WHERE expires_at <= ? AND reuse",
-                        arguments: [now]) ?? 0
-                return CachePurge(removed: removed, keptForReuse: kept)
+                let kept = try Row.fetchAll(
+                    db,
+                    sql:
+                        "SELECT kind, COUNT(*) FROM cache_entries WHERE expires_at <= ? AND reuse GROUP BY kind",
+                    arguments: [now])
+                let count = { (kind: CacheKind) -> Int in
+                    kept.first { $0[0] as String? == kind.rawValue }?[1] ?? 0
+                }
+                return CachePurge(removed: removed, keptForReuse: count(.answer), keptSources: count(.source))
             case .job(let job):
                 try db.execute(sql: "DELETE FROM cache_entries WHERE job = ?", arguments: [job])
             case .all:

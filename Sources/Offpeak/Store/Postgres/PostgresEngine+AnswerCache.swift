@@ -138,10 +138,16 @@ extension PostgresEngine: AnswerCacheStore {
             case .expired:
                 let removed = try store.query(
                     "DELETE FROM cache_entries WHERE expires_at <= \(now) AND NOT reuse RETURNING 1")
-                let kept = try store.query(
-                    "SELECT count(*) FROM cache_entries WHERE expires_at <= \(now) AND reuse")
-                guard let count = kept.first else { return CachePurge(removed: removed.count) }
-                return CachePurge(removed: removed.count, keptForReuse: try store.decode(count, as: Int.self))
+                var kept: [String: Int] = [:]
+                for row in try store.query(
+                    "SELECT kind, count(*) FROM cache_entries WHERE expires_at <= \(now) AND reuse GROUP BY kind"
+                ) {
+                    let (kind, count) = try store.decode(row, as: (String, Int).self)
+                    kept[kind] = count
+                }
+                return CachePurge(
+                    removed: removed.count, keptForReuse: kept[CacheKind.answer.rawValue] ?? 0,
+                    keptSources: kept[CacheKind.source.rawValue] ?? 0)
             case .job(let job):
                 return CachePurge(
                     removed: try store.query("DELETE FROM cache_entries WHERE job = \(job) RETURNING 1").count
