@@ -48,7 +48,7 @@ extension OffpeakCommand {
                 window: window.flatMap(DurationParser.seconds),
                 gate: context.gate(sysfsRoot: conditions.sysfs.sysfsRoot),
                 stop: Signals.stopOnTermination(grace: conditions.grace),
-                now: clock ?? Date(), version: OffpeakVersion.current)
+                now: clock, version: OffpeakVersion.current)
             let report = try Terminal.attempt { try Offpeak.Tick(context: context).run(options) }
             if let warning = report.metricsWarning { Terminal.printError("warning: \(warning)") }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }

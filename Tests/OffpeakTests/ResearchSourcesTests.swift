@@ -77,8 +77,17 @@ struct ResearchSourcesTests {
             cache.log == [
                 "save \(sim.url)/robots.txt digest", "save \(urls[0]) digest", "save \(urls[1]) digest",
             ])
-        #expect(cache.entry(urls[0])?.expires == start + 3600)
+        #expect(cache.entry(urls[0])?.expires == start + 3420, "an hour's TTL less a twentieth")
         #expect(try sources().context(for: [], now: start) == .ready("", citations: []))
+    }
+
+    /// A copy is fresh a little less than the job's TTL, so a daily job checks yesterday's copies
+    /// whether it runs a second earlier or later than yesterday.
+    @Test func aCopyIsFreshALittleLessThanTheTTL() {
+        #expect(ResearchSources.freshFor(24 * 3600) == 23 * 3600, "at most an hour less")
+        #expect(ResearchSources.freshFor(3600) == 3420, "a twentieth less")
+        #expect(ResearchSources.freshFor(0) == 0)
+        #expect(RobotsCheck.ttl == 23 * 3600)
     }
 
     @Test func aFreshCopyMakesNoRequest() throws {
@@ -86,7 +95,7 @@ struct ResearchSourcesTests {
         let url = sim.url + "/sources/fresh"
         let first = try sources().context(for: [url], now: start)
         #expect(try sourceStats(sim)["fetches"] == 1)
-        #expect(try sources().context(for: [url], now: start + 3599) == first)
+        #expect(try sources().context(for: [url], now: start + 3419) == first)
         #expect(try sourceStats(sim)["fetches"] == 1)
     }
 
@@ -98,7 +107,7 @@ struct ResearchSourcesTests {
         #expect(try sources().context(for: [url], now: later) == first)
         #expect(try sourceStats(sim) == ["fetches": 2, "not_modified": 1, "robots": 1])
         #expect(cache.log.last == "refresh \(url)")
-        #expect(cache.entry(url)?.expires == later + 3600)
+        #expect(cache.entry(url)?.expires == later + 3420)
         try SimSources.set(sim, name: "stale", content: "Changed.")
         let changed = try sources().context(for: [url], now: later + 7200)
         #expect(changed.text == "<source url=\"\(url)\">\nChanged.\n</source>")

@@ -15,14 +15,14 @@ extension JobRunner {
     /// against that run's `max_new`, and nothing taken is dropped.
     /// - Throws: `.temporaryFailure` when a feed was never fetched and cannot be reached now (the
     ///   run waits for it, nothing is lost); `.dataError` when a feed is not RSS or Atom, naming it.
-    func withFeedItems(_ spec: JobSpec, offline: Bool, cancellation: CancellationFlag?) throws(OffpeakError)
-        -> JobSpec
+    func withFeedItems(_ spec: JobSpec, offline: Bool, cancellation: CancellationFlag?, now: Date)
+        throws(OffpeakError) -> JobSpec
     {
         guard !spec.feeds.isEmpty else { return spec }
         let research = research(for: spec, ttl: 0, offline: offline, cancellation: cancellation)
         var entries: [(feed: String, entry: FeedEntry)] = []
         for url in spec.feeds {
-            let document = try research.document(url)
+            let document = try research.document(url, now: now)
             do { entries += try Feed.parse(Data(document.text.utf8), url: url).map { (url, $0) } } catch {
                 throw OffpeakError(.dataError, error.description)
             }

@@ -25,7 +25,10 @@ public struct JobRunner: Sendable {
         /// The most stored requests one round of the pass reads and plans (see
         /// `RunSession.nextCalls`); smaller only in tests.
         var roundRequests = 1024
-        /// What the workspace's budgets take as now; library tests move it to the next day.
+        /// What the run takes as now for the cache (answers' and research sources' TTLs), the
+        /// ledger's day and the budgets': the machine's clock, but for a tick whose clock a test
+        /// moved (`tick --now`: days of a daily job in a minute), and library tests moving it to
+        /// the next day. Leases, windows and calls keep the machine's clock.
         var clock: @Sendable () -> Date = { Date() }
         public init(
             force: Bool = false, cachePolicy: RequestRecord.CachePolicy = .normal,
@@ -95,10 +98,13 @@ public struct JobRunner: Sendable {
         let model = config.model(for: tier, provider: provider.kind)
         try checkModel(model, for: spec)
         let (spec, dropped) = try withUnfinishedItems(
-            try withFeedItems(spec, offline: holdCalls != nil, cancellation: options.stop?.calls))
+            try withFeedItems(
+                spec, offline: holdCalls != nil, cancellation: options.stop?.calls, now: options.clock()))
         let planned = RequestPlanner(provider: provider.kind, model: model).plan(
             spec,
-            sources: try sources(for: spec, offline: holdCalls != nil, cancellation: options.stop?.calls))
+            sources: try sources(
+                for: spec, offline: holdCalls != nil, cancellation: options.stop?.calls, now: options.clock())
+        )
         var (run, droppedNow) = try prepareRun(
             spec: spec, model: model, planned: planned, forced: options.force)
         // Another process holds the run: this one helps it answer its requests.
@@ -229,13 +235,13 @@ public struct JobRunner: Sendable {
     /// conditions do not hold, and the pass only collects batches already out) fetches nothing:
     /// cached copies only, and an item with a source never fetched waits.
     private func sources(
-        for spec: JobSpec, offline: Bool, cancellation: CancellationFlag?
+        for spec: JobSpec, offline: Bool, cancellation: CancellationFlag?, now: Date
     ) throws(OffpeakError) -> [String: Result<SourceContext, OffpeakError>] {
         guard !spec.sources.isEmpty || spec.items.contains(where: { !$0.sources.isEmpty }) else { return [:] }
         let research = research(
             for: spec, ttl: spec.cacheTTL, offline: offline, cancellation: cancellation)
         let items = spec.items.filter { !(spec.sources + $0.sources).isEmpty }
-        let found = research.contexts(for: items.map { spec.sources + $0.sources })
+        let found = research.contexts(for: items.map { spec.sources + $0.sources }, now: now)
         return Dictionary(zip(items.map(\.id), found), uniquingKeysWith: { first, _ in first })
     }
 

@@ -78,7 +78,7 @@ extension RunSession {
         var hits: [(record: RequestRecord, answer: CachedAnswer)] = []
         let answers = try context.cache.answers(
             for: pending.filter { policy(of: $0.record) == .normal }.map(\.record.cacheKey),
-            unchanged: spec.reusesUnchanged)
+            unchanged: spec.reusesUnchanged, now: context.clock())
         for entry in pending {
             guard policy(of: entry.record) == .normal, let answer = answers[entry.record.cacheKey] else {
                 rest.append(entry)
@@ -87,7 +87,7 @@ extension RunSession {
             hits.append((entry.record, answer))
         }
         guard !hits.isEmpty else { return rest }
-        let answered = CallReceipt.cacheHits(hits, line: ledgerLine, now: Date())
+        let answered = CallReceipt.cacheHits(hits, line: ledgerLine, now: context.clock())
         try context.store.runs.commitCacheHits(run: run, answered, lease: context.lease)
         answeredNow += hits.filter { !$0.record.isStep }.count
         context.logger.info("\(Plural.count(hits.count, "item")) answered from the cache")
@@ -130,7 +130,7 @@ extension RunSession {
             return try context.cache.write(
                 answers: answers, job: spec.name, provider: context.provider.kind.rawValue,
                 ttl: spec.cacheTTL,
-                reuse: spec.reusesUnchanged)
+                reuse: spec.reusesUnchanged, now: context.clock())
         } catch {
             context.logger.warning("could not cache \(answers.count) answers: \(error)")
             return nil
@@ -145,7 +145,7 @@ extension RunSession {
             try context.cache.save(
                 answers: answers, job: spec.name, provider: context.provider.kind.rawValue,
                 ttl: spec.cacheTTL,
-                reuse: spec.reusesUnchanged)
+                reuse: spec.reusesUnchanged, now: context.clock())
         } catch {
             context.logger.warning("could not cache \(answers.count) answers: \(error)")
         }

@@ -59,7 +59,8 @@ struct ResearchSources: Sendable {
     var offline = false
 
     /// - Parameters:
-    ///   - ttl: seconds a fetched or revalidated source stays fresh (the job's `cache_ttl`).
+    ///   - ttl: the job's `cache_ttl`; a fetched or revalidated source stays fresh a little less
+    ///     (`freshFor`).
     ///   - job: the job name recorded with saved sources.
     ///   - keep: keep saved copies past `ttl` (the job has `reuse: unchanged`).
     ///   - cancellation: aborts fetches in flight (a stop signal's grace ran out); a source that
@@ -70,7 +71,7 @@ struct ResearchSources: Sendable {
     ) {
         self.cache = cache
         self.fetcher = fetcher
-        self.ttl = ttl
+        self.ttl = Self.freshFor(ttl)
         self.job = job
         self.keep = keep
         self.logger = logger
@@ -144,6 +145,14 @@ struct ResearchSources: Sendable {
         case .success(let source): return source
         case .failure(let reason): throw OffpeakError(.temporaryFailure, reason.description)
         }
+    }
+
+    /// How long a copy checked now stays fresh under a `cache_ttl` of `ttl`: a twentieth less, at
+    /// most an hour less. A daily job with `cache_ttl: 24h` runs at about the same time each day,
+    /// a few seconds later or earlier; with the full TTL, a copy checked a second later yesterday
+    /// would still be fresh today and a change would wait a whole day to be seen.
+    static func freshFor(_ ttl: TimeInterval) -> TimeInterval {
+        ttl - min(ttl / 20, 3600)
     }
 
     /// One source's copy, or the unreachable error that makes the item wait.

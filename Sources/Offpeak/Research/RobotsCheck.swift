@@ -16,8 +16,9 @@ import Synchronization
 /// One robots.txt per site per run: the first source of a site reads it (the others of that
 /// site wait for it), the rest use what it found.
 struct RobotsCheck: Sendable {
-    /// A day, as RFC 9309 suggests for a cached robots.txt.
-    static let ttl: TimeInterval = 24 * 3600
+    /// A day, as RFC 9309 suggests for a cached robots.txt, less `ResearchSources.freshFor`'s
+    /// margin, so a daily job reads it anew each day.
+    static let ttl: TimeInterval = ResearchSources.freshFor(24 * 3600)
 
     let cache: any SourceCache
     let fetcher: SourceFetcher

@@ -14,17 +14,27 @@ public struct Tick: Sendable {
         /// The time schedules, the cache's expiry and the hosts' specs are read at (`tick --now`
         /// moves it in tests); the window, leases and calls go by the machine's clock.
         var now: Date
+        /// `now` going on at the machine's pace: what the jobs a tick runs take as now for the cache
+        /// (answers' and sources' TTLs), the ledger's day and the budgets' (`JobRunner.Options.clock`).
+        var clock: @Sendable () -> Date
         /// The offpeak ticking, as the hosts seen record it (`offpeak hosts`).
         var version: String
 
+        /// - Parameter now: the moment the tick takes as now (`tick --now`); nil: the machine's.
         public init(
             window: TimeInterval? = nil, gate: ConditionGate? = nil, stop: StopSignal? = nil,
-            now: Date = Date(), version: String = "unknown"
+            now: Date? = nil, version: String = "unknown"
         ) {
             self.window = window
             self.gate = gate
             self.stop = stop
-            self.now = now
+            self.now = now ?? Date()
+            if let now {
+                let ahead = now.timeIntervalSinceNow
+                self.clock = { Date().addingTimeInterval(ahead) }
+            } else {
+                self.clock = { Date() }
+            }
             self.version = version
         }
     }
@@ -162,6 +172,7 @@ public struct Tick: Sendable {
             }
             var runOptions = JobRunner.Options(gate: options.gate, windowEnd: windowEnd, stop: options.stop)
             runOptions.firstCallAlwaysStarts = !called
+            runOptions.clock = options.clock
             do {
                 let outcome: RunOutcome
                 if let held {
