@@ -97,19 +97,16 @@ struct WebSearchRunTests {
         #expect((try sim.stats()["billed"] as? [String: Any])?["web_search_requests"] as? Int == 3)
     }
 
-    /// Through OpenAI's shape: `web_search_options`, one search billed a call, and the
-    /// `url_citation` annotations kept (without a query: OpenAI does not say which found them).
+    /// Through OpenAI's shape: `web_search_options` to a search model, one search billed a call at
+    /// the bundled price, and the `url_citation` annotations kept (without a query: OpenAI does not
+    /// say which found them). The job's temperature is left out: the sim, as OpenAI, refuses it.
     @Test func openAISearchModelsAreBilledOneSearchACall() throws {
         let sim = try SimProcess(arguments: ["--require-key", "sk-test"])
-        let workspace = try Self.workspace(sim: sim)
-        try workspace.write(
-            "prices.json",
-            #"{"gpt-4o-search-preview": {"input_cost_per_token": 2.5e-06, "output_cost_per_token": 1e-05, "#
-                + #""search_context_cost_per_query": {"search_context_size_medium": 0.035}}}"#)
+        let workspace = try Self.workspace(sim: sim, extra: "temperature: 0.2")
+        let model = "gpt-4o-mini-search-preview"
         try workspace.write(
             "offpeak.yaml",
-            "provider: openai\nbase_url: \(sim.url)/v1\nprices: prices.json\n"
-                + "models: {openai: {balanced: gpt-4o-search-preview}}\n")
+            "provider: openai\nbase_url: \(sim.url)/v1\nmodels: {openai: {balanced: \(model)}}\n")
         let context = try WorkspaceContext(
             workspace: Workspace(root: workspace.root),
             environment: try workspace.environment(["OPENAI_API_KEY": "sk-test"]),
@@ -118,7 +115,21 @@ struct WebSearchRunTests {
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(outcome.spend.calls == 2)
         #expect((try sim.billed())["web_search_requests"] == 2)
-        #expect(try workspace.openStore().ledger.searchesByModel() == ["gpt-4o-search-preview": 2])
+        let store = try workspace.openStore()
+        #expect(try store.ledger.searchesByModel() == [model: 2])
+        let price = try #require(PriceTable.bundled.cost(of: model))
+        #expect(price.perSearch == 0.0275)
+        let tokens = price.dollars(
+            for: Usage(
+                input: outcome.spend.inputTokens, output: outcome.spend.outputTokens,
+                cacheRead: outcome.spend.cacheReadTokens, cacheWrite: outcome.spend.cacheWriteTokens),
+            lane: .live)
+        #expect(abs(outcome.spend.dollars - (tokens + 2 * 0.0275)) < 1e-9, "one search a call at $0.0275")
+        #expect(
+            try CostReport.make(store: store, by: .job).text.hasSuffix(
+                "\nweb searches: 2, \(Money.dollars(0.055)) of the cost above\n"))
+        let requests = try store.runs.requests(runID: outcome.run.id).map { try $0.completionRequest() }
+        #expect(requests.allSatisfy { $0.temperature == 0.2 }, "kept in the request, and its cache key")
         let index = try ResearchReuseTests.index(workspace, job: "news")
         #expect(
             index.items.first { $0.id == "swift" }?.searchResults == [

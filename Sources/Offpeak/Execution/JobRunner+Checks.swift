@@ -9,10 +9,15 @@ extension JobRunner {
         return try store.batches.hasOpenBatches(runID: run.id)
     }
 
-    /// Refuses, before anything is stored or sent, a job its model cannot serve as asked: a dollar
-    /// budget on a model with no price (or no price per web search, for a job that searches: the
-    /// budget could not stop it), or a `max_tokens` longer than the model can write.
-    func checkModel(_ model: String, for spec: JobSpec) throws(OffpeakError) {
+    /// Refuses, before anything is stored or sent, a job its model cannot serve as asked: a search
+    /// of the web the provider cannot run with the model (`searchRefusal`), a dollar budget on a
+    /// model with no price (or no price per web search, for a job that searches: the budget could
+    /// not stop it), or a `max_tokens` longer than the model can write.
+    /// - Parameter tier: the tier `model` serves the job as (its own, or one lower on battery).
+    func checkModel(_ model: String, tier: JobSpec.Tier, for spec: JobSpec) throws(OffpeakError) {
+        if let refusal = Self.searchRefusal(spec, model: model, tier: tier, provider: provider.kind) {
+            throw refusal
+        }
         if let limit = spec.budget.maxDollars, prices.cost(of: model) == nil {
             throw OffpeakError(
                 .configuration,
@@ -33,6 +38,40 @@ extension JobRunner {
         if let problem = limits.outputProblem(maxTokens: spec.maxTokens) {
             throw OffpeakError(.dataError, "max_tokens: \(problem)", location: spec.sourcePath)
         }
+    }
+
+    /// The refusal of a job that searches the web with a model its provider cannot search with
+    /// (`ProviderCapabilities.webSearch`), naming what would work; nil when it can, or does not
+    /// search. `offpeak estimate` refuses it the same way.
+    static func searchRefusal(_ spec: JobSpec, model: String, tier: JobSpec.Tier, provider: ProviderKind)
+        -> OffpeakError?
+    {
+        guard spec.searchesTheWeb else { return nil }
+        let support = provider.capabilities.webSearch
+        let why: String
+        if let support {
+            guard let reason = support.whyNot(model) else { return nil }
+            why = reason
+        } else {
+            why = "provider \(provider.rawValue) cannot search the web"
+        }
+        let instead =
+            support?.suggestedModel.map {
+                "set one in offpeak.yaml (models: {\(provider.rawValue): {\(tier.rawValue): \($0)}}), or remove search:"
+            } ?? "remove search:"
+        return OffpeakError(
+            .configuration, "job \(spec.name) searches the web, but \(why); \(instead)",
+            location: spec.sourcePath)
+    }
+
+    /// What a run says when its model refuses sampling parameters (a search model): the job's
+    /// `temperature` is left out of its calls, not honoured; nil when nothing is left out.
+    static func samplingNote(_ spec: JobSpec, model: String, provider: ProviderKind) -> String? {
+        guard let temperature = spec.temperature,
+            provider.capabilities.webSearch?.takesNoSampling(model) == true
+        else { return nil }
+        return
+            "job \(spec.name): \(model) takes no temperature, so its calls leave out temperature \(temperature)"
     }
 
     /// A job with no spec file (`offpeak summarize`) gathers its items across invocations: the

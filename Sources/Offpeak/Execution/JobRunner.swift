@@ -86,7 +86,7 @@ public struct JobRunner: Sendable {
         // out has its pass, which books what they answered and sends nothing new.
         var holdCalls: RunStop?
         if !failing.isEmpty && !options.force {
-            try checkModel(config.model(for: spec.tier, provider: provider.kind), for: spec)
+            try checkModel(config.model(for: spec.tier, provider: provider.kind), tier: spec.tier, for: spec)
             guard try hasBatchesOut(job: spec.name) else {
                 return try deferRun(spec, reasons: failing, sentence: sentence)
             }
@@ -96,7 +96,10 @@ public struct JobRunner: Sendable {
         let downgraded = conditions.map { ConditionGate.downgrades(spec, $0) } ?? false
         let tier = downgraded ? spec.tier.lower : spec.tier
         let model = config.model(for: tier, provider: provider.kind)
-        try checkModel(model, for: spec)
+        try checkModel(model, tier: tier, for: spec)
+        if let note = Self.samplingNote(spec, model: model, provider: provider.kind) {
+            logger.info("\(note)")
+        }
         let (spec, dropped) = try withUnfinishedItems(
             try withFeedItems(
                 spec, offline: holdCalls != nil, cancellation: options.stop?.calls, now: options.clock()))

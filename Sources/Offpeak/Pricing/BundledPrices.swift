@@ -4,6 +4,9 @@
 /// Gemini's `cache_creation_input_token_cost` is what making an explicit context cache costs a
 /// token (`GeminiContextCaches`): its storage for the cache's 10 minutes (2.5 Flash and
 /// Flash-Lite $1.00, Pro $4.50 per million tokens an hour) plus the read by the call that made it.
+/// A search costs `search_context_size_medium` (offpeak asks for the default context size): Claude
+/// $0.01, Gemini $0.035, OpenAI's search models their own (`gpt-4o-search-preview` $0.035,
+/// `gpt-4o-mini-search-preview` $0.0275), as LiteLLM lists them.
 enum BundledPrices {
     static let json = """
         {
@@ -89,6 +92,40 @@ enum BundledPrices {
             "max_output_tokens": 16384,
             "max_tokens": 16384,
             "litellm_provider": "openai",
+            "mode": "chat"
+          },
+          "gpt-4o-search-preview": {
+            "input_cost_per_token": 2.5e-06,
+            "output_cost_per_token": 1e-05,
+            "cache_read_input_token_cost": 1.25e-06,
+            "input_cost_per_token_batches": 1.25e-06,
+            "output_cost_per_token_batches": 5e-06,
+            "max_input_tokens": 128000,
+            "max_output_tokens": 16384,
+            "max_tokens": 16384,
+            "litellm_provider": "openai",
+            "search_context_cost_per_query": {
+              "search_context_size_low": 0.03,
+              "search_context_size_medium": 0.035,
+              "search_context_size_high": 0.05
+            },
+            "mode": "chat"
+          },
+          "gpt-4o-mini-search-preview": {
+            "input_cost_per_token": 1.5e-07,
+            "output_cost_per_token": 6e-07,
+            "cache_read_input_token_cost": 7.5e-08,
+            "input_cost_per_token_batches": 7.5e-08,
+            "output_cost_per_token_batches": 3e-07,
+            "max_input_tokens": 128000,
+            "max_output_tokens": 16384,
+            "max_tokens": 16384,
+            "litellm_provider": "openai",
+            "search_context_cost_per_query": {
+              "search_context_size_low": 0.025,
+              "search_context_size_medium": 0.0275,
+              "search_context_size_high": 0.03
+            },
             "mode": "chat"
           },
           "gpt-4.1": {

@@ -8,6 +8,8 @@ extension AnthropicProvider {
         structured: .init(forms: [.jsonSchema], fromTheStart: false, wire: .forcedTool),
         promptCache: .marked,
         batchesOnThisMachine: false, loopbackInFlight: ProviderLimits.loopbackInFlight,
+        // The `web_search` server tool, on any model, at most `max_uses` searches a call.
+        webSearch: .cappedTool,
         models: .init(fast: "claude-haiku-4-5", balanced: "claude-sonnet-4-5", powerful: "claude-opus-4-1"),
         environment: .init(
             key: "ANTHROPIC_API_KEY", baseURL: ["ANTHROPIC_BASE_URL"], defaultBaseURL: defaultBaseURL))

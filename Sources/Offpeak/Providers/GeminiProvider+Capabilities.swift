@@ -10,6 +10,8 @@ extension GeminiProvider {
         // tokens, and bill no write.
         promptCache: .automatic(minimumTokens: 1024),
         batchesOnThisMachine: false, loopbackInFlight: ProviderLimits.loopbackInFlight,
+        // Grounding with Google Search (`googleSearch`), on any model; it takes no cap.
+        webSearch: .grounding,
         models: .init(
             fast: "gemini-2.5-flash-lite", balanced: "gemini-2.5-flash", powerful: "gemini-2.5-pro"),
         // As Google's SDKs read them: GOOGLE_API_KEY wins over GEMINI_API_KEY when both are set.

@@ -12,6 +12,15 @@ extension OpenAIProvider {
         // Flex processing, at the batch prices, for the models OpenAI's pricing page lists it for;
         // its guide raises the client's timeout to 15 minutes.
         flex: FlexProcessing(models: ["o3", "o4-mini", "gpt-5"], timeout: 900),
+        // Chat completions search only with a search model (`-search` in its name); any other
+        // answers `web_search_options` with a 400. An OpenAI-compatible server elsewhere (a base
+        // URL that is not OpenAI's) is held to the same rule: llama.cpp, Ollama and vLLM ignore
+        // `web_search_options` and would answer from memory while the ledger bills a search, so a
+        // model named with `-search` is sent (a LiteLLM proxy's alias for a model that searches),
+        // any other refused before anything is sent.
+        webSearch: .searchModels(
+            api: "OpenAI's chat completions",
+            examples: ["gpt-4o-search-preview", "gpt-4o-mini-search-preview"]),
         models: .init(fast: "gpt-4o-mini", balanced: "gpt-4.1", powerful: "o3"),
         environment: .init(
             key: "OPENAI_API_KEY", baseURL: ["OPENAI_BASE_URL"], defaultBaseURL: defaultBaseURL))

@@ -52,6 +52,8 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
 
     /// The JSON body of a chat completion: the system prompt becomes the first message; a flex
     /// call says `service_tier: "flex"` (a live one leaves the field out: the project's default).
+    /// A search model's call leaves out `temperature` and `top_p`, which it refuses
+    /// (`WebSearchSupport`); the request keeps them, and with them its cache key.
     static func requestBody(for request: CompletionRequest, lane: CallLane) throws(ProviderError) -> Data {
         var messages = request.messages.map {
             ChatRequest.Message(role: $0.role.rawValue, content: $0.content)
@@ -60,10 +62,12 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
             messages.insert(ChatRequest.Message(role: "system", content: system), at: 0)
         }
         let reasoning = usesCompletionTokenLimit(request.model)
+        let sampled = capabilities.webSearch?.takesNoSampling(request.model) != true
         let body = ChatRequest(
             model: request.model, messages: messages, maxTokens: reasoning ? nil : request.maxTokens,
-            maxCompletionTokens: reasoning ? request.maxTokens : nil, temperature: request.temperature,
-            topP: request.topP, stop: request.stop.isEmpty ? nil : request.stop,
+            maxCompletionTokens: reasoning ? request.maxTokens : nil,
+            temperature: sampled ? request.temperature : nil, topP: sampled ? request.topP : nil,
+            stop: request.stop.isEmpty ? nil : request.stop,
             responseFormat: request.answerKeys.map {
                 StructuredAnswer.responseFormat(keys: $0, form: request.answerForm ?? .jsonSchema)
             },

@@ -74,6 +74,8 @@ struct ProviderCapabilities: Sendable {
     var loopbackInFlight: Int
     /// The provider's flex processing (`CallLane.flex`); nil: it has none.
     var flex: FlexProcessing? = nil
+    /// How a call searches the web (`search:`), and with which models; nil: it cannot.
+    var webSearch: WebSearchSupport? = nil
     var models: TierModels
     var environment: Environment
 }

@@ -11,16 +11,25 @@ extension WorkspaceContext {
     {
         let provider = try planningProvider()
         let model = config.model(for: spec.tier, provider: provider.kind)
+        // What a run refuses before it sends anything, an estimate refuses too.
+        if let refusal = JobRunner.searchRefusal(spec, model: model, tier: spec.tier, provider: provider.kind)
+        {
+            throw refusal
+        }
         let limits = ModelLimits(model: model, price: prices.price(for: model))
         if let problem = limits.outputProblem(maxTokens: spec.maxTokens) {
             throw OffpeakError(.dataError, "max_tokens: \(problem)", location: spec.sourcePath)
         }
         let store = try openStoreIfPresent()
         let cache = store.map { ResponseCache(store: $0, maxBytes: config.cacheMaxBytes, logger: logger) }
-        return try RunEstimator(
+        var estimate = try RunEstimator(
             spec: spec, model: model, provider: provider, config: config, prices: prices, store: store,
             cache: cache, cachePolicy: cachePolicy, now: Date()
         ).estimate()
+        if let note = JobRunner.samplingNote(spec, model: model, provider: provider.kind) {
+            estimate.notes.append(note)
+        }
+        return estimate
     }
 
     /// The configured provider, for planning only: an estimate never calls it, so a missing key

@@ -15,6 +15,8 @@ struct ChatCompletionRequest: Decodable, Sendable {
     var maxCompletionTokens: Int?
     var temperature: Double?
     var topP: Double?
+    var frequencyPenalty: Double?
+    var presencePenalty: Double?
     var stream: Bool?
     var n: Int?
     var responseFormat: SimJSON?
@@ -31,6 +33,38 @@ struct ChatCompletionRequest: Decodable, Sendable {
         case maxTokens = "max_tokens"
         case maxCompletionTokens = "max_completion_tokens"
         case topP = "top_p"
+        case frequencyPenalty = "frequency_penalty"
+        case presencePenalty = "presence_penalty"
+    }
+
+    /// Whether `model` is one of OpenAI's search models (`gpt-4o-search-preview`,
+    /// `gpt-5-search-api`): its name has `-search`.
+    static func isSearchModel(_ model: String) -> Bool {
+        let name = model.split(separator: "/").last.map(String.init) ?? model
+        return name.contains("-search")
+    }
+
+    /// Refuses what OpenAI refuses around web search: `web_search_options` to a model that is not
+    /// a search model, and sampling arguments to one that is.
+    /// - Throws: `SimAPIError` with OpenAI's message.
+    func checkSearch() throws {
+        guard Self.isSearchModel(model) else {
+            if webSearchOptions != nil {
+                throw SimAPIError(.invalidRequest, "Web search options not supported with this model.")
+            }
+            return
+        }
+        let supplied: [(String, Bool)] = [
+            ("frequency_penalty", frequencyPenalty != nil), ("n", n != nil),
+            ("presence_penalty", presencePenalty != nil), ("temperature", temperature != nil),
+            ("top_p", topP != nil),
+        ]
+        let refused = supplied.filter(\.1).map(\.0)
+        guard !refused.isEmpty else { return }
+        let arguments = refused.count == 1 ? "argument" : "arguments"
+        throw SimAPIError(
+            .invalidRequest,
+            "Model incompatible request \(arguments) supplied: \(refused.joined(separator: ", "))")
     }
 
     /// System and developer messages become the conversation's system text (OpenAI's automatic
@@ -48,6 +82,7 @@ struct ChatCompletionRequest: Decodable, Sendable {
         guard !messages.isEmpty else {
             throw SimAPIError(.invalidRequest, "messages: at least one message is required")
         }
+        try checkSearch()
         var system: [SimConversation.SystemBlock] = []
         var rest: [SimConversation.Message] = []
         for (index, message) in messages.enumerated() {
