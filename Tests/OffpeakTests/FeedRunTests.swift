@@ -111,6 +111,31 @@ struct FeedRunTests {
         #expect(try Self.answered(workspace) == ["entry-4"])
     }
 
+    /// An estimate reads no feed (it sends and fetches nothing) and says so.
+    @Test func anEstimateSaysItCountsNoFeedEntry() throws {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\n")
+        try workspace.write(
+            "jobs/news.yaml",
+            """
+            kind: research
+            template: "Summarize this news: {{item}}"
+            feeds: ["http://127.0.0.1:9/feed"]
+            max_new: 5
+            digest: {template: "{{changes}}"}
+            """)
+        let context = try WorkspaceContext(
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
+        let estimate = try context.estimate(try context.loadJob("news"))
+        #expect(estimate.items == 0)
+        #expect(
+            estimate.notes == [
+                "feeds are not read by an estimate: their new entries, at most 5 a run (max_new), are not "
+                    + "counted, nor the digest over them"
+            ])
+    }
+
     @Test func aFeedThatIsNotRSSOrAtomFailsNamingIt() throws {
         let sim = try SimProcess()
         try sim.setSource("feed", content: "<html><body>not a feed</body></html>", contentType: "text/xml")

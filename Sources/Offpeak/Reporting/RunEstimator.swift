@@ -52,6 +52,12 @@ struct RunEstimator {
             work.notes.append(
                 "research sources are not fetched by an estimate: prompts are counted without them")
         }
+        if !spec.feeds.isEmpty {
+            let most = spec.maxNew.map { ", at most \($0) a run (max_new)," } ?? ""
+            let digest = spec.digest == nil ? "" : ", nor the digest over them"
+            work.notes.append(
+                "feeds are not read by an estimate: their new entries\(most) are not counted\(digest)")
+        }
         if let audit = try auditRecord() {
             work.notes.append("batch audit: " + AuditLine(audit, now: now).estimateSentence)
         }
