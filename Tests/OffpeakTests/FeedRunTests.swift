@@ -30,15 +30,17 @@ struct FeedRunTests {
         }
     }
 
-    static func answered(_ workspace: TemporaryWorkspace) throws -> [String] {
-        try ResearchReuseTests.index(workspace, job: "news").items.filter { $0.state == "done" }.map(\.id)
-    }
-
-    @Test func newEntriesAreAskedOnceOldestFirstAtMostMaxNewARun() throws {
-        let sim = try SimProcess()
-        try Self.feed(sim, entries: [1, 2, 3])
+    /// A workspace on `sim` whose job `news` reads the sim's feed, 2 new entries a run, one call
+    /// an item; `extra` adds spec lines.
+    static func workspace(_ sim: SimProcess, extra: String = "") throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {max_retries: 1}\n")
+        try writeNews(workspace, sim, extra: extra)
+        return workspace
+    }
+
+    /// Writes the job `news` of `workspace(_:extra:)`.
+    static func writeNews(_ workspace: TemporaryWorkspace, _ sim: SimProcess, extra: String = "") throws {
         try workspace.write(
             "jobs/news.yaml",
             """
@@ -47,7 +49,18 @@ struct FeedRunTests {
             feeds: ["\(sim.url)/sources/feed"]
             max_new: 2
             batching: off
+            \(extra)
             """)
+    }
+
+    static func answered(_ workspace: TemporaryWorkspace) throws -> [String] {
+        try ResearchReuseTests.index(workspace, job: "news").items.filter { $0.state == "done" }.map(\.id)
+    }
+
+    @Test func newEntriesAreAskedOnceOldestFirstAtMostMaxNewARun() throws {
+        let sim = try SimProcess()
+        try Self.feed(sim, entries: [1, 2, 3])
+        let workspace = try Self.workspace(sim)
         let first = try CachedRunTests.run(workspace, job: "news")
         #expect(first.status == .ok, "\(first.message)")
         #expect(first.spend.calls == 2)
@@ -79,28 +92,14 @@ struct FeedRunTests {
     @Test func anEntryTakenIntoAnUnfinishedRunStaysAfterItLeavesTheFeed() throws {
         let sim = try SimProcess()
         try Self.feed(sim, entries: [1, 2])
-        let workspace = try TemporaryWorkspace()
-        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nhttp: {max_retries: 1}\n")
-        func spec(maxCalls: Int) throws {
-            try workspace.write(
-                "jobs/news.yaml",
-                """
-                kind: research
-                template: "Summarize this news: {{item}}"
-                feeds: ["\(sim.url)/sources/feed"]
-                max_new: 2
-                batching: off
-                budget: {max_calls: \(maxCalls)}
-                """)
-        }
-        try spec(maxCalls: 1)
+        let workspace = try Self.workspace(sim, extra: "budget: {max_calls: 1}")
         let first = try CachedRunTests.run(workspace, job: "news")
         #expect(first.spend.calls == 1)
         #expect(try Self.answered(workspace) == ["entry-1"])
         #expect(first.run.state != .completed, "entry-2 is still to answer")
 
         try Self.feed(sim, entries: [3, 4])
-        try spec(maxCalls: 10)
+        try Self.writeNews(workspace, sim, extra: "budget: {max_calls: 10}")
         let second = try CachedRunTests.run(workspace, job: "news")
         #expect(second.message == "job news: 3 of 3 items answered (2 now)", "nothing dropped")
         #expect(second.run.id == first.run.id, "the same run goes on")
