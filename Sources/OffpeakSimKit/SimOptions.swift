@@ -109,9 +109,15 @@ public struct SimOptions: Sendable, Equatable {
         }
         for (name, degradation) in degradingModels.sorted(by: { $0.key < $1.key }) {
             try check(!name.isEmpty, "--degrading-model needs a model NAME before :KIND:AFTER")
-            try check(
-                degradation.after >= 1,
-                "--degrading-model \(name): AFTER must be at least 1, got \(degradation.after)")
+            switch degradation.shape {
+            case .after(let after):
+                try check(after >= 1, "--degrading-model \(name): AFTER must be at least 1, got \(after)")
+            case .slope(let rate):
+                try check(
+                    rate > 0 && rate <= 1,
+                    "--degrading-model \(name): the slope's RATE must be more than 0 and at most 1 (100%), got \(rate)"
+                )
+            }
         }
         try check(retryAfterSeconds >= 0, "--retry-after must not be negative")
         try check(timeoutDelaySeconds >= 0, "--timeout-delay must not be negative")

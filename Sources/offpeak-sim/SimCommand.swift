@@ -34,7 +34,9 @@ struct SimCommand: AsyncParsableCommand {
 
             Degrading models: with --degrading-model NAME:KIND:AFTER (repeatable, one per model; \
             NAME is all before the last two colons), batched prompts to model NAME keep their \
-            shape but get the items after position AFTER (1-based, in prompt order) wrong: \
+            shape but get the items after position AFTER (1-based, in prompt order) wrong; with \
+            NAME:KIND:slope=RATE (like slope=1.5%) the item at position p is wrong with a chance \
+            of p times RATE, drawn from --seed, its text and its place. A wrong item gets \
             wrong-label ("Answer: " and one of billing, bug, feature, account, shipping, other, \
             never the right answer, the same for the same item text under --seed), neighbour \
             (the right answer of the item before it) or cut (its answer cut to half its tokens). \
@@ -157,9 +159,10 @@ struct SimCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "Batched prompts to model NAME get the items after position AFTER wrong, KIND one of "
+            "Batched prompts to model NAME get the items after position AFTER wrong (or, with "
+                + "slope=RATE, the item at position p with a chance of p times RATE), KIND one of "
                 + "wrong-label, neighbour, cut; repeatable.",
-            valueName: "name:kind:after"))
+            valueName: "name:kind:after|slope=rate"))
     var degradingModel: [String] = []
 
     @Flag(

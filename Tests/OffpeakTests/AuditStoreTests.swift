@@ -70,7 +70,7 @@ struct AuditStoreTests {
     /// The record's change for one item of a batch of three.
     static func change(job: String = "j", model: String = "m", at: Date, agreed: Bool) -> AuditChange {
         AuditChange(job: job, provider: "sim", model: model, at: at) {
-            $0.record(size: 3, position: 3, agreed: agreed, minAgreement: 0.8, at: at)
+            $0.record(size: 3, position: 3, agreed: agreed, shape: "s", target: 0.8, at: at)
         }
     }
 
@@ -95,6 +95,15 @@ struct AuditStoreTests {
             cache: cache)
     }
 
+    /// The tail's audited and agreeing items per batch size, as a record keeps them at `at` (to a
+    /// thousandth: they fade, by a hundred-thousandth in a minute).
+    static func tails(_ record: AuditRecord?, at: Date) -> [[Double]] {
+        (record?.sizes ?? []).map { evidence in
+            let tail = evidence.faded(to: at).tail
+            return [Double(evidence.size), tail.audited, tail.agreed].map { ($0 * 1000).rounded() / 1000 }
+        }
+    }
+
     @Test func anAuditThatKeepsTheSingleAnswerReplacesTheResultAndTwoChangesAccumulate() throws {
         let workspace = try TemporaryWorkspace()
         let store = try workspace.openStore()
@@ -106,7 +115,8 @@ struct AuditStoreTests {
         let at = Self.t0 + 60
         let first = try #require(
             try store.audits.commitAudit(Self.audit(requests[1], at: at, agreed: false, dollars: 0.125)))
-        #expect(first.tallies == [AuditRecord.Tally(size: 3, audited: 1, agreed: 0, late: 1)])
+        #expect(Self.tails(first, at: at) == [[3, 1, 0]])
+        #expect(first.shape == "s" && first.target == 0.8)
         #expect(first.updatedAt == at)
         #expect(try store.audits.auditRecord(job: "j", provider: "sim", model: "m") == first)
         #expect(try store.values("SELECT audit FROM ledger ORDER BY id", as: Bool.self) == [false, true])
@@ -138,7 +148,7 @@ struct AuditStoreTests {
         let later = Self.t0 + 120
         let second = try #require(
             try store.audits.commitAudit(Self.audit(requests[2], at: later, agreed: true, dollars: 0.25)))
-        #expect(second.tallies == [AuditRecord.Tally(size: 3, audited: 2, agreed: 1, late: 2)])
+        #expect(Self.tails(second, at: later) == [[3, 2, 1]])
         #expect(second.updatedAt == later)
         #expect(try store.audits.auditRecords(job: "j") == [second])
         #expect(try store.runs.results(runID: "r1")["r1/i2"] == F.result(requests[2]).with(ledgerId: 1))
@@ -146,6 +156,9 @@ struct AuditStoreTests {
         #expect(try store.audits.auditRows(job: "j").map(\.keptSingle) == [true, false])
         #expect(
             try store.values("SELECT audit FROM ledger ORDER BY id", as: Bool.self) == [false, true, true])
+        #expect(try store.audits.replacedAnswers(job: "j", runID: "r1") == 1)
+        #expect(try store.audits.replacedAnswers(job: "j", runID: "r2") == 0)
+        #expect(try store.audits.replacedAnswers(job: "k", runID: "r1") == 0)
     }
 
     @Test func aFailedAuditCallIsALedgerRowAlone() throws {
@@ -263,7 +276,7 @@ struct AuditStoreTests {
         var commit = Self.audit(requests[2], at: Self.t0 + 61, agreed: false, dollars: 0.125)
         commit.slot = AuditCommit.Slot(batchID: batch.id, customID: customID, outcome: .succeeded)
         let record = try #require(try store.audits.commitAudit(commit))
-        #expect(record.tallies == [AuditRecord.Tally(size: 3, audited: 1, agreed: 0, late: 1)])
+        #expect(Self.tails(record, at: Self.t0 + 61) == [[3, 1, 0]])
         #expect(try store.audits.commitAudit(commit) == nil, "collected again: booked once")
         #expect(try store.values("SELECT audit FROM ledger ORDER BY id", as: Bool.self) == [false, true])
         #expect(try store.audits.auditRows(job: "j").count == 1)
@@ -278,6 +291,45 @@ struct AuditStoreTests {
         #expect(
             try store.batches.batchAudits(batchID: batch.id).map(\.audit.outcome) == [.succeeded, .expired])
         #expect(try store.batches.markCollected(batchID: batch.id, now: Self.t0 + 62))
+    }
+
+    /// An audit a batched call's commit queues survives the pass that queued it: the next pass
+    /// reads it with its request and the batched answer it checks; its commit takes it off the
+    /// queue, once (a second process's commit of the same audit writes its ledger row alone); an
+    /// answer asked again takes its queued audit with it.
+    @Test func queuedAuditsWaitInTheStoreAndAreBookedOnce() throws {
+        let workspace = try TemporaryWorkspace()
+        let store = try workspace.openStore()
+        let requests = (0..<4).map { F.request("i\($0)", run: "r1", position: $0) }
+        try store.runs.insert(run: F.run("r1"), requests: requests)
+        let run = try #require(try store.runs.run(id: "r1"))
+        let queued = [
+            QueuedAudit(requestID: "r1/i3", size: 4, position: 4, probe: true),
+            QueuedAudit(requestID: "r1/i0", size: 4, position: 1, probe: true),
+            QueuedAudit(requestID: "r1/i2", size: 4, position: 3, probe: false),
+        ]
+        var ledger = Self.call(run: "r1", dollars: 0.5)
+        ledger.items = 4
+        _ = try store.runs.commit(
+            CallCommit(run: run, ledger: ledger, results: requests.map { F.result($0) }, audits: queued))
+        let waiting = try store.audits.queuedAudits(runID: "r1")
+        #expect(waiting.map(\.audit) == [queued[1], queued[2], queued[0]], "in item order")
+        #expect(waiting.map(\.request.id) == ["r1/i0", "r1/i2", "r1/i3"])
+        #expect(waiting.map(\.answer) == ["answer to i0", "answer to i2", "answer to i3"])
+        #expect(try store.audits.queuedAudits(runID: "r2").isEmpty)
+
+        var commit = Self.audit(requests[3], at: Self.t0 + 10, agreed: false, dollars: 0.125)
+        commit.queued = "r1/i3"
+        #expect(try store.audits.commitAudit(commit) != nil)
+        #expect(try store.audits.queuedAudits(runID: "r1").map(\.request.id) == ["r1/i0", "r1/i2"])
+        // Made by another process too: paid for, its ledger row kept, nothing else counted twice.
+        #expect(try store.audits.commitAudit(commit) == nil)
+        #expect(try store.values("SELECT COUNT(*) FROM ledger WHERE audit", as: Int.self) == [2])
+        #expect(try store.audits.auditRows(job: "j").count == 1)
+        #expect(try store.audits.replacedAnswers(job: "j", runID: "r1") == 1)
+
+        try store.audits.reopen(runID: "r1", requests: [("r1/i2", "k-i2")], reason: Self.reason, now: Self.t0)
+        #expect(try store.audits.queuedAudits(runID: "r1").map(\.request.id) == ["r1/i0"])
     }
 
     /// What a failed size leaves to ask again: the run's done answers from larger prompts to the
@@ -333,12 +385,7 @@ struct AuditStoreTests {
         #expect(records.map(\.model) == ["m2", "m", "m"])
         #expect(records.map(\.updatedAt) == [40, 20, 15].map { Self.t0 + $0 }, "j's m last changed at 15")
         #expect(
-            records.map { $0.tally(size: 3) }
-                == [
-                    AuditRecord.Tally(size: 3, audited: 1, agreed: 0, late: 1),
-                    AuditRecord.Tally(size: 3, audited: 1, agreed: 0, late: 1),
-                    AuditRecord.Tally(size: 3, audited: 3, agreed: 3, late: 3),
-                ])
+            records.map { Self.tails($0, at: Self.t0 + 40) } == [[[3, 1, 0]], [[3, 1, 0]], [[3, 3, 3]]])
         #expect(try store.audits.auditRecords(job: "j").map(\.model) == ["m2", "m"])
         #expect(try store.audits.auditRecords(job: "none").isEmpty)
 

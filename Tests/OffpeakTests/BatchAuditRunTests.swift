@@ -5,25 +5,21 @@ import Testing
 @testable import Offpeak
 
 /// The batch audit in a run against offpeak-sim: a model whose batched answers go wrong after the
-/// fourth item (`--degrading-model`) is caught by the first probe, its wrong answers are replaced
-/// or asked again, and its prompts shrink to a size that holds; a model that holds up keeps its size.
+/// fourth item (`--degrading-model`) is caught at its probes' tail, its wrong answers are replaced
+/// or asked again, and its prompts shrink; a model that holds up is proven at its prompts' tail and
+/// keeps its size; a small run spends its proving share and says its answers are unproven.
 struct BatchAuditRunTests {
     static let model = "claude-sonnet-4-5"
 
-    /// `BatchedRunTests`' ticket job, 48 items in prompts of up to 8, with `audit` as given.
-    static func workspace(sim: SimProcess, audit: String) throws -> TemporaryWorkspace {
-        let workspace = try BatchedRunTests.workspace(sim: sim, count: 48, batching: "{max_items: 8}")
-        let spec = try #require(workspace.read("jobs/classify.yaml"))
-        try workspace.write(
-            "jobs/classify.yaml", spec.replacingOccurrences(of: "items:\n", with: "audit: \(audit)\nitems:\n")
-        )
-        return workspace
+    /// `BatchedRunTests`' ticket job, `count` items in prompts of up to 8, with `audit` as given.
+    static func workspace(sim: SimProcess, audit: String, count: Int = 48) throws -> TemporaryWorkspace {
+        try BatchedRunTests.workspace(sim: sim, count: count, batching: "{max_items: 8}", audit: audit)
     }
 
     /// The answers each item gets alone, from a sim that does not degrade.
-    static func reference() throws -> [String: String] {
+    static func reference(count: Int = 48) throws -> [String: String] {
         let sim = try SimProcess()
-        let workspace = try BatchedRunTests.workspace(sim: sim, count: 48, batching: "off")
+        let workspace = try BatchedRunTests.workspace(sim: sim, count: count, batching: "off")
         _ = try BatchedRunTests.run(workspace)
         return BatchedRunTests.answers(workspace)
     }
@@ -32,55 +28,83 @@ struct BatchAuditRunTests {
         (try sim.stats()["batched_calls"] as? NSNumber)?.intValue ?? -1
     }
 
-    @Test func aModelThatGoesWrongAfterTheFourthItemIsCaughtByTheFirstProbe() throws {
+    static func record(_ workspace: TemporaryWorkspace) throws -> AuditRecord {
+        try #require(
+            try workspace.openStore().audits.auditRecord(job: "classify", provider: "sim", model: Self.model))
+    }
+
+    @Test func aModelThatGoesWrongAfterTheFourthItemIsCaughtAtItsProbesTail() throws {
         let sim = try SimProcess(arguments: ["--degrading-model", "\(Self.model):neighbour:4", "--seed", "7"])
-        // The probe alone must fit the share: 48 items are too few for 3 % of them.
+        // The audit may take the whole run: 48 items are too few for a quarter of them to prove 4.
         let workspace = try Self.workspace(sim: sim, audit: "{rate: 0.0001, max_share: 1}")
         try workspace.oneCallInFlight()
         let outcome = try BatchedRunTests.run(workspace)
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(outcome.run.itemsDone == 48)
         #expect(BatchedRunTests.answers(workspace) == (try Self.reference()), "every answer right")
-        // A probe of 8 audited at places 1, 3, 5, 8 (two wrong), its 4 unchecked items asked again;
-        // a probe of 4 audited whole (all right); the other 40 items in 10 prompts of 4.
-        #expect(try Self.batchedCalls(sim) == 12)
-        #expect(outcome.spend.calls == 20)
+        // Five probes of 8 (half the 17 tail audits the test needs), each audited at places 7
+        // and 8, the first at 1 too: the first's two tail audits fail the size. The probes'
+        // 29 answers no audit checked are asked again with the 8 left, in 9 prompts of 4 and one
+        // alone; each prompt a probe (the model is watched now: 33 agreeing tails would prove 4),
+        // audited at place 4, the first at 1 too.
+        #expect(try Self.batchedCalls(sim) == 14)
         let store = try workspace.openStore()
-        let record = try #require(
-            try store.audits.auditRecord(job: "classify", provider: "sim", model: Self.model))
-        #expect(record.itemLimit(at: Date()) == 4)
-        #expect(record.decisions.map(\.kind) == [.halved, .proven])
-        #expect(record.decisions.map(\.size) == [8, 4])
         let rows = try store.audits.auditRows(job: "classify")
-        #expect(rows.map(\.batchSize) == [8, 8, 8, 8, 4, 4, 4, 4])
-        #expect(rows.map(\.position) == [1, 3, 5, 8, 1, 2, 3, 4])
-        #expect(rows.map(\.agreed) == [true, true, false, false, true, true, true, true])
-        #expect(rows.map(\.keptSingle) == [false, false, true, true, false, false, false, false])
+        #expect(rows.filter { $0.batchSize == 8 }.map(\.position) == [1, 7, 8, 7, 8, 7, 8, 7, 8, 7, 8])
+        #expect(
+            rows.filter { $0.batchSize == 8 }.map(\.agreed) == [true] + Array(repeating: false, count: 10))
+        #expect(rows.filter { $0.batchSize == 4 }.map(\.position) == [1] + Array(repeating: 4, count: 9))
+        #expect(rows.filter { $0.batchSize == 4 }.allSatisfy { $0.agreed })
+        #expect(rows.filter(\.keptSingle).count == 10, "the ten wrong answers the audit saw replaced")
+        #expect(outcome.spend.calls == 15 + 21)
+        let record = try Self.record(workspace)
+        #expect(record.itemLimit(at: Date()) == 4 && record.watched)
+        #expect(record.decisions.map(\.kind) == [.halved])
+        #expect(record.standing(at: Date()) == .unproven(size: 4, agreements: 24))
+        #expect(
+            outcome.message
+                == "job classify: 48 of 48 items answered (48 now); audit: 10 batched answers replaced by "
+                + "the item's single answer, prompts of 4 items unproven (24 more agreeing audits would show they "
+                + "hold up; the next run goes on)")
         let spend = try store.audits.auditSpend(job: "classify", runID: outcome.run.id)
-        #expect(spend.calls == 8 && spend.naiveDollars == 0 && spend.dollars > 0)
+        #expect(spend.calls == 21 && spend.naiveDollars == 0 && spend.dollars > 0)
 
-        // The next run of the job starts at 4 a prompt, proven: no probe, no audit call.
+        // The next run of the job goes on proving 4 where this one left it; no prompt of 8.
         let spec = try #require(workspace.read("jobs/classify.yaml"))
         try workspace.write("jobs/classify.yaml", spec.replacingOccurrences(of: "Ticket", with: "Case"))
         _ = try sim.request("POST", "/sim/reset")
         let again = try BatchedRunTests.run(workspace)
-        #expect(again.spend.calls == 12)
-        #expect(try Self.batchedCalls(sim) == 12)
+        #expect(again.status == .ok, "\(again.message)")
+        #expect(try Self.batchedCalls(sim) == 12, "12 prompts of 4")
+        #expect(try Self.record(workspace).standing(at: Date()) == .unproven(size: 4, agreements: 12))
+        #expect(again.spend.calls == 12 + 12, "all 12 probes (it takes 24 to prove 4), audited at place 4")
     }
 
-    @Test func aModelThatHoldsUpKeepsItsSizeAfterOneProbe() throws {
+    @Test func aModelThatHoldsUpIsProvenAtItsTailAndKeepsItsSize() throws {
         let sim = try SimProcess()
-        let workspace = try Self.workspace(sim: sim, audit: "{rate: 0.0001, max_share: 1}")
+        let workspace = try Self.workspace(sim: sim, audit: "{rate: 0.0001, max_share: 1}", count: 160)
         let outcome = try BatchedRunTests.run(workspace)
         #expect(outcome.status == .ok, "\(outcome.message)")
-        #expect(try Self.batchedCalls(sim) == 6)
-        #expect(outcome.spend.calls == 10, "6 prompts of 8 and the probe's 4 audit calls")
-        let store = try workspace.openStore()
-        let record = try #require(
-            try store.audits.auditRecord(job: "classify", provider: "sim", model: Self.model))
+        #expect(outcome.message == "job classify: 160 of 160 items answered (160 now)")
+        #expect(try Self.batchedCalls(sim) == 20)
+        // Rounds of 5, 2, 1 and 1 probes (half what the test still needs): 18 tail audits prove 8,
+        // and the first probe's head is audited to compare.
+        #expect(outcome.spend.calls == 20 + 19)
+        let record = try Self.record(workspace)
         #expect(record.itemLimit(at: Date()) == nil)
         #expect(record.decisions.map(\.kind) == [.proven])
-        #expect(try store.audits.auditRows(job: "classify").allSatisfy(\.agreed))
+        #expect(record.standing(at: Date()) == .holds(size: 8))
+        let rows = try workspace.openStore().audits.auditRows(job: "classify")
+        #expect(rows.allSatisfy { $0.agreed } && rows.filter { $0.position == 1 }.count == 1)
+
+        // A later run of the job finds 8 proven: no probe.
+        let spec = try #require(workspace.read("jobs/classify.yaml"))
+        try workspace.write("jobs/classify.yaml", spec.replacingOccurrences(of: "Ticket", with: "Case"))
+        _ = try sim.request("POST", "/sim/reset")
+        let again = try BatchedRunTests.run(workspace)
+        #expect(try Self.batchedCalls(sim) == 20)
+        let sampled = try workspace.openStore().audits.auditSpend(job: "classify", runID: again.run.id)
+        #expect(sampled.calls <= 2, "no probe; a prompt sampled at 0.01 % an item, seldom")
     }
 
     @Test func withoutTheAuditTheWrongAnswersStay() throws {
@@ -94,9 +118,9 @@ struct BatchAuditRunTests {
         #expect(answers.filter { reference[$0.key] != $0.value }.count == 24, "places 5 to 8 of each prompt")
     }
 
-    /// In the batch lane the probe's audit requests travel in the same provider batch; the failed
+    /// In the batch lane the probes' audit requests travel in the same provider batch; the failed
     /// size's items that no audit checked are asked again, in prompts of 4, in the next batch.
-    @Test func inTheBatchLaneTheProbeTravelsInTheBatchAndAFailedSizeIsAskedAgain() throws {
+    @Test func inTheBatchLaneTheProbesTravelInTheBatchAndAFailedSizeIsAskedAgain() throws {
         let sim = try SimProcess(arguments: [
             "--degrading-model", "\(Self.model):neighbour:4", "--seed", "7", "--batch-delay", "0",
         ])
@@ -107,30 +131,44 @@ struct BatchAuditRunTests {
         let run = try workspace.offpeak(["run", "classify", "--wait"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(BatchedRunTests.answers(workspace) == (try Self.reference()), "every answer right")
-        // Batch 1: 6 prompts of 8 and the probe's 4 audit requests; batch 2: the 44 items no audit
-        // checked in 11 prompts of 4 and that size's probe of 4.
+        // Batch 1: 6 prompts of 8, all probes (a batch carries all the test needs), audited at
+        // places 7 and 8 and the first at 1: 13 requests. Batch 2: the 35 items no audit checked
+        // in 8 prompts of 4 and one of 3, all probes, audited at their last place and the first
+        // of each size at 1: 11 requests.
         let batches = try #require(sim.stats()["batches"] as? [String: Double])
-        #expect(batches["succeeded"] == 25)
-        let store = try workspace.openStore()
-        let record = try #require(
-            try store.audits.auditRecord(job: "classify", provider: "sim", model: Self.model))
+        #expect(batches["succeeded"].map { Int($0) } == 39)
+        let record = try Self.record(workspace)
         #expect(record.itemLimit(at: Date()) == 4)
-        #expect(record.decisions.map(\.kind) == [.halved, .proven])
+        #expect(record.decisions.map(\.kind) == [.halved])
+        let store = try workspace.openStore()
         let rows = try store.audits.auditRows(job: "classify")
-        #expect(rows.map(\.batchSize) == [8, 8, 8, 8, 4, 4, 4, 4])
-        #expect(rows.map(\.position) == [1, 3, 5, 8, 1, 2, 3, 4])
-        #expect(rows.map(\.agreed) == [true, true, false, false, true, true, true, true])
-        let spend = try store.audits.auditSpend(job: "classify", runID: nil)
-        #expect(spend.calls == 8 && spend.naiveDollars == 0 && spend.dollars > 0)
+        #expect(rows.filter { $0.batchSize == 8 }.count == 13)
+        #expect(rows.filter { $0.batchSize == 4 }.map(\.position) == [1] + Array(repeating: 4, count: 8))
+        #expect(rows.filter { $0.batchSize == 3 }.map(\.position) == [1, 3])
         #expect(
-            try store.values("SELECT COUNT(*) FROM ledger WHERE audit AND batch_api", as: Int.self) == [8])
+            try store.values("SELECT COUNT(*) FROM ledger WHERE audit AND batch_api", as: Int.self) == [24])
     }
 
-    @Test func aSmallRunWithTheDefaultShareIsNotAudited() throws {
+    /// With the default audit a small run spends up to its proving share (a quarter of what it
+    /// costs) on probes, goes on unaudited past that, and says its answers are unproven.
+    @Test func aSmallRunSpendsItsProvingShareAndSaysItsAnswersAreUnproven() throws {
         let sim = try SimProcess()
-        let workspace = try BatchedRunTests.workspace(sim: sim, count: 48, batching: "{max_items: 8}")
+        let workspace = try BatchedRunTests.workspace(
+            sim: sim, count: 48, batching: "{max_items: 8}", audit: "on")
         let outcome = try BatchedRunTests.run(workspace)
-        #expect(outcome.spend.calls == 6, "a probe would cost more than 3 % of so small a run")
-        #expect(try workspace.openStore().audits.auditRows(job: "classify").isEmpty)
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        let store = try workspace.openStore()
+        let audit = try store.audits.auditSpend(job: "classify", runID: outcome.run.id)
+        #expect(audit.calls > 0)
+        #expect(audit.dollars <= 0.25 * outcome.spend.dollars, "within the proving share")
+        let standing = try Self.record(workspace).standing(at: Date())
+        guard case .unproven(8, let agreements) = standing else {
+            Issue.record("prompts of 8 should be unproven, not \(String(describing: standing))")
+            return
+        }
+        #expect(
+            outcome.message
+                == "job classify: 48 of 48 items answered (48 now); audit: prompts of 8 items unproven "
+                + "(\(agreements) more agreeing audits would show they hold up; the next run goes on)")
     }
 }

@@ -63,120 +63,40 @@ struct BatchAuditTests {
     @Test func processesAnsweringOneRunEachTakeTheirPartOfTheAuditsRoom() {
         let whole = AuditShare.Cost(dollars: 100, tokens: 0)
         let audit = AuditShare.Cost(dollars: 0.5, tokens: 0)
-        func admitted(workers: Int) -> Int {
-            var share = AuditShare(
-                maxShare: 0.03, others: AuditShare.Cost(dollars: 0, tokens: 0),
+        func admitted(workers: Int, within share: Double = 0.03) -> Int {
+            var room = AuditShare(
+                others: AuditShare.Cost(dollars: 0, tokens: 0),
                 audited: AuditShare.Cost(dollars: 0.5, tokens: 0), workers: workers)
             var count = 0
-            while share.admits([audit], runLeft: whole) { count += 1 }
+            while room.admits([audit], runLeft: whole, within: share) { count += 1 }
             return count
         }
         // $3 of room, $0.50 made: five more audits for one process, a third of that for each of three.
         #expect(admitted(workers: 1) == 5)
         #expect(admitted(workers: 3) == 1)
         #expect(admitted(workers: 3) * 3 <= admitted(workers: 1))
-    }
-
-    @Test func probesSpreadFromTheFirstItemToTheLast() {
-        #expect(AuditSampling.probePositions(size: 8, round: 0) == [0, 2, 4, 7])
-        #expect(AuditSampling.probePositions(size: 8, round: 1) == [0, 2, 5, 7])
-        #expect(AuditSampling.probePositions(size: 4, round: 0) == [0, 1, 2, 3])
-        #expect(AuditSampling.probePositions(size: 3, round: 2) == [0, 1, 2])
-        #expect(AuditSampling.probePositions(size: 20, round: 0) == [0, 6, 12, 19])
-        #expect(AuditSampling.probePositions(size: 0, round: 0) == [])
+        // While a size is proven the proving share is the room: $25, $0.50 of it made.
+        #expect(admitted(workers: 1, within: 0.25) == 49)
     }
 
     @Test func theSampleIsStableAndNearItsRate() {
         let ids = (0..<10_000).map { "run-1/item-\($0)" }
-        let sampled = ids.filter { AuditSampling.sampled($0, rate: 0.02) }
-        #expect((150...250).contains(sampled.count), "\(sampled.count)")
-        #expect(sampled == ids.filter { AuditSampling.sampled($0, rate: 0.02) })
-        #expect(!AuditSampling.sampled("x", rate: 0) && AuditSampling.sampled("x", rate: 1))
-    }
-
-    @Test func aSizeWhoseProbeDisagreesIsHalvedAndItsAnswersAreAskedAgainLater() {
-        var record = AuditRecord(job: "j", provider: "sim", model: "m", at: start)
-        #expect(record.standing(size: 8, minAgreement: 0.9) == .unproven)
-        #expect(record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start) == nil)
-        #expect(record.record(size: 8, position: 8, agreed: false, minAgreement: 0.9, at: start) == nil)
-        #expect(record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start) == nil)
-        #expect(record.itemLimit(at: start) == nil, "judged only once the probe's four items are in")
-        let decision = record.record(size: 8, position: 8, agreed: false, minAgreement: 0.9, at: start)
-        #expect(
-            decision
-                == AuditRecord.Decision(at: start, kind: .halved, size: 8, audited: 4, agreed: 2, cap: 4))
-        #expect(record.itemLimit(at: start) == 4)
-        #expect(record.standing(size: 8, minAgreement: 0.9) == .unproven)
-        #expect(record.probeAt == start.addingTimeInterval(AuditRecord.firstPause))
-        // An answer of a prompt of 8 sent before the cap changes nothing.
-        #expect(record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start) == nil)
-        #expect(record.tally(size: 8) == nil)
-        // Size 4 holds: proven after four agreeing items; 3 is proven with it.
-        for _ in 0..<3 {
-            #expect(record.record(size: 4, position: 4, agreed: true, minAgreement: 0.9, at: start) == nil)
+        // A prompt of 8 is drawn with a chance of 8 x 2 %: about 1,600 of 10,000.
+        let sampled = ids.filter {
+            !AuditSampling.sampledPlaces(size: 8, firstRequestID: $0, rate: 0.02).isEmpty
         }
+        #expect((1_450...1_750).contains(sampled.count), "\(sampled.count)")
         #expect(
-            record.record(size: 4, position: 4, agreed: true, minAgreement: 0.9, at: start)?.kind == .proven)
-        #expect(record.standing(size: 3, minAgreement: 0.9) == .proven)
-        #expect(record.standing(size: 4, minAgreement: 0.9) == .proven)
-        #expect(record.itemLimit(at: start) == 4)
-    }
-
-    @Test func afterThePauseTheFailedSizeIsProbedAgainAndTheCapGoesWhenItHolds() {
-        var record = AuditRecord(job: "j", provider: "sim", model: "m", at: start)
-        for agreed in [false, false, false, false] {
-            record.record(size: 2, position: 2, agreed: agreed, minAgreement: 0.9, at: start)
-        }
-        #expect(record.itemLimit(at: start) == 1, "even two a prompt disagree: items go alone")
-        #expect(record.decisions.last?.kind == .off)
-        let over = start.addingTimeInterval(AuditRecord.firstPause)
-        #expect(record.itemLimit(at: over) == 2, "the pause over, the failed size is tried again")
-        #expect(record.record(size: 2, position: 2, agreed: false, minAgreement: 0.9, at: over) == nil)
-        #expect(record.decisions.last?.kind == .probe)
-        for _ in 0..<3 { record.record(size: 2, position: 2, agreed: false, minAgreement: 0.9, at: over) }
-        #expect(record.itemLimit(at: over) == 1)
+            sampled
+                == ids.filter {
+                    !AuditSampling.sampledPlaces(size: 8, firstRequestID: $0, rate: 0.02).isEmpty
+                })
+        #expect(AuditSampling.sampledPlaces(size: 8, firstRequestID: "x", rate: 0).isEmpty)
         #expect(
-            record.probeAt == over.addingTimeInterval(2 * AuditRecord.firstPause),
-            "a failed probe doubles the pause")
-        let later = over.addingTimeInterval(2 * AuditRecord.firstPause)
-        for _ in 0..<3 { record.record(size: 2, position: 2, agreed: true, minAgreement: 0.9, at: later) }
-        #expect(
-            record.record(size: 2, position: 2, agreed: true, minAgreement: 0.9, at: later)?.kind == .proven)
-        #expect(record.itemLimit(at: later) == nil && record.failedSize == nil && record.pauses == 0)
+            AuditSampling.sampledPlaces(size: 1, firstRequestID: "x", rate: 1).isEmpty,
+            "alone: nothing to audit")
     }
-
-    /// Two probes cut short by kills, each after its first two places agreed: four agreeing items,
-    /// none from the prompts' last quarter, where answers go wrong first. Not proven: the next
-    /// prompt of the size is a probe again; its last place decides.
-    @Test func agreementAtTheFirstPlacesAloneProvesNothing() {
-        var record = AuditRecord(job: "j", provider: "sim", model: "m", at: start)
-        for position in [1, 3, 1, 3] {
-            #expect(
-                record.record(size: 8, position: position, agreed: true, minAgreement: 0.9, at: start) == nil)
-        }
-        #expect(record.standing(size: 8, minAgreement: 0.9) == .unproven)
-        #expect(record.tally(size: 8) == AuditRecord.Tally(size: 8, audited: 4, agreed: 4, late: nil))
-        #expect(AuditRecord.isLate(position: 7, size: 8) && !AuditRecord.isLate(position: 6, size: 8))
-        #expect(AuditRecord.isLate(position: 3, size: 3) && !AuditRecord.isLate(position: 2, size: 3))
-        let decision = record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start)
-        #expect(decision?.kind == .proven)
-        #expect(record.tally(size: 8)?.late == 1)
-    }
-
-    @Test func aProvenSizeFailsOnceEnoughLaterAnswersDisagree() {
-        var record = AuditRecord(job: "j", provider: "sim", model: "m", at: start)
-        for _ in 0..<4 { record.record(size: 8, position: 8, agreed: true, minAgreement: 0.9, at: start) }
-        #expect(record.standing(size: 8, minAgreement: 0.9) == .proven)
-        // 4 of 7 agree: the interval's top (0.84) is under 0.9; 4 of 6 (0.90) is not yet.
-        for _ in 0..<2 {
-            #expect(record.record(size: 8, position: 8, agreed: false, minAgreement: 0.9, at: start) == nil)
-        }
-        #expect(
-            record.record(size: 8, position: 8, agreed: false, minAgreement: 0.9, at: start)?.kind == .halved)
-        #expect(record.itemLimit(at: start) == 4)
-    }
-
-    @Test func specsTakeTheAuditAndTheMinimumAgreement() throws {
+    @Test func specsTakeTheAuditTheTargetAndTheShares() throws {
         let workspace = FileManager.default.temporaryDirectory
         func parse(_ extra: String) throws -> JobSpec {
             try JobSpecParser.parse(
@@ -185,13 +105,22 @@ struct BatchAuditTests {
         }
         #expect(try parse("").auditing == JobSpec.Audit())
         #expect(try parse("").audit == nil, "a spec without it encodes as before")
+        #expect(try parse("").auditTarget == 0.95, "the documented default")
+        #expect(try parse("").auditing.proving == 0.25)
         #expect(try parse("audit: off\n").auditing.enabled == false)
         #expect(try parse("audit: 0.1\n").auditing == JobSpec.Audit(enabled: true, rate: 0.1, maxShare: 0.03))
+        #expect(try parse("audit: 5%\n").auditing.rate == 0.05)
         #expect(
             try parse("audit: {rate: 0.05, max_share: 0.1}\n").auditing
                 == JobSpec.Audit(enabled: true, rate: 0.05, maxShare: 0.1))
-        #expect(try parse("batching: {min_agreement: 0.8}\n").batching.agreementWanted == 0.8)
-        #expect(try parse("").batching.agreementWanted == 0.9)
+        let full = try parse("audit: {agree: 99 %, rate: 1%, max_share: 2%, proving_share: 40%}\n")
+        #expect(full.auditTarget == 0.99)
+        #expect(full.auditing.rate == 0.01 && full.auditing.maxShare == 0.02 && full.auditing.proving == 0.4)
+        #expect(try parse("audit: {agree: 0.9}\n").auditTarget == 0.9)
+        #expect(try parse("batching: {min_agreement: 0.8}\n").auditTarget == 0.8, "its first spelling")
+        #expect(
+            try parse("batching: {min_agreement: 0.8}\naudit: {agree: 90%}\n").auditTarget == 0.9,
+            "audit.agree wins")
         func failure(_ extra: String) -> String {
             do {
                 _ = try parse(extra)
@@ -200,9 +129,22 @@ struct BatchAuditTests {
         }
         #expect(
             failure("audit: sometimes\n")
-                == "jobs/t.yaml:4:8: audit: expected 'off', 'on', a rate from 0 to 1 or a mapping with rate "
-                + "and max_share, got 'sometimes'")
-        #expect(failure("audit: {rate: 2}\n").hasPrefix("jobs/t.yaml:4:15: audit.rate: expected a number"))
+                == "jobs/t.yaml:4:8: audit: expected 'off', 'on', a rate (like 0.02 or 2%) or a mapping with "
+                + "agree, rate, max_share and proving_share, got 'sometimes'")
+        #expect(
+            failure("audit: {rate: 2}\n")
+                == "jobs/t.yaml:4:15: audit.rate: expected a share more than 0 and at most 1, like 0.03 or 3%, got '2'"
+        )
+        #expect(
+            failure("audit: {agree: 100%}\n")
+                == "jobs/t.yaml:4:16: audit.agree: expected a share more than 0 and less than 1, like 0.95 or 95%, "
+                + "got '100%'")
+        #expect(
+            failure("audit: {agree: often}\n").hasPrefix("jobs/t.yaml:4:16: audit.agree: expected a share"))
+        #expect(
+            failure("audit: {proving: 1}\n")
+                == "jobs/t.yaml:4:9: audit.proving: unknown field (allowed: agree, rate, max_share, proving_share)"
+        )
         #expect(
             failure("batching: {min_agreement: 0}\n").hasPrefix("jobs/t.yaml:4:27: batching.min_agreement: "))
     }

@@ -4,7 +4,8 @@ import Testing
 
 /// In the batch lane a call's latency does not matter, so a job that does not set
 /// `batching.max_items` packs up to 100 items a prompt there (the live default is 8); one that
-/// sets it gets what it asked for. The built `offpeak` against `offpeak-sim`'s Message Batches.
+/// sets it gets what it asked for. The built `offpeak` against `offpeak-sim`'s Message Batches,
+/// with the batch audit off (its requests would travel in the same batches).
 @Suite(.serialized) struct BatchLanePackingTests {
     /// A `classify` job of 30 tickets under a system prompt long enough to be worth sharing.
     static func workspace(_ sim: SimProcess, batching: String) throws -> TemporaryWorkspace {
@@ -20,6 +21,7 @@ import Testing
             template: "{{text}}"
             max_tokens: 20
             lane: batch
+            audit: off
             \(batching)
             items:
             \(items.joined(separator: "\n"))

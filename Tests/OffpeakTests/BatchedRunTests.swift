@@ -8,9 +8,11 @@ import Testing
 /// Batched prompts end to end: the planner, the sim's batch mode, the splitter and the ledger.
 struct BatchedRunTests {
     /// A workspace with a prompt job of `count` inline questions sharing long instructions.
-    static func workspace(sim: SimProcess, count: Int, batching: String, promptCache: Bool = true) throws
-        -> TemporaryWorkspace
-    {
+    /// `audit` is off unless a test asks for it: these runs are about batching, and the audit's
+    /// probes would add calls of their own (`BatchAuditRunTests` turns it on).
+    static func workspace(
+        sim: SimProcess, count: Int, batching: String, promptCache: Bool = true, audit: String = "off"
+    ) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
         // claude-sonnet-4-5 caches the ~1,500-token instructions (claude-haiku-4-5, the default
         // for `fast`, caches nothing under 4,096 tokens), with the same price ratios.
@@ -29,6 +31,7 @@ struct BatchedRunTests {
             max_tokens: 40
             batching: \(batching)
             prompt_cache: \(promptCache)
+            audit: \(audit)
             items:
 
             """

@@ -158,7 +158,7 @@ struct GeminiProviderTests {
         try workspace.write(
             "jobs/sort.yaml",
             "kind: prompt\nsystem: \"\(rules)\"\ntemplate: \"{{item}}\"\nmax_tokens: 40\n"
-                + "batching: {max_items: 4}\nitems:\n" + items.joined(separator: "\n") + "\n")
+                + "batching: {max_items: 4}\naudit: off\nitems:\n" + items.joined(separator: "\n") + "\n")
         let outcome = try workspace.run(job: "sort", environment: ["GEMINI_API_KEY": "g-key"])
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(outcome.run.itemsDone == 12)

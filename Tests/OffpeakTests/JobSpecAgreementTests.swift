@@ -59,6 +59,15 @@ struct JobSpecAgreementTests {
         #expect(moved.sharedText == (try Self.spec(Self.base)).sharedText)
         #expect(JobSpec.differingFields(moved.sharedText, try Self.spec(Self.base).sharedText).isEmpty)
         #expect(JobSpec.differingFields("{}", "not json") == ["spec"])
+        // A mapping written the same on both sides is not named (on Linux a decoded mapping is a
+        // Swift dictionary, once read as changed whatever it held); one that differs is, by field.
+        let audited = try Self.spec(Self.base + "audit: {rate: 0.0001, max_share: 1}\n")
+        let otherItems = try Self.spec(
+            Self.base.replacingOccurrences(of: "[a, b]", with: "[a, c]")
+                + "audit: {rate: 0.0001, max_share: 1}\n")
+        #expect(JobSpec.differingFields(audited.sharedText, otherItems.sharedText) == ["items"])
+        let stricter = try Self.spec(Self.base + "audit: {rate: 0.0001, max_share: 1, agree: 99%}\n")
+        #expect(JobSpec.differingFields(audited.sharedText, stricter.sharedText) == ["audit.agree"])
     }
 
     @Test func aHostsSpecCountsForAnHourAndIsRecordedOnlyWhenItChangesOrAgesAQuarter() throws {

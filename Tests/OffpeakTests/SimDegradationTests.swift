@@ -183,18 +183,71 @@ struct SimDegradationTests {
                 "m": Degradation(kind: .neighbour, after: 1),
             ])
         #expect(try Degradation.models(parsing: []).isEmpty)
+        #expect(
+            try Degradation.models(parsing: ["small:wrong-label:slope=1.5%", "big:cut:slope=0.02"])
+                == [
+                    "small": Degradation(kind: .wrongLabel, shape: .slope(0.015)),
+                    "big": Degradation(kind: .cut, shape: .slope(0.02)),
+                ])
+    }
+
+    // MARK: - The slope
+
+    /// A prompt of `count` distinct items, its right answer, and how a slope of `rate` degrades it.
+    private func sloped(_ count: Int, rate: Double, seed: UInt64 = 7) -> (items: [BatchItem], wrong: [Bool]) {
+        let items = (0..<count).map { BatchItem(id: "i\($0)", text: "Ticket \($0) of a long prompt.") }
+        let whole = AnswerComposer().batchAnswer(for: items)
+        let degraded = Degradation(kind: .wrongLabel, shape: .slope(rate)).degrade(
+            whole, items: items, seed: seed)
+        let wrong = zip(whole.entries, degraded.answer.entries).map { $0.value != $1.value }
+        #expect(degraded.degraded == wrong.filter { $0 }.count)
+        #expect(degraded.answer.entries.map(\.key) == whole.entries.map(\.key), "the shape is kept")
+        return (items, wrong)
+    }
+
+    @Test func aSlopeGetsLaterItemsWrongMoreOften() {
+        // 1.5 % a position over 2,000 prompts of 16: the first place about 1.5 % wrong, the last 24 %.
+        var wrongAt = Array(repeating: 0, count: 16)
+        for seed in 0..<2_000 {
+            for (index, wrong) in sloped(16, rate: 0.015, seed: UInt64(seed)).wrong.enumerated() where wrong {
+                wrongAt[index] += 1
+            }
+        }
+        #expect((10...55).contains(wrongAt[0]), "\(wrongAt)")
+        #expect((200...280).contains(wrongAt[7]), "\(wrongAt)")
+        #expect((420...540).contains(wrongAt[15]), "\(wrongAt)")
+        let share = Double(wrongAt.reduce(0, +)) / 32_000
+        #expect(abs(share - 0.1275) < 0.01, "a prompt of 16 about 13 % wrong: \(share)")
+        // At a rate of 1 an item is wrong from the first place on.
+        #expect(sloped(4, rate: 1).wrong == [true, true, true, true])
+    }
+
+    @Test func aSlopesDrawsAreTheSameForTheSameItemPlaceAndSeed() {
+        #expect(sloped(16, rate: 0.05).wrong == sloped(16, rate: 0.05).wrong)
+        let seeds = (0..<20).map { sloped(16, rate: 0.05, seed: UInt64($0)).wrong }
+        #expect(Set(seeds).count > 10, "another seed draws otherwise")
     }
 
     @Test(arguments: [
         (
             ["small:cut"],
-            "--degrading-model expects NAME:KIND:AFTER (e.g. small:wrong-label:4), got 'small:cut'"
+            "--degrading-model expects NAME:KIND:AFTER or NAME:KIND:slope=RATE (e.g. small:wrong-label:4), "
+                + "got 'small:cut'"
         ),
         (
             ["small:shuffle:2"],
             "--degrading-model small:shuffle:2: unknown KIND 'shuffle'; expected wrong-label, neighbour or cut"
         ),
-        (["small:cut:two"], "--degrading-model small:cut:two: AFTER must be a whole number, got 'two'"),
+        (
+            ["small:cut:two"],
+            "--degrading-model small:cut:two: expected AFTER, a whole number, or slope=RATE (like slope=1.5%), "
+                + "got 'two'"
+        ),
+        (
+            ["small:cut:slope=fast"],
+            "--degrading-model small:cut:slope=fast: expected AFTER, a whole number, or slope=RATE (like "
+                + "slope=1.5%), got 'slope=fast'"
+        ),
         (["s:cut:2", "s:neighbour:3"], "--degrading-model names model 's' more than once"),
     ])
     func rejectsABadFlag(specs: [String], message: String) {
@@ -214,7 +267,15 @@ struct SimDegradationTests {
         {
             try options.validate()
         }
-        options.degradingModels = try Degradation.models(parsing: ["small:cut:1"])
+        options.degradingModels = try Degradation.models(parsing: ["small:cut:slope=0"])
+        #expect(
+            throws: SimConfigError(
+                .badOption,
+                "--degrading-model small: the slope's RATE must be more than 0 and at most 1 (100%), got 0.0")
+        ) {
+            try options.validate()
+        }
+        options.degradingModels = try Degradation.models(parsing: ["small:cut:1", "big:cut:slope=100%"])
         #expect(throws: Never.self) { try options.validate() }
     }
 

@@ -45,6 +45,12 @@ import Testing
         // An audited item of the docs run: its ledger row marked audit, its row, the job's record.
         let audited = try #require(try store.runs.requests(runID: run.id).first)
         try store.audits.commitAudit(AuditStoreTests.audit(audited, at: t0, agreed: true, dollars: 0.125))
+        // An audit of another of its items still to make, queued as a batched call's commit queues it.
+        let queued = try #require(try store.runs.requests(runID: run.id).last)
+        _ = try store.runs.commit(
+            CallCommit(
+                run: run, ledger: nil, results: [],
+                audits: [QueuedAudit(requestID: queued.id, size: 4, position: 4, probe: true)]))
         // A request whose long system prompt is stored once (`shared_texts`).
         let long = RoleFixtures.run("r-long", job: "long", at: t0)
         var request = RoleFixtures.request("i0", run: long.id, position: 0, job: "long")

@@ -5,11 +5,13 @@ import Logging
 /// same lane, and each pair of answers is compared (`AnswerAgreement`). What the comparisons show
 /// decides, per job, model and batch size, how many items a prompt may carry.
 ///
-/// A size not yet proven goes out as one probe call per round, audited at several places; the
-/// round's other calls of that size wait for the verdict. Where a batched answer and its single
-/// answer disagree, the item keeps the single one. When a size fails, the run's answers from
-/// prompts of that size or larger that no audit checked are asked again (the audit proved such
-/// answers unreliable), in the smaller prompts the record now allows (`reaskOversized`).
+/// A size not yet shown to hold goes out as probes, audited at their tail (`AuditSampling`): as
+/// many a round as the sequential test (`SequentialTest`) needs to decide if they all agreed; in
+/// the live lane the round's other calls of that size wait for the verdict. A size that holds is
+/// sampled. Where a batched answer and its single answer disagree, the item keeps the single one.
+/// When a size fails, the run's answers from prompts of that size or larger that no audit checked
+/// are asked again (the audit proved such answers unreliable), in the smaller prompts the record
+/// now allows (`reaskOversized`).
 extension RunSession {
     /// What the audit did in this pass.
     struct AuditPass {
@@ -22,38 +24,54 @@ extension RunSession {
         /// Whether the pass looked for answers an earlier pass left in prompts that failed since
         /// (it was stopped before asking them again).
         var lookedBack = false
+        /// Whether the pass planned batched calls the audit could check.
+        var batched = false
+        /// What this pass's audits of probes cost: proving, apart from sampling (`AuditShare.proving`).
+        var proving = AuditShare.Cost(dollars: 0, tokens: 0)
     }
 
-    /// `model`'s audit record for this job, read at most once a second (`RecentReads`).
+    /// `model`'s audit record for this job, read at most once a second (`RecentReads`); nil before
+    /// its first audit, or when its evidence was gathered for another prompt shape or target (the
+    /// job starts over).
     func auditRecord(of model: String) -> AuditRecord? {
         let read = { () throws(OffpeakError) -> AuditRecord? in
             try context.store.audits.auditRecord(
                 job: spec.name, provider: context.provider.kind.rawValue, model: model)
         }
-        return (try? auditReads.value(for: model, now: Date(), read: read)) ?? nil
+        let record = (try? auditReads.value(for: model, now: Date(), read: read)) ?? nil
+        return record.flatMap { $0.matches(shape: spec.auditShape, target: spec.auditTarget) ? $0 : nil }
     }
 
     /// Whether this pass audits its batched calls: those of a job that did not turn the audit off.
     var audits: Bool { spec.auditing.enabled && spec.batching.enabled }
 
-    /// The round's calls with the places each batched one has audited; a live call of a size still
-    /// to be proven waits for the round's probe of that size (its items are planned again next
-    /// round). In the batch lane it goes with the probe, unaudited: waiting would cost a whole batch
-    /// turnaround, so should the probe fail it, its items are asked again when the batch is
-    /// collected (`reaskOversized`).
+    /// The round's calls with the places each batched one audits (`AuditSampling`); nil when the
+    /// audit backed a size off meanwhile (the round is packed again, in smaller prompts).
     ///
-    /// The audit keeps to its share of the run's spend (`JobSpec.Audit.maxShare`): a sampled item,
-    /// or a probe, is audited while the audit's calls fit that share of what the whole run should
-    /// cost (its other calls so far, and its items left as the round batches them). A run too small
-    /// to afford a probe is not audited (ask for a larger `max_share` to have it be).
-    mutating func withAudits(_ calls: [PlannedCall]) throws(OffpeakError) -> [PlannedCall] {
+    /// A call of a size that holds is sampled, within the audit's `max_share` of the run. One of a
+    /// size still to be proven is a probe while the round has fewer than the test needs and they
+    /// fit the audit's `proving_share`; past that, in the live lane it waits for the probes (its
+    /// items are planned again next round), and in the batch lane it goes with them, unaudited:
+    /// waiting would cost a whole batch turnaround, so should the probes fail, its items are asked
+    /// again when the batch is collected (`reaskOversized`). When the proving share is spent before
+    /// a size holds, a size whose evidence leans to changed answers is backed off (halved), and so is
+    /// any size above 2 of a watched model (`AuditRecord.watched`: its answers changed with the
+    /// prompt's size before); another goes on unaudited, and the run says its answers are unproven.
+    /// A watched model's sizes that hold are sampled at twice the rate, within `max_share` of the
+    /// run apart from what proving them cost: a size it proved by luck is found out while the run
+    /// can still ask its answers again.
+    mutating func withAudits(_ calls: [PlannedCall]) throws(OffpeakError) -> [PlannedCall]? {
         guard audits, calls.contains(where: \.isBatched) else { return calls }
-        let minimum = spec.batching.agreementWanted
+        audit.batched = true
+        let now = Date()
+        let fresh = SequentialTest(agree: spec.auditTarget)
         var share = try auditShare()
-        var probes: Set<String> = []
+        var probes: [String: Int] = [:]
+        var headed: Set<String> = []
         var kept: [PlannedCall] = []
         for var call in calls {
-            guard call.isBatched, !call.requests.contains(where: \.isStep) else {
+            guard call.isBatched, !call.requests.contains(where: \.isStep), let first = call.requests.first
+            else {
                 kept.append(call)
                 continue
             }
@@ -62,31 +80,91 @@ extension RunSession {
             let record = auditRecord(of: model)
             let costs = auditCosts(call)
             let runLeft = runLeft(share, costs: costs)
-            if record?.standing(size: size, minAgreement: minimum) ?? .unproven == .proven {
-                call.auditing = call.requests.indices.filter { index in
-                    AuditSampling.sampled(call.requests[index].id, rate: spec.auditing.rate)
-                        && share.admits([costs.single(index)], runLeft: runLeft)
-                }
-            } else if !probes.contains("\(model)\u{0}\(size)") {
-                let earlier = (record?.tally(size: size)?.audited ?? 0) / AuditSampling.probeItems
-                let positions = AuditSampling.probePositions(size: size, round: earlier)
-                guard share.admits(positions.map { costs.single($0) }, runLeft: runLeft) else {
-                    kept.append(call)  // a run too small for a probe goes unaudited
-                    continue
-                }
-                probes.insert("\(model)\u{0}\(size)")
-                call.auditing = positions
-                call.auditProbe = true
-                let news =
-                    "auditing a first batched prompt of \(size) items to \(model): "
-                    + "\(Plural.count(positions.count, "item")) also asked alone"
-                context.logger.info("\(news)")
-            } else if batchAPI == nil {
-                continue  // waits for the probe of its size: planned again next round
+            let watched = record?.watched == true
+            if let record, record.holds(size: size, at: now) {
+                let rate = spec.auditing.rate * (watched ? 2 : 1)
+                call.auditing = AuditSampling.sampledPlaces(size: size, firstRequestID: first.id, rate: rate)
+                    .filter {
+                        share.admits(
+                            [costs.single($0)], runLeft: runLeft, within: spec.auditing.maxShare,
+                            apart: watched)
+                    }
+                kept.append(call)
+                continue
             }
+            let key = "\(model)\u{0}\(size)"
+            let evidence = record?.evidence(size: size, at: now)
+            let agreements =
+                record?.agreementsToProve(size: size, at: now) ?? fresh.agreementsToProve(from: 0)
+            let wanted = AuditSampling.probes(size: size, agreements: agreements, whole: batchAPI != nil)
+            guard probes[key, default: 0] < wanted else {
+                if batchAPI != nil { kept.append(call) }  // else it waits for the probes' verdict
+                continue
+            }
+            let head = (evidence?.head.audited ?? 0) == 0 && !headed.contains(key)
+            let places = AuditSampling.probePlaces(size: size, head: head)
+            guard
+                share.admits(places.map { costs.single($0) }, runLeft: runLeft, within: spec.auditing.proving)
+            else {
+                if (evidence?.evidence ?? 0) > 0 || (watched && size > 2) {
+                    try backOff(model: model, size: size)
+                    return nil
+                }
+                kept.append(call)  // the proving share is spent: unaudited, its answers unproven
+                continue
+            }
+            if places.contains(0) { headed.insert(key) }
+            if probes[key] == nil {
+                let news =
+                    "probing batched prompts of \(size) items to \(model): each audited at its last "
+                    + "\(Plural.count(AuditSampling.tail(size: size).count, "place")) "
+                    + "(\(Plural.count(agreements, "agreeing audit")) would show the size holds up)"
+                context.logger.info("\(news)")
+            }
+            probes[key, default: 0] += 1
+            call.auditing = places
+            call.auditProbe = true
             kept.append(call)
         }
         return kept
+    }
+
+    /// What the run's line says of the audit (`AuditNews.runClause`): the answers it replaced, and
+    /// how the size the job's prompts carry stands, once this pass sent batched calls.
+    func auditClause() throws(OffpeakError) -> String? {
+        guard audits else { return nil }
+        let store = context.store.audits
+        let replaced = try store.replacedAnswers(job: spec.name, runID: run.id)
+        var standing: AuditRecord.Standing?
+        if audit.batched,
+            let record = try store.auditRecord(
+                job: spec.name, provider: context.provider.kind.rawValue, model: run.model),
+            record.matches(shape: spec.auditShape, target: spec.auditTarget)
+        {
+            standing = record.standing(at: Date())
+        }
+        return AuditNews.runClause(standing, replaced: replaced, target: spec.auditTarget)
+    }
+
+    /// Backs prompts of `size` items to `model` off (`AuditRecord.backOff`): the audit's proving
+    /// share ran out before they were shown to hold, and their evidence leans to changed answers.
+    /// The run's answers from such prompts that no audit checked are asked again.
+    private mutating func backOff(model: String, size: Int) throws(OffpeakError) {
+        let now = context.clock()
+        let (shape, target) = (spec.auditShape, spec.auditTarget)
+        let change = AuditChange(
+            job: spec.name, provider: context.provider.kind.rawValue, model: model, at: now
+        ) {
+            $0.adopt(shape: shape, target: target)
+            $0.backOff(size: size, kind: .backedOff, at: now)
+        }
+        guard let after = try context.store.audits.commitAudit(AuditCommit(ledger: nil, change: change))
+        else { return }
+        auditReads.keep(after, for: model, at: now)
+        if let decision = after.decisions.last {
+            context.logger.info("\(AuditNews.line(decision, model: model))")
+        }
+        try reaskOversized(model: model)
     }
 
     /// What auditing `call`'s items may cost, with the provider's prompt cache.
@@ -115,8 +193,8 @@ extension RunSession {
         let others = try context.store.leases.liveClaims(
             runID: run.id, except: context.lease.owner, now: Date())
         var share = AuditShare(
-            maxShare: spec.auditing.maxShare, others: AuditShare.Cost(spent) - AuditShare.Cost(audited),
-            audited: AuditShare.Cost(audited), queued: audit.queued,
+            others: AuditShare.Cost(spent) - AuditShare.Cost(audited), audited: AuditShare.Cost(audited),
+            proving: audit.proving, queued: audit.queued,
             workers: 1 + Set(others.map(\.owner)).count)
         let answered = audited.calls - audited.failedCalls
         if answered > 0 { share.perAudit = AuditShare.Cost(audited) * (1 / Double(answered)) }
@@ -136,8 +214,11 @@ extension RunSession {
     /// spent so far and the batched answer's length as the single answer's: a live round may be the
     /// whole run, planned before any call came back, when costs were only guessed. A probe's places
     /// are all asked (the round's other calls of its size wait for its verdict).
-    mutating func noteBatched(_ call: PlannedCall, receipt: CallReceipt) throws(OffpeakError) {
-        guard audits, call.isBatched, !call.auditing.isEmpty else { return }
+    /// - Returns: the audits to queue with the call's commit (`QueuedAudit`).
+    mutating func noteBatched(_ call: PlannedCall, receipt: CallReceipt) throws(OffpeakError) -> [QueuedAudit]
+    {
+        guard audits, call.isBatched, !call.auditing.isEmpty else { return [] }
+        var queued: [QueuedAudit] = []
         let size = call.requests.count
         let answers = Dictionary(
             receipt.results.map { ($0.requestId, $0.text) }, uniquingKeysWith: { a, _ in a })
@@ -148,20 +229,47 @@ extension RunSession {
             guard let answer = answers[record.id] else { continue }
             let single = costs.single(index, answerTokens: TokenEstimator.tokens(answer))
             if var gate = share {
-                guard gate.admits([single], runLeft: runLeft(gate, costs: costs)) else { continue }
+                guard
+                    gate.admits(
+                        [single], runLeft: runLeft(gate, costs: costs), within: spec.auditing.maxShare)
+                else { continue }
                 share = gate
             }
             audit.queued = audit.queued + (share?.counted(single) ?? single)
-            do {
-                let request = try record.completionRequest()
-                audit.queue.append(
-                    PlannedCall(
-                        requests: [record], itemIDs: [], itemTexts: [call.itemTexts[index]], request: request,
-                        audit: AuditTarget(size: size, position: index + 1, batchedAnswer: answer)))
-            } catch {
-                context.logger.debug(
-                    "not auditing \(record.itemId): its stored request is unreadable: \(error)")
+            let target = AuditTarget(
+                size: size, position: index + 1, batchedAnswer: answer, probe: call.auditProbe)
+            if let planned = auditCall(record, target: target) {
+                audit.queue.append(planned)
+                queued.append(
+                    QueuedAudit(requestID: record.id, size: size, position: index + 1, probe: call.auditProbe)
+                )
             }
+        }
+        return queued
+    }
+
+    /// The call that asks `record` alone to check `target`; nil when its stored request is unreadable.
+    private func auditCall(_ record: RequestRecord, target: AuditTarget) -> PlannedCall? {
+        do {
+            return PlannedCall(
+                requests: [record], itemIDs: [], itemTexts: [""], request: try record.completionRequest(),
+                audit: target)
+        } catch {
+            context.logger.debug("not auditing \(record.itemId): its stored request is unreadable: \(error)")
+            return nil
+        }
+    }
+
+    /// Once a pass, for the pass holding the run: the audits an earlier pass queued and was
+    /// stopped before making (`AuditStore.queuedAudits`), made with this pass's first audits.
+    mutating func resumeAudits() throws(OffpeakError) {
+        guard audits, context.lease.leased else { return }
+        let known = Set(audit.queue.compactMap(\.requests.first?.id))
+        for (queued, record, answer) in try context.store.audits.queuedAudits(runID: run.id)
+        where !known.contains(record.id) {
+            let target = AuditTarget(
+                size: queued.size, position: queued.position, batchedAnswer: answer, probe: queued.probe)
+            if let planned = auditCall(record, target: target) { audit.queue.append(planned) }
         }
     }
 
@@ -182,9 +290,13 @@ extension RunSession {
     mutating func lookBack() throws(OffpeakError) {
         guard audits, !audit.lookedBack else { return }
         audit.lookedBack = true
+        try resumeAudits()
         let now = Date()
         for record in try context.store.audits.auditRecords(job: spec.name)
-        where record.provider == context.provider.kind.rawValue && record.itemLimit(at: now) != nil {
+        where record.provider == context.provider.kind.rawValue
+            && record.matches(shape: spec.auditShape, target: spec.auditTarget)
+            && record.itemLimit(at: now) != nil
+        {
             try reaskOversized(model: record.model)
         }
     }
@@ -222,9 +334,10 @@ extension RunSession {
         let model = call.request.model
         try readCommit()
         let now = context.clock()
-        let commit = auditCommit(
+        var commit = auditCommit(
             record, target: target, model: model, answer: done.reply.answer,
             latency: done.ended.timeIntervalSince(done.started), lane: done.lane, now: now)
+        commit.queued = record.id
         if case .failure(let error) = done.reply.answer {
             context.logger.info(
                 "an audit call for \(record.itemId) failed (its batched answer stays): \(error)")
@@ -234,6 +347,7 @@ extension RunSession {
         if let ledger = commit.ledger {
             knownSpend?.add(ledger)
             audit.spent?.add(ledger)
+            if target.probe { audit.proving = audit.proving + AuditShare.Cost(ledger) }
         }
         guard let after else { return }
         auditReads.keep(after, for: model, at: now)
@@ -275,13 +389,13 @@ extension RunSession {
             position: target.position, agreed: verdict.agreed, similarity: verdict.similarity,
             batchedAnswer: target.batchedAnswer, singleAnswer: response.text, keptSingle: !verdict.agreed,
             ledgerID: nil, host: context.host)
-        let minimum = spec.batching.agreementWanted
+        let (shape, goal) = (spec.auditShape, spec.auditTarget)
         commit.change = AuditChange(
             job: spec.name, provider: context.provider.kind.rawValue, model: model, at: now
         ) {
             $0.record(
-                size: target.size, position: target.position, agreed: verdict.agreed, minAgreement: minimum,
-                at: now)
+                size: target.size, position: target.position, agreed: verdict.agreed, shape: shape,
+                target: goal, at: now)
         }
         guard !verdict.agreed else { return commit }
         let result = ResultRecord(
@@ -293,134 +407,5 @@ extension RunSession {
         let naive = price?.naiveDollars(for: response.usage) ?? 0
         commit.cache = cacheWrite([(record.cacheKey, CachedAnswer(result, naiveDollars: naive))])
         return commit
-    }
-}
-
-/// What the audit may still spend in a run: at most `maxShare` of what the run's other calls cost,
-/// in dollars (in weighted tokens, input plus output at the model's weight, for a model with no
-/// price).
-struct AuditShare {
-    /// Dollars and weighted tokens: the second decides where the first is unknown (zero).
-    struct Cost {
-        var dollars: Double
-        var tokens: Double
-
-        init(dollars: Double, tokens: Double) {
-            self.dollars = dollars
-            self.tokens = tokens
-        }
-
-        init(_ spend: Spend) {
-            dollars = spend.dollars
-            tokens = Double(spend.totalInputTokens + spend.outputTokens * 5)
-        }
-
-        static func + (a: Cost, b: Cost) -> Cost {
-            Cost(dollars: a.dollars + b.dollars, tokens: a.tokens + b.tokens)
-        }
-        static func - (a: Cost, b: Cost) -> Cost {
-            Cost(dollars: a.dollars - b.dollars, tokens: a.tokens - b.tokens)
-        }
-        static func * (a: Cost, b: Double) -> Cost { Cost(dollars: a.dollars * b, tokens: a.tokens * b) }
-
-        /// Whether `self` is at most `share` of `whole`, in dollars when `whole` has any.
-        func within(_ share: Double, of whole: Cost) -> Bool {
-            whole.dollars > 0 ? dollars <= share * whole.dollars : tokens <= share * whole.tokens
-        }
-    }
-
-    var maxShare: Double
-    /// What the run's other calls cost so far, and what its audit calls did (every process's).
-    var others: Cost
-    var audited: Cost
-    /// What this pass's audit calls to come should cost.
-    var queued = Cost(dollars: 0, tokens: 0)
-    /// The processes answering the run now, this one included: each may queue its part of the
-    /// room the share leaves.
-    var workers = 1
-    /// What an answered audit call of the run has cost on average so far; nil before the first.
-    /// An audit is counted at no less than this: the estimate of a single call (`AuditCosts`)
-    /// guesses its answer's length and the prompt cache, and the audit's share is what was paid.
-    var perAudit: Cost?
-
-    /// What an item of the run costs: as measured by the items done so far, or `estimate` before.
-    func perItem(done: Int, estimate: Cost) -> Cost {
-        guard done > 0, others.dollars > 0 || others.tokens > 0 else { return estimate }
-        return others * (1 / Double(done))
-    }
-
-    /// An audit call estimated at `cost`, as the share counts it: at no less than `perAudit`.
-    func counted(_ cost: Cost) -> Cost {
-        guard let perAudit else { return cost }
-        return Cost(dollars: max(cost.dollars, perAudit.dollars), tokens: max(cost.tokens, perAudit.tokens))
-    }
-
-    /// Whether audit calls of `costs` (a sampled item's, or a probe's) stay within the share of
-    /// what the run should cost in all: its other calls so far and `runLeft` to come (the run's
-    /// items not answered yet, batched as the calls planned now); counts them when they do.
-    mutating func admits(_ costs: [Cost], runLeft: Cost) -> Bool {
-        let probe = costs.map(counted).reduce(Cost(dollars: 0, tokens: 0), +)
-        let mine = (queued + probe) * Double(max(1, workers))
-        guard (audited + mine).within(maxShare, of: others + runLeft) else { return false }
-        queued = queued + probe
-        return true
-    }
-}
-
-/// What asking one item of a batched call alone may cost, and what an item costs in the call.
-struct AuditCosts {
-    let call: PlannedCall
-    let price: ModelPrice?
-    /// Tokens of the shared prefix the provider's prompt cache holds (the batched calls wrote it):
-    /// read at the cache's price by both ways.
-    let cachedPrefix: Int
-
-    /// An answer's tokens, as both ways are guessed to write it (its real length is not known yet).
-    private var answerTokens: Int { min(64, call.request.maxTokens / max(1, call.requests.count)) }
-    private var systemTokens: Int { TokenEstimator.tokens(call.request.system ?? "") }
-
-    /// Item `index` asked alone: the shared prefix, its text, its answer (of `answerTokens`, when
-    /// known: the batched answer's length).
-    func single(_ index: Int, answerTokens known: Int? = nil) -> AuditShare.Cost {
-        cost(
-            input: systemTokens - cachedPrefix + TokenEstimator.tokens(call.itemTexts[index]),
-            output: known ?? answerTokens, cached: cachedPrefix)
-    }
-
-    /// One item's part of a batched call like this one: its share of the prefix, its text and tags,
-    /// its answer and key.
-    var batchedItem: AuditShare.Cost {
-        let size = max(1, call.requests.count)
-        let texts = call.itemTexts.reduce(0) { $0 + TokenEstimator.tokens($1) } / size
-        let input = (systemTokens - cachedPrefix) / size + texts + Int(BatchPlanner.itemInputOverhead)
-        return cost(
-            input: input, output: answerTokens + Int(BatchPlanner.itemOutputOverhead),
-            cached: cachedPrefix / size)
-    }
-
-    private func cost(input: Int, output: Int, cached: Int) -> AuditShare.Cost {
-        let usage = Usage(input: input, output: output, cacheRead: cached)
-        return AuditShare.Cost(
-            dollars: price?.dollars(for: usage, lane: .live) ?? 0,
-            tokens: Double(input + cached) + Double(output) * (price?.outputWeight ?? 5))
-    }
-}
-
-/// How a decision of the audit reads in a pass's log.
-enum AuditNews {
-    static func line(_ decision: AuditRecord.Decision, model: String) -> String {
-        let agreement = "\(decision.agreed) of \(decision.audited) audited items agreed"
-        switch decision.kind {
-        case .proven:
-            return "batched prompts of \(decision.size) items to \(model) hold up (\(agreement))"
-        case .halved:
-            return "batched prompts of \(decision.size) items to \(model) change answers (\(agreement)): "
-                + "at most \(decision.cap ?? 1) items a prompt from now on"
-        case .off:
-            return "batched prompts of \(decision.size) items to \(model) change answers (\(agreement)): "
-                + "its items go alone from now on"
-        case .probe:
-            return "trying batched prompts of \(decision.size) items to \(model) again"
-        }
     }
 }

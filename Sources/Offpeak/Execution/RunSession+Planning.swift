@@ -31,8 +31,17 @@ extension RunSession {
             // that stayed put would read the same round for ever.
             guard let first = due.first, first.id != front else { return [] }
             front = first.id
-            let planned = try withAudits(try plan(due))
-            if !planned.isEmpty { return planned }
+            let pending = try unanswered(due)
+            guard !pending.isEmpty else { continue }
+            // A size the audit backs off is packed again, in the smaller prompts it now allows;
+            // each back-off halves the size, so this ends.
+            while true {
+                let model = pending.first?.request.model ?? run.model
+                if let planned = try withAudits(batchPlanner(model: model).plan(pending)) {
+                    if !planned.isEmpty { return planned }
+                    break
+                }
+            }
         }
     }
 
@@ -51,8 +60,10 @@ extension RunSession {
     }
 
     /// One round's requests: answered from the cache where it can, failed where they cannot be
-    /// sent, the rest packed into calls.
-    private mutating func plan(_ due: [RequestRecord]) throws(OffpeakError) -> [PlannedCall] {
+    /// sent; the rest, to be packed into calls.
+    private mutating func unanswered(_ due: [RequestRecord]) throws(OffpeakError)
+        -> [(record: RequestRecord, request: CompletionRequest)]
+    {
         var pending: [(record: RequestRecord, request: CompletionRequest)] = []
         for record in due {
             do {
@@ -64,9 +75,7 @@ extension RunSession {
             }
         }
         pending = try answerFromCache(pending)
-        pending = try refuseOversized(pending)
-        guard !pending.isEmpty else { return [] }
-        return batchPlanner(model: pending.first?.request.model ?? run.model).plan(pending)
+        return try refuseOversized(pending)
     }
 
     /// Answers what the cache can, each hit committed with a ledger row of its own (see

@@ -123,6 +123,12 @@ struct RunSession {
                 if let signal = options.stop, signal.isRequested, try hasWorkLeft() {
                     return .signal(signal.reason)
                 }
+                // Audits an earlier pass queued and was stopped before making: they may ask
+                // answers again.
+                if !audit.queue.isEmpty {
+                    stop = try auditRound(calls)
+                    continue
+                }
                 guard context.lease.leased else { break }
                 if try advanceReductions() { continue }  // a long document's next steps
                 if try advanceDigest() { continue }  // the run's digest, once its items are settled
@@ -351,6 +357,7 @@ struct RunSession {
         var receipt: CallReceipt
         var taught: FitnessLesson?  // what a batched answer teaches, committed with it
         var cache: CacheWrite?  // its answers for the cache
+        var queued: [QueuedAudit] = []  // audits of its batched answer, queued with it
         switch done.reply.answer {
         case .success(let response):
             FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
@@ -360,7 +367,7 @@ struct RunSession {
             cache = cacheWrite(receipt.cacheEntries)
             try readCommit()  // the model's record as the last answer left it
             taught = receipt.batchedAnswer.map { lesson(from: $0, model: call.request.model) }
-            try noteBatched(call, receipt: receipt)
+            queued = try noteBatched(call, receipt: receipt)
         case .failure(let error):
             try readCommit()  // the run's counts as the last call left them
             let ledger = ledgerLine.entry(
@@ -378,7 +385,7 @@ struct RunSession {
             }
         }
         receipt.ledger?.at = context.clock()  // the day its spend counts in, as its reservation did
-        try commit(receipt, releasing: done.reservation, lesson: taught, cache: cache)
+        try commit(receipt, releasing: done.reservation, lesson: taught, cache: cache, audits: queued)
         return receipt.stop
     }
 
@@ -403,14 +410,16 @@ struct RunSession {
     /// taught about the model and its new answers for the cache, in one transaction
     /// (`RunStore.startCommit`), once the commit before it is read.
     private mutating func commit(
-        _ receipt: CallReceipt, releasing reservation: Int64?, lesson: FitnessLesson?, cache: CacheWrite?
+        _ receipt: CallReceipt, releasing reservation: Int64?, lesson: FitnessLesson?, cache: CacheWrite?,
+        audits: [QueuedAudit]
     ) throws(OffpeakError) {
         try readCommit()
         let pending = try context.store.runs.startCommit(
             CallCommit(
                 run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
                 failed: receipt.failed, later: receipt.later, postponed: receipt.postponed,
-                lease: context.lease, reservation: reservation, fitness: lesson?.change, cache: cache))
+                lease: context.lease, reservation: reservation, fitness: lesson?.change, cache: cache,
+                audits: audits))
         sentCommit = SentCall(pending: pending, lesson: lesson)
         if let ledger = receipt.ledger { knownSpend?.add(ledger) }
         answeredNow += receipt.itemsAnswered
@@ -482,6 +491,7 @@ struct RunSession {
         }
         facts.submittedNow = submittedNow
         facts.canceled = canceled
+        facts.audit = try auditClause()
         let verdict = RunVerdict.decide(facts, stop: stop)
         try store.move(&run, to: verdict.state, reason: verdict.reason)
         if !verdict.deferred.isEmpty, let stop {

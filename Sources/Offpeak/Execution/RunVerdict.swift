@@ -37,6 +37,8 @@ struct RunVerdict: Equatable, Sendable {
         var failingBatch: (failures: Int, reason: String)?
         /// The user canceled the run (`offpeak cancel`).
         var canceled = false
+        /// What the batch audit has to say of the run's answers (`AuditNews.runClause`).
+        var audit: String?
     }
 
     static func decide(_ facts: Facts, stop: RunStop?) -> RunVerdict {
@@ -104,6 +106,7 @@ struct RunVerdict: Equatable, Sendable {
             verdict.message = "forced past: \(facts.forcedPast.sentence) (--force); " + verdict.message
         }
         for notice in facts.notices.reversed() { verdict.message = notice + "; " + verdict.message }
+        if let audit = facts.audit { verdict.message += "; " + audit }
         return verdict
     }
 }

@@ -7,45 +7,70 @@ struct AuditTarget: Sendable, Equatable {
     var size: Int
     var position: Int
     var batchedAnswer: String
+    /// Whether the prompt was a probe (its size not yet shown to hold).
+    var probe = false
 }
 
-/// Which items of a batched prompt the audit also asks alone.
+/// Which items of a batched prompt the audit also asks alone: the tail first.
 ///
-/// A batch size not yet proven for the job and model is probed: its first prompt is audited at
-/// `probeItems` places spread from the first item to the last (answers degrade with position,
-/// so the last places matter most), and later probes of the same size look between them. A
-/// proven size is sampled: each item falls in the sample by a hash of its request id, so the
-/// sample is spread over positions and a pass that resumes draws the same items.
+/// Batched answers go wrong later in a prompt before they go wrong early (BatchPrompt, ICLR 2024;
+/// the steady decline of ManyIFEval), so an audit at the tail carries the most evidence for what it
+/// costs, and the tail is where a size is judged (`AuditEvidence.isTail`). Some prompts are also
+/// audited at their first place, to compare.
+///
+/// - A **probe** (a prompt of a size not yet shown to hold) is audited at its whole tail (its last
+///   quarter, the last place at least), and the first probe of a size with no audit of its head
+///   yet at its first place too: proving a size that holds costs its tail's audits and one more.
+/// - A prompt of a size that **holds** is **sampled**: it falls in the sample with a chance of
+///   `rate` times its size (by a hash of its first request, so a pass that resumes draws the same
+///   prompts), and is audited at its last place, and one time in `headEvery` at its first too:
+///   about `rate` audits an item.
 enum AuditSampling {
-    /// Items a probe audits (fewer when the prompt is smaller).
-    static let probeItems = 4
+    /// One prompt in this many audited also has its first place audited.
+    static let headEvery = 4
+    /// Most probes of one size a round sends.
+    static let mostProbes = 16
 
-    /// The places (from 0) a probe of a `size`-item prompt audits; `round` counts the probes of
-    /// that size before it.
-    static func probePositions(size: Int, round: Int) -> [Int] {
+    /// The places (from 0) of a prompt of `size` items at its tail: its last quarter, the last
+    /// place at least.
+    static func tail(size: Int) -> [Int] {
         guard size > 0 else { return [] }
-        let count = min(size, probeItems)
-        guard count < size else { return Array(0..<size) }
-        // Evenly from first to last; each later probe shifted by a share of the gap between them.
-        let gap = Double(size - 1) / Double(max(1, count - 1))
-        let shift = round == 0 ? 0 : Double(round) * gap / Double(probeItems)
-        var positions: [Int] = []
-        for index in 0..<count {
-            let place = (Double(index) * gap + shift).rounded(.down)
-            var position = Int(place) % size
-            while positions.contains(position) { position = (position + 1) % size }
-            positions.append(position)
-        }
-        return positions.sorted()
+        return Array((size - max(1, size / 4))..<size)
     }
 
-    /// Whether the item of `requestID` falls in a sample of `rate` (0...1): the first 8 bytes of
-    /// the SHA-256 of its id, as a share of 2^64.
-    static func sampled(_ requestID: String, rate: Double) -> Bool {
-        guard rate > 0 else { return false }
-        guard rate < 1 else { return true }
-        let digest = SHA256.hex("audit:" + requestID)
-        guard let value = UInt64(digest.prefix(16), radix: 16) else { return false }
-        return Double(value) / 18_446_744_073_709_551_616.0 < rate
+    /// The places (from 0) a probe of `size` items audits: its tail, and its first place when
+    /// `head` (and not already in the tail).
+    static func probePlaces(size: Int, head: Bool) -> [Int] {
+        let tail = tail(size: size)
+        guard head, size > 1, tail.first != 0 else { return tail }
+        return [0] + tail
+    }
+
+    /// How many probes of a size a round sends: enough for half the tail audits the test still
+    /// needs if every one agreed (`agreements`), at least one, at most `mostProbes`. The probes of a
+    /// live round come back together, so a size that fails stops with little of its round wasted,
+    /// and one that holds is proven in a few rounds. A provider batch's round is the whole run as
+    /// often as not (`whole`): it carries all the probes the test needs.
+    static func probes(size: Int, agreements: Int, whole: Bool = false) -> Int {
+        let perProbe = max(1, tail(size: size).count)
+        let wanted = whole ? agreements : (agreements + 1) / 2
+        return min(mostProbes, max(1, (wanted + perProbe - 1) / perProbe))
+    }
+
+    /// The places (from 0) a prompt of a size that holds audits: none when it is not drawn into the
+    /// sample (with a chance of `rate` times `size`), else its last place, and its first one time
+    /// in `headEvery`.
+    static func sampledPlaces(size: Int, firstRequestID: String, rate: Double) -> [Int] {
+        guard size > 1, rate > 0, draw("audit:" + firstRequestID) < rate * Double(size) else { return [] }
+        let head = draw("audit-head:" + firstRequestID) < 1 / Double(headEvery)
+        return head ? [0, size - 1] : [size - 1]
+    }
+
+    /// A number in 0..<1 from the first 8 bytes of the SHA-256 of `text`: the same for the same
+    /// text in every process.
+    static func draw(_ text: String) -> Double {
+        let digest = SHA256.hex(text)
+        guard let value = UInt64(digest.prefix(16), radix: 16) else { return 1 }
+        return Double(value) / 18_446_744_073_709_551_616.0
     }
 }

@@ -1,23 +1,26 @@
 import Foundation
 
 /// What `offpeak audit JOB` shows: how the job's batched answers compared with the same items
-/// asked alone, by batch size and by position; what the audit decided; the items that disagreed;
-/// and what the audit cost, beside what the job cost.
+/// asked alone, per model by batch size (at the prompts' tail too, where a size is judged) and by
+/// position, each with its interval; what the audit decided and how each size stands; the items
+/// that disagreed; and what the audit cost, beside what the job cost.
 public struct AuditReport: Sendable, Encodable {
     var job: String
-    var minAgreement: Double
+    /// The agreement asked of batched answers at every place of a prompt (`JobSpec.auditTarget`).
+    var target: Double
     var audited: Int
     var agreed: Int
+    /// Batched answers the audit replaced with the item's single answer.
+    var replaced: Int
     /// The audit calls, and the job's spend with them.
     var auditCalls: Int
     var auditDollars: Double
     var jobDollars: Double
     var models: [Model]
-    var bySize: [Group]
-    var byPosition: [Group]
     var disagreed: [Disagreement]
 
-    /// One model's standing: what a prompt may carry now, and what the audit decided.
+    /// One model's standing: what a prompt may carry now, how each size stands, its audited items
+    /// by size and by position, and what the audit decided.
     struct Model: Sendable, Encodable {
         var provider: String
         var model: String
@@ -25,10 +28,25 @@ public struct AuditReport: Sendable, Encodable {
         /// The size that failed, tried again from `probeAt`.
         var failedSize: Int?
         var probeAt: Date?
+        /// `holds`, `unproven` or `below_target`, at `size` (`AuditLine.Answers`); nil: no evidence.
+        var answers: AuditLine.Answers?
+        var bySize: [SizeGroup]
+        var byPosition: [Group]
         var decisions: [AuditRecord.Decision]
     }
 
-    /// Audited items of one batch size (or one position), with the agreement's 95 % interval.
+    /// Audited items of one batch size: all of them, and those at the prompts' tail.
+    struct SizeGroup: Sendable, Encodable {
+        var size: Int
+        var all: Group
+        var tail: Group
+        /// How the size stands now: `holds`, `unproven`, `below_target` or `not_used` (over the cap).
+        var standing: String
+        /// For an unproven size: agreeing tail audits in a row that would show it holds up.
+        var agreementsToProve: Int?
+    }
+
+    /// Audited items of one group, with the agreement's 95 % interval.
     struct Group: Sendable, Encodable {
         var value: Int
         var audited: Int
@@ -60,27 +78,29 @@ public struct AuditReport: Sendable, Encodable {
         var at: Date
     }
 
-    static func make(store: Store, spec: JobSpec) throws(OffpeakError) -> AuditReport {
+    static func make(store: Store, spec: JobSpec, now: Date) throws(OffpeakError) -> AuditReport {
         let rows = try store.audits.auditRows(job: spec.name)
-        let records = try store.audits.auditRecords(job: spec.name)
+        let records = try store.audits.auditRecords(job: spec.name).filter {
+            $0.matches(shape: spec.auditShape, target: spec.auditTarget)
+        }
         let cost = try store.audits.auditSpend(job: spec.name, runID: nil)
         let job = try store.ledger.costs(groupedBy: .job).first { $0.key == spec.name }?.spend ?? Spend()
-        func groups(_ key: (AuditRow) -> Int) -> [Group] {
-            Dictionary(grouping: rows, by: key).map { Group(value: $0.key, rows: $0.value) }.sorted {
-                $0.value < $1.value
-            }
+        var models = records.map { record in
+            model(record, rows: rows.filter { $0.model == record.model }, now: now)
+        }
+        // Items audited under an earlier prompt or target of the job, or of a model with no record.
+        for name in Set(rows.map(\.model)).subtracting(records.map(\.model)).sorted() {
+            let mine = rows.filter { $0.model == name }
+            models.append(
+                Model(
+                    provider: mine.first?.provider ?? "", model: name,
+                    bySize: sizeGroups(mine) { _ in ("unproven", nil) },
+                    byPosition: groups(mine, \.position), decisions: []))
         }
         return AuditReport(
-            job: spec.name, minAgreement: spec.batching.agreementWanted, audited: rows.count,
-            agreed: rows.filter(\.agreed).count, auditCalls: cost.calls, auditDollars: cost.dollars,
-            jobDollars: job.dollars,
-            models: records.map {
-                Model(
-                    provider: $0.provider, model: $0.model, cap: $0.cap,
-                    failedSize: $0.failedSize,
-                    probeAt: $0.failedSize == nil ? nil : $0.probeAt, decisions: $0.decisions)
-            },
-            bySize: groups(\.batchSize), byPosition: groups(\.position),
+            job: spec.name, target: spec.auditTarget, audited: rows.count,
+            agreed: rows.filter(\.agreed).count, replaced: rows.filter(\.keptSingle).count,
+            auditCalls: cost.calls, auditDollars: cost.dollars, jobDollars: job.dollars, models: models,
             disagreed: rows.filter { !$0.agreed }.map {
                 Disagreement(
                     item: $0.itemID, run: $0.runID, model: $0.model, batchSize: $0.batchSize,
@@ -89,72 +109,38 @@ public struct AuditReport: Sendable, Encodable {
             })
     }
 
-    public var text: String {
-        guard audited > 0 || !models.isEmpty else {
-            return "no audited items for \(job) yet: its batched answers are audited as it runs "
-                + "(min_agreement \(Self.share(minAgreement)))\n"
+    private static func model(_ record: AuditRecord, rows: [AuditRow], now: Date) -> Model {
+        let limit = record.itemLimit(at: now)
+        let line = AuditLine(record, now: now)
+        let bySize = sizeGroups(rows) { size in
+            if let limit, size > limit { return ("not_used", nil) }
+            if record.holds(size: size, at: now) { return ("holds", nil) }
+            let evidence = record.evidence(size: size, at: now)?.evidence ?? 0
+            if evidence > 0 { return ("below_target", nil) }
+            return ("unproven", record.test.agreementsToProve(from: evidence))
         }
-        let share =
-            jobDollars > 0
-            ? " (\(Self.percent(auditDollars / jobDollars)) of the job's \(Money.dollars(jobDollars)))" : ""
-        var out =
-            "\(job): \(audited) batched items also asked alone, \(agreed) agreed "
-            + "(\(Self.percent(audited == 0 ? 0 : Double(agreed) / Double(audited)))); "
-            + "min_agreement \(Self.share(minAgreement))\n"
-            + "audit cost: \(Plural.count(auditCalls, "call")), \(Money.dollars(auditDollars))\(share)\n"
-        for model in models {
-            let limit =
-                model.cap.map { $0 <= 1 ? "items go alone" : "at most \($0) items a prompt" }
-                ?? "batch sizes as the job allows"
-            let probe =
-                model.failedSize.flatMap { size in
-                    model.probeAt.map { ", \(size) tried again after \(Timestamp.text($0))" }
-                } ?? ""
-            out += "\(model.model): \(limit)\(probe)\n"
-        }
-        out += "\n" + Self.table(title: "BATCH SIZE", bySize)
-        out += "\n" + Self.table(title: "POSITION", byPosition)
-        let decisions = models.flatMap { model in model.decisions.map { (model.model, $0) } }.sorted {
-            $0.1.at < $1.1.at
-        }
-        if !decisions.isEmpty {
-            out += "\ndecisions:\n"
-            for (model, decision) in decisions {
-                out += "  \(Timestamp.text(decision.at))  \(AuditNews.line(decision, model: model))\n"
-            }
-        }
-        if !disagreed.isEmpty {
-            out += "\ndisagreed (the item keeps its single answer):\n"
-            let table = TextTable(columns: ["ITEM", "SIZE", "POSITION", "SIMILARITY", "BATCHED", "SINGLE"])
-            for item in disagreed {
-                table.add([
-                    item.item, "\(item.batchSize)", "\(item.position)",
-                    String(format: "%.2f", item.similarity),
-                    Self.clip(item.batched), Self.clip(item.single),
-                ])
-            }
-            out += table.render()
-        }
-        return out
+        return Model(
+            provider: record.provider, model: record.model, cap: record.cap, failedSize: record.failedSize,
+            probeAt: record.failedSize == nil ? nil : record.probeAt, answers: line.answers, bySize: bySize,
+            byPosition: groups(rows, \.position), decisions: record.decisions)
     }
 
-    private static func table(title: String, _ groups: [Group]) -> String {
-        let table = TextTable(columns: [title, "AUDITED", "AGREED", "AGREEMENT", "95% INTERVAL"])
-        for group in groups {
-            table.add([
-                "\(group.value)", "\(group.audited)", "\(group.agreed)", percent(group.agreement),
-                "\(percent(group.lower))-\(percent(group.upper))",
-            ])
+    private static func sizeGroups(_ rows: [AuditRow], standing: (Int) -> (String, Int?)) -> [SizeGroup] {
+        groups(rows, \.batchSize).map { group in
+            let mine = rows.filter { $0.batchSize == group.value }
+            let (state, needed) = standing(group.value)
+            return SizeGroup(
+                size: group.value, all: group,
+                tail: Group(
+                    value: group.value,
+                    rows: mine.filter { AuditEvidence.isTail(position: $0.position, size: $0.batchSize) }),
+                standing: state, agreementsToProve: needed)
         }
-        return table.render()
     }
 
-    static func percent(_ share: Double) -> String { String(format: "%.1f%%", share * 100) }
-    static func share(_ value: Double) -> String { String(format: "%.2f", value) }
-
-    /// An answer cut to 40 characters, for a table cell.
-    static func clip(_ text: String) -> String {
-        let line = text.split(whereSeparator: \.isNewline).joined(separator: " ")
-        return line.count <= 40 ? line : String(line.prefix(39)) + "…"
+    private static func groups(_ rows: [AuditRow], _ key: (AuditRow) -> Int) -> [Group] {
+        Dictionary(grouping: rows, by: key).map { Group(value: $0.key, rows: $0.value) }.sorted {
+            $0.value < $1.value
+        }
     }
 }

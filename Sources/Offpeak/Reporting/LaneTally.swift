@@ -17,6 +17,8 @@ struct LaneTally: Sendable {
     /// Seconds the calls take one after another at the model's measured speed; nil: not measured.
     var callSeconds: Double? = 0
     var longestCall: Double = 0
+    /// The batch audit's calls among `calls` (`AuditEstimate`); nil: none planned.
+    var audits: AuditEstimate?
     private var cachedPrefixes: Set<String> = []
 
     init(provider: ProviderKind, price: ModelPrice?, lane: CallLane) {

@@ -62,11 +62,14 @@ struct RunEstimator {
             work.notes.append("batch audit: " + AuditLine(audit, now: now).estimateSentence)
         }
         let chosen: RunEstimate.Lane?
+        let chosenTally: LaneTally?
         switch lane.lane {
-        case .live: chosen = RunEstimate.Lane(live)
-        case .batch: chosen = batch.map(RunEstimate.Lane.init)
-        case .flex: chosen = flex.map(RunEstimate.Lane.init)
+        case .live: chosenTally = live
+        case .batch: chosenTally = batch
+        case .flex: chosenTally = flex
         }
+        chosen = chosenTally.map(RunEstimate.Lane.init)
+        if let note = chosenTally?.audits?.note { work.notes.append(note) }
         var estimate = RunEstimate(
             job: spec.name, provider: provider.kind.rawValue, model: model,
             lane: lane.lane.rawValue, laneNote: lane.why, resumesRun: open?.id,
@@ -93,6 +96,8 @@ struct RunEstimator {
     ) throws(OffpeakError) -> LaneTally {
         let batchLane = lane == .batch
         var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), lane: lane)
+        var planned: [PlannedCall] = []
+        var single: (request: CompletionRequest, output: Int)?
         let limit = CallPlanning.roundLimit(
             live: JobRunner.Options().roundRequests, batchLane: batchLane,
             inFlight: config.limits(for: provider.kind).inFlight(
@@ -113,16 +118,42 @@ struct RunEstimator {
                     let output = answers.tokens(
                         of: call, itemMaxTokens: call.requests.map { maxTokens[$0.id] ?? spec.maxTokens })
                     tally.add(call.request, items: call.requests.count, output: output, latency: latency)
+                    if single == nil, call.isBatched, let last = call.requests.last,
+                        let alone = due.first(where: { $0.record.id == last.id })
+                    {
+                        single = (alone.request, answers.tokens(maxTokens: alone.request.maxTokens))
+                    }
                 }
+                planned += calls
             }
+        }
+        if let single, spec.auditing.enabled, spec.batching.enabled {
+            // One item asked alone, as the audit asks it, at this lane's prices.
+            // One item asked alone, as the audit asks it (the prefix in the provider's cache), at
+            // this lane's prices.
+            var one = tally
+            let before = one.dollars
+            one.add(single.request, items: 0, output: single.output, latency: nil)
+            let audit = AuditEstimate(
+                calls: planned, runDollars: tally.dollars, single: one.dollars - before, spec: spec,
+                record: try auditRecord(), now: now)
+            for _ in 0..<audit.total {
+                tally.add(single.request, items: 0, output: single.output, latency: latency)
+            }
+            tally.audits = audit
         }
         return tally
     }
 
-    /// What the batch audit decided for the job and its model, when the job is audited.
+    /// What the batch audit decided for the job and its model, when the job is audited (and the
+    /// record is of its prompt shape and target).
     private func auditRecord() throws(OffpeakError) -> AuditRecord? {
-        guard spec.auditing.enabled, spec.batching.enabled else { return nil }
-        return try store?.audits.auditRecord(job: spec.name, provider: provider.kind.rawValue, model: model)
+        guard spec.auditing.enabled, spec.batching.enabled,
+            let record = try store?.audits.auditRecord(
+                job: spec.name, provider: provider.kind.rawValue, model: model),
+            record.matches(shape: spec.auditShape, target: spec.auditTarget)
+        else { return nil }
+        return record
     }
 
     /// The run's planner for `model` in this lane, with the model's batch fitness as the store has

@@ -34,7 +34,7 @@ extension JobSpec {
     }
 
     /// The sections a spec file writes as a mapping of its own fields, named one by one.
-    private static let nestedFields: Set<String> = ["batching", "chunking", "constraints", "budget"]
+    private static let nestedFields: Set<String> = ["batching", "chunking", "constraints", "budget", "audit"]
 
     /// A spec file's name for the field the JSON calls `key`: the snake case of the Swift name but
     /// where the file says otherwise.
@@ -62,9 +62,15 @@ extension JobSpec {
     }
 
     /// Whether two decoded JSON values are equal (a missing one equals only another missing one).
+    /// Mappings and lists are compared member by member: on Linux a decoded mapping is a Swift
+    /// dictionary, which `isEqual` does not compare (every mapping field read as changed).
     private static func same(_ one: Any?, _ other: Any?) -> Bool {
         switch (one, other) {
         case (nil, nil): return true
+        case (let one as [String: Any], let other as [String: Any]):
+            return Set(one.keys) == Set(other.keys) && one.keys.allSatisfy { same(one[$0], other[$0]) }
+        case (let one as [Any], let other as [Any]):
+            return one.count == other.count && zip(one, other).allSatisfy { same($0, $1) }
         case (let one?, let other?): return (one as? NSObject)?.isEqual(other) ?? false
         default: return false
         }

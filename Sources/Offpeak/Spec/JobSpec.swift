@@ -140,11 +140,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
         var maxItemsGiven: Bool?
         /// An item with more input tokens than this is too large to share a prompt and goes alone.
         var maxItemTokens = 1500
-        /// `min_agreement`: the share of audited batched answers that must agree with the same
-        /// items asked alone (`AuditRecord`) for a batch size to stay in use; nil: 0.9.
+        /// `min_agreement`: the audit's target agreement as it was first spelled (`Audit.agree`
+        /// says it now and wins); nil: not given.
         var minAgreement: Double?
-        /// The agreement asked of batched answers.
-        var agreementWanted: Double { minAgreement ?? 0.9 }
         init(enabled: Bool = true, maxItems: Int = 8, maxItemTokens: Int = 1500) {
             self.enabled = enabled
             self.maxItems = maxItems
@@ -241,13 +239,41 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// The audit as the job asks for it.
     var auditing: Audit { audit ?? Audit() }
 
-    /// `audit: off`, `audit: 0.05` (the share of batched items also asked alone), or
-    /// `audit: {rate: 0.05, max_share: 0.1}` (`max_share`: the most of the job's spend the audit
-    /// may take; a new batch size's first probe is asked whatever it costs).
+    /// `audit: off`, `audit: 0.05` (the share of batched items also asked alone once their batch
+    /// size holds), or `audit: {agree: 95%, rate: 2%, max_share: 3%, proving_share: 25%}`.
     struct Audit: Sendable, Equatable, Codable {
         var enabled = true
         var rate = 0.02
+        /// The most of a run's spend the audit may take once its batch sizes hold.
         var maxShare = 0.03
+        /// `agree`: the share of batched answers, at every place of a prompt, that must agree
+        /// with the same items asked alone (`SequentialTest`); nil: `batching.min_agreement`, else
+        /// `defaultAgree`. Optional, as every field added later, so a spec stored before it
+        /// existed still decodes.
+        var agree: Double?
+        /// `proving_share`: the most of a run's spend the audit may take while a batch size is
+        /// unproven; nil: `defaultProvingShare`.
+        var provingShare: Double?
+
+        static let defaultAgree = 0.95
+        static let defaultProvingShare = 0.25
+
+        /// The proving share in force: never less than `max_share` (a job that lets the audit take
+        /// half its spend lets proving take as much).
+        var proving: Double { max(provingShare ?? Self.defaultProvingShare, maxShare) }
+    }
+
+    /// The agreement the audit holds batched answers to.
+    var auditTarget: Double { auditing.agree ?? batching.minAgreement ?? Audit.defaultAgree }
+
+    /// What the audit's evidence is gathered for, besides the model and batch size: the part every
+    /// prompt of the job shares (system prompt, instructions, template). A job whose prompt changes
+    /// starts its audit over.
+    var auditShape: String {
+        String(
+            SHA256.hex(
+                [system ?? "", instructions ?? "", template.source].joined(separator: "\u{0}")
+            ).prefix(16))
     }
     /// `search:`: every item's call may search the web (`Search`), unless the item says otherwise.
     var search: Search?

@@ -44,31 +44,36 @@ extension JobSpecParser {
             enabled: true, maxItems: maxItems ?? 8,
             maxItemTokens: try mapping.wholeNumber("max_item_tokens", in: 1...1_000_000) ?? 1500)
         batching.maxItemsGiven = maxItems == nil ? nil : true
-        batching.minAgreement = try mapping.number("min_agreement", in: 0...1, exclusiveLower: true)
+        batching.minAgreement = try mapping.share("min_agreement", belowOne: true)
         return batching
     }
 
-    /// `audit: off`, `on`, a rate (`audit: 0.05`), or `audit: {rate: 0.05, max_share: 0.1}`.
+    /// `audit: off`, `on`, a rate (`audit: 0.05`), or
+    /// `audit: {agree: 95%, rate: 2%, max_share: 3%, proving_share: 25%}`.
     static func audit(_ root: YAMLMapping) throws(OffpeakError) -> JobSpec.Audit? {
         guard let node = root.value("audit") else { return nil }
-        if let scalar = node.scalar {
-            if scalar.string == "off" || scalar.string == "on" {
-                return JobSpec.Audit(enabled: scalar.string == "on")
-            }
-            guard Double(scalar.string) != nil else {
+        if let scalar = node.scalar, scalar.string == "off" || scalar.string == "on" {
+            return JobSpec.Audit(enabled: scalar.string == "on")
+        }
+        if node.scalar != nil {
+            var audit = JobSpec.Audit()
+            do {
+                audit.rate = try root.share("audit") ?? audit.rate
+            } catch {
                 throw root.reader.error(
                     "audit",
-                    "expected 'off', 'on', a rate from 0 to 1 or a mapping with rate and max_share, "
-                        + "got '\(scalar.string)'", at: node)
+                    "expected 'off', 'on', a rate (like 0.02 or 2%) or a mapping with agree, rate, "
+                        + "max_share and proving_share, got '\(node.scalar?.string ?? "")'", at: node)
             }
-            var audit = JobSpec.Audit()
-            audit.rate = try root.number("audit", in: 0...1, exclusiveLower: true) ?? audit.rate
             return audit
         }
-        guard let mapping = try root.mapping("audit", allowed: ["rate", "max_share"]) else { return nil }
+        let allowed = ["agree", "rate", "max_share", "proving_share"]
+        guard let mapping = try root.mapping("audit", allowed: allowed) else { return nil }
         var audit = JobSpec.Audit()
-        audit.rate = try mapping.number("rate", in: 0...1, exclusiveLower: true) ?? audit.rate
-        audit.maxShare = try mapping.number("max_share", in: 0...1, exclusiveLower: true) ?? audit.maxShare
+        audit.agree = try mapping.share("agree", belowOne: true)
+        audit.rate = try mapping.share("rate") ?? audit.rate
+        audit.maxShare = try mapping.share("max_share") ?? audit.maxShare
+        audit.provingShare = try mapping.share("proving_share")
         return audit
     }
 

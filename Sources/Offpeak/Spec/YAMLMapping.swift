@@ -56,6 +56,11 @@ struct YAMLMapping {
         return try reader.number(node, at: path(key), in: range, exclusiveLower: exclusiveLower)
     }
 
+    func share(_ key: String, belowOne: Bool = false) throws(OffpeakError) -> Double? {
+        guard let node = value(key) else { return nil }
+        return try reader.share(node, at: path(key), belowOne: belowOne)
+    }
+
     func bool(_ key: String) throws(OffpeakError) -> Bool? {
         guard let node = value(key) else { return nil }
         return try reader.bool(node, at: path(key))

@@ -124,6 +124,27 @@ struct YAMLNodeReader {
         return value
     }
 
+    /// A share of a whole: a number more than 0 and at most 1 (less than 1 with `belowOne`), or the
+    /// same as a percentage (`95%`, `95 %`).
+    func share(_ node: Node, at field: String, belowOne: Bool = false) throws(OffpeakError) -> Double {
+        let expected =
+            belowOne
+            ? "a share more than 0 and less than 1, like 0.95 or 95%"
+            : "a share more than 0 and at most 1, like 0.03 or 3%"
+        let text = try scalarText(node, at: field, expected: expected)
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        var value: Double?
+        if trimmed.hasSuffix("%") {
+            value = Double(trimmed.dropLast().trimmingCharacters(in: .whitespaces)).map { $0 / 100 }
+        } else {
+            value = Double(trimmed)
+        }
+        guard let value, value.isFinite, value > 0, belowOne ? value < 1 : value <= 1 else {
+            throw error(field, "expected \(expected), got '\(text)'", at: node)
+        }
+        return value
+    }
+
     /// `true`/`false` (and YAML 1.1's yes/no/on/off), quoted or not.
     func bool(_ node: Node, at field: String) throws(OffpeakError) -> Bool {
         let text = try scalarText(node, at: field, expected: "true or false")

@@ -1,24 +1,32 @@
 import Foundation
 
-/// What the batch audit has learned of one job's batched prompts to one model (`audit_records`, one
-/// row per job, provider and model): how often a batched answer agreed with the same item asked
-/// alone, per batch size, and what that decided.
+/// What the batch audit has learned of one job's batched prompts to one model (`audit_records`,
+/// one row per job, provider and model): per batch size, the evidence of the items also asked
+/// alone (`AuditEvidence`), and what it decided.
 ///
-/// A batched answer can keep its shape and lose its content: a small model that answers the first
-/// items of a prompt well may give the later ones a neighbour's label. Only asking some of them
-/// alone tells (`AnswerAgreement`). Each size is judged on its own tally:
-/// - **proven** after `proofSamples` audited items with an agreement of at least `min_agreement`;
-///   a smaller size than a proven one counts as proven too (answers degrade as prompts grow);
-/// - **failed** once the Wilson interval's upper end (`WilsonInterval`) is below `min_agreement`
-///   (confidently worse), or after `judgedSamples` items with the agreement below it. Prompts then
-///   carry at most half as many items, down to one (batching off for the job and model), and the
-///   failed size is probed again after a pause that doubles with each failed probe.
+/// A batched answer can keep its shape and lose its content, and it does so more the later an item
+/// sits in its prompt. Each size is judged by a sequential test (`SequentialTest`) on the audits at
+/// its prompts' tail, against the job's target agreement:
+/// - **holds** once the test shows the tail agrees often enough; a smaller size than one that holds
+///   holds too (answers degrade as prompts grow);
+/// - **fails** once it shows the tail does not: prompts then carry at most half as many items, down
+///   to one (batching off for the job and model), and the failed size is probed again after a pause
+///   that doubles with each failed probe;
+/// - is **doubted** (unproven again) when a size that held sees its evidence turn.
+///
+/// Evidence carries across runs and hosts (the record is read and changed in the transaction of
+/// each audit), for the same prompt shape and target: a job whose prompt or target changed starts
+/// over (`matches`).
 struct AuditRecord: Sendable, Equatable, Codable {
     var job: String
     var provider: String
     var model: String
-    /// Audited items per batch size, since the size was last judged anew, smallest size first.
-    var tallies: [Tally] = []
+    /// The prompt shape (`JobSpec.auditShape`) and the target agreement the evidence was gathered
+    /// under; nil: written before they were kept.
+    var shape: String?
+    var target: Double?
+    /// Each batch size's evidence, since the size was last judged anew, smallest size first.
+    var sizes: [AuditEvidence] = []
     /// Most items one prompt may carry now; nil: what the job allows.
     var cap: Int?
     /// The size that failed last, probed again from `probeAt`.
@@ -30,52 +38,33 @@ struct AuditRecord: Sendable, Equatable, Codable {
     var decisions: [Decision] = []
     var updatedAt: Date
 
-    /// One batch size's audited items.
-    struct Tally: Sendable, Equatable, Codable {
-        var size: Int
-        var audited = 0
-        var agreed = 0
-        /// Of `audited`, those from the last quarter of their prompt (`isLate`), where batched
-        /// answers go wrong first; nil: none (a record written before it was counted).
-        var late: Int?
-
-        var agreement: Double { audited == 0 ? 1 : Double(agreed) / Double(audited) }
-        var interval: WilsonInterval { WilsonInterval(successes: agreed, trials: audited) }
-    }
-
     /// A change the audit made to how the job's items are packed.
     struct Decision: Sendable, Equatable, Codable {
         enum Kind: String, Sendable, Codable {
-            /// The size's batched answers agree often enough: it is used without probing.
+            /// The size's tail agrees often enough: it is used without probing.
             case proven
-            /// The size's batched answers disagree too often: prompts carry at most `cap` items.
+            /// The size's tail disagrees too often: prompts carry at most `cap` items.
             case halved
             /// Even two items a prompt disagree too often: the job's items go alone.
             case off
             /// The pause after a failure is over: the failed size is tried again.
             case probe
+            /// A size that held saw its evidence turn: its prompts are probed again.
+            case doubted
+            /// The audit's proving share ran out before the size was shown to hold, with its
+            /// evidence leaning to changed answers: prompts carry at most `cap` items.
+            case backedOff
         }
         var at: Date
         var kind: Kind
         var size: Int
+        /// The tail's audited items and those that agreed, when it was decided (rounded).
         var audited: Int
         var agreed: Int
         /// The cap it left; nil: none.
         var cap: Int?
     }
 
-    /// How a batch size stands with the audit.
-    enum Standing: Sendable, Equatable {
-        case proven
-        /// Not yet judged: its first prompts are probes, audited at several positions.
-        case unproven
-        case failed
-    }
-
-    /// Audited items a size needs before it is proven.
-    static let proofSamples = 4
-    /// Audited items after which an agreement below the minimum fails a size, whatever the interval.
-    static let judgedSamples = 8
     static let firstPause: TimeInterval = 24 * 3600
     static let longestPause: TimeInterval = 7 * 24 * 3600
     static let decisionsKept = 20
@@ -87,6 +76,21 @@ struct AuditRecord: Sendable, Equatable, Codable {
         self.updatedAt = now
     }
 
+    /// Whether the model's answers have changed with the prompt's size (a cap stands): its
+    /// smaller sizes are then proven with more confidence (`SequentialTest`, `watched`), and the
+    /// run samples them more (`AuditSampling`).
+    var watched: Bool { cap != nil }
+
+    /// The test the record's sizes are judged by: against its target, watched or not.
+    var test: SequentialTest {
+        SequentialTest(agree: target ?? JobSpec.Audit.defaultAgree, watched: watched)
+    }
+
+    /// Whether the evidence was gathered for prompts of `shape` against `target`.
+    func matches(shape: String, target: Double) -> Bool {
+        self.shape == shape && self.target == target
+    }
+
     /// The most items one prompt may carry at `now`; nil: what the job allows. A pause over, the
     /// failed size is tried again, and stays allowed while its probe is being judged.
     func itemLimit(at now: Date) -> Int? {
@@ -94,95 +98,162 @@ struct AuditRecord: Sendable, Equatable, Codable {
         return cap
     }
 
-    func tally(size: Int) -> Tally? { tallies.first { $0.size == size } }
+    /// `size`'s evidence as it stands at `now`; nil before its first audit.
+    func evidence(size: Int, at now: Date) -> AuditEvidence? {
+        sizes.first { $0.size == size }?.faded(to: now)
+    }
 
-    /// How a prompt of `size` items stands under `minAgreement`. A size is proven only by a tally
-    /// that reached its prompts' last quarter: the first places of a prompt answer well longest,
-    /// so agreement there alone (a probe cut short, its last audits lost to a kill) proves nothing.
-    func standing(size: Int, minAgreement: Double) -> Standing {
-        if let tally = tally(size: size), Self.fails(tally, minAgreement: minAgreement) { return .failed }
-        let proven = tallies.contains {
-            $0.size >= size && $0.audited >= Self.proofSamples && $0.agreement >= minAgreement
-                && ($0.late ?? 0) > 0
+    /// Whether prompts of `size` items hold at `now`: the size, or a larger one, was shown to.
+    func holds(size: Int, at now: Date) -> Bool {
+        sizes.contains { $0.size >= size && $0.holds(at: now) }
+    }
+
+    /// Agreeing tail audits in a row that would prove `size` at `now` (0: it holds).
+    func agreementsToProve(size: Int, at now: Date) -> Int {
+        guard !holds(size: size, at: now) else { return 0 }
+        return test.agreementsToProve(from: evidence(size: size, at: now)?.evidence ?? 0)
+    }
+
+    /// How the job's batched answers stand: judged at the largest size the audit has evidence of
+    /// within the item limit (the size the job's prompts carry now).
+    enum Standing: Sendable, Equatable {
+        case holds(size: Int)
+        /// Not yet shown either way: `agreements` agreeing tail audits in a row would prove it.
+        case unproven(size: Int, agreements: Int)
+        /// Not failed yet, but its evidence leans to changed answers: the tail's audits so far.
+        case belowTarget(size: Int, audited: Int, agreed: Int)
+    }
+
+    /// The standing at `now`; nil before any evidence (or when it was gathered for another prompt).
+    func standing(at now: Date) -> Standing? {
+        let limit = itemLimit(at: now)
+        guard let largest = sizes.last(where: { limit == nil || $0.size <= limit ?? 0 }) else { return nil }
+        let size = largest.size
+        if holds(size: size, at: now) { return .holds(size: size) }
+        let evidence = largest.faded(to: now)
+        guard evidence.evidence <= 0 else {
+            let tail = evidence.tail
+            return .belowTarget(
+                size: size, audited: Int(tail.audited.rounded()), agreed: Int(tail.agreed.rounded()))
         }
-        return proven ? .proven : .unproven
+        return .unproven(size: size, agreements: test.agreementsToProve(from: evidence.evidence))
     }
 
-    /// Whether `position` (from 1) is in the last quarter of a prompt of `size` items (the last
-    /// place at least).
-    static func isLate(position: Int, size: Int) -> Bool {
-        position > size - max(1, size / 4)
-    }
-
-    /// Whether a size's tally fails it: judged once it has `proofSamples` items, so the order in
-    /// which a probe's audits come back does not matter.
-    static func fails(_ tally: Tally, minAgreement: Double) -> Bool {
-        guard tally.audited >= proofSamples else { return false }
-        return tally.interval.upper < minAgreement
-            || (tally.audited >= judgedSamples && tally.agreement < minAgreement)
-    }
-
-    /// Folds in one audited item, at `position` (from 1) of a prompt of `size` items.
+    /// Folds in one audited item, at `position` (from 1) of a prompt of `size` items, judged by
+    /// `test`. Evidence gathered for another prompt shape or target is set aside first.
     /// - Returns: the decision it led to, if any.
     @discardableResult
-    mutating func record(size: Int, position: Int, agreed: Bool, minAgreement: Double, at now: Date)
-        -> Decision?
-    {
+    mutating func record(
+        size: Int, position: Int, agreed: Bool, shape: String, target: Double, at now: Date
+    ) -> Decision? {
+        adopt(shape: shape, target: target)
         updatedAt = now
         // Prompts sent before a cap was set come back after it: already accounted for.
         if let limit = itemLimit(at: now), size > limit { return nil }
         if let at = probeAt, now >= at, let failedSize, size >= failedSize {
             // The first answer of the probe at the failed size: the size is judged anew from here.
             probeAt = nil
-            tallies.removeAll { $0.size >= failedSize }
-            decide(.probe, size: failedSize, tally: Tally(size: failedSize), cap: cap, at: now)
+            sizes.removeAll { $0.size >= failedSize }
+            decide(.probe, AuditEvidence(size: failedSize, at: now), cap: cap, at: now)
         }
-        let index = tallies.firstIndex { $0.size == size } ?? insertTally(size)
-        let wasProven = standing(size: size, minAgreement: minAgreement) == .proven
-        tallies[index].audited += 1
-        tallies[index].agreed += agreed ? 1 : 0
-        if Self.isLate(position: position, size: size) {
-            tallies[index].late = (tallies[index].late ?? 0) + 1
-        }
-        let tally = tallies[index]
-        if Self.fails(tally, minAgreement: minAgreement) {
-            let halved = max(1, size / 2)
-            cap = halved
-            failedSize = size
-            pauses += 1
-            let pause = min(Self.longestPause, Self.firstPause * Double(1 << min(pauses - 1, 10)))
-            probeAt = now.addingTimeInterval(pause)
-            // Nothing at this size or above is proven now: their next prompts are probes.
-            tallies.removeAll { $0.size >= size }
-            return decide(halved == 1 ? .off : .halved, size: size, tally: tally, cap: halved, at: now)
-        }
-        if !wasProven, standing(size: size, minAgreement: minAgreement) == .proven {
+        let test = test
+        let index = sizes.firstIndex { $0.size == size } ?? insert(size, at: now)
+        sizes[index] = sizes[index].faded(to: now)
+        sizes[index].add(position: position, agreed: agreed, test: test)
+        let evidence = sizes[index]
+        guard AuditEvidence.isTail(position: position, size: size) else { return nil }
+        switch test.verdict(evidence.evidence) {
+        case .fails:
+            return backOff(size: size, kind: nil, at: now)
+        case .holds where !evidence.holds:
+            sizes[index].holds = true
             if let failedSize, size >= failedSize {  // the probe held: the cap goes
                 self.failedSize = nil
                 pauses = 0
                 cap = nil
             }
-            return decide(.proven, size: size, tally: tally, cap: cap, at: now)
+            return decide(.proven, evidence, cap: cap, at: now)
+        case .undecided where evidence.holds && evidence.evidence >= 0:
+            sizes[index].holds = false
+            return decide(.doubted, evidence, cap: cap, at: now)
+        default:
+            return nil
         }
-        return nil
     }
 
-    private mutating func insertTally(_ size: Int) -> Int {
-        let index = tallies.firstIndex { $0.size > size } ?? tallies.endIndex
-        tallies.insert(Tally(size: size), at: index)
+    /// Prompts of `size` items and more go out of use: at most half as many items a prompt (one:
+    /// batching off), `size` probed again after a pause. `kind` says why (nil: the test failed it).
+    @discardableResult
+    mutating func backOff(size: Int, kind: Decision.Kind?, at now: Date) -> Decision {
+        updatedAt = now
+        let evidence = sizes.first { $0.size == size }?.faded(to: now) ?? AuditEvidence(size: size, at: now)
+        let halved = max(1, size / 2)
+        cap = min(cap ?? halved, halved)
+        failedSize = size
+        pauses += 1
+        let pause = min(Self.longestPause, Self.firstPause * Double(1 << min(pauses - 1, 10)))
+        probeAt = now.addingTimeInterval(pause)
+        // Nothing at this size or above holds now: their next prompts are probes.
+        sizes.removeAll { $0.size >= size }
+        return decide(kind ?? (halved == 1 ? .off : .halved), evidence, cap: halved, at: now)
+    }
+
+    /// Makes the record one of prompts of `shape` judged against `target`: what was learned of
+    /// another shape or target is set aside (the decisions stay, as history).
+    mutating func adopt(shape: String, target: Double) {
+        guard !matches(shape: shape, target: target) else { return }
+        self.shape = shape
+        self.target = target
+        sizes = []
+        cap = nil
+        failedSize = nil
+        probeAt = nil
+        pauses = 0
+    }
+
+    private mutating func insert(_ size: Int, at now: Date) -> Int {
+        let index = sizes.firstIndex { $0.size > size } ?? sizes.endIndex
+        sizes.insert(AuditEvidence(size: size, at: now), at: index)
         return index
     }
 
     @discardableResult
-    private mutating func decide(_ kind: Decision.Kind, size: Int, tally: Tally, cap: Int?, at now: Date)
+    private mutating func decide(_ kind: Decision.Kind, _ evidence: AuditEvidence, cap: Int?, at now: Date)
         -> Decision
     {
+        let tail = evidence.tail
         let decision = Decision(
-            at: now, kind: kind, size: size, audited: tally.audited, agreed: tally.agreed, cap: cap)
+            at: now, kind: kind, size: evidence.size, audited: Int(tail.audited.rounded()),
+            agreed: Int(tail.agreed.rounded()), cap: cap)
         decisions.append(decision)
         if decisions.count > Self.decisionsKept {
             decisions.removeFirst(decisions.count - Self.decisionsKept)
         }
         return decision
+    }
+}
+
+extension AuditRecord {
+    private enum CodingKeys: String, CodingKey {
+        case job, provider, model, shape, target, sizes, cap, failedSize, probeAt, pauses, decisions,
+            updatedAt
+    }
+
+    /// A record written before the sequential test (per-size `tallies`, no shape or target) decodes
+    /// with its decisions as history; its shape unknown, the job's audit starts over.
+    init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        job = try values.decode(String.self, forKey: .job)
+        provider = try values.decode(String.self, forKey: .provider)
+        model = try values.decode(String.self, forKey: .model)
+        shape = try values.decodeIfPresent(String.self, forKey: .shape)
+        target = try values.decodeIfPresent(Double.self, forKey: .target)
+        sizes = try values.decodeIfPresent([AuditEvidence].self, forKey: .sizes) ?? []
+        cap = try values.decodeIfPresent(Int.self, forKey: .cap)
+        failedSize = try values.decodeIfPresent(Int.self, forKey: .failedSize)
+        probeAt = try values.decodeIfPresent(Date.self, forKey: .probeAt)
+        pauses = try values.decodeIfPresent(Int.self, forKey: .pauses) ?? 0
+        decisions = try values.decodeIfPresent([Decision].self, forKey: .decisions) ?? []
+        updatedAt = try values.decode(Date.self, forKey: .updatedAt)
     }
 }

@@ -16,16 +16,19 @@ protocol AuditStore: AnyObject, Sendable {
     /// Commits one audit call in one transaction: its ledger row (marked audit, its id written
     /// into the audit row), the audit row, the record's change, and when the single answer is
     /// kept, the item's result replaced by it and its cache entry written. An audit request of a
-    /// provider batch (`AuditCommit.slot`) is booked once: booked before, nothing is written.
+    /// provider batch (`AuditCommit.slot`) is booked once: booked before, nothing is written. A
+    /// queued audit (`AuditCommit.queued`) leaves the queue; one another process booked first
+    /// writes its ledger row alone (the call was paid for all the same).
     /// - Returns: the record as the change left it; nil when there was no change (a failed call,
     ///   or a batch's audit booked before).
     @discardableResult
     func commitAudit(_ audit: AuditCommit) throws(OffpeakError) -> AuditRecord?
 
     /// Answers of the run the audit proved unreliable, asked again: each request still `done`
-    /// goes back to `pending` with `reason` as its note, its result is deleted, the cache entry
-    /// under its key is deleted (or the next round would answer it from there), and the run's
-    /// counters and checkpoint follow, in one transaction. Requests in another state are left.
+    /// goes back to `pending` with `reason` as its note, its result and any audit still queued of
+    /// it are deleted, the cache entry under its key is deleted (or the next round would answer it
+    /// from there), and the run's counters and checkpoint follow, in one transaction. Requests in
+    /// another state are left.
     /// - Returns: how many went back.
     @discardableResult
     func reopen(runID: String, requests: [(id: String, cacheKey: String)], reason: String, now: Date)
@@ -41,6 +44,15 @@ protocol AuditStore: AnyObject, Sendable {
 
     /// `job`'s audited items, oldest first (for `offpeak audit`).
     func auditRows(job: String) throws(OffpeakError) -> [AuditRow]
+
+    /// The audits the run's batched calls left to make (`QueuedAudit`), each with its request and
+    /// the batched answer it checks, in item order; answers no longer there are left out.
+    func queuedAudits(runID: String) throws(OffpeakError) -> [(
+        audit: QueuedAudit, request: RequestRecord, answer: String
+    )]
+
+    /// How many of the run's batched answers an audit replaced with the item's single answer.
+    func replacedAnswers(job: String, runID: String) throws(OffpeakError) -> Int
 
     /// What `job`'s audit calls cost (ledger rows marked audit; nil: every job's), of one run when
     /// `runID` is given.
@@ -75,6 +87,17 @@ struct AuditRow: Sendable, Equatable {
     var host: String
 }
 
+/// An audit a batched call's commit leaves to make (`audit_queue`, `CallCommit.audits`): the item,
+/// where it sat in the prompt, and whether the prompt was a probe. Committed with the call's
+/// answers, so an audit a kill interrupts is made by the run's next pass, and the run is not done
+/// while audits of its answers are still to make.
+struct QueuedAudit: Sendable, Equatable {
+    var requestID: String
+    var size: Int
+    var position: Int
+    var probe: Bool
+}
+
 /// A change to an audit record (`AuditStore.commitAudit`), read, changed and written in one
 /// transaction, so two processes auditing one job take turns.
 struct AuditChange: Sendable {
@@ -99,6 +122,8 @@ struct AuditCommit: Sendable {
 
     var ledger: LedgerEntry?
     var slot: Slot?
+    /// The request whose queued audit this is (`QueuedAudit`): booked once.
+    var queued: String?
     var row: AuditRow?
     var change: AuditChange?
     /// The item's result with the single answer in place of the batched one (same request id).

@@ -20,6 +20,8 @@ struct CallCommit: Sendable {
     var reservation: Int64?
     var fitness: FitnessChange?
     var cache: CacheWrite?
+    /// Audits of its batched answer to make (`QueuedAudit`), queued with them.
+    var audits: [QueuedAudit] = []
 
     /// The requests the call answers, fails or leaves to ask again: each must still be due when it
     /// commits (`ClaimLost`).

@@ -37,6 +37,11 @@ extension SQLiteStore: AuditStore {
             var ledger = audit.ledger
             ledger?.audit = true
             try ledger?.insert(db)
+            if let queued = audit.queued {
+                try db.execute(sql: "DELETE FROM audit_queue WHERE request_id = ?", arguments: [queued])
+                // Booked by another process: paid for (the ledger row above), not counted twice.
+                guard db.changesCount == 1 else { return nil }
+            }
             if var row = audit.row {
                 row.ledgerID = ledger?.id
                 try Self.insertAuditRow(row, db)
@@ -66,6 +71,7 @@ extension SQLiteStore: AuditStore {
                 guard db.changesCount > 0 else { continue }
                 moved += 1
                 try db.execute(sql: "DELETE FROM results WHERE request_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM audit_queue WHERE request_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM cache_entries WHERE key = ?", arguments: [cacheKey])
             }
             guard moved > 0, let run = try RunRecord.fetchOne(db, key: runID) else { return moved }
@@ -114,6 +120,51 @@ extension SQLiteStore: AuditStore {
                     ORDER BY q.position
                     """, arguments: [runID, model, largerThan]
             ).map { ($0["id"], $0["cache_key"]) }
+        }
+    }
+
+    func queuedAudits(runID: String) throws(OffpeakError) -> [(
+        audit: QueuedAudit, request: RequestRecord, answer: String
+    )] {
+        try read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT a.request_id, a.batch_size, a.position, a.probe, r.text FROM audit_queue a
+                    JOIN results r ON r.request_id = a.request_id
+                    WHERE a.run_id = ?
+                    """, arguments: [runID])
+            let requests = try StoredPayload.expand(
+                RequestRecord.filter(keys: rows.map { $0["request_id"] as String }).fetchAll(db), db)
+            let byID = Dictionary(requests.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            return rows.compactMap { row -> (QueuedAudit, RequestRecord, String)? in
+                let id: String = row["request_id"]
+                guard let request = byID[id] else { return nil }
+                return (
+                    QueuedAudit(
+                        requestID: id, size: row["batch_size"], position: row["position"], probe: row["probe"]
+                    ),
+                    request, row["text"]
+                )
+            }.sorted { ($0.1.position, $0.1.itemId) < ($1.1.position, $1.1.itemId) }
+        }
+    }
+
+    /// Queues `audit` of a call of the run, in the transaction of `db`.
+    static func queue(_ audit: QueuedAudit, runID: String, _ db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO audit_queue (request_id, run_id, batch_size, position, probe) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(request_id) DO UPDATE SET
+                    batch_size = excluded.batch_size, position = excluded.position, probe = excluded.probe
+                """, arguments: [audit.requestID, runID, audit.size, audit.position, audit.probe])
+    }
+
+    func replacedAnswers(job: String, runID: String) throws(OffpeakError) -> Int {
+        try read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM audit_items WHERE job = ? AND run_id = ? AND kept_single",
+                arguments: [job, runID]) ?? 0
         }
     }
 

@@ -102,6 +102,7 @@ extension SQLiteStore {
             try ledger?.insert(db)
             let now = Date()
             for result in results { try SQLiteStore.insertAnswer(result, ledgerID: ledger?.id, at: now, db) }
+            for audit in call.audits { try SQLiteStore.queue(audit, runID: run.id, db) }
             for (id, reason) in retry {
                 try db.execute(
                     sql:

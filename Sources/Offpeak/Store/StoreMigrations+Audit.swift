@@ -63,3 +63,20 @@ extension StoreMigrations {
         try db.create(index: "audit_items_by_request", on: "audit_items", columns: ["request_id"])
     }
 }
+
+extension StoreMigrations {
+    /// v24 (issue 44): the audits a batched call's commit leaves to make (`QueuedAudit`), one row
+    /// per item to ask alone, written with the call's answers and deleted by the audit's commit (or
+    /// when the answer is asked again), so a kill between the two loses no audit: the run's next
+    /// pass makes it. `PostgresSchema.version17` adds the same.
+    static func queueAudits(_ db: Database) throws {
+        try db.create(table: "audit_queue") { t in
+            t.primaryKey("request_id", .text).references("requests", onDelete: .cascade)
+            t.column("run_id", .text).notNull()
+            t.column("batch_size", .integer).notNull()
+            t.column("position", .integer).notNull()
+            t.column("probe", .boolean).notNull()
+        }
+        try db.create(index: "audit_queue_by_run", on: "audit_queue", columns: ["run_id"])
+    }
+}

@@ -117,6 +117,9 @@ enum StoreMigrations {
         migrator.registerMigration("v23: calls made with flex processing") { db in
             try markFlexCalls(db)
         }
+        migrator.registerMigration("v24: audits queued with the batched answers they check") { db in
+            try queueAudits(db)
+        }
         return migrator
     }
 

@@ -162,6 +162,6 @@ extension WorkspaceContext {
     /// `offpeak audit JOB`: how the job's batched answers compared with single ones, and what
     /// that decided.
     public func audit(_ spec: JobSpec) throws(OffpeakError) -> AuditReport {
-        try AuditReport.make(store: try openStoreForReading(), spec: spec)
+        try AuditReport.make(store: try openStoreForReading(), spec: spec, now: Date())
     }
 }

@@ -1,12 +1,17 @@
-/// `--degrading-model NAME:KIND:AFTER`: a model whose batched answers go wrong after a position,
-/// while it answers each item sent alone right.
+/// `--degrading-model NAME:KIND:SHAPE`: a model whose batched answers go wrong with the item's
+/// place in the prompt, while it answers each item sent alone right.
 ///
 /// Models answering many items in one prompt lose track as the prompt grows: later items get a
 /// plausible label of the wrong item, the answer meant for their neighbour, or half an answer.
 /// The answer keeps its shape (valid JSON keyed by the ids, as a schema or a forced tool holds
-/// it), so only asking some items again alone (a batch audit) can tell. Items at positions up to
-/// `after` (1-based, in the prompt's order) are answered right, so a batched prompt of at most
-/// `after` items is answered right and the damage grows with the batch.
+/// it), so only asking some items again alone (a batch audit) can tell. Two shapes:
+/// - a **cliff** (`AFTER`, a whole number): items at positions up to `after` (1-based, in the
+///   prompt's order) are answered right, every one after it wrong, so a batched prompt of at most
+///   `after` items is answered right and the damage grows with the batch;
+/// - a **slope** (`slope=RATE`, like `slope=1.5%`): the item at position p is wrong with a
+///   chance of p times the rate (at most 1), drawn from the seed, the item's text and its place,
+///   so a prompt of 16 items at 1.5 % is about 13 % wrong and one of 4 about 4 %: the steady
+///   decline real models show (BatchPrompt, ICLR 2024; ManyIFEval, 2025).
 public struct Degradation: Sendable, Equatable {
     /// What a degraded item gets instead of its answer, named as the flag spells it.
     public enum Kind: String, CaseIterable, Sendable {
@@ -25,13 +30,25 @@ public struct Degradation: Sendable, Equatable {
         }
     }
 
-    public var kind: Kind
-    /// The last position (1-based) answered right; `SimOptions.validate()` wants at least 1.
-    public var after: Int
+    /// Which items go wrong.
+    public enum Shape: Sendable, Equatable {
+        /// Every item after this position (1-based); `SimOptions.validate()` wants at least 1.
+        case after(Int)
+        /// The item at position p with a chance of p times this rate (more than 0, at most 1).
+        case slope(Double)
+    }
 
-    public init(kind: Kind, after: Int) {
+    public var kind: Kind
+    public var shape: Shape
+
+    public init(kind: Kind, shape: Shape) {
         self.kind = kind
-        self.after = after
+        self.shape = shape
+    }
+
+    /// A cliff after `after`.
+    public init(kind: Kind, after: Int) {
+        self.init(kind: kind, shape: .after(after))
     }
 
     /// The labels a `wrong-label` item draws from, as a ticket classifier would answer.
@@ -40,7 +57,7 @@ public struct Degradation: Sendable, Equatable {
     /// Mixed into the seed so these draws are apart from the fault, damage and weak-model ones.
     static let streamSalt: UInt64 = 0xDE6A_ADE0_1AB3_15C0
 
-    /// `answer` (the right batched answer to `items`) with every item after `after` degraded,
+    /// `answer` (the right batched answer to `items`) with the items the shape picks degraded,
     /// and how many items' answers changed. Pure: the same arguments give the same result.
     /// - Parameters:
     ///   - answer: the undamaged answer, one string entry per item (`AnswerComposer.batchAnswer`).
@@ -57,7 +74,9 @@ public struct Degradation: Sendable, Equatable {
         var count = 0
         for index in degraded.entries.indices {
             let entry = degraded.entries[index]
-            guard entry.item + 1 > after, let text = right[entry.item], entry.item < items.count,
+            guard entry.item < items.count,
+                wrong(position: entry.item + 1, item: items[entry.item], seed: seed),
+                let text = right[entry.item],
                 let wrong = wrongAnswer(
                     to: text, item: items[entry.item], before: right[entry.item - 1], seed: seed),
                 wrong != text
@@ -67,6 +86,21 @@ public struct Degradation: Sendable, Equatable {
         }
         return (degraded, count)
     }
+
+    /// Whether the item at `position` (from 1) goes wrong.
+    func wrong(position: Int, item: BatchItem, seed: UInt64) -> Bool {
+        switch shape {
+        case .after(let after):
+            return position > after
+        case .slope(let rate):
+            var random = SplitMix64(seed: seed ^ Self.slopeSalt ^ stableHash(item.text) ^ UInt64(position))
+            let draw = Double(random.next() >> 11) / Double(1 << 53)
+            return draw < min(1, rate * Double(position))
+        }
+    }
+
+    /// Mixed into the seed for the slope's draws, apart from the labels'.
+    static let slopeSalt: UInt64 = 0x51_0BE5_10BE_7A1E
 
     /// What this kind writes for an item whose right answer is `text`; nil when it has nothing
     /// to write (a `neighbour` with no item before it).
@@ -92,10 +126,11 @@ public struct Degradation: Sendable, Equatable {
 
 extension Degradation {
     /// The models `--degrading-model` names, each with its degradation.
-    /// - Parameter specs: one `NAME:KIND:AFTER` per flag, e.g. `small:wrong-label:4`. NAME is
-    ///   everything before the last two colons, so a model name may hold colons (`qwen2.5:7b`).
-    /// - Throws: `SimConfigError.badOption` for a spec without three parts, an unknown KIND, an
-    ///   AFTER that is not a whole number, or a model named twice.
+    /// - Parameter specs: one `NAME:KIND:SHAPE` per flag, SHAPE a position (`small:wrong-label:4`)
+    ///   or a slope (`small:wrong-label:slope=1.5%`). NAME is everything before the last two
+    ///   colons, so a model name may hold colons (`qwen2.5:7b`).
+    /// - Throws: `SimConfigError.badOption` for a spec without three parts, an unknown KIND, a
+    ///   SHAPE that is neither a whole number nor `slope=RATE`, or a model named twice.
     public static func models(parsing specs: [String]) throws -> [String: Degradation] {
         var models: [String: Degradation] = [:]
         for spec in specs {
@@ -103,7 +138,8 @@ extension Degradation {
             guard parts.count >= 3 else {
                 throw SimConfigError(
                     .badOption,
-                    "--degrading-model expects NAME:KIND:AFTER (e.g. small:wrong-label:4), got '\(spec)'")
+                    "--degrading-model expects NAME:KIND:AFTER or NAME:KIND:slope=RATE (e.g. small:wrong-label:4), "
+                        + "got '\(spec)'")
             }
             let name = parts.dropLast(2).joined(separator: ":")
             let kindName = String(parts[parts.count - 2])
@@ -112,17 +148,31 @@ extension Degradation {
                     .badOption,
                     "--degrading-model \(spec): unknown KIND '\(kindName)'; expected \(Kind.allNames)")
             }
-            guard let after = Int(parts[parts.count - 1]) else {
+            let shapeText = String(parts[parts.count - 1])
+            guard let shape = Self.shape(shapeText) else {
                 throw SimConfigError(
                     .badOption,
-                    "--degrading-model \(spec): AFTER must be a whole number, got '\(parts[parts.count - 1])'"
-                )
+                    "--degrading-model \(spec): expected AFTER, a whole number, or slope=RATE (like slope=1.5%), "
+                        + "got '\(shapeText)'")
             }
             guard models[name] == nil else {
                 throw SimConfigError(.badOption, "--degrading-model names model '\(name)' more than once")
             }
-            models[name] = Degradation(kind: kind, after: after)
+            models[name] = Degradation(kind: kind, shape: shape)
         }
         return models
+    }
+
+    /// `4` (a cliff) or `slope=1.5%` / `slope=0.015`; nil for anything else.
+    static func shape(_ text: String) -> Shape? {
+        if let after = Int(text) { return .after(after) }
+        guard text.hasPrefix("slope=") else { return nil }
+        var rate = String(text.dropFirst("slope=".count))
+        var scale = 1.0
+        if rate.hasSuffix("%") {
+            rate.removeLast()
+            scale = 0.01
+        }
+        return Double(rate).map { .slope($0 * scale) }
     }
 }

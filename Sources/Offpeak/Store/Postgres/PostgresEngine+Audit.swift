@@ -46,6 +46,12 @@ extension PostgresEngine: AuditStore {
             var ledger = audit.ledger
             ledger?.audit = true
             let ledgerID = try insertLedger(ledger.map { [$0] } ?? [], latency: nil).first ?? nil
+            if let queued = audit.queued,
+                try store.query("DELETE FROM audit_queue WHERE request_id = \(queued) RETURNING request_id")
+                    .isEmpty
+            {
+                return nil  // booked by another process: paid, not counted twice
+            }
             if var row = audit.row {
                 row.ledgerID = ledgerID
                 try insertAuditRow(row)
@@ -81,6 +87,7 @@ extension PostgresEngine: AuditStore {
                 keys.append(key)
             }
             try store.send("DELETE FROM results WHERE request_id = ANY(\(ids)::text[])")
+            try store.send("DELETE FROM audit_queue WHERE request_id = ANY(\(ids)::text[])")
             try lockCache()
             try store.send("DELETE FROM cache_entries WHERE key = ANY(\(keys)::text[])")
             // The checkpoint keeps its segment and last request: reopening ends no segment.
@@ -137,6 +144,52 @@ extension PostgresEngine: AuditStore {
             answers.append((try column("id"), try column("cache_key")))
         }
         return answers
+    }
+
+    func queuedAudits(runID: String) throws(OffpeakError) -> [(
+        audit: QueuedAudit, request: RequestRecord, answer: String
+    )] {
+        let rows = try store.query(
+            """
+            SELECT a.batch_size AS audit_batch_size, a.position AS audit_position, a.probe AS audit_probe,
+                t.text AS audit_answer, \(unescaped: Self.qualified(Self.requestColumns, by: "r"))
+            FROM audit_queue a JOIN requests r ON r.id = a.request_id JOIN results t ON t.request_id = a.request_id
+            WHERE a.run_id = \(runID)
+            ORDER BY r.position, r.item_id COLLATE "C"
+            """)
+        var audits: [(QueuedAudit, String)] = []
+        for row in rows {
+            let column = PostgresColumns(row, store)
+            audits.append(
+                (
+                    QueuedAudit(
+                        requestID: try column("id"), size: try column("audit_batch_size"),
+                        position: try column("audit_position"), probe: try column("audit_probe")),
+                    try column("audit_answer")
+                ))
+        }
+        return zip(audits, try requests(rows)).map { ($0.0, $1, $0.1) }
+    }
+
+    /// Queues a call's audits (`CallCommit.audits`) in the transaction open on the connection.
+    func sendQueue(_ audits: [QueuedAudit], runID: String) throws(OffpeakError) {
+        guard !audits.isEmpty else { return }
+        try store.send(
+            """
+            INSERT INTO audit_queue (request_id, run_id, batch_size, position, probe)
+            SELECT u.id, \(runID), u.size, u.position, u.probe
+            FROM unnest(\(audits.map(\.requestID))::text[], \(audits.map { Int64($0.size) })::bigint[],
+                \(audits.map { Int64($0.position) })::bigint[], \(audits.map(\.probe))::boolean[])
+                AS u(id, size, position, probe)
+            ON CONFLICT (request_id) DO UPDATE SET
+                batch_size = excluded.batch_size, position = excluded.position, probe = excluded.probe
+            """)
+    }
+
+    func replacedAnswers(job: String, runID: String) throws(OffpeakError) -> Int {
+        try store.query(
+            "SELECT count(*) FROM audit_items WHERE job = \(job) AND run_id = \(runID) AND kept_single"
+        ).first.map { row throws(OffpeakError) in try store.decode(row, as: Int.self) } ?? 0
     }
 
     func auditSpend(job: String?, runID: String?) throws(OffpeakError) -> Spend {

@@ -39,6 +39,7 @@ extension PostgresEngine {
                 ledger: call.ledger != nil ? .justInserted : .ids(call.results.map { _ in nil }),
                 at: call.results.map { _ in now })
             try sendOutcomes(call, at: now)
+            try sendQueue(call.audits, runID: run.id)
             let last =
                 call.results.last?.requestId ?? call.failed.last?.id ?? call.retry.last?.id
                 ?? call.later.last?.id ?? call.postponed.last?.id

@@ -65,6 +65,9 @@ enum PostgresMigrations {
             version: 15, name: "audit requests in provider batches", statements: PostgresSchema.version15),
         Migration(
             version: 16, name: "calls made with flex processing", statements: PostgresSchema.version16),
+        Migration(
+            version: 17, name: "audits queued with the batched answers they check",
+            statements: PostgresSchema.version17),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

@@ -56,3 +56,19 @@ extension PostgresSchema {
         "CREATE INDEX audit_items_by_request ON audit_items (request_id)",
     ]
 }
+
+extension PostgresSchema {
+    /// Version 17: audits queued with the batched answers they check, as the SQLite store's v24
+    /// has them (`StoreMigrations.queueAudits`).
+    static let version17: [String] = [
+        """
+        CREATE TABLE audit_queue (
+            request_id text PRIMARY KEY REFERENCES requests (id) ON DELETE CASCADE,
+            run_id text NOT NULL,
+            batch_size bigint NOT NULL,
+            position bigint NOT NULL,
+            probe boolean NOT NULL)
+        """,
+        "CREATE INDEX audit_queue_by_run ON audit_queue (run_id)",
+    ]
+}
