@@ -9,9 +9,12 @@ extension OffpeakCommand {
             abstract:
                 "How a job's batched answers compared with the same items asked alone, and what that decided.",
             discussion: """
-                Agreement by batch size and by position in the prompt, with its 95% interval; the batch
-                size each model may use now; the items whose batched answer disagreed (they keep their
-                single answer); and what the audit calls cost beside the job. Reads the store only.
+                Per model, the agreement by batch size (all audits, and those at the prompts' tail, where a
+                size is judged) and by position in the prompt, each with its 95% interval, and how each size
+                stands against the job's target (audit.agree): holds up, unproven (and how many agreeing
+                audits would prove it), below target, or not used; the batch size each model may use now;
+                the decisions; the items whose batched answer disagreed (they keep their single answer);
+                and what the audit calls cost beside the job. Reads the store only.
                 """)
 
         @Argument(help: "The job's name or spec file.")

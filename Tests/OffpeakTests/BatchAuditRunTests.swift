@@ -42,32 +42,32 @@ struct BatchAuditRunTests {
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(outcome.run.itemsDone == 48)
         #expect(BatchedRunTests.answers(workspace) == (try Self.reference()), "every answer right")
-        // Five probes of 8 (half the 17 tail audits the test needs), each audited at places 7
-        // and 8, the first at 1 too: the first's two tail audits fail the size. The probes'
-        // 29 answers no audit checked are asked again with the 8 left, in 9 prompts of 4 and one
-        // alone; each prompt a probe (the model is watched now: 33 agreeing tails would prove 4),
-        // audited at place 4, the first at 1 too.
-        #expect(try Self.batchedCalls(sim) == 14)
+        // Five probes of 8 carrying 9 tail audits (half the 17 the test needs): places 7 and 8,
+        // the last only 8, the first at 1 too. The first's two tail audits fail the size. The
+        // probes' 30 answers no audit checked are asked again with the 8 left, in 9 prompts of 4
+        // and one of 2; each a probe of its size (the model is watched now: 33 agreeing tails
+        // would prove 4), audited at its last place, the first of each size at 1 too.
+        #expect(try Self.batchedCalls(sim) == 15)
         let store = try workspace.openStore()
         let rows = try store.audits.auditRows(job: "classify")
-        #expect(rows.filter { $0.batchSize == 8 }.map(\.position) == [1, 7, 8, 7, 8, 7, 8, 7, 8, 7, 8])
-        #expect(
-            rows.filter { $0.batchSize == 8 }.map(\.agreed) == [true] + Array(repeating: false, count: 10))
+        #expect(rows.filter { $0.batchSize == 8 }.map(\.position) == [1, 7, 8, 7, 8, 7, 8, 7, 8, 8])
+        #expect(rows.filter { $0.batchSize == 8 }.map(\.agreed) == [true] + Array(repeating: false, count: 9))
         #expect(rows.filter { $0.batchSize == 4 }.map(\.position) == [1] + Array(repeating: 4, count: 9))
-        #expect(rows.filter { $0.batchSize == 4 }.allSatisfy { $0.agreed })
-        #expect(rows.filter(\.keptSingle).count == 10, "the ten wrong answers the audit saw replaced")
-        #expect(outcome.spend.calls == 15 + 21)
+        #expect(rows.filter { $0.batchSize == 2 }.map(\.position) == [1, 2])
+        #expect(rows.filter { $0.batchSize < 8 }.allSatisfy { $0.agreed })
+        #expect(rows.filter(\.keptSingle).count == 9, "the nine wrong answers the audit saw replaced")
+        #expect(outcome.spend.calls == 15 + 22)
         let record = try Self.record(workspace)
         #expect(record.itemLimit(at: Date()) == 4 && record.watched)
         #expect(record.decisions.map(\.kind) == [.halved])
         #expect(record.standing(at: Date()) == .unproven(size: 4, agreements: 24))
         #expect(
             outcome.message
-                == "job classify: 48 of 48 items answered (48 now); audit: 10 batched answers replaced by "
+                == "job classify: 48 of 48 items answered (48 now); audit: 9 batched answers replaced by "
                 + "the item's single answer, prompts of 4 items unproven (24 more agreeing audits would show they "
                 + "hold up; the next run goes on)")
         let spend = try store.audits.auditSpend(job: "classify", runID: outcome.run.id)
-        #expect(spend.calls == 21 && spend.naiveDollars == 0 && spend.dollars > 0)
+        #expect(spend.calls == 22 && spend.naiveDollars == 0 && spend.dollars > 0)
 
         // The next run of the job goes on proving 4 where this one left it; no prompt of 8.
         let spec = try #require(workspace.read("jobs/classify.yaml"))
@@ -87,9 +87,9 @@ struct BatchAuditRunTests {
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(outcome.message == "job classify: 160 of 160 items answered (160 now)")
         #expect(try Self.batchedCalls(sim) == 20)
-        // Rounds of 5, 2, 1 and 1 probes (half what the test still needs): 18 tail audits prove 8,
-        // and the first probe's head is audited to compare.
-        #expect(outcome.spend.calls == 20 + 19)
+        // Rounds of probes carrying half the tail audits the test still needs (9, 4, 2, 1, 1):
+        // 17 prove 8, and the first probe's head is audited to compare.
+        #expect(outcome.spend.calls == 20 + 18)
         let record = try Self.record(workspace)
         #expect(record.itemLimit(at: Date()) == nil)
         #expect(record.decisions.map(\.kind) == [.proven])

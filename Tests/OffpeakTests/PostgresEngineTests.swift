@@ -80,7 +80,11 @@ struct PostgresEngineTests {
         defer { for engine in engines { engine.store.close() } }
         let opened = try Self.atOnce(engines) { index, engine in
             let id = "r\(index)"
-            return try engine.openRun(job: "j", creating: F.run(id), requests: F.requests(50, run: id))
+            return try engine.openRun(
+                job: "j", creating: F.run(id), requests: F.requests(50, run: id),
+                lease: LeaseRecord(
+                    runId: id, owner: "box-\(index):1", acquiredAt: F.t0, heartbeatAt: F.t0,
+                    expiresAt: F.t0 + 600, host: "box-\(index)"))
         }.map { try $0.get() }
         #expect(opened.filter(\.created).count == 1)
         #expect(Set(opened.map(\.run.id)).count == 1)

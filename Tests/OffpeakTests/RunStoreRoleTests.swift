@@ -7,14 +7,40 @@ import Testing
 struct RunStoreRoleTests {
     typealias F = RoleFixtures
 
+    /// A run is held by the process that creates it from the moment it exists: a tick elsewhere that
+    /// reads it then finds it held (and helps), never unheld (it would run it too, as a resume).
+    @Test(arguments: StoreEngine.allCases)
+    func aFreshRunIsSavedWithItsCreatorsLease(engine: StoreEngine) throws {
+        let roles = try engine.roles()
+        let lease = LeaseRecord(
+            runId: "r1", owner: "box-a:1", acquiredAt: F.t0, heartbeatAt: F.t0, expiresAt: F.t0 + 600,
+            host: "box-a")
+        let opened = try roles.runs.openRun(
+            job: "j", creating: F.run("r1"), requests: F.requests(2, run: "r1"), lease: lease)
+        #expect(opened.created)
+        #expect(try roles.leases.liveLeases(now: F.t0 + 1)["r1"]?.owner == "box-a:1")
+        // Another process opening the job gets the same run, and its lease is not written.
+        var other = lease
+        other.runId = "r2"
+        other.owner = "box-b:2"
+        let again = try roles.runs.openRun(
+            job: "j", creating: F.run("r2"), requests: F.requests(2, run: "r2"), lease: other)
+        #expect(!again.created && again.run.id == "r1")
+        #expect(try roles.leases.liveLeases(now: F.t0 + 1).keys.sorted() == ["r1"])
+        #expect(
+            try roles.leases.acquireLease(
+                runID: "r1", owner: "box-b:2", host: "box-b", ttl: 600, now: F.t0 + 1)
+                == "box-a:1")
+    }
+
     @Test(arguments: StoreEngine.allCases)
     func openRunMakesOneRunPerJobAndReadsIt(engine: StoreEngine) throws {
         let roles = try engine.roles()
         let opened = try roles.runs.openRun(
-            job: "j", creating: F.run("r1"), requests: F.requests(3, run: "r1"))
+            job: "j", creating: F.run("r1"), requests: F.requests(3, run: "r1"), lease: nil)
         #expect(opened.created && opened.run.id == "r1")
         let again = try roles.runs.openRun(
-            job: "j", creating: F.run("r2", at: F.t0 + 5), requests: F.requests(2, run: "r2"))
+            job: "j", creating: F.run("r2", at: F.t0 + 5), requests: F.requests(2, run: "r2"), lease: nil)
         #expect(!again.created && again.run == F.run("r1"))
         #expect(try roles.runs.run(id: "r2") == nil)
         #expect(try roles.runs.latestResumableRun(job: "j") == F.run("r1"))

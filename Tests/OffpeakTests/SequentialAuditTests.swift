@@ -90,6 +90,11 @@ struct SequentialAuditTests {
         #expect(AuditSampling.probePlaces(size: 8, head: true) == [0, 6, 7])
         #expect(AuditSampling.probePlaces(size: 2, head: true) == [0, 1])
         #expect(AuditSampling.probePlaces(size: 1, head: true) == [0])
+        // A round's last probe audits no more of its tail than the test still needs, last first.
+        #expect(AuditSampling.probePlaces(size: 16, head: false, most: 1) == [15])
+        #expect(AuditSampling.probePlaces(size: 16, head: true, most: 3) == [0, 13, 14, 15])
+        #expect(AuditSampling.roundAudits(agreements: 17, whole: false) == 9)
+        #expect(AuditSampling.roundAudits(agreements: 17, whole: true) == 17)
         // Half of what the test still needs if all agree, a tail's worth a probe; a provider
         // batch's round carries all of it.
         #expect(AuditSampling.probes(size: 8, agreements: 17) == 5)

@@ -196,6 +196,13 @@ public struct JobRunner: Sendable {
             clock: options.clock)
     }
 
+    /// This process's lease on `run`, a run it creates: saved with the run (`RunStore.openRun`).
+    private func newLease(_ run: RunRecord, at now: Date) -> LeaseRecord {
+        LeaseRecord(
+            runId: run.id, owner: owner, acquiredAt: now, heartbeatAt: now, expiresAt: now + leaseTTL,
+            host: host)
+    }
+
     /// Puts the job in the deferred queue, and its run (a new, empty one if it has none: its
     /// requests are planned when it runs) in `waiting`. Nothing is sent or dropped.
     private func deferRun(
@@ -206,7 +213,9 @@ public struct JobRunner: Sendable {
         let fresh = RunRecord.new(
             job: spec, provider: provider.kind, model: config.model(for: spec.tier, provider: provider.kind),
             itemsTotal: spec.items.count, at: now)
-        var run = try store.runs.openRun(job: spec.name, creating: fresh, requests: []).run
+        var run = try store.runs.openRun(
+            job: spec.name, creating: fresh, requests: [], lease: newLease(fresh, at: now)
+        ).run
         try takeLease(run, job: spec.name)
         defer { try? store.leases.releaseLease(runID: run.id, owner: owner) }
         do { try run.move(to: .waiting, reason: sentence, at: now) } catch {
@@ -282,7 +291,8 @@ public struct JobRunner: Sendable {
             job: spec, provider: provider.kind, model: model, itemsTotal: planned.count, at: now)
         fresh.forced = forced
         let requests = Self.records(planned, runID: fresh.id, spec: spec, now: now)
-        let (open, created) = try store.runs.openRun(job: spec.name, creating: fresh, requests: requests)
+        let (open, created) = try store.runs.openRun(
+            job: spec.name, creating: fresh, requests: requests, lease: newLease(fresh, at: now))
         if created { return (fresh, []) }
         let resumed = requests.map { request in
             var request = request

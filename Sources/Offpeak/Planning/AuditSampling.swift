@@ -38,23 +38,29 @@ enum AuditSampling {
         return Array((size - max(1, size / 4))..<size)
     }
 
-    /// The places (from 0) a probe of `size` items audits: its tail, and its first place when
-    /// `head` (and not already in the tail).
-    static func probePlaces(size: Int, head: Bool) -> [Int] {
-        let tail = tail(size: size)
+    /// The places (from 0) a probe of `size` items audits: its tail, at most its last `most`
+    /// places of it (the round's probes audit no more than the test needs), and its first place
+    /// when `head` (and not already in the tail).
+    static func probePlaces(size: Int, head: Bool, most: Int = .max) -> [Int] {
+        let tail = Array(tail(size: size).suffix(max(1, most)))
         guard head, size > 1, tail.first != 0 else { return tail }
         return [0] + tail
     }
 
-    /// How many probes of a size a round sends: enough for half the tail audits the test still
-    /// needs if every one agreed (`agreements`), at least one, at most `mostProbes`. The probes of a
-    /// live round come back together, so a size that fails stops with little of its round wasted,
-    /// and one that holds is proven in a few rounds. A provider batch's round is the whole run as
-    /// often as not (`whole`): it carries all the probes the test needs.
+    /// The tail audits a round's probes of a size carry: half of those the test still needs if
+    /// every one agreed (`agreements`), or all of them (`whole`). The probes of a live round come
+    /// back together, so a size that fails stops with little of its round wasted, and one that
+    /// holds is proven in a few rounds; a provider batch's round is the whole run as often as not,
+    /// so it carries all the test needs.
+    static func roundAudits(agreements: Int, whole: Bool) -> Int {
+        max(1, whole ? agreements : (agreements + 1) / 2)
+    }
+
+    /// How many probes of a size a round sends: enough for its `roundAudits`, at most `mostProbes`.
     static func probes(size: Int, agreements: Int, whole: Bool = false) -> Int {
         let perProbe = max(1, tail(size: size).count)
-        let wanted = whole ? agreements : (agreements + 1) / 2
-        return min(mostProbes, max(1, (wanted + perProbe - 1) / perProbe))
+        let wanted = roundAudits(agreements: agreements, whole: whole)
+        return min(mostProbes, (wanted + perProbe - 1) / perProbe)
     }
 
     /// The places (from 0) a prompt of a size that holds audits: none when it is not drawn into the

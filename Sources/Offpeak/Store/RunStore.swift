@@ -95,10 +95,12 @@ protocol RunStore: AnyObject, Sendable {
     /// The job's unfinished run, or `fresh` with its requests saved, decided in one transaction
     /// that excludes every other decision for the job (SQLite: IMMEDIATE; PostgreSQL: the job's
     /// advisory lock): two processes starting the same job at the same moment get the same run,
-    /// never one each (which would answer every item twice).
+    /// never one each (which would answer every item twice). A fresh run is saved with `lease`,
+    /// its creator's: no other process sees it unheld (a tick elsewhere would take it for a run
+    /// to resume, and run it as well).
     /// - Returns: the run, and whether it is `fresh`.
-    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord]) throws(OffpeakError)
-        -> (run: RunRecord, created: Bool)
+    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord], lease: LeaseRecord?)
+        throws(OffpeakError) -> (run: RunRecord, created: Bool)
 
     /// Saves a new run and its requests together.
     func insert(run: RunRecord, requests: [RequestRecord]) throws(OffpeakError)

@@ -2,14 +2,15 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord]) throws(OffpeakError)
-        -> (run: RunRecord, created: Bool)
+    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord], lease: LeaseRecord?)
+        throws(OffpeakError) -> (run: RunRecord, created: Bool)
     {
         try write { db in
             if let open = try SQLiteStore.resumableRun(in: db, job: job) { return (open, false) }
             try fresh.insert(db)
             var inserter = try RequestInserter(db)
             for request in requests { try inserter.insertNew(request) }
+            try lease?.save(db)
             return (fresh, true)
         }
     }

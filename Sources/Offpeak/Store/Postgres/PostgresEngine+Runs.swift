@@ -4,14 +4,23 @@ import PostgresNIO
 /// Runs opened, merged and written on PostgreSQL. (The role's reads are in `PostgresEngine+RunReads`,
 /// its commits in `+Commit`, canceling and steps in `+Steps`.)
 extension PostgresEngine: RunStore {
-    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord]) throws(OffpeakError)
-        -> (run: RunRecord, created: Bool)
+    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord], lease: LeaseRecord?)
+        throws(OffpeakError) -> (run: RunRecord, created: Bool)
     {
-        try store.transaction { () throws(OffpeakError) -> (run: RunRecord, created: Bool) in
+        if let lease { try StoredDate.check(lease) }
+        return try store.transaction { () throws(OffpeakError) -> (run: RunRecord, created: Bool) in
             try lockJob(job)
             if let open = try resumableRun(job: job) { return (open, false) }
             try insertRow(fresh)
             try insertNewRequests(requests)
+            if let lease {
+                try store.send(
+                    """
+                    INSERT INTO leases (run_id, owner, acquired_at, heartbeat_at, expires_at, host)
+                    VALUES (\(lease.runId), \(lease.owner), \(lease.acquiredAt), \(lease.heartbeatAt),
+                        \(lease.expiresAt), \(lease.host))
+                    """)
+            }
             return (fresh, true)
         }
     }
