@@ -22,12 +22,6 @@ struct AuditShare {
             tokens = Double(spend.totalInputTokens + spend.outputTokens * 5)
         }
 
-        init(_ entry: LedgerEntry) {
-            dollars = entry.dollars
-            tokens = Double(
-                entry.inputTokens + entry.cacheReadTokens + entry.cacheWriteTokens + entry.outputTokens * 5)
-        }
-
         static func + (a: Cost, b: Cost) -> Cost {
             Cost(dollars: a.dollars + b.dollars, tokens: a.tokens + b.tokens)
         }

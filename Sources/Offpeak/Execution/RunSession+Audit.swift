@@ -27,7 +27,7 @@ extension RunSession {
         /// Whether the pass planned batched calls the audit could check.
         var batched = false
         /// What this pass's audits of probes cost: proving, apart from sampling (`AuditShare.proving`).
-        var proving = AuditShare.Cost(dollars: 0, tokens: 0)
+        var proving = Spend()
     }
 
     /// `model`'s audit record for this job, read at most once a second (`RecentReads`); nil before
@@ -199,7 +199,7 @@ extension RunSession {
             runID: run.id, except: context.lease.owner, now: Date())
         var share = AuditShare(
             others: AuditShare.Cost(spent) - AuditShare.Cost(audited), audited: AuditShare.Cost(audited),
-            proving: audit.proving, queued: audit.queued,
+            proving: AuditShare.Cost(audit.proving), queued: audit.queued,
             workers: 1 + Set(others.map(\.owner)).count)
         let answered = audited.calls - audited.failedCalls
         if answered > 0 { share.perAudit = AuditShare.Cost(audited) * (1 / Double(answered)) }

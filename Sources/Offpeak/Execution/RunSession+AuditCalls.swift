@@ -147,7 +147,7 @@ extension RunSession {
         if let ledger = commit.ledger {
             knownSpend?.add(ledger)
             audit.spent?.add(ledger)
-            if target.probe { audit.proving = audit.proving + AuditShare.Cost(ledger) }
+            if target.probe { audit.proving.add(ledger) }
         }
         guard let after else { return }
         auditReads.keep(after, for: model, at: now)

@@ -17,18 +17,17 @@ struct AuditEstimate {
     var total: Int { proving + sampling }
 
     /// - Parameters:
-    ///   - calls: the run's planned calls; its batched ones are audited.
-    ///   - runDollars: what those calls cost; `single`: what one item asked alone costs.
+    ///   - batchedSizes: the items of each batched call the run plans; they are audited.
+    ///   - runDollars: what the run's calls cost; `single`: what one item asked alone costs.
     ///   - record: the job's audit record for its prompt shape and target; nil: none yet.
     init(
-        calls: [PlannedCall], runDollars: Double, single: Double, spec: JobSpec, record: AuditRecord?,
+        batchedSizes: [Int], runDollars: Double, single: Double, spec: JobSpec, record: AuditRecord?,
         now: Date
     ) {
-        let batched = calls.filter(\.isBatched)
-        guard let largest = batched.map(\.requests.count).max(), single > 0 else { return }
+        guard let largest = batchedSizes.max(), single > 0 else { return }
         size = largest
         holds = record?.holds(size: largest, at: now) == true
-        let items = batched.reduce(0) { $0 + $1.requests.count }
+        let items = batchedSizes.reduce(0, +)
         let audit = spec.auditing
         if !holds {
             let needed =

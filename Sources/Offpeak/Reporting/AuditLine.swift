@@ -48,12 +48,9 @@ struct AuditLine: Sendable, Codable, Equatable {
         failedSize = record.failedSize
         probeAt = record.failedSize == nil ? nil : record.probeAt
         lastDecision = record.decisions.last
-        switch record.standing(at: now) {
-        case .holds(let size): answers = Answers(standing: "holds", size: size)
-        case .unproven(let size, let agreements):
-            answers = Answers(standing: "unproven", size: size, agreementsToProve: agreements)
-        case .belowTarget(let size, _, _): answers = Answers(standing: "below_target", size: size)
-        case nil: answers = nil
+        answers = record.standing(at: now).map { standing in
+            Answers(
+                standing: standing.name, size: standing.size, agreementsToProve: standing.agreementsToProve)
         }
     }
 

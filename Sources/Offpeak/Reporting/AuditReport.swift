@@ -114,10 +114,8 @@ public struct AuditReport: Sendable, Encodable {
         let line = AuditLine(record, now: now)
         let bySize = sizeGroups(rows) { size in
             if let limit, size > limit { return ("not_used", nil) }
-            if record.holds(size: size, at: now) { return ("holds", nil) }
-            let evidence = record.evidence(size: size, at: now)?.evidence ?? 0
-            if evidence > 0 { return ("below_target", nil) }
-            return ("unproven", record.test.agreementsToProve(from: evidence))
+            let standing = record.standing(size: size, at: now)
+            return (standing.name, standing.agreementsToProve)
         }
         return Model(
             provider: record.provider, model: record.model, cap: record.cap, failedSize: record.failedSize,

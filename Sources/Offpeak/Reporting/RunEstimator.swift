@@ -96,7 +96,7 @@ struct RunEstimator {
     ) throws(OffpeakError) -> LaneTally {
         let batchLane = lane == .batch
         var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), lane: lane)
-        var planned: [PlannedCall] = []
+        var batchedSizes: [Int] = []  // items in each batched call, for the audit
         var single: (request: CompletionRequest, output: Int)?
         let limit = CallPlanning.roundLimit(
             live: JobRunner.Options().roundRequests, batchLane: batchLane,
@@ -124,18 +124,18 @@ struct RunEstimator {
                         single = (alone.request, answers.tokens(maxTokens: alone.request.maxTokens))
                     }
                 }
-                planned += calls
+                batchedSizes += calls.filter(\.isBatched).map(\.requests.count)
             }
         }
         if let single, spec.auditing.enabled, spec.batching.enabled {
-            // One item asked alone, as the audit asks it, at this lane's prices.
             // One item asked alone, as the audit asks it (the prefix in the provider's cache), at
             // this lane's prices.
             var one = tally
             let before = one.dollars
             one.add(single.request, items: 0, output: single.output, latency: nil)
             let audit = AuditEstimate(
-                calls: planned, runDollars: tally.dollars, single: one.dollars - before, spec: spec,
+                batchedSizes: batchedSizes, runDollars: tally.dollars, single: one.dollars - before,
+                spec: spec,
                 record: try auditRecord(), now: now)
             for _ in 0..<audit.total {
                 tally.add(single.request, items: 0, output: single.output, latency: latency)

@@ -122,15 +122,41 @@ struct AuditRecord: Sendable, Equatable, Codable {
         case unproven(size: Int, agreements: Int)
         /// Not failed yet, but its evidence leans to changed answers: the tail's audits so far.
         case belowTarget(size: Int, audited: Int, agreed: Int)
+
+        /// `holds`, `unproven` or `below_target`, as `--json` names it.
+        var name: String {
+            switch self {
+            case .holds: "holds"
+            case .unproven: "unproven"
+            case .belowTarget: "below_target"
+            }
+        }
+
+        var size: Int {
+            switch self {
+            case .holds(let size), .unproven(let size, _), .belowTarget(let size, _, _): size
+            }
+        }
+
+        /// For an unproven size: agreeing tail audits in a row that would show it holds.
+        var agreementsToProve: Int? {
+            if case .unproven(_, let agreements) = self { return agreements }
+            return nil
+        }
     }
 
-    /// The standing at `now`; nil before any evidence (or when it was gathered for another prompt).
+    /// The standing at `now` of the largest size with evidence within the item limit; nil before
+    /// any evidence (or when it was gathered for another prompt).
     func standing(at now: Date) -> Standing? {
         let limit = itemLimit(at: now)
         guard let largest = sizes.last(where: { limit == nil || $0.size <= limit ?? 0 }) else { return nil }
-        let size = largest.size
+        return standing(size: largest.size, at: now)
+    }
+
+    /// How prompts of `size` items stand at `now` (unproven with no evidence of their own).
+    func standing(size: Int, at now: Date) -> Standing {
         if holds(size: size, at: now) { return .holds(size: size) }
-        let evidence = largest.faded(to: now)
+        let evidence = evidence(size: size, at: now) ?? AuditEvidence(size: size, at: now)
         guard evidence.evidence <= 0 else {
             let tail = evidence.tail
             return .belowTarget(
