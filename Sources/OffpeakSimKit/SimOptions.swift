@@ -79,6 +79,9 @@ public struct SimOptions: Sendable, Equatable {
     public var flexRefuseRate = 0.0
     /// How many times longer a flex call takes than a live one.
     public var flexSlowdown = 3.0
+    /// When set, the server exits at once, as a crash or `kill -9` would (no answer, connections
+    /// reset), when API call number `crashAfterCalls + 1` arrives.
+    public var crashAfterCalls: Int?
     /// swift-log level name for the server's own log on stderr.
     public var logLevel = "info"
 
@@ -124,6 +127,7 @@ public struct SimOptions: Sendable, Equatable {
         try check(batchDelaySeconds >= 0, "--batch-delay must not be negative")
         try check((0...1).contains(flexRefuseRate), "--flex-refuse-rate must be in 0...1")
         try check(flexSlowdown >= 1, "--flex-slowdown must be at least 1")
+        try check((crashAfterCalls ?? 0) >= 0, "--crash-after must not be negative")
         try check(
             [batchErrorRate, batchExpireRate, batchCancelRate].allSatisfy { (0...1).contains($0) }
                 && batchErrorRate + batchExpireRate + batchCancelRate <= 1,

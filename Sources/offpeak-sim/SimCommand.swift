@@ -217,6 +217,11 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "How many times longer a flex call takes than a live one.")
     var flexSlowdown = SimOptions().flexSlowdown
 
+    @Option(
+        help: ArgumentHelp(
+            "Exit at once, as a crash would, when API call N+1 arrives (after N calls).", valueName: "N"))
+    var crashAfter: Int?
+
     @Option(help: "Require this API key (x-api-key for Anthropic, Authorization: Bearer for OpenAI).")
     var requireKey: String?
 
@@ -289,6 +294,7 @@ struct SimCommand: AsyncParsableCommand {
         options.batchCancelRate = batchCancelRate
         options.flexRefuseRate = flexRefuseRate
         options.flexSlowdown = flexSlowdown
+        options.crashAfterCalls = crashAfter
         options.pathPrefix = pathPrefix
         options.relativeResultsURL = relativeResultsUrl
         options.resultsOrigin = resultsOrigin

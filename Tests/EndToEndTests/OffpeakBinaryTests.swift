@@ -109,25 +109,16 @@ struct OffpeakBinaryTests {
     static let killedRunItems = 40
 
     @Test func simKilledMidRunInterruptsAndResumes() throws {
-        let sim = try SimProcess(arguments: ["--latency-ms", "150"])
+        // The sim dies as a killed process would when the third call arrives: at a point in the run
+        // (a killer thread polling the sim lost the race on a loaded machine, and the run finished).
+        let sim = try SimProcess(arguments: ["--crash-after", "2"])
         let workspace = try TemporaryWorkspace.docs(on: sim, documents: Self.killedRunItems)
         try workspace.write(
             "offpeak.yaml",
-            // One call at a time, so the run lasts past the kill: 40 calls of 150 ms leave the
-            // killer (which polls the sim's stats with a curl process, slow on a loaded machine)
-            // six seconds (ConcurrentRunTests kills the provider with calls in flight).
+            // One call at a time, so exactly the first two answers are out when it dies
+            // (ConcurrentRunTests kills the provider with calls in flight).
             "provider: sim\nbase_url: \(sim.url)\nhttp: {connect_timeout: 1s, max_retries: 1}\n"
                 + "limits: {sim: {in_flight: 1}}\n")
-        // Killed once two answers are out (not after a fixed time: a loaded machine may take that
-        // long to start the binary), so some items are done and most are not.
-        let killer = Thread {
-            let deadline = Date() + 60
-            while Date() < deadline, ((try? sim.stats()["calls"] as? Int) ?? 0) < 2 {
-                Thread.sleep(forTimeInterval: 0.02)
-            }
-            sim.kill()
-        }
-        killer.start()
         let first = try workspace.offpeak(["run", "docs"])
         #expect(first.status == 75, "\(first.stdout) \(first.stderr)")
         #expect(first.stderr.contains("unreachable"))
@@ -135,7 +126,7 @@ struct OffpeakBinaryTests {
         let run = try #require((status["runs"] as? [[String: Any]])?.first)
         #expect(run["state"] as? String == "waiting", "offline: the provider is unreachable")
         let done = try #require(run["items_done"] as? Int)
-        #expect(done > 0 && done < Self.killedRunItems)
+        #expect(done == 2)
         #expect(workspace.snapshot("out/docs").count == done + 1, "done items' outputs are kept")
 
         let second = try SimProcess()

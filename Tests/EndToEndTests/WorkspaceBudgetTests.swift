@@ -171,7 +171,7 @@ import Testing
                 budget today: $0.2100 of $0.4000 spent, $0.00 reserved in flight
                 budget this month: $0.2100 of $30.00 spent, $0.00 reserved in flight
                 token budget today: 30 of 100000 tokens spent, 0 reserved in flight
-                RUN                     STATE    ITEMS  CALLS  COST     WHY
+                \("RUN".padding(toLength: id.count + 2, withPad: " ", startingAt: 0))STATE    ITEMS  CALLS  COST     WHY
                 \(id)  waiting  5/8    5      $0.2100  \(reason)
 
                 """)

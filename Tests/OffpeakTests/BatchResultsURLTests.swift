@@ -98,10 +98,12 @@ import Testing
         #expect(third.stderr.contains("its results could not be fetched (3 times in a row): \(reason)"))
 
         let submitted = BatchLine.time(batch.submittedAt), expires = BatchLine.time(batch.expiresAt)
+        // The RUN column is as wide as the run id, and two spaces.
+        let runColumn = "RUN".padding(toLength: run.id.count + 2, withPad: " ", startingAt: 0)
         let failing = """
 
             provider batches not collected, their polls failing (asked again at every poll; nothing is dropped):
-            BATCH           RUN                            PROVIDER ID                           FAILED   WHY
+            BATCH           \(runColumn)PROVIDER ID                           FAILED   WHY
             \(batch.id)  \(run.id)  \(remote)  3 times  \(reason)
 
             """
@@ -109,18 +111,18 @@ import Testing
         #expect(
             status.stdout == """
                 spend today: $0.00 in 0 calls (naive $0.00)
-                RUN                            STATE    ITEMS               CALLS  COST   WHY
+                \(runColumn)STATE    ITEMS               CALLS  COST   WHY
                 \(run.id)  waiting  0/12 (12 in batch)  0      $0.00  \(why.prefix(159))…
 
                 provider batches out:
-                RUN                            BATCH           PROVIDER ID                           PROVIDER STATE  PROGRESS       SUBMITTED         EXPIRES
+                \(runColumn)BATCH           PROVIDER ID                           PROVIDER STATE  PROGRESS       SUBMITTED         EXPIRES
                 \(run.id)  \(batch.id)  \(remote)  ended           12 of 12 done  \(submitted)  \(expires)
 
                 """ + failing)
         let batches = try workspace.offpeak(["batches"])
         #expect(
             batches.stdout == """
-                BATCH           JOB       RUN                            HOST    PROVIDER  PROVIDER ID                           STATE  PROVIDER STATE  ITEMS  REQUESTS  PROGRESS       WORST      PREPARED          SUBMITTED         EXPIRES
+                BATCH           JOB       \(runColumn)HOST    PROVIDER  PROVIDER ID                           STATE  PROVIDER STATE  ITEMS  REQUESTS  PROGRESS       WORST      PREPARED          SUBMITTED         EXPIRES
                 \(batch.id)  classify  \(run.id)  laptop  sim       \(remote)  ended  ended           12     12        12 of 12 done  \(Money.dollars(batch.worstDollars))  \(BatchLine.time(batch.preparedAt))  \(submitted)  \(expires)
 
                 """ + failing)

@@ -10,36 +10,23 @@ import Testing
 /// cancel, a batch found again by its `displayName`, and a job's batch lane end to end.
 struct GeminiBatchesTests {
     static let key = "gemini-batch-test-secret-7d1e"
-    let prompts = ["Hi there.", "What is the capital of France? Explain briefly.", "Hello.", "Say yes."]
+    let fixture = BatchAPIFixture(key: Self.key, model: "gemini-2.5-flash")
+    var prompts: [String] { fixture.prompts }
 
     func api(_ sim: SimProcess) -> GeminiBatches {
-        let options = ProviderOptions(
-            retryPolicy: RetryPolicy(maxRetries: 0), sleep: { _ in }, redactor: Redactor(secrets: [Self.key]))
         let provider = GeminiProvider(
-            apiKey: Self.key, baseURL: sim.url, options: options, logger: Logger(label: "t"))
+            apiKey: Self.key, baseURL: sim.url, options: fixture.options(), logger: Logger(label: "t"))
         return GeminiBatches(
             baseURL: sim.url,
             exchange: BatchExchange(transport: provider.transport, headers: provider.headers))
     }
 
-    func request(_ prompt: String) -> CompletionRequest {
-        CompletionRequest(
-            model: "gemini-2.5-flash", messages: [ChatMessage(role: .user, content: prompt)], maxTokens: 100)
-    }
+    func request(_ prompt: String) -> CompletionRequest { fixture.request(prompt) }
 
     /// Custom ids whose order by name is not the order they are given in.
-    func batch(_ label: String) -> [BatchRequest] {
-        prompts.enumerated().reversed().map { BatchRequest(customID: "\(label)_\($0)", request: request($1)) }
-    }
+    func batch(_ label: String) -> [BatchRequest] { fixture.batch(label).reversed() }
 
-    func ended(_ api: GeminiBatches, _ id: String) throws -> RemoteBatch {
-        var batch = try api.retrieve(id)
-        for _ in 0..<400 where batch.phase != .ended {
-            Thread.sleep(forTimeInterval: 0.05)
-            batch = try api.retrieve(id)
-        }
-        return batch
-    }
+    func ended(_ api: GeminiBatches, _ id: String) throws -> RemoteBatch { try fixture.ended(api, id) }
 
     @Test(.timeLimit(.minutes(1))) func responsesMatchedByPlaceEqualTheLiveAnswers() throws {
         let sim = try SimProcess(arguments: ["--require-key", Self.key, "--batch-delay", "1"])
@@ -97,9 +84,7 @@ struct GeminiBatchesTests {
         let other = try api.create(label: "x9", requests: batch("x9"))
         let created = try api.create(label: "f1", requests: batch("f1"))
         func search(_ label: String, known: Set<String> = []) -> BatchSearch {
-            BatchSearch(
-                label: label, customIDPrefix: label + "_", requestCount: 4, preparedAt: prepared,
-                createdBy: Date() + 60, known: known)
+            fixture.search(label, prepared: prepared, known: known)
         }
         #expect(try api.find(search("f1")) == .found(try api.retrieve(created.id)))
         #expect(try api.find(search("x9")) == .found(try api.retrieve(other.id)))

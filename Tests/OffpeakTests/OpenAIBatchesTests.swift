@@ -11,43 +11,26 @@ import Testing
 /// never sent twice, and redaction.
 struct OpenAIBatchesTests {
     static let key = "batch-test-secret-7d1e0b6a93"
-    let prompts = ["Hi there.", "What is the capital of France? Explain briefly.", "Hello.", "Say yes."]
+    let fixture = BatchAPIFixture(key: Self.key)
+    var prompts: [String] { fixture.prompts }
 
     func provider(_ sim: SimProcess, retries: Int = 0, timeout: TimeInterval = 30) -> OpenAIProvider {
-        let options = ProviderOptions(
-            requestTimeout: timeout, retryPolicy: RetryPolicy(maxRetries: retries), sleep: { _ in },
-            redactor: Redactor(secrets: [Self.key]))
-        return OpenAIProvider(
-            apiKey: Self.key, baseURL: sim.url + "/v1/", options: options, logger: Logger(label: "test"))
+        OpenAIProvider(
+            apiKey: Self.key, baseURL: sim.url + "/v1/",
+            options: fixture.options(retries: retries, timeout: timeout),
+            logger: Logger(label: "test"))
     }
 
     func api(_ provider: OpenAIProvider) throws -> any BatchAPI {
         try #require(provider.batches)
     }
 
-    func request(_ prompt: String) -> CompletionRequest {
-        CompletionRequest(model: "m", messages: [ChatMessage(role: .user, content: prompt)], maxTokens: 100)
-    }
-
+    func request(_ prompt: String) -> CompletionRequest { fixture.request(prompt) }
     func batch(_ label: String, _ prompts: [String]? = nil) -> [BatchRequest] {
-        (prompts ?? self.prompts).enumerated().map {
-            BatchRequest(customID: "\(label)_\($0)", request: request($1))
-        }
+        fixture.batch(label, prompts)
     }
-
-    func ended(_ api: any BatchAPI, _ id: String) throws -> RemoteBatch {
-        var batch = try api.retrieve(id)
-        for _ in 0..<400 where batch.phase != .ended {
-            Thread.sleep(forTimeInterval: 0.05)
-            batch = try api.retrieve(id)
-        }
-        return batch
-    }
-
-    func created(_ sim: SimProcess) throws -> Int {
-        let batches = try #require(try sim.stats()["batches"] as? [String: Any])
-        return (batches["created"] as? NSNumber)?.intValue ?? -1
-    }
+    func ended(_ api: any BatchAPI, _ id: String) throws -> RemoteBatch { try fixture.ended(api, id) }
+    func created(_ sim: SimProcess) throws -> Int { try fixture.created(sim) }
 
     @Test(.timeLimit(.minutes(1))) func resultsMatchedByCustomIDEqualTheLiveAnswers() throws {
         let sim = try SimProcess(arguments: ["--batch-delay", "1"])
@@ -98,9 +81,7 @@ struct OpenAIBatchesTests {
             _ = try api.create(label: "g\(index)", requests: batch("g\(index)", ["Hello."]))
         }
         func search(_ label: String, known: Set<String> = []) -> BatchSearch {
-            BatchSearch(
-                label: label, customIDPrefix: label + "_", requestCount: 4, preparedAt: prepared,
-                createdBy: Date() + 60, known: known)
+            fixture.search(label, prepared: prepared, known: known)
         }
         #expect(try api.find(search("f1")) == .found(try api.retrieve(created.id)), "found while running")
         #expect(try api.find(search("never")) == .absent)

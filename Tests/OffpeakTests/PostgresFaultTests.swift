@@ -42,6 +42,13 @@ import Glibc
             logger: PostgresStoreTests.logger)
     }
 
+    /// Who the server says the connection is: a statement answered, not only a connect that did not throw.
+    func currentUser(_ store: PostgresStore) throws(OffpeakError) -> String? {
+        try store.query("SELECT current_user::text").first.map { row throws(OffpeakError) in
+            try store.decode(row, as: String.self)
+        }
+    }
+
     @Test func aWrongPasswordIsConfiguration() throws {
         let cluster = PostgresCluster.shared
         let url = try cluster.makeDatabase()
@@ -90,7 +97,20 @@ import Glibc
         try Data("127.0.0.1:\(cluster.port):*:offpeak_test:\(cluster.password)\n".utf8).write(to: file)
         chmod(file.path, 0o600)
         let store = try connect(url, environment: ["PGPASSFILE": file.path])
+        #expect(try currentUser(store) == "offpeak_test", "connected, as the file's user")
         store.close()
+        // It is the file's password that is sent: a wrong one in it is refused, and named nowhere.
+        let wrong = "not-the-pw-\(UUID())"
+        try Data("127.0.0.1:\(cluster.port):*:offpeak_test:\(wrong)\n".utf8).write(to: file)
+        let error = fault { () throws(OffpeakError) in
+            _ = try connect(url, environment: ["PGPASSFILE": file.path])
+        }
+        #expect(error?.status == .configuration)
+        #expect(
+            error?.description
+                == "PostgreSQL at 127.0.0.1:\(cluster.port) refused the password of user 'offpeak_test' "
+                + "(from the URL, PGPASSWORD or PGPASSFILE/~/.pgpass)")
+        #expect(error?.description.contains(wrong) == false)
     }
 
     @Test func aMissingDatabaseIsConfiguration() throws {
@@ -114,6 +134,7 @@ import Glibc
         )
         // `prefer` falls back to plain TCP, as libpq does.
         let store = try connect(url.replacingOccurrences(of: "sslmode=require", with: "sslmode=prefer"))
+        #expect(try currentUser(store) == "offpeak_test", "connected over plain TCP")
         store.close()
     }
 

@@ -138,6 +138,10 @@ struct StoreQueryPlanTests {
             _ = try store.ledger.spend(runID: "r1")
             _ = try store.runs.pendingRequests(runID: "r1", after: 4, limit: 8)
             _ = try store.runs.dueRetries(runID: "r1", by: Date())
+            // A helper's round (`LeaseStore+SQL`): pending and due retries of the run, by position.
+            _ = try store.leases.claimRound(
+                runID: "r1", owner: "helper", host: "h", limit: 8, ttl: 60, now: Date())
+            try store.leases.releaseClaim(runID: "r1", owner: "helper")
             let pending = try store.runs.pendingRequests(runID: "r1", limit: 2)
             try store.runs.commitCall(
                 run: run,

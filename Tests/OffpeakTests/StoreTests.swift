@@ -165,13 +165,13 @@ struct StoreTests {
                 == .maxCalls)
     }
 
-    /// A run id ends in exactly 4 hex digits, so the ids of one job have one width: `status`'s
+    /// A run id ends in exactly 8 hex digits, so the ids of one job have one width: `status`'s
     /// table lines up the same way whatever the draw (a 3-digit suffix came 1 time in 16).
     @Test func runIDsHaveOneWidth() {
         let date = Date(timeIntervalSince1970: 1_795_000_000)
         let suffixes = (0..<2_000).map { _ in
             RunRecord.newID(job: "j", at: date).split(separator: "-").last ?? ""
         }
-        #expect(suffixes.allSatisfy { $0.count == 4 && $0.allSatisfy(\.isHexDigit) })
+        #expect(suffixes.allSatisfy { $0.count == 8 && $0.allSatisfy(\.isHexDigit) })
     }
 }

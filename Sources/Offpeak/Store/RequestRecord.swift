@@ -49,6 +49,12 @@ public struct RequestRecord: Codable, Sendable, Equatable {
         "r" + String(UInt64.random(in: 0...UInt64.max), radix: 16).leftPadded(to: 16)
     }
 
+    /// Its columns, in the order the statements that read whole requests list them.
+    static let columns = """
+        id, run_id, job, item_id, position, source, client_id, tier, payload, cache_key, state, attempts,
+        next_attempt_at, error, created_at, updated_at, cache_policy, sources
+        """
+
     /// A step of a long document (a chunk's summary, a reduce level): work, not an item.
     var isStep: Bool { source.isStep }
 
@@ -77,7 +83,8 @@ struct ResultRecord: StoredRecord, PersistableRecord, Equatable {
 }
 
 extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
+    /// The string with zeros in front, to `length` characters (ids of one width).
+    func leftPadded(to length: Int) -> String {
         count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

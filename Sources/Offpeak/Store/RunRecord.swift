@@ -59,15 +59,16 @@ extension RunRecord {
         return try? JSONDecoder().decode(JobSpec.self, from: Data(spec.utf8))
     }
 
-    /// `<job>-<UTC yyyymmddThhmmss>-<4 hex>`: sortable, readable, unique enough per job.
+    /// `<job>-<UTC yyyymmddThhmmss>-<8 hex>`: sortable, readable, unique per job (4 hex digits
+    /// collided about once in a hundred runs when hosts ticking together made five runs of one job
+    /// a second).
     static func newID(job: String, at date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss"
-        // Always 4 digits, so run ids of one job have one width (tables line up the same way).
-        let hex = String(UInt16.random(in: 0...UInt16.max), radix: 16)
-        let suffix = String(repeating: "0", count: 4 - hex.count) + hex
+        // Always 8 digits, so run ids of one job have one width (tables line up the same way).
+        let suffix = String(UInt32.random(in: 0...UInt32.max), radix: 16).leftPadded(to: 8)
         return "\(job)-\(formatter.string(from: date))-\(suffix)"
     }
 

@@ -25,8 +25,14 @@ public final class SimStats: Sendable {
 
     public init() {}
 
-    public func recordCall(_ endpoint: SimEndpoint) {
-        state.withLock { $0.add(endpoint, calls: 1) }
+    /// Counts one API call as it arrives.
+    /// - Returns: how many API calls have arrived, this one included.
+    @discardableResult
+    public func recordCall(_ endpoint: SimEndpoint) -> Int {
+        state.withLock { snapshot in
+            snapshot.add(endpoint, calls: 1)
+            return snapshot.calls
+        }
     }
 
     public func recordFault(_ fault: SimFault) {

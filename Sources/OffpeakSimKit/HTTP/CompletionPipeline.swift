@@ -13,7 +13,11 @@ struct CompletionPipeline: Sendable {
     private var gate: RateLimitGate { RateLimitGate(state: state) }
 
     func respond(to request: Request, api: some CompletionAPI) async -> Response {
-        state.stats.recordCall(api.endpoint)
+        let arrived = state.stats.recordCall(api.endpoint)
+        if let last = state.options.crashAfterCalls, arrived > last {
+            // `_exit`, not `exit`: no handler runs and nothing is flushed, as when a process dies.
+            _exit(137)
+        }
         let load = state.load
         load.enter()
         defer { load.leave() }

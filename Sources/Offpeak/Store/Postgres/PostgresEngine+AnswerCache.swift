@@ -131,33 +131,6 @@ extension PostgresEngine: AnswerCacheStore {
         }
     }
 
-    func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> CachePurge {
-        try store.transaction { () throws(OffpeakError) -> CachePurge in
-            try lockCache()
-            switch scope {
-            case .expired:
-                let removed = try store.query(
-                    "DELETE FROM cache_entries WHERE expires_at <= \(now) AND NOT reuse RETURNING 1")
-                var kept: [String: Int] = [:]
-                for row in try store.query(
-                    "SELECT kind, count(*) FROM cache_entries WHERE expires_at <= \(now) AND reuse GROUP BY kind"
-                ) {
-                    let (kind, count) = try store.decode(row, as: (String, Int).self)
-                    kept[kind] = count
-                }
-                return CachePurge(
-                    removed: removed.count, keptForReuse: kept[CacheKind.answer.rawValue] ?? 0,
-                    keptSources: kept[CacheKind.source.rawValue] ?? 0)
-            case .job(let job):
-                return CachePurge(
-                    removed: try store.query("DELETE FROM cache_entries WHERE job = \(job) RETURNING 1").count
-                )
-            case .all:
-                return CachePurge(removed: try store.query("DELETE FROM cache_entries RETURNING 1").count)
-            }
-        }
-    }
-
     /// Takes the cache's transaction advisory lock: writes to the cache take turns.
     func lockCache() throws(OffpeakError) {
         try store.send("SELECT pg_advisory_xact_lock(hashtextextended('offpeak cache', 0))")

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-/// The batch audit on PostgreSQL, as the SQLite engine keeps it (`Store+Audit`): the audit calls'
+/// The batch audit on PostgreSQL, as the SQLite engine keeps it (`SQLiteStore+Audit`): the audit calls'
 /// ledger rows, the items audited and one record per job, provider and model, its record as stored
 /// text (`AuditRecord.storedText`).
 ///

@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
 
-/// The batch audit's requests in provider batches (`batch_audits`), as `Store+Batches` keeps them
+/// The batch audit's requests in provider batches (`batch_audits`), as `SQLiteStore+Batches` keeps them
 /// on SQLite.
 extension PostgresEngine {
     /// Inserts a new batch's audit requests, inside `prepareBatch`'s transaction.

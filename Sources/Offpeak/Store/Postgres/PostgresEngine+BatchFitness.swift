@@ -3,7 +3,7 @@ import PostgresNIO
 import Synchronization
 
 /// How each model's batched prompts fared, on PostgreSQL, as the SQLite engine keeps it
-/// (`Store+BatchFitness`): one row per provider and model, its record as stored text
+/// (`SQLiteStore+BatchFitness`): one row per provider and model, its record as stored text
 /// (`BatchFitness.storedText`).
 extension PostgresEngine {
     func batchFitness(provider: String, model: String) throws(OffpeakError) -> BatchFitness? {

@@ -1,8 +1,8 @@
 import Foundation
 import PostgresNIO
 
-/// A batch's life at the provider on PostgreSQL, as the SQLite engine records it (`Store+Batches`,
-/// `Store+BatchPollFailures`): its provider id, each poll and failed poll, its end. Each write is
+/// A batch's life at the provider on PostgreSQL, as the SQLite engine records it (`SQLiteStore+Batches`,
+/// `SQLiteStore+BatchPollFailures`): its provider id, each poll and failed poll, its end. Each write is
 /// one statement, or one transaction holding the batch's row.
 extension PostgresEngine {
     func recordSubmitted(batchID: String, remoteID: String, now: Date, nextPoll: Date) throws(OffpeakError) {

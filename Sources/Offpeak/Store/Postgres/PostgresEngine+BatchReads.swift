@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 
 /// What the batch lane and the reports read of provider batches on PostgreSQL, as the SQLite engine
-/// reads them (`Store+Batches`, `Store+BatchReads`). Custom ids and batch ids sort byte by byte
+/// reads them (`SQLiteStore+Batches`, `SQLiteStore+BatchReads`). Custom ids and batch ids sort byte by byte
 /// (`COLLATE "C"`), as SQLite sorts text, whatever the database's collation.
 extension PostgresEngine {
     func batchesToPoll(now: Date) throws(OffpeakError) -> [BatchRecord] {

@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 
 /// What comes back from a provider batch, booked on PostgreSQL as the SQLite engine books it
-/// (`Store+BatchResults`), with the run path's commit pieces (`PostgresEngine+Commit`): the run's
+/// (`SQLiteStore+BatchResults`), with the run path's commit pieces (`PostgresEngine+Commit`): the run's
 /// lock with its lease, ledger rows and answers written many at a time, the run's counts and
 /// checkpoint.
 ///

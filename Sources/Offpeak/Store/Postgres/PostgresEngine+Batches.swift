@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 
 /// Provider batches prepared and abandoned on PostgreSQL, as the SQLite engine keeps them
-/// (`Store+Batches`); the role's polls are in `PostgresEngine+BatchPolls`, its results in
+/// (`SQLiteStore+Batches`); the role's polls are in `PostgresEngine+BatchPolls`, its results in
 /// `+BatchResults`, its reads in `+BatchReads`, fitness in `+BatchFitness`.
 ///
 /// A batch is committed `preparing`, its requests `in_batch`, before the call that creates it at

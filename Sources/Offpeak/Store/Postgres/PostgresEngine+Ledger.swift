@@ -1,8 +1,8 @@
 import Foundation
 import PostgresNIO
 
-/// The ledger's reads on PostgreSQL, as the SQLite engine makes them (`Store+Ledger`,
-/// `Store+CostsByDay`, `Store+Estimate`, `Store+Latency`, `Store+BatchReads`). Budgets are in
+/// The ledger's reads on PostgreSQL, as the SQLite engine makes them (`SQLiteStore+Ledger`,
+/// `SQLiteStore+CostsByDay`, `SQLiteStore+Estimate`, `SQLiteStore+Latency`, `SQLiteStore+BatchReads`). Budgets are in
 /// `+Budget`, the metrics' snapshot in `+Metrics`.
 ///
 /// Dollars are doubles, and a sum of doubles depends on its order: each adds its rows in the order
@@ -204,20 +204,6 @@ extension PostgresEngine: LedgerStore {
             let output = try columns("output", as: Int?.self)
         else { return nil }
         return (Double(output) / Double(items), items)
-    }
-
-    func latency(model: String) throws(OffpeakError) -> LatencyEstimate? {
-        try store.query(
-            """
-            SELECT ms_per_call, ms_per_output_token, output_tokens, samples FROM model_latency
-            WHERE model = \(model)
-            """
-        ).first.map { row throws(OffpeakError) in
-            let columns = PostgresColumns(row, store)
-            return LatencyEstimate(
-                msPerCall: try columns("ms_per_call"), msPerWeightedToken: try columns("ms_per_output_token"),
-                outputTokens: try columns("output_tokens"), samples: try columns("samples"))
-        }
     }
 
     func spendByLane() throws(OffpeakError) -> [LaneModelSpend]? {

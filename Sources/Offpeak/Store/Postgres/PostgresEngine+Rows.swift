@@ -10,10 +10,7 @@ extension PostgresEngine {
         deadline_at, spec, failure_streak, failure_text, failure_items
         """
 
-    static let requestColumns = """
-        id, run_id, job, item_id, position, source, client_id, tier, payload, cache_key, state, attempts,
-        next_attempt_at, error, created_at, updated_at, cache_policy, sources
-        """
+    static let requestColumns = RequestRecord.columns
 
     static let resultColumns = """
         request_id, run_id, text, finish_reason, model, from_cache, ledger_id, input_tokens, output_tokens,

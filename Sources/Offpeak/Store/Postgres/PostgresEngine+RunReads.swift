@@ -48,15 +48,6 @@ extension PostgresEngine {
     }
 
     /// Soonest first, those with no time before all (as SQLite orders NULL; the index holds them so).
-    func retryingRequests() throws(OffpeakError) -> [RequestRecord] {
-        try requests(
-            try store.query(
-                """
-                SELECT \(unescaped: Self.requestColumns) FROM requests
-                WHERE state = 'retrying' ORDER BY next_attempt_at NULLS FIRST
-                """))
-    }
-
     func outlines(runID: String) throws(OffpeakError) -> [RequestOutline] {
         try store.query(
             "SELECT id, item_id, state, error, source FROM requests WHERE run_id = \(runID) ORDER BY position"

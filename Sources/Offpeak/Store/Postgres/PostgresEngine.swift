@@ -69,6 +69,9 @@ struct PostgresColumns {
     func callAsFunction<Value: PostgresDecodable>(_ name: String, as type: Value.Type = Value.self)
         throws(OffpeakError) -> Value
     {
+        guard row.contains(name) else {
+            throw OffpeakError(.ioError, "PostgreSQL at \(endpoint) answered a row without column \(name)")
+        }
         do { return try row[name].decode(Value.self, context: .default) } catch {
             let cause =
                 (error as? PostgresDecodingError).map { "\($0.code)" } ?? "\(error)"

@@ -113,6 +113,22 @@ final class PostgresStore: @unchecked Sendable {
         }
     }
 
+    /// Runs one statement that changes rows and returns how many it changed (its command tag's
+    /// count), as `query` runs it.
+    @discardableResult
+    func change(_ query: PostgresQuery) throws(OffpeakError) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        let answer = enqueue(query)
+        flush()
+        try settleSent()
+        do {
+            return try answer.wait().metadata.rows ?? 0
+        } catch {
+            throw PostgresFault.error(error, url: url)
+        }
+    }
+
     /// Sends a statement whose rows nobody reads, inside a transaction, without waiting for its
     /// answer: the connection carries it ahead of the next one, and the two cost one round trip. Its
     /// failure is thrown by the transaction's next `query` (at the latest its `COMMIT`), which rolls

@@ -95,7 +95,9 @@ extension SQLiteStore {
             if let lease = call.lease {
                 try SQLiteStore.renew(lease, runID: run.id, requests: call.requestIDs, db)
             }
-            if let reservation = call.reservation { try SQLiteStore.releaseReservation(reservation, db) }
+            if let reservation = call.reservation {
+                try BudgetRules.release(reservation, SQLiteConnection(db: db))
+            }
             if let ledger, !ledger.cacheHit, !ledger.failed {
                 try SQLiteStore.record(LatencySample(ledger), db)
             }

@@ -234,30 +234,4 @@ extension SQLiteStore: AnswerCacheStore {
                 .dataError, "cache entry \(found.keys.first ?? key) is unreadable", cause: "\(error)")
         }
     }
-
-    func purgeCache(_ scope: PurgeScope, now: Date) throws(OffpeakError) -> CachePurge {
-        defer { CacheLookups.noteWrite() }
-        return try write { db in
-            switch scope {
-            case .expired:
-                try db.execute(
-                    sql: "DELETE FROM cache_entries WHERE expires_at <= ? AND NOT reuse", arguments: [now])
-                let removed = db.changesCount
-                let kept = try Row.fetchAll(
-                    db,
-                    sql:
-                        "SELECT kind, COUNT(*) FROM cache_entries WHERE expires_at <= ? AND reuse GROUP BY kind",
-                    arguments: [now])
-                let count = { (kind: CacheKind) -> Int in
-                    kept.first { $0[0] as String? == kind.rawValue }?[1] ?? 0
-                }
-                return CachePurge(removed: removed, keptForReuse: count(.answer), keptSources: count(.source))
-            case .job(let job):
-                try db.execute(sql: "DELETE FROM cache_entries WHERE job = ?", arguments: [job])
-            case .all:
-                try db.execute(sql: "DELETE FROM cache_entries")
-            }
-            return CachePurge(removed: db.changesCount)
-        }
-    }
 }

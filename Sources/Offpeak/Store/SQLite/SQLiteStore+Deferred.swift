@@ -26,33 +26,4 @@ extension SQLiteStore {
             return record
         }
     }
-
-    func releaseDeferred(job: String, at now: Date) throws(OffpeakError) {
-        try write { db in
-            try db.execute(
-                sql:
-                    "UPDATE deferred SET released_at = ?, checked_at = ? WHERE job = ? AND released_at IS NULL",
-                arguments: [now, now, job])
-        }
-    }
-
-    func deferred() throws(OffpeakError) -> [DeferredRecord] {
-        try read { db in
-            try DeferredRecord.filter(Column("released_at") == nil).order(Column("deferred_at"), Column("id"))
-                .fetchAll(db)
-        }
-    }
-}
-
-extension SQLiteStore {
-    func retryingRequests() throws(OffpeakError) -> [RequestRecord] {
-        try read { db in
-            try StoredPayload.expand(
-                RequestRecord.fetchAll(
-                    db,
-                    sql:
-                        "SELECT * FROM requests WHERE state = \(SQLStates.request(.retrying)) ORDER BY next_attempt_at"
-                ), db)
-        }
-    }
 }

@@ -1,12 +1,6 @@
 import Foundation
 import GRDB
 
-/// Runs as a list read them: the rows that decode, and the ones that do not, named.
-struct RunRows: Sendable {
-    var runs: [RunRecord] = []
-    var unreadable: [UnreadableRun] = []
-}
-
 extension SQLiteStore {
     func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord? {
         try read { db in try SQLiteStore.resumableRun(in: db, job: job) }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// One call's measured duration and size, for the window planner.
 struct LatencySample: Sendable {
@@ -59,47 +58,5 @@ struct LatencyEstimate: Sendable, Equatable {
     /// timeout is derived from (`CallTimeout`), so a long answer is not abandoned mid-way.
     func worstSeconds(input: Int, maxOutput: Int) -> Double {
         seconds(input: input, output: maxOutput)
-    }
-}
-
-extension SQLiteStore {
-    func latency(model: String) throws(OffpeakError) -> LatencyEstimate? {
-        try read { db in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql:
-                        """
-                        SELECT ms_per_call, ms_per_output_token, output_tokens, samples
-                        FROM model_latency WHERE model = ?
-                        """,
-                    arguments: [model])
-            else { return nil }
-            return LatencyEstimate(
-                msPerCall: row["ms_per_call"], msPerWeightedToken: row["ms_per_output_token"],
-                outputTokens: row["output_tokens"], samples: row["samples"])
-        }
-    }
-
-    /// Folds one call into the model's means (inside the call's commit).
-    static func record(_ sample: LatencySample, _ db: Database) throws {
-        let perToken = sample.milliseconds / max(1, sample.weightedTokens)
-        let alpha = LatencyEstimate.smoothing
-        try db.execute(
-            sql: """
-                INSERT INTO model_latency (model, ms_per_call, ms_per_output_token, output_tokens, samples,
-                updated_at)
-                VALUES (:model, :ms, :perToken, :output, 1, :now)
-                ON CONFLICT(model) DO UPDATE SET
-                    ms_per_call = ms_per_call * (1 - :alpha) + excluded.ms_per_call * :alpha,
-                    ms_per_output_token = ms_per_output_token * (1 - :alpha) + excluded.ms_per_output_token * :alpha,
-                    output_tokens = output_tokens * (1 - :alpha) + excluded.output_tokens * :alpha,
-                    samples = samples + 1, updated_at = excluded.updated_at
-                """,
-            arguments: [
-                "model": sample.model, "ms": sample.milliseconds, "perToken": perToken,
-                "output": sample.outputTokens,
-                "now": Date(), "alpha": alpha,
-            ])
     }
 }

@@ -1,17 +1,6 @@
 import Foundation
 import GRDB
 
-extension Store {
-    /// What canceling a run did.
-    public struct Cancellation: Sendable, Equatable, Codable {
-        /// Requests dropped (pending, retrying, waiting).
-        public var dropped = 0
-        /// Items still in provider batches: the run ends once they are collected.
-        public var inBatch = 0
-        public var state: RunState
-    }
-}
-
 /// `offpeak cancel`: the one way work is dropped, at the user's word.
 extension SQLiteStore {
     func cancelRun(runID: String, now: Date) throws(OffpeakError) -> Store.Cancellation {

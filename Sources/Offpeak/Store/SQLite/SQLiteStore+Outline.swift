@@ -1,38 +1,6 @@
 import Foundation
 import GRDB
 
-/// A request as outputs and verdicts see it: its ids and state, not its payload (the prompt, often
-/// kilobytes), so reading every request of a big run costs a few bytes each.
-struct RequestOutline: Sendable, Equatable {
-    var id: String
-    var itemId: String
-    var state: RequestRecord.State
-    var error: String?
-    var source: RequestSource
-
-    init(id: String, itemId: String, state: RequestRecord.State, error: String?, source: RequestSource) {
-        self.id = id
-        self.itemId = itemId
-        self.state = state
-        self.error = error
-        self.source = source
-    }
-
-    init(_ record: RequestRecord) {
-        self.init(
-            id: record.id, itemId: record.itemId, state: record.state, error: record.error,
-            source: record.source)
-    }
-}
-
-/// How many of a run's requests are in one state, and the one a message names.
-struct StateSummary: Sendable, Equatable {
-    var count = 0
-    /// The first in item order (for `retrying`: the next due, then item order).
-    var first: RequestOutline?
-    var firstDue: Date?
-}
-
 extension SQLiteStore {
     func outlines(runID: String) throws(OffpeakError) -> [RequestOutline] {
         try read { db in
