@@ -19,6 +19,12 @@ extension PostgresEngine: SQLEngine {
     func rows(_ statement: SQLStatement) throws(OffpeakError) -> [any SQLRow] {
         try PostgresSQLConnection(engine: self).rows(statement)
     }
+
+    /// One statement is a transaction of its own: no `BEGIN` and `COMMIT` around it (one round
+    /// trip, not two).
+    func execute(_ statement: SQLStatement) throws(OffpeakError) -> Int {
+        try PostgresSQLConnection(engine: self).execute(statement)
+    }
 }
 
 /// Statements on the engine's connection, inside the transaction or snapshot it opened.
@@ -71,13 +77,7 @@ struct PostgresSQLConnection: SQLConnection {
 struct PostgresSQLRow: SQLRow {
     let columns: PostgresColumns
 
-    func isNull(_ column: String) throws(OffpeakError) -> Bool {
-        guard columns.row.contains(column) else {
-            throw OffpeakError(
-                .ioError, "PostgreSQL at \(columns.endpoint) answered a row without column \(column)")
-        }
-        return columns.row[column].bytes == nil
-    }
+    func isNull(_ column: String) throws(OffpeakError) -> Bool { try columns.isNull(column) }
 
     func string(_ column: String) throws(OffpeakError) -> String { try columns(column) }
     func int(_ column: String) throws(OffpeakError) -> Int { try columns(column) }

@@ -69,16 +69,28 @@ struct PostgresColumns {
     func callAsFunction<Value: PostgresDecodable>(_ name: String, as type: Value.Type = Value.self)
         throws(OffpeakError) -> Value
     {
-        guard row.contains(name) else {
-            throw OffpeakError(.ioError, "PostgreSQL at \(endpoint) answered a row without column \(name)")
-        }
-        do { return try row[name].decode(Value.self, context: .default) } catch {
+        do { return try cell(name).decode(Value.self, context: .default) } catch let error as OffpeakError {
+            throw error
+        } catch {
             let cause =
                 (error as? PostgresDecodingError).map { "\($0.code)" } ?? "\(error)"
             throw OffpeakError(
                 .ioError, "PostgreSQL at \(endpoint) answered a row offpeak cannot read (column \(name))",
                 cause: cause)
         }
+    }
+
+    /// Whether the column holds NULL.
+    func isNull(_ name: String) throws(OffpeakError) -> Bool {
+        try cell(name).bytes == nil
+    }
+
+    /// The named column's cell; a row without it is a store error, not postgres-nio's trap.
+    private func cell(_ name: String) throws(OffpeakError) -> PostgresCell {
+        guard row.contains(name) else {
+            throw OffpeakError(.ioError, "PostgreSQL at \(endpoint) answered a row without column \(name)")
+        }
+        return row[name]
     }
 
     /// A text column holding a Swift enum's raw value.

@@ -101,29 +101,25 @@ final class PostgresStore: @unchecked Sendable {
     /// answered (the first of them that failed is the error).
     @discardableResult
     func query(_ query: PostgresQuery) throws(OffpeakError) -> [PostgresRow] {
-        lock.lock()
-        defer { lock.unlock() }
-        let answer = enqueue(query)
-        flush()
-        try settleSent()
-        do {
-            return Array(try answer.wait().rows)
-        } catch {
-            throw PostgresFault.error(error, url: url)
-        }
+        Array(try run(query).rows)
     }
 
     /// Runs one statement that changes rows and returns how many it changed (its command tag's
     /// count), as `query` runs it.
     @discardableResult
     func change(_ query: PostgresQuery) throws(OffpeakError) -> Int {
+        try run(query).metadata.rows ?? 0
+    }
+
+    /// One statement's whole answer, once every statement `send` sent before it has been answered.
+    private func run(_ query: PostgresQuery) throws(OffpeakError) -> PostgresQueryResult {
         lock.lock()
         defer { lock.unlock() }
         let answer = enqueue(query)
         flush()
         try settleSent()
         do {
-            return try answer.wait().metadata.rows ?? 0
+            return try answer.wait()
         } catch {
             throw PostgresFault.error(error, url: url)
         }

@@ -13,6 +13,11 @@ protocol SQLEngine: AnyObject, Sendable {
 
     /// One statement on its own, outside any transaction the caller holds.
     func rows(_ statement: SQLStatement) throws(OffpeakError) -> [any SQLRow]
+
+    /// One statement that writes, in a transaction of its own.
+    /// - Returns: how many rows it inserted, updated or deleted.
+    @discardableResult
+    func execute(_ statement: SQLStatement) throws(OffpeakError) -> Int
 }
 
 extension SQLEngine {
@@ -20,8 +25,6 @@ extension SQLEngine {
         try reading { connection throws(OffpeakError) in try connection.rows(statement) }
     }
 
-    /// One statement that writes, in a transaction of its own.
-    /// - Returns: how many rows it inserted, updated or deleted.
     @discardableResult
     func execute(_ statement: SQLStatement) throws(OffpeakError) -> Int {
         try writing { connection throws(OffpeakError) in try connection.execute(statement) }
