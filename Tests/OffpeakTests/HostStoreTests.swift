@@ -20,7 +20,7 @@ struct HostStoreTests {
     @Test func aLeaseAndAReservationNameTheirHostAndCountAsItsHoldings() throws {
         let workspace = try TemporaryWorkspace()
         let store = try workspace.openStore()
-        try store.runs.insert(run: F.run("r1"), requests: [])
+        try store.runs.insert(run: F.run("r1"), requests: F.requests(2, run: "r1"))
         try store.runs.insert(run: F.run("r2"), requests: [])
         let now = Date()
         #expect(
@@ -38,13 +38,24 @@ struct HostStoreTests {
                 "box-a", "box-b",
             ])
         #expect(try store.values("SELECT host FROM budget_reservations", as: String.self) == ["box-a"])
+        // A helper on box-b holds r1 by its claim on a round, not the lease: its call counts too.
+        #expect(
+            try store.leases.claimRound(
+                runID: "r1", owner: "b:2", host: "box-b", limit: 1, ttl: 600, now: now
+            )
+            .count == 1)
+        var helper = ask
+        (helper.owner, helper.host) = ("b:2", "box-b")
+        _ = try store.ledger.reserveBudget(
+            helper, limits: BudgetLimits(workspace: WorkspaceBudget(perDay: 100)), now: now
+        ).get()
 
         try store.hosts.tickStarted(host: "box-a", version: "1.0", conditions: "on AC", at: now - 5)
         try store.hosts.tickStarted(host: "box-b", version: "1.1", conditions: "offline", at: now - 5)
         let hosts = try store.hosts.hosts(now: now).sorted { $0.name < $1.name }
         #expect(hosts.map(\.name) == ["box-a", "box-b"])
         #expect(hosts.map(\.runsHeld) == [1, 0], "box-b's lease has expired")
-        #expect(hosts.map(\.callsInFlight) == [1, 0])
+        #expect(hosts.map(\.callsInFlight) == [1, 1])
         #expect(hosts.map(\.version) == ["1.0", "1.1"])
         #expect(hosts.map(\.conditions) == ["on AC", "offline"])
     }

@@ -120,6 +120,33 @@ extension LedgerStoreRoleTests {
             "only the reservation just made is left")
     }
 
+    /// A helper (`JobRunner.help`) holds a run by its claim on a round, not by the lease: its
+    /// reservations live as long as the claim. Two `offpeak run` of one job and a tick, racing
+    /// against a daily budget, spent $1.30 of $1.00 while the helper's calls were dropped as stale.
+    @Test(arguments: StoreEngine.allCases)
+    func aHelpersReservationLivesWithItsClaim(engine: StoreEngine) throws {
+        let roles = try engine.roles()
+        try roles.runs.insert(run: F.run("r1", job: "j"), requests: F.requests(4, run: "r1"))
+        #expect(try roles.leases.acquireLease(runID: "r1", owner: "holder:1", host: "a", ttl: 300) == nil)
+        let now = Date()
+        let round = try roles.leases.claimRound(
+            runID: "r1", owner: "helper:2", host: "b", limit: 2, ttl: 300, now: now)
+        #expect(round.count == 2)
+        let limits = BudgetLimits(workspace: WorkspaceBudget(perDay: 1.0), calendar: Self.calendar("UTC"))
+        let day = limits.periods(at: now).day
+        _ = try roles.ledger.reserveBudget(Self.ask(0.5, owner: "helper:2"), limits: limits, now: now).get()
+        let refusal = try #require(
+            Self.refusal(
+                try roles.ledger.reserveBudget(Self.ask(0.625, owner: "holder:1"), limits: limits, now: now)))
+        #expect(refusal.waitsForCallsInFlight, "the helper's call in flight holds $0.50")
+        _ = try roles.ledger.reserveBudget(Self.ask(0.5, owner: "holder:1"), limits: limits, now: now).get()
+        #expect(try roles.ledger.budgetUse(in: day).reservedDollars == 1.0)
+        // The helper's claim given up (or expired): its reservations go with it.
+        try roles.leases.releaseClaim(runID: "r1", owner: "helper:2")
+        _ = try roles.ledger.reserveBudget(Self.ask(0.25, owner: "holder:1"), limits: limits, now: now).get()
+        #expect(try roles.ledger.budgetUse(in: day).reservedDollars == 0.75)
+    }
+
     @Test(arguments: StoreEngine.allCases)
     func monthsJobDaysTokensAndOpenBatchesAreCounted(engine: StoreEngine) throws {
         let me = Store.processOwner

@@ -126,11 +126,12 @@ extension BudgetLimits {
     }
 }
 
-/// When a reservation is no longer held: its run's lease is gone or expired, or its owner is a
-/// process of this host that no longer runs (killed with -9). Only this process can tell the last,
-/// so each engine reads the reservations with their leases and asks here.
+/// When a reservation is no longer held: its owner's hold on the run (its lease, or a helper's claim)
+/// is gone or expired, or its owner is a process of this host that no longer runs (killed with -9).
+/// Only this process can tell the last, so the rule reads the reservations with their holds and
+/// asks here.
 enum StaleReservation {
-    static func isStale(owner: String, leaseExpiresAt: Date?, now: Date) -> Bool {
-        leaseExpiresAt.map { $0 <= now } ?? true || !ProcessOwner.isAlive(owner)
+    static func isStale(owner: String, holdExpiresAt: Date?, now: Date) -> Bool {
+        holdExpiresAt.map { $0 <= now } ?? true || !ProcessOwner.isAlive(owner)
     }
 }

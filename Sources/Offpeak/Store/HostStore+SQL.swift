@@ -24,9 +24,12 @@ extension HostStore where Self: SQLEngine {
             SELECT h.name, h.version, h.first_seen_at, h.tick_started_at, h.tick_ended_at, h.tick_status,
                 h.conditions,
                 (SELECT COUNT(*) FROM leases l WHERE l.host = h.name AND l.expires_at > \(now)) AS runs_held,
-                (SELECT COUNT(*) FROM budget_reservations r
-                    JOIN leases l ON l.run_id = r.run_id AND l.owner = r.owner
-                    WHERE r.host = h.name AND l.expires_at > \(now)) AS calls_in_flight
+                (SELECT COUNT(*) FROM budget_reservations r WHERE r.host = h.name AND (
+                    EXISTS (SELECT 1 FROM leases l
+                        WHERE l.run_id = r.run_id AND l.owner = r.owner AND l.expires_at > \(now))
+                    OR EXISTS (SELECT 1 FROM claims c
+                        WHERE c.run_id = r.run_id AND c.owner = r.owner AND c.expires_at > \(now))
+                )) AS calls_in_flight
             FROM hosts h
             """
         ).map { row throws(OffpeakError) -> HostRecord in

@@ -10,9 +10,10 @@ import Foundation
 /// take the lock: the check reads what is held before what was spent, so a commit between the two
 /// is counted twice (too much) and never missed.
 ///
-/// A reservation lives as long as its run's lease: it is dropped when the lease is gone or
-/// expired, or its owner is a process of this host that no longer runs (`StaleReservation`). So a
-/// crashed process's reservations never block for longer than the lease's time to live. A provider
+/// A reservation lives as long as its owner's hold on the run (its lease, or a helper's claim): it is
+/// dropped when that is gone or expired, or its owner is a process of this host that no longer runs
+/// (`StaleReservation`). So a crashed process's reservations never block for longer than the hold's
+/// time to live. A provider
 /// batch's own reservation is its row in `provider_batches` (its worst case), held until collected.
 ///
 /// Dollars are doubles, whose sum depends on its order: they are added in the order of the rows'
@@ -70,18 +71,23 @@ enum BudgetRules {
         try sql.execute("DELETE FROM budget_reservations WHERE id = \(Int(id))")
     }
 
-    /// Drops reservations whose run's lease is gone or expired, or whose owner died on this host
+    /// Drops reservations whose owner holds the run neither by its lease nor by a claim (a helper's,
+    /// `JobRunner.help`, which has no lease) that is live, or whose owner died on this host
     /// (`StaleReservation`: only this process can tell the last, so the rows are read first).
     static func dropStaleReservations(_ sql: any SQLConnection, now: Date) throws(OffpeakError) {
         let rows = try sql.rows(
             """
-            SELECT DISTINCT r.run_id, r.owner, l.expires_at FROM budget_reservations r
+            SELECT DISTINCT r.run_id, r.owner, l.expires_at AS lease_expires_at, c.expires_at AS claim_expires_at
+            FROM budget_reservations r
             LEFT JOIN leases l ON l.run_id = r.run_id AND l.owner = r.owner
+            LEFT JOIN claims c ON c.run_id = r.run_id AND c.owner = r.owner
             """)
         for row in rows {
             let owner: String = try row("owner")
-            let expires: Date? = try row("expires_at")
-            guard StaleReservation.isStale(owner: owner, leaseExpiresAt: expires, now: now) else { continue }
+            let lease: Date? = try row("lease_expires_at")
+            let claim: Date? = try row("claim_expires_at")
+            let expires = [lease, claim].compactMap { $0 }.max()
+            guard StaleReservation.isStale(owner: owner, holdExpiresAt: expires, now: now) else { continue }
             let runID: String = try row("run_id")
             try sql.execute("DELETE FROM budget_reservations WHERE run_id = \(runID) AND owner = \(owner)")
         }
