@@ -46,6 +46,30 @@ struct JobRunnerIntegrationTests {
         return try context.run(try context.loadJob(job))
     }
 
+    /// A tick picks a job for its unfinished run, and another process finishes that run before the
+    /// pass opens it (stop 52's CI: three hosts ticking, a slot answered twice): the pass starts no
+    /// new run and asks nothing.
+    @Test func aRunToResumeThatEndedMeanwhileIsNotStartedAnew() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(sim: sim, documents: 2)
+        let first = try Self.run(workspace)
+        #expect(first.run.state == .completed)
+        var picked = first.run
+        picked.state = .running  // as the tick listed it
+        let context = try Self.context(workspace)
+        var options = JobRunner.Options()
+        options.resuming = picked
+        let outcome = try context.run(try context.loadJob("docs"), options: options)
+        #expect(outcome.status == .ok && outcome.answeredNow == 0)
+        #expect(outcome.run.id == first.run.id && outcome.run.state == .completed)
+        #expect(
+            outcome.message
+                == "job docs: run \(first.run.id) is completed (it ended after this tick looked); nothing to resume"
+        )
+        #expect(try context.openStore().runs.runs().count == 1)
+        #expect(try sim.stats()["calls"] as? Int == 2)
+    }
+
     @Test func summarizesEveryDocumentAndLedgerMatchesSimBilling() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(sim: sim, documents: 4)

@@ -30,6 +30,10 @@ public struct JobRunner: Sendable {
         /// moved (`tick --now`: days of a daily job in a minute), and library tests moving it to
         /// the next day. Leases, windows and calls keep the machine's clock.
         var clock: @Sendable () -> Date = { Date() }
+        /// The unfinished run a tick picked the job for. When no run of the job is open as the pass
+        /// opens it (its holder finished it between the tick's reads), the pass starts none: a new
+        /// run would answer the job a second time.
+        var resuming: RunRecord?
         public init(
             force: Bool = false, cachePolicy: RequestRecord.CachePolicy = .normal,
             progress: (@Sendable (RunProgress) -> Void)? = nil, gate: ConditionGate? = nil,
@@ -88,7 +92,7 @@ public struct JobRunner: Sendable {
         if !failing.isEmpty && !options.force {
             try checkModel(config.model(for: spec.tier, provider: provider.kind), tier: spec.tier, for: spec)
             guard try hasBatchesOut(job: spec.name) else {
-                return try deferRun(spec, reasons: failing, sentence: sentence)
+                return try deferRun(spec, reasons: failing, sentence: sentence, resuming: options.resuming)
             }
             holdCalls = RunStop(
                 state: .waiting, reason: sentence, status: .temporaryFailure, deferred: failing)
@@ -108,8 +112,12 @@ public struct JobRunner: Sendable {
             sources: try sources(
                 for: spec, offline: holdCalls != nil, cancellation: options.stop?.calls, now: options.clock())
         )
-        var (run, droppedNow) = try prepareRun(
-            spec: spec, model: model, planned: planned, forced: options.force)
+        guard
+            let prepared = try prepareRun(
+                spec: spec, model: model, planned: planned, forced: options.force,
+                onlyResuming: options.resuming != nil)
+        else { return try closedMeanwhile(spec, options.resuming) }
+        var (run, droppedNow) = prepared
         // Another process holds the run: this one helps it answer its requests.
         if try store.leases.acquireLease(runID: run.id, owner: owner, host: host, ttl: leaseTTL) != nil {
             return try help(spec, run: run, options: options)
@@ -206,16 +214,19 @@ public struct JobRunner: Sendable {
     /// Puts the job in the deferred queue, and its run (a new, empty one if it has none: its
     /// requests are planned when it runs) in `waiting`. Nothing is sent or dropped.
     private func deferRun(
-        _ spec: JobSpec, reasons: [ConditionGate.Reason], sentence: String
+        _ spec: JobSpec, reasons: [ConditionGate.Reason], sentence: String, resuming: RunRecord?
     ) throws(OffpeakError) -> RunOutcome {
         let now = Date()
         // A new run holds no requests yet: they are planned when it runs.
         let fresh = RunRecord.new(
             job: spec, provider: provider.kind, model: config.model(for: spec.tier, provider: provider.kind),
             itemsTotal: spec.items.count, at: now)
-        var run = try store.runs.openRun(
-            job: spec.name, creating: fresh, requests: [], lease: newLease(fresh, at: now)
-        ).run
+        guard
+            var run = try store.runs.openRun(
+                job: spec.name, creating: resuming == nil ? fresh : nil, requests: [],
+                lease: resuming == nil ? newLease(fresh, at: now) : nil
+            )?.run
+        else { return try closedMeanwhile(spec, resuming) }
         try takeLease(run, job: spec.name)
         defer { try? store.leases.releaseLease(runID: run.id, owner: owner) }
         do { try run.move(to: .waiting, reason: sentence, at: now) } catch {
@@ -270,9 +281,11 @@ public struct JobRunner: Sendable {
 
     /// The job's unfinished run with any new items merged in, or a new run; and the items of the
     /// unfinished run, not answered yet, that the spec no longer has (dropped with the merge).
+    /// - Parameter onlyResuming: open the job's unfinished run only; nil when there is none.
     private func prepareRun(
-        spec: JobSpec, model: String, planned: [PlannedRequest], forced: Bool, attempt: Int = 1
-    ) throws(OffpeakError) -> (RunRecord, [String]) {
+        spec: JobSpec, model: String, planned: [PlannedRequest], forced: Bool, onlyResuming: Bool = false,
+        attempt: Int = 1
+    ) throws(OffpeakError) -> (RunRecord, [String])? {
         let now = Date()
         let specHash = SHA256.hex(CanonicalJSON.text(spec))
         if let stale = try store.runs.latestResumableRun(job: spec.name),
@@ -291,8 +304,11 @@ public struct JobRunner: Sendable {
             job: spec, provider: provider.kind, model: model, itemsTotal: planned.count, at: now)
         fresh.forced = forced
         let requests = Self.records(planned, runID: fresh.id, spec: spec, now: now)
-        let (open, created) = try store.runs.openRun(
-            job: spec.name, creating: fresh, requests: requests, lease: newLease(fresh, at: now))
+        guard
+            let (open, created) = try store.runs.openRun(
+                job: spec.name, creating: onlyResuming ? nil : fresh, requests: onlyResuming ? [] : requests,
+                lease: onlyResuming ? nil : newLease(fresh, at: now))
+        else { return nil }
         if created { return (fresh, []) }
         let resumed = requests.map { request in
             var request = request
@@ -305,7 +321,8 @@ public struct JobRunner: Sendable {
         // that is open, or a new one.
         if !run.state.isResumable, attempt < 3 {
             return try prepareRun(
-                spec: spec, model: model, planned: planned, forced: forced, attempt: attempt + 1)
+                spec: spec, model: model, planned: planned, forced: forced, onlyResuming: onlyResuming,
+                attempt: attempt + 1)
         }
         run.specHash = specHash
         run.model = model
@@ -314,6 +331,20 @@ public struct JobRunner: Sendable {
         run.spec = CanonicalJSON.text(spec)
         logger.info("resuming run \(run.id) of \(spec.name): \(run.itemsDone) of \(run.itemsTotal) done")
         return (run, dropped)
+    }
+
+    /// What a pass says of the run a tick picked to resume (`Options.resuming`) that no longer is open:
+    /// its holder finished it (or a user canceled it) after the tick listed it.
+    private func closedMeanwhile(_ spec: JobSpec, _ picked: RunRecord?) throws(OffpeakError) -> RunOutcome {
+        let run = try picked.flatMap { picked throws(OffpeakError) in
+            try store.runs.run(id: picked.id) ?? picked
+        }
+        guard let run else { throw OffpeakError(.software, "job \(spec.name): no run to resume") }
+        return RunOutcome(
+            run: run, status: .ok,
+            message: "job \(spec.name): run \(run.id) is \(run.state.rawValue) (it ended after this tick "
+                + "looked); nothing to resume",
+            spend: try store.ledger.spend(runID: run.id), outputDirectory: spec.output, answeredNow: 0)
     }
 
     /// A run whose last checkpoint is older than the job's `checkpoint_max_age` is restarted, not

@@ -97,10 +97,10 @@ protocol RunStore: AnyObject, Sendable {
     /// advisory lock): two processes starting the same job at the same moment get the same run,
     /// never one each (which would answer every item twice). A fresh run is saved with `lease`,
     /// its creator's: no other process sees it unheld (a tick elsewhere would take it for a run
-    /// to resume, and run it as well).
-    /// - Returns: the run, and whether it is `fresh`.
-    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord], lease: LeaseRecord?)
-        throws(OffpeakError) -> (run: RunRecord, created: Bool)
+    /// to resume, and run it as well). Without `fresh`, it only finds the unfinished run.
+    /// - Returns: the run, and whether it is `fresh`; nil when there is neither.
+    func openRun(job: String, creating fresh: RunRecord?, requests: [RequestRecord], lease: LeaseRecord?)
+        throws(OffpeakError) -> (run: RunRecord, created: Bool)?
 
     /// Saves a new run and its requests together.
     func insert(run: RunRecord, requests: [RequestRecord]) throws(OffpeakError)
@@ -144,6 +144,19 @@ protocol RunStore: AnyObject, Sendable {
         run: RunRecord, _ hits: [(ledger: LedgerEntry, result: ResultRecord)],
         lease: RunHold
     ) throws(OffpeakError)
+}
+
+extension RunStore {
+    /// The job's unfinished run, or `fresh` with its requests saved (`openRun(job:creating:…)`).
+    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord], lease: LeaseRecord?)
+        throws(OffpeakError) -> (run: RunRecord, created: Bool)
+    {
+        let optional: RunRecord? = fresh
+        guard let opened = try openRun(job: job, creating: optional, requests: requests, lease: lease) else {
+            throw OffpeakError(.software, "the store neither found nor created a run of \(job)")
+        }
+        return opened
+    }
 }
 
 extension RunStore {

@@ -175,9 +175,10 @@ public struct Tick: Sendable {
             runOptions.clock = options.clock
             do {
                 let outcome: RunOutcome
-                if let held {
+                if let held, why == "help" {
                     outcome = try context.help(spec, run: held, options: runOptions, store: store)
                 } else {
+                    runOptions.resuming = why == "resume" ? held : nil
                     outcome = try context.run(spec, options: runOptions, store: store)
                 }
                 called = called || outcome.callsMade > 0
@@ -196,7 +197,8 @@ public struct Tick: Sendable {
     /// The jobs this tick runs, each once, in order: unfinished runs first (oldest first), then
     /// queue jobs whose spool folder had requests to take. A job whose spec differs from another
     /// host's (`JobSpecAgreement`) is none of them: the report says why, and its schedule stays due.
-    /// A run another process holds is helped (`JobRunner.help`), not run: the third element.
+    /// The third element is the run a job was picked for: one another process holds is helped
+    /// (`JobRunner.help`), not run; one to resume is only resumed, never started anew.
     private func work(store: Store, host: String, options: Options, report: inout Report)
         throws(OffpeakError) -> [(JobSpec, String, RunRecord?)]
     {
@@ -215,7 +217,7 @@ public struct Tick: Sendable {
         }
         var picked: [(JobSpec, String, RunRecord?)] = []
         var seen: Set<String> = []
-        func pick(_ spec: JobSpec, _ why: String, helping run: RunRecord? = nil) {
+        func pick(_ spec: JobSpec, _ why: String, run: RunRecord? = nil) {
             if seen.insert(spec.name).inserted { picked.append((spec, why, run)) }
         }
         let open = try store.runs.resumableRunRows()
@@ -235,7 +237,7 @@ public struct Tick: Sendable {
         for run in open.runs {
             if let lease = held[run.id], lease.owner != Store.processOwner {
                 if run.state == .running, let spec = specs[run.job] {
-                    pick(spec, "help", helping: run)
+                    pick(spec, "help", run: run)
                     continue
                 }
                 seen.insert(run.job)
@@ -261,9 +263,9 @@ public struct Tick: Sendable {
             // The spec file as it is now; a run made without one (`offpeak summarize`) from the spec it
             // kept. A job whose file was removed is left alone: removing it is how a user stops it.
             if let spec = specs[run.job] {
-                pick(spec, "resume")
+                pick(spec, "resume", run: run)
             } else if let stored = run.storedSpec(), stored.sourcePath == nil {
-                pick(stored, "resume")
+                pick(stored, "resume", run: run)
             }
         }
         // A due schedule fires once however many slots passed while the machine was off; it is

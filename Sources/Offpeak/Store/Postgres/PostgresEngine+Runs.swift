@@ -4,13 +4,14 @@ import PostgresNIO
 /// Runs opened, merged and written on PostgreSQL. (The role's reads are in `PostgresEngine+RunReads`,
 /// its commits in `+Commit`, canceling and steps in `+Steps`.)
 extension PostgresEngine: RunStore {
-    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord], lease: LeaseRecord?)
-        throws(OffpeakError) -> (run: RunRecord, created: Bool)
+    func openRun(job: String, creating fresh: RunRecord?, requests: [RequestRecord], lease: LeaseRecord?)
+        throws(OffpeakError) -> (run: RunRecord, created: Bool)?
     {
         if let lease { try StoredDate.check(lease) }
-        return try store.transaction { () throws(OffpeakError) -> (run: RunRecord, created: Bool) in
+        return try store.transaction { () throws(OffpeakError) -> (run: RunRecord, created: Bool)? in
             try lockJob(job)
             if let open = try resumableRun(job: job) { return (open, false) }
+            guard let fresh else { return nil }
             try insertRow(fresh)
             try insertNewRequests(requests)
             if let lease {

@@ -2,11 +2,12 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    func openRun(job: String, creating fresh: RunRecord, requests: [RequestRecord], lease: LeaseRecord?)
-        throws(OffpeakError) -> (run: RunRecord, created: Bool)
+    func openRun(job: String, creating fresh: RunRecord?, requests: [RequestRecord], lease: LeaseRecord?)
+        throws(OffpeakError) -> (run: RunRecord, created: Bool)?
     {
-        try write { db in
+        try write { db -> (run: RunRecord, created: Bool)? in
             if let open = try SQLiteStore.resumableRun(in: db, job: job) { return (open, false) }
+            guard let fresh else { return nil }
             try fresh.insert(db)
             var inserter = try RequestInserter(db)
             for request in requests { try inserter.insertNew(request) }
