@@ -12,7 +12,7 @@ struct PostgresCacheTests {
 
     /// The running totals (`cache_totals`) and a recount of the entries.
     static func totals(_ engine: PostgresEngine) throws -> (kept: [Int], counted: [Int]) {
-        let kept = try engine.cacheTotals()
+        let kept = try engine.reading { sql throws(OffpeakError) in try CacheRules.totals(sql) }
         let row = try #require(
             try engine.store.query(
                 "SELECT count(*)::bigint, coalesce(sum(raw_bytes), 0)::bigint, coalesce(sum(stored_bytes), 0)::bigint FROM cache_entries"

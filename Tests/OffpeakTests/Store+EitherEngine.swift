@@ -95,8 +95,10 @@ extension Store {
     /// The answer cache's running totals (`cache_totals`, kept by triggers on both engines).
     func cacheTotals() throws -> (entries: Int, rawBytes: Int, storedBytes: Int) {
         switch engine {
-        case .sqlite(let sqlite): return try sqlite.read { db in try SQLiteStore.cacheTotals(db) }
-        case .postgres(let postgres): return try postgres.cacheTotals()
+        case .sqlite(let sqlite):
+            return try sqlite.reading { sql throws(OffpeakError) in try CacheRules.totals(sql) }
+        case .postgres(let postgres):
+            return try postgres.reading { sql throws(OffpeakError) in try CacheRules.totals(sql) }
         }
     }
 

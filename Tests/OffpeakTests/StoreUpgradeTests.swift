@@ -71,7 +71,7 @@ struct StoreUpgradeTests {
         let spend = try store.ledger.spend(runID: "r1")
         #expect(spend.calls == 2 && spend.failedCalls == 1 && spend.unpricedCalls == 0)
         #expect(spend.dollars == 0.1 + 0.2 + 1e-9)
-        let totals = try store.sqlite.read { db in try SQLiteStore.cacheTotals(db) }
+        let totals = try store.sqlite.reading { sql throws(OffpeakError) in try CacheRules.totals(sql) }
         #expect(totals.entries == 3 && totals.rawBytes == 8700 && totals.storedBytes == 4350)
     }
 

@@ -66,22 +66,3 @@ extension CacheEntryRecord {
 }
 
 extension CacheKind: DatabaseValueConvertible {}
-
-extension CacheEntrySummary {
-    /// A summary from a row holding `CacheEntryRecord.summaryColumns`.
-    /// - Throws: when a column does not decode (a date past year 9999 written by an older
-    ///   offpeak): a listing fails with the store's message instead of trapping.
-    init(row: Row, now: Date) throws {
-        let expiresAt: Date = try row.decode(forColumn: "expires_at")
-        self.init(
-            key: try row.decode(forColumn: "key"), kind: try row.decode(forColumn: "kind"),
-            job: try row.decode(forColumn: "job"), provider: try row.decode(forColumn: "provider"),
-            model: try row.decode(forColumn: "model"), url: try row.decode(forColumn: "url"),
-            createdAt: try row.decode(forColumn: "created_at"), expiresAt: expiresAt,
-            lastAccessAt: try row.decode(forColumn: "last_access_at"),
-            hits: try row.decode(forColumn: "hits"),
-            rawBytes: try row.decode(forColumn: "raw_bytes"),
-            storedBytes: try row.decode(forColumn: "stored_bytes"),
-            expired: expiresAt <= now)
-    }
-}

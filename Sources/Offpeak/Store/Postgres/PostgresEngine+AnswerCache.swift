@@ -59,7 +59,7 @@ extension PostgresEngine: AnswerCacheStore {
     /// - Returns: how many entries were evicted.
     func save(_ cache: CacheWrite) throws(OffpeakError) -> Int {
         try write(cache)
-        return try evict(maxBytes: cache.maxBytes)
+        return try CacheRules.evict(PostgresSQLConnection(engine: self), maxBytes: cache.maxBytes)
     }
 
     /// What `save` and `sendSave` write before they evict: the accesses and the records, under the
@@ -83,7 +83,7 @@ extension PostgresEngine: AnswerCacheStore {
             oldest AS (
                 SELECT key, last_access_at, stored_bytes FROM cache_entries
                 WHERE (SELECT excess FROM total) > 0
-                ORDER BY last_access_at, key COLLATE "C" LIMIT \(Self.evictionPage)),
+                ORDER BY last_access_at, key COLLATE "C" LIMIT \(CacheRules.evictionPage)),
             victims AS (
                 SELECT key FROM (
                     SELECT key, sum(stored_bytes) OVER (ORDER BY last_access_at, key COLLATE "C"
@@ -99,7 +99,7 @@ extension PostgresEngine: AnswerCacheStore {
     func evictRest(maxBytes: Int) throws(OffpeakError) -> Int {
         try store.transaction { () throws(OffpeakError) -> Int in
             try lockCache()
-            return try evict(maxBytes: maxBytes)
+            return try CacheRules.evict(PostgresSQLConnection(engine: self), maxBytes: maxBytes)
         }
     }
 
@@ -195,54 +195,5 @@ extension PostgresEngine: AnswerCacheStore {
                 raw_bytes = excluded.raw_bytes, stored_bytes = excluded.stored_bytes, payload = excluded.payload,
                 etag = excluded.etag, last_modified = excluded.last_modified, reuse = excluded.reuse
             """)
-    }
-
-    /// Deletes least recently used entries (by key among those used at once) until the payloads fit
-    /// in `maxBytes`, as `SQLiteStore.evict`: the running total says whether any must go, and the
-    /// eviction index (`cache_entries_by_use`) is read a page at a time until enough have.
-    /// - Returns: how many were deleted.
-    private func evict(maxBytes: Int) throws(OffpeakError) -> Int {
-        var excess = try cacheTotals().storedBytes - maxBytes
-        guard excess > 0 else { return 0 }
-        var victims: [String] = []
-        var after: (at: Date, key: String)?
-        while excess > 0 {
-            let rows = try store.query(
-                """
-                SELECT last_access_at, key, stored_bytes FROM cache_entries
-                WHERE \(after == nil)
-                    OR (last_access_at, key COLLATE "C") > (\(after?.at ?? Date()), \(after?.key ?? "") COLLATE "C")
-                ORDER BY last_access_at, key COLLATE "C" LIMIT \(Self.evictionPage)
-                """)
-            for row in rows where excess > 0 {
-                let columns = PostgresColumns(row, store)
-                let key: String = try columns("key")
-                victims.append(key)
-                excess -= try columns("stored_bytes", as: Int.self)
-                after = (try columns("last_access_at"), key)
-            }
-            if rows.count < Self.evictionPage { break }
-        }
-        guard !victims.isEmpty else { return 0 }
-        try store.query("DELETE FROM cache_entries WHERE key = ANY(\(victims)::text[])")
-        return victims.count
-    }
-
-    /// How many entries eviction reads at a time: most saves evict one or two.
-    static let evictionPage = 64
-
-    /// The cache's entries and bytes, as the triggers keep them; summed over every entry if the row
-    /// is missing.
-    func cacheTotals() throws(OffpeakError) -> (entries: Int, rawBytes: Int, storedBytes: Int) {
-        let rows = try store.query(
-            """
-            SELECT entries, raw_bytes, stored_bytes FROM cache_totals WHERE id = 1
-            UNION ALL
-            SELECT count(*), coalesce(sum(raw_bytes), 0)::bigint, coalesce(sum(stored_bytes), 0)::bigint
-            FROM cache_entries WHERE NOT EXISTS (SELECT 1 FROM cache_totals WHERE id = 1)
-            """)
-        guard let row = rows.first else { return (0, 0, 0) }
-        let columns = PostgresColumns(row, store)
-        return (try columns("entries"), try columns("raw_bytes"), try columns("stored_bytes"))
     }
 }

@@ -124,7 +124,7 @@ extension PostgresEngine {
                 try engine.outcome(of: update)
             }
             var evicted = try parts.eviction?.get().count ?? 0
-            if evicted == PostgresEngine.evictionPage, let cacheBytes {
+            if evicted == CacheRules.evictionPage, let cacheBytes {
                 evicted += try engine.evictRest(maxBytes: cacheBytes)
             }
             return CallCommit.Committed(run: run, spend: spend, fitness: fitness, evicted: evicted)

@@ -10,14 +10,14 @@ import PostgresNIO
 /// same cents. Text sorts byte by byte (`COLLATE "C"`), as SQLite's does, whatever the database's locale.
 ///
 /// The reports over the whole ledger (`costs`, `costs --by day`) read its rows in that order from a
-/// subquery sorted as the index that covers them is (`orderedSpendColumns`), and add them as they
+/// subquery sorted as the index that covers them is (`SpendRules.ledgerColumns`), and add them as they
 /// come: PostgreSQL (15) sorts each group's rows again for a `sum(… ORDER BY id)`, on 250,000 rows
 /// two thirds of the statement (by job: 375 ms, 109 ms without; `EXPLAIN ANALYZE`, index-only scan).
 extension PostgresEngine: LedgerStore {
-    /// `SQLiteStore.spendColumns`, its sums as PostgreSQL types them back (`bigint`, not `numeric`),
-    /// the dollars added in `order`, or (nil) in the order the rows come (`ordered`).
-    static func spendColumns(order: String? = "id") -> String {
-        let order = order.map { " ORDER BY \($0)" } ?? ""
+    /// `SpendRules.columns`, the dollars added in `order` within the aggregate: for a sum whose rows
+    /// come in no order of their own.
+    static func spendColumns(order: String = "id") -> String {
+        let order = " ORDER BY \(order)"
         return """
             count(*) FILTER (WHERE NOT cache_hit) AS calls,
             coalesce(sum(input_tokens), 0)::bigint AS input_tokens,
@@ -31,60 +31,9 @@ extension PostgresEngine: LedgerStore {
             """
     }
 
-    /// The columns a spend sums (`PostgresSchema.spendColumns`, which every covering index of the
-    /// ledger holds after its key): what a subquery sorted by one of those indexes selects, so the
-    /// rows come from the index alone (an index-only scan) and in the order their dollars add up in.
-    /// A sorted subquery is not merged into the query above it, and an aggregate over it (no join,
-    /// no window, never run in parallel with it) takes the rows as they come; the order ends with
-    /// `id`, so no two rows tie.
-    static let orderedSpendColumns = PostgresSchema.spendColumns
-
     /// The one row of sums `query` answers (every aggregate answers one).
     func spendRow(_ query: PostgresQuery) throws(OffpeakError) -> Spend {
         try store.query(query).first.map { row throws(OffpeakError) in try spend(row) } ?? Spend()
-    }
-
-    func spend(runID: String) throws(OffpeakError) -> Spend {
-        try spendRow("\(unescaped: Self.spendQuery) WHERE run_id = \(runID)")
-    }
-
-    func recountSpend(runID: String) throws(OffpeakError) -> Spend {
-        try spendRow("SELECT \(unescaped: Self.spendColumns()) FROM ledger WHERE run_id = \(runID)")
-    }
-
-    func spend(since start: Date) throws(OffpeakError) -> Spend {
-        try spendRow(
-            """
-            SELECT \(unescaped: Self.spendColumns(order: nil)) FROM (
-                SELECT \(unescaped: Self.orderedSpendColumns) FROM ledger WHERE at >= \(start) ORDER BY at, id
-            ) ledger
-            """)
-    }
-
-    func unpricedModels() throws(OffpeakError) -> [String] {
-        var models: [String] = []
-        for row in try store.query(
-            """
-            SELECT DISTINCT model COLLATE "C" AS model FROM ledger WHERE unpriced AND NOT cache_hit ORDER BY 1
-            """)
-        {
-            models.append(try PostgresColumns(row, store)("model"))
-        }
-        return models
-    }
-
-    func searchesByModel() throws(OffpeakError) -> [String: Int] {
-        var searches: [String: Int] = [:]
-        for row in try store.query(
-            """
-            SELECT model COLLATE "C" AS model, sum(search_requests)::bigint AS searches FROM ledger
-            WHERE search_requests > 0 GROUP BY 1
-            """)
-        {
-            let column = PostgresColumns(row, store)
-            searches[try column("model"), default: 0] += try column("searches")
-        }
-        return searches
     }
 
     func costs(groupedBy key: CostLine.Key) throws(OffpeakError) -> [CostLine] {
@@ -96,8 +45,8 @@ extension PostgresEngine: LedgerStore {
         var lines: [CostLine] = []
         for row in try store.query(
             """
-            SELECT key, \(unescaped: Self.spendColumns(order: nil)) FROM (
-                SELECT \(unescaped: column) AS key, \(unescaped: Self.orderedSpendColumns) FROM ledger
+            SELECT key, \(unescaped: SpendRules.columns) FROM (
+                SELECT \(unescaped: column) AS key, \(unescaped: SpendRules.ledgerColumns) FROM ledger
                 ORDER BY \(unescaped: column), id
             ) ledger
             GROUP BY key ORDER BY dollars DESC, key COLLATE "C"
@@ -141,9 +90,9 @@ extension PostgresEngine: LedgerStore {
             CROSS JOIN LATERAL (
                 SELECT count(*) AS row_count,
                     count(*) FILTER (WHERE at >= d.day_end - interval '2 milliseconds') AS near_end,
-                    \(unescaped: Self.spendColumns(order: nil))
+                    \(unescaped: SpendRules.columns)
                 FROM (
-                    SELECT at, \(unescaped: Self.orderedSpendColumns) FROM ledger
+                    SELECT at, \(unescaped: SpendRules.ledgerColumns) FROM ledger
                     WHERE at >= d.day_start AND at < d.day_end ORDER BY at, id
                 ) ledger
             ) s
@@ -176,8 +125,8 @@ extension PostgresEngine: LedgerStore {
             spend: { (day: LedgerDay) throws(OffpeakError) -> Spend in
                 try spendRow(
                     """
-                    SELECT \(unescaped: Self.spendColumns(order: nil)) FROM (
-                        SELECT \(unescaped: Self.orderedSpendColumns) FROM ledger
+                    SELECT \(unescaped: SpendRules.columns) FROM (
+                        SELECT \(unescaped: SpendRules.ledgerColumns) FROM ledger
                         WHERE at >= \(day.start) AND at < \(day.end) ORDER BY at, id
                     ) ledger
                     """)

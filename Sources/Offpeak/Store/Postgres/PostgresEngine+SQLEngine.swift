@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import PostgresNIO
 
 /// The PostgreSQL engine under the rules written once (`SQLEngine`): a read is a repeatable-read
@@ -50,6 +51,8 @@ struct PostgresSQLConnection: SQLConnection {
         }
     }
 
+    func bytewise(_ text: SQLStatement) -> SQLStatement { "\(text) COLLATE \"C\"" }
+
     func requests(_ statement: SQLStatement) throws(OffpeakError) -> [RequestRecord] {
         try engine.requests(try engine.store.query(Self.query(statement)))
     }
@@ -84,6 +87,9 @@ struct PostgresSQLRow: SQLRow {
     func double(_ column: String) throws(OffpeakError) -> Double { try columns(column) }
     func date(_ column: String) throws(OffpeakError) -> Date { try columns(column) }
     func bool(_ column: String) throws(OffpeakError) -> Bool { try columns(column) }
+    func data(_ column: String) throws(OffpeakError) -> Data {
+        Data(try columns(column, as: ByteBuffer.self).readableBytesView)
+    }
 }
 
 /// The roles written once, above both engines.

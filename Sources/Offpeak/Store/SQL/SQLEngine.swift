@@ -47,6 +47,10 @@ protocol SQLConnection {
     /// transaction take its turn whole.
     func lock(_ lock: SQLLock) throws(OffpeakError)
 
+    /// `text` compared byte by byte: as SQLite compares text unless told otherwise, and PostgreSQL
+    /// only in the "C" collation. The order both engines sort keys in, so they evict and list alike.
+    func bytewise(_ text: SQLStatement) -> SQLStatement
+
     /// The requests a statement selecting `RequestRecord.columns` returns, their payloads made whole:
     /// each engine keeps shared texts (`shared_texts`) and decodes request rows its own way.
     func requests(_ statement: SQLStatement) throws(OffpeakError) -> [RequestRecord]
@@ -74,6 +78,7 @@ protocol SQLRow {
     func double(_ column: String) throws(OffpeakError) -> Double
     func date(_ column: String) throws(OffpeakError) -> Date
     func bool(_ column: String) throws(OffpeakError) -> Bool
+    func data(_ column: String) throws(OffpeakError) -> Data
 }
 
 extension SQLRow {
@@ -127,6 +132,12 @@ extension Date: SQLColumn {
 extension Bool: SQLColumn {
     static func read(_ column: String, from row: some SQLRow) throws(OffpeakError) -> Bool {
         try row.bool(column)
+    }
+}
+
+extension Data: SQLColumn {
+    static func read(_ column: String, from row: some SQLRow) throws(OffpeakError) -> Data {
+        try row.data(column)
     }
 }
 

@@ -68,6 +68,16 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
         }
     }
 
+    /// `statements` one after the other, `separator` between each two.
+    static func joined(_ statements: [SQLStatement], separator: String) -> SQLStatement {
+        var joined = SQLStatement(stringLiteral: "")
+        for (index, statement) in statements.enumerated() {
+            if index > 0 { joined.parts.append(.text(separator)) }
+            joined.parts += statement.parts
+        }
+        return joined
+    }
+
     /// The text, with `placeholder(n)` for the n-th value (counted from 1), and the values in order.
     func rendered(placeholder: (Int) -> String) -> (sql: String, values: [SQLValue]) {
         var sql = ""

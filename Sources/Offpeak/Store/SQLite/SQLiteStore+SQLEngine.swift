@@ -56,6 +56,9 @@ struct SQLiteConnection: SQLConnection {
         if lock == .cache { locks.cache = true }
     }
 
+    /// SQLite compares text byte by byte already (`BINARY`).
+    func bytewise(_ text: SQLStatement) -> SQLStatement { text }
+
     func requests(_ statement: SQLStatement) throws(OffpeakError) -> [RequestRecord] {
         let (sql, arguments) = Self.render(statement)
         do {
@@ -99,6 +102,7 @@ struct SQLiteRow: SQLRow {
     func double(_ column: String) throws(OffpeakError) -> Double { try decode(column) }
     func date(_ column: String) throws(OffpeakError) -> Date { try decode(column) }
     func bool(_ column: String) throws(OffpeakError) -> Bool { try decode(column) }
+    func data(_ column: String) throws(OffpeakError) -> Data { try decode(column) }
 
     private func value(_ column: String) throws(OffpeakError) -> DatabaseValue {
         guard row.hasColumn(column) else {
