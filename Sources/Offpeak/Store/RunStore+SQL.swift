@@ -1,6 +1,8 @@
 import Foundation
 
-/// The runs' reads that both engines make alike, written once (`SQLEngine`).
+/// The runs' reads that both engines make alike, written once (`SQLEngine`): each a range of an
+/// index, so its cost depends on how much it returns, not on how big the run is. (The run loop
+/// plans a round at a time from these: `RunSession.nextCalls`.)
 ///
 /// States are written into the statement as literals (`SQLStates`), never bound: only then may
 /// either engine read a partial index whose condition names the state (`requests_retrying`).
@@ -13,5 +15,143 @@ extension RunStore where Self: SQLEngine {
                 WHERE state = \(unescaped: SQLStates.request(.retrying)) ORDER BY next_attempt_at NULLS FIRST
                 """)
         }
+    }
+
+    func pendingRequests(runID: String, after position: Int?, limit: Int) throws(OffpeakError)
+        -> [RequestRecord]
+    {
+        let after: SQLStatement = position.map { "AND position > \($0)" } ?? ""
+        return try reading { sql throws(OffpeakError) -> [RequestRecord] in
+            try sql.requests(
+                """
+                SELECT \(unescaped: RequestRecord.columns) FROM requests
+                WHERE run_id = \(runID) AND state = \(unescaped: SQLStates.request(.pending)) \(after)
+                ORDER BY position LIMIT \(max(0, limit))
+                """)
+        }
+    }
+
+    func dueRetries(runID: String, by now: Date, limit: Int?) throws(OffpeakError) -> [RequestRecord] {
+        let most: SQLStatement = limit.map { "LIMIT \(max(0, $0))" } ?? ""
+        return try reading { sql throws(OffpeakError) -> [RequestRecord] in
+            try sql.requests(
+                """
+                SELECT \(unescaped: RequestRecord.columns) FROM requests
+                WHERE run_id = \(runID) AND state = \(unescaped: SQLStates.request(.retrying))
+                    AND (next_attempt_at IS NULL OR next_attempt_at <= \(now))
+                ORDER BY position \(most)
+                """)
+        }
+    }
+
+    func itemCounts(runID: String) throws(OffpeakError) -> ItemCounts {
+        try reading { sql throws(OffpeakError) in try RunRules.itemCounts(sql, runID: runID) }
+    }
+
+    func isCanceled(runID: String) throws(OffpeakError) -> Bool {
+        try rows("SELECT canceled_at IS NOT NULL AS canceled FROM runs WHERE id = \(runID)").first.map {
+            row throws(OffpeakError) in try row("canceled", as: Bool.self)
+        } ?? false
+    }
+
+    func outlines(runID: String) throws(OffpeakError) -> [RequestOutline] {
+        try rows(
+            "SELECT id, item_id, state, error, source FROM requests WHERE run_id = \(runID) ORDER BY position"
+        ).map { row throws(OffpeakError) in try RequestOutline(row: row) }
+    }
+
+    func summary(runID: String, state: RequestRecord.State) throws(OffpeakError) -> StateSummary {
+        try reading { sql throws(OffpeakError) -> StateSummary in
+            let count =
+                try sql.rows(
+                    "SELECT COUNT(*) AS n FROM requests WHERE run_id = \(runID) AND state = \(state.rawValue)"
+                ).first.map { row throws(OffpeakError) in try row("n", as: Int.self) } ?? 0
+            guard count > 0 else { return StateSummary() }
+            // A retry with no time is due first.
+            let order = state == .retrying ? "next_attempt_at NULLS FIRST, position" : "position"
+            guard
+                let first = try sql.rows(
+                    """
+                    SELECT id, item_id, state, error, source, next_attempt_at FROM requests
+                    WHERE run_id = \(runID) AND state = \(state.rawValue) ORDER BY \(unescaped: order) LIMIT 1
+                    """
+                ).first
+            else { return StateSummary(count: count) }
+            return StateSummary(
+                count: count, first: try RequestOutline(row: first),
+                firstDue: try first("next_attempt_at", as: Date?.self))
+        }
+    }
+
+    func itemPrompts(runID: String) throws(OffpeakError) -> [String: ItemPrompt] {
+        var prompts: [String: ItemPrompt] = [:]
+        for row in try rows(
+            """
+            SELECT item_id, cache_key, sources FROM requests
+            WHERE run_id = \(runID) AND source = \(RequestSource.spec.rawValue)
+            """)
+        {
+            prompts[try row("item_id")] = ItemPrompt(
+                cacheKey: try row("cache_key"), sources: try row("sources"))
+        }
+        return prompts
+    }
+
+    func itemAnswers(runID: String) throws(OffpeakError) -> [String: String] {
+        var answers: [String: String] = [:]
+        for row in try rows(
+            """
+            SELECT q.item_id, a.text FROM requests q JOIN results a ON a.request_id = q.id
+            WHERE q.run_id = \(runID) AND q.source = \(RequestSource.spec.rawValue)
+            """)
+        {
+            answers[try row("item_id")] = try row("text")
+        }
+        return answers
+    }
+
+    func answeredItems(job: String) throws(OffpeakError) -> Set<String> {
+        Set(
+            try rows(
+                """
+                SELECT DISTINCT item_id FROM requests
+                WHERE job = \(job) AND source = \(RequestSource.spec.rawValue)
+                    AND state = \(unescaped: SQLStates.request(.done))
+                """
+            ).map { row throws(OffpeakError) -> String in try row("item_id") })
+    }
+}
+
+/// Run reads the engines' own transactions make too (a commit reads the run's counts).
+enum RunRules {
+    /// The run's counts as the `run_items` counters hold them: triggers on `requests` and `results`
+    /// keep them in every transaction that changes a row, so reading them costs the same for 10
+    /// items or 100,000.
+    static func itemCounts(_ sql: any SQLConnection, runID: String) throws(OffpeakError) -> ItemCounts {
+        guard
+            let row = try sql.rows(
+                "SELECT requests, total, done, failed, cached FROM run_items WHERE run_id = \(runID)"
+            ).first
+        else { return ItemCounts() }
+        return ItemCounts(
+            requests: try row("requests"), total: try row("total"), done: try row("done"),
+            failed: try row("failed"), cached: try row("cached"))
+    }
+}
+
+extension RequestOutline {
+    /// A row holding `id, item_id, state, error, source`; a state or source offpeak does not know is
+    /// an error naming the request, never a trap.
+    init(row: some SQLRow) throws(OffpeakError) {
+        let id: String = try row("id")
+        let state: String = try row("state")
+        guard let known = RequestRecord.State(rawValue: state) else {
+            throw OffpeakError(.dataError, "stored request \(id) has an unknown state \"\(state)\"")
+        }
+        let source: String = try row("source")
+        guard let from = RequestSource(rawValue: source) else {
+            throw OffpeakError(.dataError, "stored request \(id) has an unknown source \"\(source)\"")
+        }
+        self.init(id: id, itemId: try row("item_id"), state: known, error: try row("error"), source: from)
     }
 }

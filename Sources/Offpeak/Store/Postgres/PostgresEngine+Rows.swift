@@ -68,14 +68,6 @@ extension PostgresEngine {
             citations: try column("citations"))
     }
 
-    func outline(_ row: PostgresRow) throws(OffpeakError) -> RequestOutline {
-        let column = PostgresColumns(row, store)
-        return RequestOutline(
-            id: try column("id"), itemId: try column("item_id"),
-            state: try column.value("state", as: RequestRecord.State.self), error: try column("error"),
-            source: try column.value("source", as: RequestSource.self))
-    }
-
     /// Runs from rows listing `runColumns`, each decoded on its own: one that does not decode is
     /// named apart (as `SQLiteStore.fetchRuns`), never failing the read.
     func runRows(_ rows: [PostgresRow]) -> RunRows {

@@ -86,7 +86,7 @@ extension PostgresEngine {
                     WHERE r.id = u.id
                     """)
             }
-            let counts = try itemCounts(runID: runID)
+            let counts = try RunRules.itemCounts(PostgresSQLConnection(engine: self), runID: runID)
             try store.query(
                 """
                 UPDATE runs SET items_done = \(counts.done), items_failed = \(counts.failed), updated_at = \(now)

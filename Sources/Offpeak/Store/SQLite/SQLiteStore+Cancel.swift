@@ -39,11 +39,4 @@ extension SQLiteStore {
             return Store.Cancellation(dropped: dropped, inBatch: inBatch, state: run.state)
         }
     }
-
-    func isCanceled(runID: String) throws(OffpeakError) -> Bool {
-        try read { db in
-            try Bool.fetchOne(
-                db, sql: "SELECT canceled_at IS NOT NULL FROM runs WHERE id = ?", arguments: [runID]) ?? false
-        }
-    }
 }

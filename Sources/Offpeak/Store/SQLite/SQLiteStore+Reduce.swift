@@ -7,14 +7,7 @@ extension SQLiteStore {
     /// `results` keep them in every transaction that changes a row (see
     /// `StoreMigrations.createItemCounters`), so reading them costs the same for 10 items or 100,000.
     static func itemCounts(_ db: Database, runID: String) throws -> ItemCounts {
-        guard
-            let row = try Row.fetchOne(
-                db, sql: "SELECT requests, total, done, failed, cached FROM run_items WHERE run_id = ?",
-                arguments: [runID])
-        else { return ItemCounts() }
-        return ItemCounts(
-            requests: row["requests"], total: row["total"], done: row["done"], failed: row["failed"],
-            cached: row["cached"])
+        try RunRules.itemCounts(SQLiteConnection(db: db), runID: runID)
     }
 
     /// The same counts, recounted from every request of the run (what the counters must equal).

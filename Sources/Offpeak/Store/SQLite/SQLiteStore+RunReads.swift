@@ -22,45 +22,6 @@ extension SQLiteStore {
         return rows.runs.first
     }
 
-    func itemPrompts(runID: String) throws(OffpeakError) -> [String: ItemPrompt] {
-        try read { db in
-            let rows = try Row.fetchCursor(
-                db, sql: "SELECT item_id, cache_key, sources FROM requests WHERE run_id = ? AND source = ?",
-                arguments: [runID, RequestSource.spec.rawValue])
-            var prompts: [String: ItemPrompt] = [:]
-            while let row = try rows.next() {
-                prompts[row[0]] = ItemPrompt(cacheKey: row[1], sources: row[2])
-            }
-            return prompts
-        }
-    }
-
-    func itemAnswers(runID: String) throws(OffpeakError) -> [String: String] {
-        try read { db in
-            let rows = try Row.fetchCursor(
-                db,
-                sql: """
-                    SELECT requests.item_id, results.text FROM requests
-                    JOIN results ON results.request_id = requests.id
-                    WHERE requests.run_id = ? AND requests.source = ?
-                    """,
-                arguments: [runID, RequestSource.spec.rawValue])
-            var answers: [String: String] = [:]
-            while let row = try rows.next() { answers[row[0]] = row[1] }
-            return answers
-        }
-    }
-
-    func answeredItems(job: String) throws(OffpeakError) -> Set<String> {
-        try read { db in
-            Set(
-                try String.fetchAll(
-                    db,
-                    sql: "SELECT DISTINCT item_id FROM requests WHERE job = ? AND source = ? AND state = ?",
-                    arguments: [job, RequestSource.spec.rawValue, RequestRecord.State.done.rawValue]))
-        }
-    }
-
     static func resumableRun(in db: Database, job: String) throws -> RunRecord? {
         let request = RunRecord.filter(Column("job") == job).filter(openStates.contains(Column("state")))
             .order(Column("created_at").desc).limit(1)
