@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A row of `runs` that does not decode: a date no version of offpeak can read back (written before
 /// `StoredDate` refused such values), a hand edit. Reads that list runs leave it out and name it
@@ -16,21 +15,23 @@ struct UnreadableRun: Sendable, Codable, Equatable {
     /// Columns where NULL means what a date past year 9999 means: a deadline that never comes.
     static let neverWhenNull: Set<String> = ["deadline_at"]
 
-    init(row: Row, error: any Error) {
-        id = Self.text(row, "id")
-        job = Self.text(row, "job")
-        var dates: [String] = []
-        for (column, value) in row where column.hasSuffix("_at") && !value.isNull {
-            if Date.fromDatabaseValue(value) == nil { dates.append(column) }
+    /// The columns of a run that hold dates.
+    static let dateColumns = ["created_at", "started_at", "updated_at", "finished_at", "deadline_at"]
+
+    /// What in `row` (a run's, `RunRules.runColumns`) made `error`: a date that does not read back
+    /// is named with its value, and repaired when NULL means the same.
+    init(row: some SQLRow, error: OffpeakError) {
+        id = (try? row("id", as: String.self)) ?? "?"
+        job = (try? row("job", as: String.self)) ?? "?"
+        let dates = Self.dateColumns.filter { column in
+            (try? row.isNull(column)) == false && (try? row.date(column)) == nil
         }
         if let column = dates.first {
-            why =
-                "\(column) is \"\(Self.text(row, column))\", not a date the store can read (years 1 to 9999)"
+            let value = (try? row.string(column)) ?? "?"
+            why = "\(column) is \"\(value)\", not a date the store can read (years 1 to 9999)"
         } else {
-            // GRDB's message names the column and the value, then prints the whole row: keep the first part.
-            let message = "\(error)"
-            let cut = message.range(of: ", column index:") ?? message.range(of: ", row: [")
-            why = String(message[..<(cut?.lowerBound ?? message.endIndex)].prefix(300))
+            why = String(
+                ([error.message] + [error.cause].compactMap { $0 }).joined(separator: ": ").prefix(300))
         }
         if !dates.isEmpty, dates.allSatisfy(Self.neverWhenNull.contains) {
             let assignments = dates.map { "\($0) = NULL" }.joined(separator: ", ")
@@ -58,11 +59,5 @@ struct UnreadableRun: Sendable, Codable, Equatable {
             description
                 + (repair == nil
                     ? "; its items stay in the store, and no new run of \(job) starts beside it" : ""))
-    }
-
-    /// A column's value as text, whatever it holds.
-    private static func text(_ row: Row, _ column: String) -> String {
-        let value = (row[column] as DatabaseValue?) ?? .null
-        return String.fromDatabaseValue(value) ?? value.description
     }
 }

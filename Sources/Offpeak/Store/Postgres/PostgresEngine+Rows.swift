@@ -4,35 +4,12 @@ import PostgresNIO
 /// Rows to records and back, without GRDB: each record's columns named once, in the order its
 /// statements list them, and a decoder reading them by name.
 extension PostgresEngine {
-    static let runColumns = """
-        id, job, kind, spec_hash, state, reason, budget_stop, provider, model, tier, downgraded, forced,
-        items_total, items_done, items_failed, items_cached, created_at, started_at, updated_at, finished_at,
-        deadline_at, spec, failure_streak, failure_text, failure_items
-        """
-
     static let requestColumns = RequestRecord.columns
 
     static let resultColumns = """
         request_id, run_id, text, finish_reason, model, from_cache, ledger_id, input_tokens, output_tokens,
         dollars, created_at, citations
         """
-
-    func run(_ row: PostgresRow) throws(OffpeakError) -> RunRecord {
-        let column = PostgresColumns(row, store)
-        return RunRecord(
-            id: try column("id"), job: try column("job"), kind: try column("kind"),
-            specHash: try column("spec_hash"), state: try column.value("state", as: RunState.self),
-            reason: try column("reason"), budgetStop: try column("budget_stop"),
-            provider: try column("provider"), model: try column("model"), tier: try column("tier"),
-            downgraded: try column("downgraded"), forced: try column("forced"),
-            itemsTotal: try column("items_total"), itemsDone: try column("items_done"),
-            itemsFailed: try column("items_failed"), itemsCached: try column("items_cached"),
-            createdAt: try column("created_at"), startedAt: try column("started_at"),
-            updatedAt: try column("updated_at"), finishedAt: try column("finished_at"),
-            deadlineAt: try column("deadline_at"), spec: try column("spec"),
-            failureStreak: try column("failure_streak"), failureText: try column("failure_text"),
-            failureItems: try column("failure_items"))
-    }
 
     /// A request as its row holds it: its payload may name a shared text (`expand` makes it whole).
     func storedRequest(_ row: PostgresRow) throws(OffpeakError) -> RequestRecord {
@@ -68,28 +45,12 @@ extension PostgresEngine {
             citations: try column("citations"))
     }
 
-    /// Runs from rows listing `runColumns`, each decoded on its own: one that does not decode is
-    /// named apart (as `SQLiteStore.fetchRuns`), never failing the read.
-    func runRows(_ rows: [PostgresRow]) -> RunRows {
-        var result = RunRows()
-        for row in rows {
-            do { result.runs.append(try run(row)) } catch {
-                let column = PostgresColumns(row, store)
-                result.unreadable.append(
-                    UnreadableRun(
-                        id: (try? column("id", as: String.self)) ?? "?",
-                        job: (try? column("job", as: String.self)) ?? "?", why: error.message))
-            }
-        }
-        return result
-    }
-
     /// Inserts the run's row.
     func insertRow(_ run: RunRecord) throws(OffpeakError) {
         try StoredDate.check(run)
         try store.query(
             """
-            INSERT INTO runs (\(unescaped: Self.runColumns)) VALUES (\(run.id), \(run.job), \(run.kind),
+            INSERT INTO runs (\(unescaped: RunRules.runColumns)) VALUES (\(run.id), \(run.job), \(run.kind),
                 \(run.specHash), \(run.state.rawValue), \(run.reason), \(run.budgetStop), \(run.provider),
                 \(run.model), \(run.tier), \(run.downgraded), \(run.forced), \(run.itemsTotal), \(run.itemsDone),
                 \(run.itemsFailed), \(run.itemsCached), \(run.createdAt), \(run.startedAt), \(run.updatedAt),

@@ -10,7 +10,9 @@ extension PostgresEngine: RunStore {
         if let lease { try StoredDate.check(lease) }
         return try store.transaction { () throws(OffpeakError) -> (run: RunRecord, created: Bool)? in
             try lockJob(job)
-            if let open = try resumableRun(job: job) { return (open, false) }
+            if let open = try RunRules.resumableRun(PostgresSQLConnection(engine: self), job: job) {
+                return (open, false)
+            }
             guard let fresh else { return nil }
             try insertRow(fresh)
             try insertNewRequests(requests)
@@ -129,26 +131,5 @@ extension PostgresEngine: RunStore {
             if results[result.requestId] == nil { results[result.requestId] = result }
         }
         return results
-    }
-
-    /// The newest run of `job` not finished; an error (74) when its row cannot be read.
-    func resumableRun(job: String) throws(OffpeakError) -> RunRecord? {
-        try newestRun(job: job, states: Self.openStates)
-    }
-
-    /// The newest run of `job` in one of `states`; an error (74) when its row cannot be read.
-    func newestRun(job: String, states: [String], createdBefore: Date? = nil) throws(OffpeakError)
-        -> RunRecord?
-    {
-        let found = runRows(
-            try store.query(
-                """
-                SELECT \(unescaped: Self.runColumns) FROM runs
-                WHERE job = \(job) AND state = ANY(\(states)::text[])
-                    AND (\(createdBefore == nil) OR created_at < \(createdBefore ?? Date()))
-                ORDER BY created_at DESC LIMIT 1
-                """))
-        if let unreadable = found.unreadable.first { throw unreadable.error }
-        return found.runs.first
     }
 }

@@ -8,12 +8,12 @@ extension PostgresEngine {
         try store.transaction { () throws(OffpeakError) -> Store.Cancellation in
             guard
                 let row = try store.query(
-                    "SELECT \(unescaped: Self.runColumns) FROM runs WHERE id = \(runID) FOR UPDATE"
+                    "SELECT \(unescaped: RunRules.runColumns) FROM runs WHERE id = \(runID) FOR UPDATE"
                 ).first
             else {
                 throw OffpeakError(.usage, "no run \(runID); `offpeak status` lists the runs")
             }
-            var run = try self.run(row)
+            var run = try RunRecord(row: PostgresSQLRow(columns: PostgresColumns(row, store)))
             guard run.state.isResumable else {
                 throw OffpeakError(
                     .usage, "run \(runID) is \(run.state.rawValue): there is nothing to cancel")

@@ -18,7 +18,7 @@ extension PostgresEngine: SubmissionStore {
         guard !requests.isEmpty else { return [] }
         return try store.transaction { () throws(OffpeakError) -> [String?] in
             try lockJob(job)
-            let open = try resumableRun(job: job)
+            let open = try RunRules.resumableRun(PostgresSQLConnection(engine: self), job: job)
             let runID = open?.id ?? newRun.id
             if open != nil {
                 try lockRun(runID)

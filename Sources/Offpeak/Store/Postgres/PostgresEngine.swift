@@ -47,12 +47,6 @@ final class PostgresEngine: Sendable {
     func lockJob(_ job: String) throws(OffpeakError) {
         try store.query("SELECT pg_advisory_xact_lock(hashtextextended(\("offpeak job " + job), 0))")
     }
-
-    /// The states of runs not finished, as `SQLiteStore.openStates`.
-    static let openStates = [RunState.idle, .running, .waiting, .interrupted].map(\.rawValue)
-
-    /// The states of runs that have finished, as `SQLiteStore.finishedStates`.
-    static let finishedStates = RunState.allCases.filter { !$0.isResumable }.map(\.rawValue)
 }
 
 /// A row's columns read by name: a value that does not decode is a store error naming the server

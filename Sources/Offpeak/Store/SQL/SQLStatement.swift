@@ -68,6 +68,14 @@ struct SQLStatement: Sendable, ExpressibleByStringInterpolation {
         }
     }
 
+    /// Whether it holds no text and no value.
+    var isEmpty: Bool {
+        parts.allSatisfy { part in
+            if case .text(let text) = part { return text.isEmpty }
+            return false
+        }
+    }
+
     /// `statements` one after the other, `separator` between each two.
     static func joined(_ statements: [SQLStatement], separator: String) -> SQLStatement {
         var joined = SQLStatement(stringLiteral: "")
