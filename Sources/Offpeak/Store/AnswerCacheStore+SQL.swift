@@ -57,7 +57,7 @@ extension AnswerCacheStore where Self: SQLEngine {
         if expiredOnly { conditions.append("expires_at <= \(now)") }
         let filter: SQLStatement =
             conditions.isEmpty ? "" : "WHERE \(SQLStatement.joined(conditions, separator: " AND "))"
-        return try reading { sql throws(OffpeakError) -> [CacheEntrySummary] in
+        return try alone { sql throws(OffpeakError) -> [CacheEntrySummary] in
             try sql.rows(
                 """
                 SELECT \(unescaped: CacheEntryRecord.summaryColumns) FROM cache_entries \(filter)

@@ -15,19 +15,19 @@ extension LedgerStore where Self: SQLEngine {
     }
 
     func recountSpend(runID: String) throws(OffpeakError) -> Spend {
-        try reading { sql throws(OffpeakError) in
+        try alone { sql throws(OffpeakError) in
             try SpendRules.sum(sql, where: "run_id = \(runID)", orderedBy: "id")
         }
     }
 
     func spend(since start: Date) throws(OffpeakError) -> Spend {
-        try reading { sql throws(OffpeakError) in
+        try alone { sql throws(OffpeakError) in
             try SpendRules.sum(sql, where: "at >= \(start)", orderedBy: "at, id")
         }
     }
 
     func unpricedModels() throws(OffpeakError) -> [String] {
-        try reading { sql throws(OffpeakError) -> [String] in
+        try alone { sql throws(OffpeakError) -> [String] in
             try sql.rows(
                 """
                 SELECT DISTINCT \(sql.bytewise("model")) AS model FROM ledger WHERE unpriced AND NOT cache_hit

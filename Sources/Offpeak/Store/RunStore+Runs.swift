@@ -5,11 +5,11 @@ import Foundation
 /// read of one run (its id, its job's newest) throws for it instead.
 extension RunStore where Self: SQLEngine {
     func run(id: String) throws(OffpeakError) -> RunRecord? {
-        try reading { sql throws(OffpeakError) in try RunRules.single(sql, "id = \(id)") }
+        try alone { sql throws(OffpeakError) in try RunRules.single(sql, "id = \(id)") }
     }
 
     func readableRun(id: String) throws(OffpeakError) -> RunRecord? {
-        try reading { sql throws(OffpeakError) in try RunRules.runRows(sql, where: "id = \(id)").runs.first }
+        try alone { sql throws(OffpeakError) in try RunRules.runRows(sql, where: "id = \(id)").runs.first }
     }
 
     func runs(limit: Int) throws(OffpeakError) -> [RunRecord] {
@@ -17,7 +17,7 @@ extension RunStore where Self: SQLEngine {
     }
 
     func runRows(limit: Int) throws(OffpeakError) -> RunRows {
-        try reading { sql throws(OffpeakError) in
+        try alone { sql throws(OffpeakError) in
             try RunRules.runRows(sql, orderedBy: "created_at DESC LIMIT \(max(0, limit))")
         }
     }
@@ -27,19 +27,19 @@ extension RunStore where Self: SQLEngine {
     }
 
     func resumableRunRows() throws(OffpeakError) -> RunRows {
-        try reading { sql throws(OffpeakError) in
+        try alone { sql throws(OffpeakError) in
             try RunRules.runRows(
                 sql, where: "state IN \(unescaped: RunRules.openStates)", orderedBy: "created_at")
         }
     }
 
     func latestResumableRun(job: String) throws(OffpeakError) -> RunRecord? {
-        try reading { sql throws(OffpeakError) in try RunRules.resumableRun(sql, job: job) }
+        try alone { sql throws(OffpeakError) in try RunRules.resumableRun(sql, job: job) }
     }
 
     func latestFinishedRun(job: String, createdBefore: Date?) throws(OffpeakError) -> RunRecord? {
         let before: SQLStatement = createdBefore.map { "AND created_at < \($0)" } ?? ""
-        return try reading { sql throws(OffpeakError) in
+        return try alone { sql throws(OffpeakError) in
             try RunRules.single(
                 sql, "job = \(job) AND state IN \(unescaped: RunRules.finishedStates) \(before)",
                 orderedBy: "created_at DESC LIMIT 1")

@@ -8,7 +8,7 @@ import Foundation
 /// either engine read a partial index whose condition names the state (`requests_retrying`).
 extension RunStore where Self: SQLEngine {
     func retryingRequests() throws(OffpeakError) -> [RequestRecord] {
-        try reading { sql throws(OffpeakError) -> [RequestRecord] in
+        try alone { sql throws(OffpeakError) -> [RequestRecord] in
             try sql.requests(
                 """
                 SELECT \(unescaped: RequestRecord.columns) FROM requests
@@ -21,7 +21,7 @@ extension RunStore where Self: SQLEngine {
         -> [RequestRecord]
     {
         let after: SQLStatement = position.map { "AND position > \($0)" } ?? ""
-        return try reading { sql throws(OffpeakError) -> [RequestRecord] in
+        return try alone { sql throws(OffpeakError) -> [RequestRecord] in
             try sql.requests(
                 """
                 SELECT \(unescaped: RequestRecord.columns) FROM requests
@@ -33,7 +33,7 @@ extension RunStore where Self: SQLEngine {
 
     func dueRetries(runID: String, by now: Date, limit: Int?) throws(OffpeakError) -> [RequestRecord] {
         let most: SQLStatement = limit.map { "LIMIT \(max(0, $0))" } ?? ""
-        return try reading { sql throws(OffpeakError) -> [RequestRecord] in
+        return try alone { sql throws(OffpeakError) -> [RequestRecord] in
             try sql.requests(
                 """
                 SELECT \(unescaped: RequestRecord.columns) FROM requests
@@ -45,7 +45,7 @@ extension RunStore where Self: SQLEngine {
     }
 
     func itemCounts(runID: String) throws(OffpeakError) -> ItemCounts {
-        try reading { sql throws(OffpeakError) in try RunRules.itemCounts(sql, runID: runID) }
+        try alone { sql throws(OffpeakError) in try RunRules.itemCounts(sql, runID: runID) }
     }
 
     func isCanceled(runID: String) throws(OffpeakError) -> Bool {

@@ -17,8 +17,8 @@ extension PostgresEngine: SQLEngine {
     }
 
     /// One statement needs no snapshot of its own: it sees one already.
-    func rows(_ statement: SQLStatement) throws(OffpeakError) -> [any SQLRow] {
-        try PostgresSQLConnection(engine: self).rows(statement)
+    func alone<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T {
+        try body(PostgresSQLConnection(engine: self))
     }
 
     /// One statement is a transaction of its own: no `BEGIN` and `COMMIT` around it (one round

@@ -11,6 +11,10 @@ protocol SQLEngine: AnyObject, Sendable {
     /// Runs `body`'s statements in one transaction: all of it lands, or none of it.
     func writing<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T
 
+    /// Runs `body`, which makes one statement: alone, a statement sees one snapshot already, so
+    /// PostgreSQL needs no transaction around it (one round trip, not three).
+    func alone<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T
+
     /// One statement on its own, outside any transaction the caller holds.
     func rows(_ statement: SQLStatement) throws(OffpeakError) -> [any SQLRow]
 
@@ -21,8 +25,12 @@ protocol SQLEngine: AnyObject, Sendable {
 }
 
 extension SQLEngine {
+    func alone<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T {
+        try reading(body)
+    }
+
     func rows(_ statement: SQLStatement) throws(OffpeakError) -> [any SQLRow] {
-        try reading { connection throws(OffpeakError) in try connection.rows(statement) }
+        try alone { connection throws(OffpeakError) in try connection.rows(statement) }
     }
 
     @discardableResult
