@@ -27,13 +27,15 @@ struct DeferredRunTests {
 
     static func run(
         _ workspace: TemporaryWorkspace, sysfs: SwitchableSysfs, force: Bool = false,
-        windowEnd: Date? = nil, stop: StopSignal? = nil, progress: (@Sendable (RunProgress) -> Void)? = nil
+        windowEnd: Date? = nil, stop: StopSignal? = nil, progress: (@Sendable (RunProgress) -> Void)? = nil,
+        resuming: RunRecord? = nil
     ) throws -> RunOutcome {
         let context = try JobRunnerIntegrationTests.context(workspace)
-        let options = JobRunner.Options(
+        var options = JobRunner.Options(
             force: force, progress: progress, gate: context.gate(sysfsRoot: sysfs.root.path),
             windowEnd: windowEnd,
             stop: stop)
+        options.resuming = resuming
         return try context.run(try context.loadJob("docs"), options: options)
     }
 
@@ -325,7 +327,8 @@ struct DeferredRunTests {
     }
 
     /// A checkpoint older than `checkpoint_max_age` is not resumed: a new run starts, and the cache
-    /// answers what the old one had done.
+    /// answers what the old one had done. So it goes also for a tick, which picks the job only to
+    /// resume its run (`Options.resuming`).
     @Test func staleCheckpointRestartsTheRunCheaply() throws {
         let sim = try SimProcess()
         let workspace = try Self.workspace(
@@ -338,7 +341,7 @@ struct DeferredRunTests {
         try workspace.write(
             "jobs/docs.yaml",
             "kind: summarize\ntier: balanced\ninputs: [docs/*.md]\nmax_tokens: 200\nbatching: off\n")
-        let second = try Self.run(workspace, sysfs: sysfs)
+        let second = try Self.run(workspace, sysfs: sysfs, resuming: first.run)
         #expect(second.status == .ok)
         #expect(second.run.id != first.run.id)
         #expect(try store.runs.run(id: first.run.id)?.state == .failed)

@@ -281,16 +281,20 @@ public struct JobRunner: Sendable {
 
     /// The job's unfinished run with any new items merged in, or a new run; and the items of the
     /// unfinished run, not answered yet, that the spec no longer has (dropped with the merge).
-    /// - Parameter onlyResuming: open the job's unfinished run only; nil when there is none.
+    /// - Parameter onlyResuming: open the job's unfinished run only (or restart it when too old); nil
+    ///   when there is none.
     private func prepareRun(
         spec: JobSpec, model: String, planned: [PlannedRequest], forced: Bool, onlyResuming: Bool = false,
         attempt: Int = 1
     ) throws(OffpeakError) -> (RunRecord, [String])? {
         let now = Date()
         let specHash = SHA256.hex(CanonicalJSON.text(spec))
+        // A run to resume that is too old is restarted: a new run is the resume.
+        var onlyResuming = onlyResuming
         if let stale = try store.runs.latestResumableRun(job: spec.name),
             try isTooOld(stale, spec: spec, now: now)
         {
+            onlyResuming = false
             // Not resumed blindly: a new run starts, and the cache answers what the old one had.
             var old = stale
             let age = Duration.seconds(spec.checkpointMaxAge).formatted(
