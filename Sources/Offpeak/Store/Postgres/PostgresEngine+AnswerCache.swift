@@ -3,7 +3,8 @@ import NIOCore
 import PostgresNIO
 
 /// The answer cache's lookups and writes on PostgreSQL, as the SQLite engine makes them
-/// (`SQLiteStore+AnswerCache`, `PendingAccesses.write`); its reports are in `+CacheReports`.
+/// (`SQLiteStore+AnswerCache`, `PendingAccesses.write`); its reports and eviction are written once
+/// (`AnswerCacheStore+SQL`).
 ///
 /// Writes take turns under the cache's transaction advisory lock (`lockCache`), as SQLite's one
 /// writer makes them: two processes saving at once never both evict for the same excess, and
