@@ -116,7 +116,7 @@ import Glibc
         while workspace.read("cache/offpeak.sqlite-shm") == nil, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
-        Thread.sleep(forTimeInterval: 0.5)  // the run row is committed, the first call in flight
+        try InFlightStopTests.waitForCallsInFlight(sim, 1)  // the run row is committed, a call in flight
         try reader.lock()
         let status = try reader.offpeak(["status", "--json"])
         #expect(status.status == 0, "\(status.stderr)")

@@ -25,7 +25,13 @@ import Testing
             first.value = try? workspace.offpeak(["run", "classify"], environment: ["OFFPEAK_HOST": "box-a"])
             done.signal()
         }
-        Thread.sleep(forTimeInterval: 0.6)
+        // The second starts once the first has made its run and sent a call (so holds the run and
+        // its first round): a fixed pause was too short for a loaded machine, and the second host
+        // made the run itself.
+        let deadline = Date() + 60
+        while (try sim.stats()["calls"] as? Int ?? 0) < 1, Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         let helped = try workspace.offpeak(["run", "classify"], environment: ["OFFPEAK_HOST": "box-b"])
         done.wait()
         let ran = try #require(first.value)
