@@ -88,8 +88,10 @@ struct BatchAuditRunTests {
         #expect(outcome.message == "job classify: 160 of 160 items answered (160 now)")
         #expect(try Self.batchedCalls(sim) == 20)
         // Rounds of probes carrying half the tail audits the test still needs (9, 4, 2, 1, 1):
-        // 17 prove 8, and the first probe's head is audited to compare.
-        #expect(outcome.spend.calls == 20 + 18)
+        // 17 prove 8, and the first probe's head is audited to compare. Once, on a loaded machine,
+        // one more tail audit was asked (39 calls): what a round's planning has seen committed
+        // depends on timing. At most one more is allowed.
+        #expect((20 + 18...20 + 19).contains(outcome.spend.calls), "\(outcome.spend.calls) calls")
         let record = try Self.record(workspace)
         #expect(record.itemLimit(at: Date()) == nil)
         #expect(record.decisions.map(\.kind) == [.proven])
