@@ -177,6 +177,15 @@ def insert(db, table: str, columns: list[str], rows) -> None:
     db.executemany(f"INSERT INTO {table} ({names}) VALUES ({marks})", ([row[i] for i in keep] for row in rows))
 
 
+def cache_row_id(key: str) -> int:
+    """The SQLite cache table's row id for `key`, as offpeak makes it (`CacheRowID`): FNV-1a over
+    the key's UTF-8, 64 bits, as a signed integer. An older build's table has no `id` column."""
+    value = 0xCBF29CE484222325
+    for byte in key.encode():
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
 def _fill_cache(db, rng, now, count, blob) -> None:
     """~2 KB answers (about 1.1 KB stored), none expired; a few sources; 90 days of day counters."""
     chunk = 50_000
@@ -187,15 +196,15 @@ def _fill_cache(db, rng, now, count, blob) -> None:
             stored = rng.randint(900, 1300)
             offset = rng.randrange(len(blob) - stored)
             source = n % 100 == 0
-            rows.append((hashlib.sha256(b"k%d" % n).hexdigest() if not source else f"source:{n:064x}",
+            key = hashlib.sha256(b"k%d" % n).hexdigest() if not source else f"source:{n:064x}"
+            rows.append((cache_row_id(key), key,
                          "source" if source else "answer", f"j{n % IDLE_SPECS:02d}", None if source else "sim",
                          None if source else rng.choice(MODELS), f"https://example.com/{n}" if source else None,
                          stamp(created), stamp(now + 365 * DAY), stamp(created + rng.uniform(0, 3600)),
                          rng.randint(0, 5), stored * 2, stored, blob[offset:offset + stored]))
-        db.executemany(
-            """INSERT INTO cache_entries (key, kind, job, provider, model, url, created_at, expires_at,
-               last_access_at, hits, raw_bytes, stored_bytes, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
-            rows)
+        insert(db, "cache_entries", ["id", "key", "kind", "job", "provider", "model", "url", "created_at",
+                                     "expires_at", "last_access_at", "hits", "raw_bytes", "stored_bytes",
+                                     "payload"], rows)
     days = [datetime.date.fromtimestamp(now - d * DAY).isoformat() for d in range(SPAN_DAYS)]
     db.executemany(
         "INSERT INTO cache_counters (day, kind, hits, misses) VALUES (?, ?, ?, ?)",

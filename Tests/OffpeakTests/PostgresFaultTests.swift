@@ -180,7 +180,7 @@ import Glibc
         try cluster.restart()
         let third = try connect(url, cluster: cluster)
         defer { third.close() }
-        try third.query("SELECT 1")
+        #expect(try currentUser(third) == "offpeak_test", "a statement answered on the new connection")
     }
 
     /// A server that takes the TCP connection and never answers: `connect_timeout` bounds the
@@ -222,7 +222,7 @@ import Glibc
                 == "a statement on PostgreSQL at \(store.url.endpoint) was canceled (statement_timeout or a cancel "
                 + "request) (canceling statement due to statement timeout)")
         // The connection goes on.
-        try store.query("SELECT 1")
+        #expect(try currentUser(store) == "offpeak_test", "a statement answered after the cancel")
     }
 
     @Test func aStatementErrorIsAStoreErrorNamingTheServer() throws {

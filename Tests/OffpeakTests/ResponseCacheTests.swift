@@ -40,14 +40,18 @@ struct ResponseCacheTests {
 
     /// Inserts `record`'s row as it is, as an older offpeak or another process would have: no
     /// `ResponseCache` of this process hears of it.
+    /// On SQLite the row has its id too (`CacheRowID`), which a writer must make from the key.
     static func write(_ record: CacheEntryRecord, to store: Store) throws {
+        let id: [(any EngineValue)?] =
+            if case .sqlite = store.engine { [Int(CacheRowID.of(record.key))] } else { [] }
         try store.execute(
             """
-            INSERT INTO cache_entries (key, kind, job, provider, model, url, created_at, expires_at,
-                last_access_at, hits, raw_bytes, stored_bytes, payload, etag, last_modified)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO cache_entries (\(id.isEmpty ? "" : "id, ")key, kind, job, provider, model, url,
+                created_at, expires_at, last_access_at, hits, raw_bytes, stored_bytes, payload, etag,
+                last_modified)
+            VALUES (\(id.isEmpty ? "" : "?, ")?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [
+            id + [
                 record.key, record.kind.rawValue, record.job, record.provider, record.model, record.url,
                 record.createdAt, record.expiresAt, record.lastAccessAt, record.hits, record.rawBytes,
                 record.storedBytes, record.payload, record.etag, record.lastModified,

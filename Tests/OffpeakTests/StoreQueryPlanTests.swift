@@ -123,6 +123,16 @@ struct StoreQueryPlanTests {
         #expect(!plans.contains("TEMP B-TREE FOR GROUP BY"), "\(plans)")
     }
 
+    /// A cache lookup descends the table's B-tree once, by the row id made from the key, not the
+    /// key's index and then the table; saving an entry finds its row the same way.
+    @Test func aCacheLookupFindsItsRowByID() throws {
+        let (store, _) = try Self.traced { _, _ in }
+        #expect(
+            try Self.plan(store, CacheLookups.lookupSQL) == [
+                "SEARCH cache_entries USING INTEGER PRIMARY KEY (rowid=?)"
+            ])
+    }
+
     /// The metrics a tick writes (issue 14, item 4), on a workspace that never used the batch lane.
     @Test func theMetricsReadIndexesOnly() throws {
         let (store, statements) = try Self.traced { store, _ in _ = try store.ledger.workspaceTotals() }

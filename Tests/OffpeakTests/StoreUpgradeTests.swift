@@ -73,6 +73,14 @@ struct StoreUpgradeTests {
         #expect(spend.dollars == 0.1 + 0.2 + 1e-9)
         let totals = try store.sqlite.reading { sql throws(OffpeakError) in try CacheRules.totals(sql) }
         #expect(totals.entries == 3 && totals.rawBytes == 8700 && totals.storedBytes == 4350)
+        // v25 made the cache table anew, its rows found by an id made from the key.
+        for (index, size) in [100, 250, 4000].enumerated() {
+            let found = try store.cache.findCacheEntry(key: "k\(index)", now: Date()) { payload, fresh in
+                (payload.count, fresh)
+            }
+            #expect(found?.0 == size && found?.1 == true, "k\(index)")
+        }
+        #expect(try store.cache.findCacheEntry(key: "k3", now: Date()) { _, _ in true } == nil)
     }
 
     @Test func theCacheByteTotalFollowsEverySaveReplacementEvictionAndPurge() throws {

@@ -359,19 +359,9 @@ extension PostgresEngine {
 
     static let spendQuery = "SELECT \(PostgresSchema.runSpendColumns.joined(separator: ", ")) FROM run_spend"
 
-    /// A row of `run_spend` (`spendQuery`).
+    /// A row of `run_spend` (`spendQuery`) or of `spendColumns`, read as the rules read one
+    /// (`Spend(row:)`).
     func spend(_ row: PostgresRow) throws(OffpeakError) -> Spend {
-        let column = PostgresColumns(row, store)
-        var spend = Spend()
-        spend.calls = try column("calls")
-        spend.inputTokens = try column("input_tokens")
-        spend.outputTokens = try column("output_tokens")
-        spend.cacheReadTokens = try column("cache_read_tokens")
-        spend.cacheWriteTokens = try column("cache_write_tokens")
-        spend.dollars = try column("dollars")
-        spend.naiveDollars = try column("naive_dollars")
-        spend.failedCalls = try column("failed_calls")
-        spend.unpricedCalls = try column("unpriced_calls")
-        return spend
+        try Spend(row: PostgresSQLRow(columns: PostgresColumns(row, store)))
     }
 }

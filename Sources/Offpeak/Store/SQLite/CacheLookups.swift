@@ -26,10 +26,11 @@ import Synchronization
 /// `Mutex` would not let a lookup hand the caller's closure a row inside it).
 final class CacheLookups: @unchecked Sendable {
     /// The lookup: the payload and whether it is fresh at `?2` (a date as the store writes it, see
-    /// `StoredDateText`), for key `?1`. The unary `+` takes away the column's NUMERIC affinity, which
-    /// would otherwise make SQLite try to read `?2` as a number on every lookup; both sides are text
-    /// and compare byte by byte, as `purge(.expired)` compares them.
-    static let lookupSQL = "SELECT payload, +expires_at > ?2 FROM cache_entries WHERE key = ?1"
+    /// `StoredDateText`), for key `?3`, found by its row id `?1` (`CacheRowID`). The unary `+` takes
+    /// away the column's NUMERIC affinity, which would otherwise make SQLite try to read `?2` as a
+    /// number on every lookup; both sides are text and compare byte by byte, as `purge(.expired)`
+    /// compares them.
+    static let lookupSQL = "SELECT payload, +expires_at > ?2 FROM cache_entries WHERE id = ?1 AND key = ?3"
 
     /// What a lookup found: the payload in place (valid only inside the callback) and freshness.
     struct Found {
@@ -150,6 +151,7 @@ final class CacheLookups: @unchecked Sendable {
         }
 
         func find<T>(_ key: String, now: Date, _ body: (Found) -> T) throws -> T? {
+            let id = CacheRowID.of(key)
             var key = key
             return try key.withUTF8 { key throws -> T? in
                 try StoredDateText.withText(now) { now throws -> T? in
@@ -158,8 +160,9 @@ final class CacheLookups: @unchecked Sendable {
                         sqlite3_reset(lookup)
                         sqlite3_clear_bindings(lookup)
                     }
-                    sqlite3_bind_text(lookup, 1, Self.chars(key), Int32(key.count), nil)
+                    sqlite3_bind_int64(lookup, 1, id)
                     sqlite3_bind_text(lookup, 2, Self.chars(now), Int32(now.count), nil)
+                    sqlite3_bind_text(lookup, 3, Self.chars(key), Int32(key.count), nil)
                     switch sqlite3_step(lookup) {
                     case SQLITE_DONE:
                         return nil

@@ -29,7 +29,9 @@ extension SQLiteStore: AnswerCacheStore {
         do {
             if let lookups { return try lookups.find(key, now: now) { body($0.payload, $0.fresh) } }
             return try pool.read { db in
-                guard let row = try Row.fetchOne(db, sql: CacheLookups.lookupSQL, arguments: [key, now])
+                guard
+                    let row = try Row.fetchOne(
+                        db, sql: CacheLookups.lookupSQL, arguments: [CacheRowID.of(key), now, key])
                 else {
                     return nil
                 }
@@ -61,7 +63,8 @@ extension SQLiteStore: AnswerCacheStore {
         let upsert = try db.cachedStatement(sql: Self.upsertSQL)
         for record in cache.records {
             try upsert.execute(arguments: [
-                record.key, record.kind, record.job, record.provider, record.model, record.url,
+                CacheRowID.of(record.key), record.key, record.kind, record.job, record.provider, record.model,
+                record.url,
                 record.createdAt, record.expiresAt, record.lastAccessAt, record.hits, record.rawBytes,
                 record.storedBytes, record.payload, record.etag, record.lastModified, record.reuse,
             ])
@@ -69,11 +72,16 @@ extension SQLiteStore: AnswerCacheStore {
         return try CacheRules.evict(SQLiteConnection(db: db), maxBytes: cache.maxBytes)
     }
 
+    /// Saves an entry under its row id (`CacheRowID`). The one conflict there can be is on the id:
+    /// the key's own row is updated, keeping its hits; another key's row with the same id is
+    /// replaced by this entry, hits and all (that key is evicted).
     static let upsertSQL = """
-        INSERT INTO cache_entries (key, kind, job, provider, model, url, created_at, expires_at, last_access_at,
-            hits, raw_bytes, stored_bytes, payload, etag, last_modified, reuse)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        ON CONFLICT (key) DO UPDATE SET kind = excluded.kind, job = excluded.job, provider = excluded.provider,
+        INSERT INTO cache_entries (id, key, kind, job, provider, model, url, created_at, expires_at,
+            last_access_at, hits, raw_bytes, stored_bytes, payload, etag, last_modified, reuse)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT DO UPDATE SET key = excluded.key,
+            hits = CASE WHEN key = excluded.key THEN hits ELSE excluded.hits END,
+            kind = excluded.kind, job = excluded.job, provider = excluded.provider,
             model = excluded.model, url = excluded.url, created_at = excluded.created_at,
             expires_at = excluded.expires_at, last_access_at = excluded.last_access_at,
             raw_bytes = excluded.raw_bytes, stored_bytes = excluded.stored_bytes, payload = excluded.payload,

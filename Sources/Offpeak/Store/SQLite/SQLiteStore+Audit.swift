@@ -177,7 +177,7 @@ extension SQLiteStore: AuditStore {
                     WHERE audit AND (? OR job = ?) AND (? OR run_id = ?)
                     """,
                 arguments: [job == nil, job ?? "", runID == nil, runID ?? ""])
-            return row.map(SQLiteStore.spend) ?? Spend()
+            return try row.map(SQLiteStore.spend) ?? Spend()
         }
     }
 

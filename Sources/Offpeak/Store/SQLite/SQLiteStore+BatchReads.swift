@@ -54,7 +54,7 @@ extension SQLiteStore {
             LaneModelSpend(
                 lane: row["batch_api"] ? .batch : row["flex"] ? .flex : .live, model: row["model"],
                 unpriced: row["unpriced"],
-                spend: SQLiteStore.spend(row), items: row["items"])
+                spend: try SQLiteStore.spend(row), items: row["items"])
         }
     }
 }

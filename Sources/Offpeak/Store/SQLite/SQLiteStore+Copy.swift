@@ -15,8 +15,12 @@ final class SQLiteCopyEnd: StoreCopySource, StoreCopyTarget, @unchecked Sendable
 
     var copyDescription: String { "the SQLite store at \(store.url.path)" }
 
+    /// The columns a copy carries: not the cache table's row id, which is this engine's layout and
+    /// is made from the key again on the way in (`copyInsert`).
     func copyColumnNames(table: String) throws(OffpeakError) -> [String] {
-        let read = { (db: Database) throws -> [String] in try db.columns(in: table).map(\.name) }
+        let read = { (db: Database) throws -> [String] in
+            try db.columns(in: table).map(\.name).filter { !(table == "cache_entries" && $0 == "id") }
+        }
         if let db { return try Self.attempt { try read(db) } }
         return try store.read(read)
     }
@@ -79,14 +83,19 @@ final class SQLiteCopyEnd: StoreCopySource, StoreCopyTarget, @unchecked Sendable
 
     func copyInsert(_ rows: [[CopyValue]], into table: CopyTable) throws(OffpeakError) {
         let db = try connection()
-        let names = table.columns.map { "\"\($0.name)\"" }.joined(separator: ", ")
-        let marks = Array(repeating: "?", count: table.columns.count).joined(separator: ", ")
+        // A cache entry's row id, made from its key (`CacheRowID`), goes first.
+        let keyed = table.name == "cache_entries" ? table.columns.firstIndex { $0.name == "key" } : nil
+        let names = ((keyed == nil ? [] : ["id"]) + table.columns.map(\.name)).map { "\"\($0)\"" }
+        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         try Self.attempt {
             let statement = try db.cachedStatement(
-                sql: "INSERT INTO \"\(table.name)\" (\(names)) VALUES (\(marks))")
+                sql: "INSERT INTO \"\(table.name)\" (\(names.joined(separator: ", "))) VALUES (\(marks))")
             for row in rows {
                 var values: [DatabaseValue] = []
-                values.reserveCapacity(row.count)
+                values.reserveCapacity(names.count)
+                if let keyed, case .text(let key) = row[keyed] {
+                    values.append(CacheRowID.of(key).databaseValue)
+                }
                 for (value, column) in zip(row, table.columns) {
                     values.append(try Self.databaseValue(value, column, table: table.name))
                 }

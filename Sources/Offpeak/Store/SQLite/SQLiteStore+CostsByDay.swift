@@ -10,7 +10,7 @@ extension SQLiteStore {
                     let row = try Row.fetchOne(
                         db, sql: "SELECT \(SQLiteStore.spendColumns) FROM ledger WHERE at >= ? AND at < ?",
                         arguments: [day.start, day.end])
-                    return row.map(SQLiteStore.spend) ?? Spend()
+                    return try row.map(SQLiteStore.spend) ?? Spend()
                 })
         }
     }

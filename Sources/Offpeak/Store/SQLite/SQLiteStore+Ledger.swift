@@ -5,19 +5,8 @@ extension SQLiteStore {
     /// `SpendRules.columns`, for the SQLite engine's own reports.
     static let spendColumns = SpendRules.columns
 
-    static func spend(_ row: Row) -> Spend {
-        var spend = Spend()
-        spend.calls = row["calls"]
-        spend.inputTokens = row["input_tokens"]
-        spend.outputTokens = row["output_tokens"]
-        spend.cacheReadTokens = row["cache_read_tokens"]
-        spend.cacheWriteTokens = row["cache_write_tokens"]
-        spend.dollars = row["dollars"]
-        spend.naiveDollars = row["naive_dollars"]
-        spend.failedCalls = row["failed_calls"]
-        spend.unpricedCalls = row["unpriced_calls"]
-        return spend
-    }
+    /// A row holding `spendColumns` (or `run_spend`'s), read as the rules read one (`Spend(row:)`).
+    static func spend(_ row: Row) throws -> Spend { try Spend(row: SQLiteRow(row: row)) }
 
     /// The run's spend from its running totals (`run_spend`, kept by triggers on the ledger).
     static func spend(runID: String, _ db: Database) throws -> Spend {
@@ -28,7 +17,7 @@ extension SQLiteStore {
                     naive_dollars, failed_calls, unpriced_calls
                 FROM run_spend WHERE run_id = ?
                 """, arguments: [runID])
-        return row.map(SQLiteStore.spend) ?? Spend()
+        return try row.map(SQLiteStore.spend) ?? Spend()
     }
 
     func costs(groupedBy key: CostLine.Key) throws(OffpeakError) -> [CostLine] {
@@ -44,7 +33,7 @@ extension SQLiteStore {
                     SELECT \(column) AS key, \(SQLiteStore.spendColumns) FROM ledger
                     GROUP BY \(column) ORDER BY dollars DESC, key
                     """
-            ).map { CostLine(key: $0["key"], spend: SQLiteStore.spend($0)) }
+            ).map { CostLine(key: $0["key"], spend: try SQLiteStore.spend($0)) }
         }
     }
 }

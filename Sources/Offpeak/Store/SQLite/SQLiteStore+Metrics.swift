@@ -6,7 +6,7 @@ extension SQLiteStore {
         try read { db in
             var totals = WorkspaceTotals()
             if let row = try Row.fetchOne(db, sql: "SELECT \(SQLiteStore.spendColumns) FROM ledger") {
-                totals.spend = SQLiteStore.spend(row)
+                totals.spend = try SQLiteStore.spend(row)
             }
             totals.lanes = try SQLiteStore.spendByLane(db)
             if let items = try Row.fetchOne(

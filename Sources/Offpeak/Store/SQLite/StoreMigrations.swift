@@ -120,6 +120,9 @@ enum StoreMigrations {
         migrator.registerMigration("v24: audits queued with the batched answers they check") { db in
             try queueAudits(db)
         }
+        migrator.registerMigration("v25: cache entries found by a row id made from their key") { db in
+            try findCacheRowsByID(db)
+        }
         return migrator
     }
 
