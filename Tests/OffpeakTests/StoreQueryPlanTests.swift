@@ -133,6 +133,13 @@ struct StoreQueryPlanTests {
             ])
     }
 
+    /// A feed run's read of the job's answered items goes through their index, not every request.
+    @Test func aJobsAnsweredItemsAreReadThroughTheirIndex() throws {
+        let (store, statements) = try Self.traced { store, _ in _ = try store.runs.answeredItems(job: "j") }
+        let plans = try Self.expectIndexed(store, statements)
+        #expect(plans.contains("requests_answered_by_job"), "\(plans)")
+    }
+
     /// The metrics a tick writes (issue 14, item 4), on a workspace that never used the batch lane.
     @Test func theMetricsReadIndexesOnly() throws {
         let (store, statements) = try Self.traced { store, _ in _ = try store.ledger.workspaceTotals() }

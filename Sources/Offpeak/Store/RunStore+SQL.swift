@@ -110,13 +110,14 @@ extension RunStore where Self: SQLEngine {
         return answers
     }
 
+    /// Read through the partial index `requests_answered_by_job`: its conditions are written as
+    /// literals here, since SQLite uses a partial index only for a query whose own terms imply them.
     func answeredItems(job: String) throws(OffpeakError) -> Set<String> {
         Set(
             try rows(
                 """
                 SELECT DISTINCT item_id FROM requests
-                WHERE job = \(job) AND source = \(RequestSource.spec.rawValue)
-                    AND state = \(unescaped: SQLStates.request(.done))
+                WHERE job = \(job) AND source = 'spec' AND state = \(unescaped: SQLStates.request(.done))
                 """
             ).map { row throws(OffpeakError) -> String in try row("item_id") })
     }

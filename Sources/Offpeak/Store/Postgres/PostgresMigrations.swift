@@ -68,6 +68,9 @@ enum PostgresMigrations {
         Migration(
             version: 17, name: "audits queued with the batched answers they check",
             statements: PostgresSchema.version17),
+        Migration(
+            version: 18, name: "the answered items of a job found by an index",
+            statements: PostgresSchema.version18),
     ]
 
     static var latest: Int { all.last?.version ?? 0 }

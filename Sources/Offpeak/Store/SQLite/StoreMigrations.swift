@@ -123,6 +123,9 @@ enum StoreMigrations {
         migrator.registerMigration("v25: cache entries found by a row id made from their key") { db in
             try findCacheRowsByID(db)
         }
+        migrator.registerMigration("v26: the answered items of a job found by an index") { db in
+            try indexAnsweredItems(db)
+        }
         return migrator
     }
 
