@@ -110,7 +110,7 @@ final class SQLiteStore: RunStore, LedgerStore, BatchStore, ScheduleStore, Submi
             }) {
                 throw newer
             }
-            if !configuration.readonly { try durable(pool) }
+            if !configuration.readonly { try prepareWriter(pool) }
             try StoreMigrations.migrator.migrate(pool)
             return pool
         } catch let error as OffpeakError {
@@ -130,7 +130,7 @@ final class SQLiteStore: RunStore, LedgerStore, BatchStore, ScheduleStore, Submi
     /// request (its trigger keeps the run's counters) journals the pages it changes in case it must
     /// be undone alone, and once one statement's journal passed 64 KiB SQLite kept it in a file
     /// under /var/tmp for good, two `pwrite`s per page per statement: a quarter of `submit`'s time.
-    private static func durable(_ pool: DatabasePool) throws {
+    private static func prepareWriter(_ pool: DatabasePool) throws {
         try pool.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA synchronous = FULL; PRAGMA temp_store = MEMORY")
         }

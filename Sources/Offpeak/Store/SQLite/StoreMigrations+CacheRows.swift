@@ -45,18 +45,7 @@ extension StoreMigrations {
                 UPDATE cache_totals SET (entries, raw_bytes, stored_bytes) = (
                     SELECT COUNT(*), COALESCE(SUM(raw_bytes), 0), COALESCE(SUM(stored_bytes), 0)
                     FROM cache_entries) WHERE id = 1;
-                CREATE TRIGGER cache_totals_insert AFTER INSERT ON cache_entries BEGIN
-                    UPDATE cache_totals SET entries = entries + 1, raw_bytes = raw_bytes + NEW.raw_bytes,
-                        stored_bytes = stored_bytes + NEW.stored_bytes WHERE id = 1;
-                END;
-                CREATE TRIGGER cache_totals_delete AFTER DELETE ON cache_entries BEGIN
-                    UPDATE cache_totals SET entries = entries - 1, raw_bytes = raw_bytes - OLD.raw_bytes,
-                        stored_bytes = stored_bytes - OLD.stored_bytes WHERE id = 1;
-                END;
-                CREATE TRIGGER cache_totals_update AFTER UPDATE OF raw_bytes, stored_bytes ON cache_entries BEGIN
-                    UPDATE cache_totals SET raw_bytes = raw_bytes - OLD.raw_bytes + NEW.raw_bytes,
-                        stored_bytes = stored_bytes - OLD.stored_bytes + NEW.stored_bytes WHERE id = 1;
-                END;
+                \(cacheTotalsTriggers)
                 """)
     }
 }

@@ -155,6 +155,22 @@ extension StoreMigrations {
                 """)
     }
 
+    /// The triggers that keep `cache_totals`, made by v6 and again by v25 with the table they watch.
+    static let cacheTotalsTriggers = """
+        CREATE TRIGGER cache_totals_insert AFTER INSERT ON cache_entries BEGIN
+            UPDATE cache_totals SET entries = entries + 1, raw_bytes = raw_bytes + NEW.raw_bytes,
+                stored_bytes = stored_bytes + NEW.stored_bytes WHERE id = 1;
+        END;
+        CREATE TRIGGER cache_totals_delete AFTER DELETE ON cache_entries BEGIN
+            UPDATE cache_totals SET entries = entries - 1, raw_bytes = raw_bytes - OLD.raw_bytes,
+                stored_bytes = stored_bytes - OLD.stored_bytes WHERE id = 1;
+        END;
+        CREATE TRIGGER cache_totals_update AFTER UPDATE OF raw_bytes, stored_bytes ON cache_entries BEGIN
+            UPDATE cache_totals SET raw_bytes = raw_bytes - OLD.raw_bytes + NEW.raw_bytes,
+                stored_bytes = stored_bytes - OLD.stored_bytes + NEW.stored_bytes WHERE id = 1;
+        END;
+        """
+
     /// `cache_totals`: one row with the cache's entries and bytes, so saving an answer (which evicts
     /// past the size cap) and `cache stats` read three numbers instead of summing a million rows.
     static func createCacheTotals(_ db: Database) throws {
@@ -166,18 +182,7 @@ extension StoreMigrations {
                 INSERT INTO cache_totals (id, entries, raw_bytes, stored_bytes)
                 SELECT 1, COUNT(*), COALESCE(SUM(raw_bytes), 0), COALESCE(SUM(stored_bytes), 0)
                 FROM cache_entries;
-                CREATE TRIGGER cache_totals_insert AFTER INSERT ON cache_entries BEGIN
-                    UPDATE cache_totals SET entries = entries + 1, raw_bytes = raw_bytes + NEW.raw_bytes,
-                        stored_bytes = stored_bytes + NEW.stored_bytes WHERE id = 1;
-                END;
-                CREATE TRIGGER cache_totals_delete AFTER DELETE ON cache_entries BEGIN
-                    UPDATE cache_totals SET entries = entries - 1, raw_bytes = raw_bytes - OLD.raw_bytes,
-                        stored_bytes = stored_bytes - OLD.stored_bytes WHERE id = 1;
-                END;
-                CREATE TRIGGER cache_totals_update AFTER UPDATE OF raw_bytes, stored_bytes ON cache_entries BEGIN
-                    UPDATE cache_totals SET raw_bytes = raw_bytes - OLD.raw_bytes + NEW.raw_bytes,
-                        stored_bytes = stored_bytes - OLD.stored_bytes + NEW.stored_bytes WHERE id = 1;
-                END;
+                \(cacheTotalsTriggers)
                 """)
     }
 }
