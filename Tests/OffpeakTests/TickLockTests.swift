@@ -52,7 +52,8 @@ import Testing
     }
 
     /// A host killed while cut off from the server leaves its session to the server's keepalives:
-    /// the tick's connection asks for them within a minute, not the system's two hours.
+    /// every connection of the store, the tick lock's among them, asks for them within a minute,
+    /// not the system's two hours.
     @Test(.enabled(if: TestStore.onPostgres, "the store's lock is PostgreSQL's"))
     func aTicksSessionAsksForKeepalivesWithinAMinute() throws {
         let workspace = try TemporaryWorkspace()

@@ -5,13 +5,7 @@ import Foundation
 /// covering indexes.
 extension LedgerStore where Self: SQLEngine {
     func spend(runID: String) throws(OffpeakError) -> Spend {
-        try rows(
-            """
-            SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars,
-                naive_dollars, failed_calls, unpriced_calls
-            FROM run_spend WHERE run_id = \(runID)
-            """
-        ).first.map { row throws(OffpeakError) in try Spend(row: row) } ?? Spend()
+        try alone { sql throws(OffpeakError) in try SpendRules.runSpend(sql, runID: runID) }
     }
 
     func recountSpend(runID: String) throws(OffpeakError) -> Spend {
@@ -76,6 +70,18 @@ enum SpendRules {
     static let ledgerColumns =
         "id, cache_hit, failed, unpriced, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
         + "dollars, naive_dollars"
+
+    /// The run's spend from its running totals (`run_spend`, kept by triggers on the ledger); none
+    /// before its first ledger row.
+    static func runSpend(_ sql: any SQLConnection, runID: String) throws(OffpeakError) -> Spend {
+        try sql.rows(
+            """
+            SELECT calls, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars,
+                naive_dollars, failed_calls, unpriced_calls
+            FROM run_spend WHERE run_id = \(runID)
+            """
+        ).first.map { row throws(OffpeakError) in try Spend(row: row) } ?? Spend()
+    }
 
     /// The spend of the ledger rows `condition` selects, added in `order` (which ends with `id`, so no
     /// two rows tie).

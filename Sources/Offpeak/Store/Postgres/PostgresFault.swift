@@ -33,7 +33,7 @@ enum PostgresFault {
     static func error(_ error: any Error, url: PostgresURL) -> OffpeakError {
         if let error = error as? OffpeakError { return error }
         let at = "PostgreSQL at \(url.endpoint)"
-        if error is PostgresStore.ConnectionClosed {
+        if error is PostgresLink.ConnectionClosed {
             return OffpeakError(
                 .temporaryFailure, "lost the connection to \(at); the work resumes when it is back")
         }
@@ -65,6 +65,22 @@ enum PostgresFault {
                 cause: error.underlying.map(describe))
         default:
             return OffpeakError(.ioError, "\(at): \(error.code)", cause: error.underlying.map(describe))
+        }
+    }
+
+    /// Whether `error` means the connection is gone (lost, or ended by the server), so it is not
+    /// lent again; a statement's own failure (a timeout, a constraint) leaves it usable.
+    static func endsConnection(_ error: any Error) -> Bool {
+        if error is PostgresLink.ConnectionClosed { return true }
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .serverClosedConnection, .uncleanShutdown, .clientClosedConnection, .connectionError:
+            return true
+        case .server:
+            let code = error.serverInfo?[.sqlState] ?? ""
+            return code.hasPrefix("57P") || code.hasPrefix("08")
+        default:
+            return false
         }
     }
 

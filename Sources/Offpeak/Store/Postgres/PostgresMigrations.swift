@@ -102,6 +102,15 @@ enum PostgresMigrations {
     /// - Throws: `.configuration` when the store is newer than `migrations`; the store's faults.
     @discardableResult
     static func migrate(_ store: PostgresStore, migrations: [Migration] = all) throws(OffpeakError) -> Int {
+        // On one connection: the advisory lock is its session's.
+        try store.pinned { () throws(OffpeakError) -> Int in
+            try migrate(pinned: store, migrations: migrations)
+        }
+    }
+
+    private static func migrate(pinned store: PostgresStore, migrations: [Migration]) throws(OffpeakError)
+        -> Int
+    {
         try store.query("SELECT pg_advisory_lock(\(lockKey))")
         defer { _ = try? store.query("SELECT pg_advisory_unlock(\(lockKey))") }
         try store.query(PostgresQuery(unsafeSQL: createSchemaTable))

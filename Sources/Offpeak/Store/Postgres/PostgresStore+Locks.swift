@@ -14,29 +14,52 @@ extension PostgresStore {
     /// - Returns: the locks, or nil when another tick of `host` holds the host's lock.
     /// - Throws: `.temporaryFailure` while a copy holds the store's lock; the store's faults.
     func lockTick(host: String) throws(OffpeakError) -> PostgresTickLocks? {
+        let link = try setAside()
+        do {
+            guard try using(link, { () throws(OffpeakError) in try takeTickLocks(host: host) }) else {
+                giveBack(link)
+                return nil
+            }
+        } catch {
+            giveBack(link)
+            throw error
+        }
+        return PostgresTickLocks(store: self, link: link, host: host)
+    }
+
+    /// Takes a tick's locks on this thread's connection; false when another tick of `host` holds
+    /// the host's lock.
+    private func takeTickLocks(host: String) throws(OffpeakError) -> Bool {
         let hostKey = PostgresTickLocks.hostKey(host)
-        // A host killed while cut off from the server never closes its connection: without
-        // keepalives the server would hold its locks for the system's two hours, and every tick of
-        // the host would skip meanwhile. With these it ends such a session within about a minute.
-        try query(
-            """
-            SELECT set_config('tcp_keepalives_idle', '30', false),
-                set_config('tcp_keepalives_interval', '10', false),
-                set_config('tcp_keepalives_count', '3', false)
-            """)
-        guard try tryLock("SELECT pg_try_advisory_lock(hashtextextended(\(hostKey), 0))") else { return nil }
+        // Its connection ends within a minute of a host killed while cut off from the server,
+        // and the locks with it (`PostgresLink.keepalives`).
+        guard try tryLock("SELECT pg_try_advisory_lock(hashtextextended(\(hostKey), 0))") else {
+            return false
+        }
         guard try tryLock("SELECT pg_try_advisory_lock_shared(hashtextextended(\(Self.storeKey), 0))") else {
             _ = try? query("SELECT pg_advisory_unlock(hashtextextended(\(hostKey), 0))")
             throw OffpeakError(
                 .temporaryFailure,
                 "a copy of this store is running (offpeak store copy); tick again once it ends")
         }
-        return PostgresTickLocks(store: self, host: host)
+        return true
     }
 
-    /// Takes the store's lock exclusively, for a copy that reads it; held until the connection closes.
+    /// Takes the store's lock exclusively, for a copy that reads it, on a connection kept until the
+    /// store closes.
     /// - Throws: `.temporaryFailure` while ticks (or another copy) hold it; the store's faults.
     func lockForCopy() throws(OffpeakError) {
+        let link = try setAside()
+        do {
+            try using(link) { () throws(OffpeakError) in try takeCopyLock() }
+        } catch {
+            giveBack(link)
+            throw error
+        }
+        hold(link)
+    }
+
+    private func takeCopyLock() throws(OffpeakError) {
         // A tick that ends between the try and the count leaves nothing to name: try once more.
         for _ in 0..<2 {
             if try tryLock("SELECT pg_try_advisory_lock(hashtextextended(\(Self.storeKey), 0))") { return }
@@ -82,13 +105,16 @@ extension PostgresStore {
     }
 }
 
-/// A tick's locks on a PostgreSQL store (`PostgresStore.lockTick`), released when this goes.
+/// A tick's locks on a PostgreSQL store (`PostgresStore.lockTick`), on a connection of their own,
+/// released when this goes.
 final class PostgresTickLocks {
     private let store: PostgresStore
+    private let link: PostgresLink
     private let host: String
 
-    fileprivate init(store: PostgresStore, host: String) {
+    fileprivate init(store: PostgresStore, link: PostgresLink, host: String) {
         self.store = store
+        self.link = link
         self.host = host
     }
 
@@ -96,11 +122,16 @@ final class PostgresTickLocks {
     static func hostKey(_ host: String) -> String { "offpeak tick " + host }
 
     deinit {
-        // A connection gone has dropped them already.
-        _ = try? store.query(
-            """
-            SELECT pg_advisory_unlock(hashtextextended(\(Self.hostKey(host)), 0)),
-                pg_advisory_unlock_shared(hashtextextended(\(PostgresStore.storeKey), 0))
-            """)
+        // A connection gone has dropped them already; one that cannot unlock is closed, which does.
+        do {
+            _ = try link.run(
+                """
+                SELECT pg_advisory_unlock(hashtextextended(\(Self.hostKey(host)), 0)),
+                    pg_advisory_unlock_shared(hashtextextended(\(PostgresStore.storeKey), 0))
+                """)
+        } catch {
+            link.close()
+        }
+        store.giveBack(link)
     }
 }

@@ -1,53 +1,57 @@
 import Foundation
 import Logging
 import NIOCore
-import NIOPosix
 import NIOSSL
 import PostgresNIO
 import Synchronization
 
-/// One connection to a PostgreSQL store, used synchronously.
+/// A PostgreSQL store's connections (`PostgresLink`), lent to offpeak's threads, used synchronously.
 ///
-/// offpeak's store API is synchronous (threads, typed throws), postgres-nio's is asynchronous: each
-/// call here starts postgres-nio's `EventLoopFuture` API on the process's one event loop group
-/// (`MultiThreadedEventLoopGroup.singleton`) and waits for it with `.wait()`. The callers are
-/// offpeak's own threads, never an event loop's, so waiting cannot stall the loop it waits on.
+/// The store's connections are a pool (`PostgresPool`): a thread borrows one for one statement, or for a
+/// whole transaction (`transaction`, `transactionSent`) or scope (`pinned`): every statement the
+/// thread sends in it goes to that connection. So a read never queues behind another thread's
+/// transaction, and two threads' transactions run side by side, each on its own connection.
 ///
-/// A connection runs one statement at a time in order; a recursive lock makes a `transaction`
-/// exclusive, so statements another thread sends meanwhile never land inside it.
+/// A transaction sent whole (`transactionSent`) returns its connection while its `COMMIT` is still
+/// on the way. Whatever the thread sends next must see what it wrote: a statement on another
+/// connection first waits for that `COMMIT`'s answer (read-your-writes), one on the same connection
+/// runs after it anyway.
 final class PostgresStore: @unchecked Sendable {
     let url: PostgresURL
     let logger: Logger
-    private let connection: PostgresConnection
-    private let lock = NSRecursiveLock()
-    private let closing = CloseWatch()
-    /// Transactions open on this connection (nested ones run inside the outermost); guarded by `lock`.
-    private var depth = 0
-    /// Statements `send` sent that `query` has not yet seen answered; guarded by `lock`.
-    private var sent: [EventLoopFuture<PostgresQueryResult>] = []
-    /// Statements waiting to go to the connection together (`flush`), with the promises of their
-    /// answers; guarded by `lock`.
-    private var queued: [(query: PostgresQuery, answer: EventLoopPromise<PostgresQueryResult>)] = []
+    private let pool: PostgresPool
+    /// What each thread is doing with the store: the connection its transaction or scope holds,
+    /// and its last transaction sent whole while the `COMMIT` has no answer. Keyed by `pthread_self`.
+    private let threads = Mutex<[pthread_t: ThreadUse]>([:])
 
-    private init(url: PostgresURL, connection: PostgresConnection, logger: Logger) {
-        self.url = url
-        self.connection = connection
-        self.logger = logger
-        connection.closeFuture.whenComplete { [closing] _ in closing.closed() }
+    private struct ThreadUse {
+        var link: PostgresLink?
+        /// Transactions open on `link` (0 in a `pinned` scope).
+        var depth = 0
+        var commit: SentCommit?
+
+        var isEmpty: Bool { link == nil && commit == nil }
     }
 
-    /// Closed and waited for: postgres-nio requires a connection closed before it is released, and
-    /// the last reference is dropped on offpeak's own threads, never an event loop's.
+    /// A thread's last transaction sent whole: the connection it went on and its `COMMIT`'s answer.
+    private struct SentCommit {
+        let link: PostgresLink
+        let answer: EventLoopFuture<PostgresQueryResult>
+    }
+
+    private init(
+        url: PostgresURL, configuration: PostgresConnection.Configuration, logger: Logger, first: PostgresLink
+    ) {
+        self.url = url
+        self.logger = logger
+        pool = PostgresPool(url: url, configuration: configuration, logger: logger, first: first)
+    }
+
     deinit { close() }
 
-    /// postgres-nio's future-returning `close()` (it also has an `async` one of the same name).
-    private func closeConnection() -> EventLoopFuture<Void> {
-        let future: EventLoopFuture<Void> = connection.close()
-        return future
-    }
-
     /// Connects to the store `url` names; the password is the URL's, else `PGPASSWORD`'s, else the
-    /// password file's (`PostgresPassFile`).
+    /// password file's (`PostgresPassFile`). The first connection is made here, so what is wrong
+    /// with the URL or the server is said at once.
     /// - Throws: `.configuration` (78) for what the user must fix, `.temporaryFailure` (75) for a
     ///   server that is down, unreachable or starting (`PostgresFault`).
     static func connect(
@@ -66,14 +70,8 @@ final class PostgresStore: @unchecked Sendable {
         // postgres-nio's trace level logs protocol messages; offpeak's `-v` stops at debug.
         var quiet = logger
         quiet.logLevel = max(logger.logLevel, .debug)
-        let future = PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
-            id: nextID.wrappingAdd(1, ordering: .relaxed).newValue, logger: quiet)
-        do {
-            return PostgresStore(url: url, connection: try future.wait(), logger: quiet)
-        } catch {
-            throw PostgresFault.error(error, url: url)
-        }
+        let first = try PostgresLink.connect(url, configuration: configuration, logger: quiet)
+        return PostgresStore(url: url, configuration: configuration, logger: quiet, first: first)
     }
 
     /// libpq's `sslmode` as postgres-nio's TLS setting: `prefer` and `require` encrypt without
@@ -97,8 +95,8 @@ final class PostgresStore: @unchecked Sendable {
         return url.sslMode == .prefer ? .prefer(context) : .require(context)
     }
 
-    /// Runs one statement and returns its rows, once every statement `send` sent before it has been
-    /// answered (the first of them that failed is the error).
+    /// Runs one statement and returns its rows, once every statement sent before it on its
+    /// connection has been answered (the first of them that failed is the error).
     @discardableResult
     func query(_ query: PostgresQuery) throws(OffpeakError) -> [PostgresRow] {
         Array(try run(query).rows)
@@ -111,18 +109,9 @@ final class PostgresStore: @unchecked Sendable {
         try run(query).metadata.rows ?? 0
     }
 
-    /// One statement's whole answer, once every statement `send` sent before it has been answered.
     private func run(_ query: PostgresQuery) throws(OffpeakError) -> PostgresQueryResult {
-        lock.lock()
-        defer { lock.unlock() }
-        let answer = enqueue(query)
-        flush()
-        try settleSent()
-        do {
-            return try answer.wait()
-        } catch {
-            throw PostgresFault.error(error, url: url)
-        }
+        if let link = use()?.link { return try link.run(query) }
+        return try lending { link throws(OffpeakError) in try link.run(query) }
     }
 
     /// Sends a statement whose rows nobody reads, inside a transaction, without waiting for its
@@ -131,13 +120,11 @@ final class PostgresStore: @unchecked Sendable {
     /// the transaction back. Outside a transaction it is `query`: nothing would be left to report
     /// a failure.
     func send(_ query: PostgresQuery) throws(OffpeakError) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard depth > 0 else {
+        guard let use = use(), let link = use.link, use.depth > 0 else {
             try self.query(query)
             return
         }
-        sent.append(enqueue(query))
+        link.send(query)
     }
 
     /// Sends a statement whose rows are read once the transaction has moved on: inside a
@@ -145,157 +132,90 @@ final class PostgresStore: @unchecked Sendable {
     /// latest the `COMMIT`) has been answered, so reading them costs no round trip of its own. Outside
     /// a transaction it runs now.
     func sendReading(_ query: PostgresQuery) throws(OffpeakError) -> SentRows {
-        lock.lock()
-        defer { lock.unlock() }
-        guard depth > 0 else { return .read(try self.query(query)) }
-        let answer = enqueue(query)
-        sent.append(answer)
-        return .sent(answer, store: self)
+        guard let use = use(), let link = use.link, use.depth > 0 else { return .read(try self.query(query)) }
+        return .sent(link.sendReading(query), link: link)
     }
 
     /// The rows of a statement `sendReading` sent.
     enum SentRows: Sendable {
         /// Run at once, outside a transaction.
         case read([PostgresRow])
-        /// Queued in a transaction on `store`.
-        case sent(EventLoopFuture<PostgresQueryResult>, store: PostgresStore)
+        /// Queued in a transaction on `link`.
+        case sent(EventLoopFuture<PostgresQueryResult>, link: PostgresLink)
 
         /// The rows; waits for them when read before the statement after it was answered.
         func get() throws(OffpeakError) -> [PostgresRow] {
             switch self {
             case .read(let rows): return rows
-            case .sent(let answer, let store):
-                store.withLock { $0.flush() }
-                do { return Array(try answer.wait().rows) } catch {
-                    throw PostgresFault.error(error, url: store.url)
-                }
+            case .sent(let answer, let link):
+                link.flushQueued()
+                do { return Array(try answer.wait().rows) } catch { throw link.fault(error) }
             }
         }
     }
 
-    /// Queues `query` to go to the connection with the next `flush`; its answer, or a failure as
-    /// soon as the connection closes (`answerOrLoss`). Called under `lock`.
-    private func enqueue(_ query: PostgresQuery) -> EventLoopFuture<PostgresQueryResult> {
-        let answer = connection.eventLoop.makePromise(of: PostgresQueryResult.self)
-        queued.append((query, answer))
-        return answerOrLoss(answer.futureResult)
+    /// Runs `body` with one connection: every statement it sends goes to that connection, in
+    /// order, so what a session sets (an advisory lock, a setting) holds for all of it.
+    func pinned<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T {
+        if use()?.link != nil { return try body() }
+        return try lending { link throws(OffpeakError) in try bound(to: link, depth: 0, body) }
     }
-
-    /// Hands the queued statements to the connection, in order, in one task of its event loop: each
-    /// statement handed over from this thread on its own woke the loop's thread once, a context
-    /// switch that cost more than the statement's encoding. Called under `lock`.
-    private func flush() {
-        guard !queued.isEmpty else { return }
-        let batch = queued
-        queued = []
-        let (connection, logger) = (self.connection, self.logger)
-        connection.eventLoop.execute {
-            for (query, answer) in batch { connection.query(query, logger: logger).cascade(to: answer) }
-        }
-    }
-
-    /// `body` under the connection's lock.
-    private func withLock<T>(_ body: (PostgresStore) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(self)
-    }
-
-    /// Waits for the answers of the statements `send` sent; throws the first failure among them.
-    private func settleSent() throws(OffpeakError) {
-        guard !sent.isEmpty else { return }
-        let waiting = sent
-        sent = []
-        var failure: (any Error)?
-        for answer in waiting {
-            do { _ = try answer.wait() } catch { failure = failure ?? error }
-        }
-        if let failure { throw PostgresFault.error(failure, url: url) }
-    }
-
-    /// `future`, or a failure as soon as the connection closes, whichever comes first.
-    ///
-    /// postgres-nio 1.33.2 was seen to leave a query unanswered forever on a connection the server
-    /// had ended (`pg_terminate_backend`, 57P01): the query's future never completed although the
-    /// channel was closed. Racing it with the connection's closing turns that into a lost
-    /// connection. The race is registered with `closing` while the statement waits and removed once
-    /// it is answered: a callback on `closeFuture` per statement would be kept until the connection
-    /// closes, millions of them over a long run.
-    private func answerOrLoss<Value: Sendable>(_ future: EventLoopFuture<Value>) -> EventLoopFuture<Value> {
-        let promise = connection.eventLoop.makePromise(of: Value.self)
-        let settled = Atomic<Bool>(false)
-        let waiter = closing.register {
-            if settled.exchange(true, ordering: .acquiringAndReleasing) { return }
-            promise.fail(ConnectionClosed())
-        }
-        future.whenComplete { [closing] result in
-            if let waiter { closing.remove(waiter) }
-            if settled.exchange(true, ordering: .acquiringAndReleasing) { return }
-            promise.completeWith(result)
-        }
-        if waiter == nil, !settled.exchange(true, ordering: .acquiringAndReleasing) {
-            promise.fail(ConnectionClosed())
-        }
-        return promise.futureResult
-    }
-
-    /// The connection closed before a statement had its answer.
-    struct ConnectionClosed: Error {}
 
     /// Runs `body` in one transaction: all of it commits, or none of it (any error rolls back).
+    /// Inside a transaction, `body` is part of it.
     /// - Parameter begin: the statement that opens it, to ask for another isolation level.
     func transaction<T>(begin: String = "BEGIN", _ body: () throws(OffpeakError) -> T) throws(OffpeakError)
         -> T
     {
-        lock.lock()
-        defer { lock.unlock() }
-        depth += 1
-        defer { depth -= 1 }
-        // Sent, not waited for: the body's first statement goes after it on the connection, so its
-        // answer comes after BEGIN's, and the transaction costs one round trip less.
-        let opened = enqueue(PostgresQuery(unsafeSQL: begin))
-        do throws(OffpeakError) {
-            let value = try body()
-            flush()
-            do { _ = try opened.wait() } catch { throw PostgresFault.error(error, url: url) }
-            try query("COMMIT")
-            return value
-        } catch {
-            // A lost connection rolls back on the server; a failed ROLLBACK adds nothing to say.
-            _ = try? query("ROLLBACK")
-            throw error
+        func transact(_ link: PostgresLink) throws(OffpeakError) -> T {
+            // Sent, not waited for: the body's first statement goes after it on the connection, so
+            // its answer comes after BEGIN's, and the transaction costs one round trip less.
+            let opened = link.queue(PostgresQuery(unsafeSQL: begin))
+            do throws(OffpeakError) {
+                let value = try bound(to: link, depth: 1, body)
+                link.flushQueued()
+                try link.settle([opened])
+                _ = try link.run("COMMIT")
+                return value
+            } catch {
+                // A lost connection rolls back on the server; a failed ROLLBACK adds nothing to say.
+                _ = try? link.run("ROLLBACK")
+                throw error
+            }
         }
+        guard let use = use(), let link = use.link else { return try lending(transact) }
+        return use.depth > 0 ? try body() : try transact(link)
     }
 
     /// Runs `body` in one transaction sent whole, its `COMMIT` included, without waiting for the
     /// answers: the caller goes on while the server works, and reads the outcome later
-    /// (`SentTransaction.wait`). Whatever this connection runs next runs after it, so it reads
-    /// what the transaction wrote. Nested in a transaction, `body` runs in that one, which commits it.
+    /// (`SentTransaction.wait`). What this thread runs next runs after it, so it reads what the
+    /// transaction wrote. Nested in a transaction, `body` runs in that one, which commits it.
     /// - Throws: what `body` throws, the transaction rolled back.
     func transactionSent<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> (T, SentTransaction)
     {
-        lock.lock()
-        defer { lock.unlock() }
-        guard depth == 0 else { return (try body(), SentTransaction(answers: [], store: self)) }
-        depth += 1
-        defer { depth -= 1 }
-        let opened = enqueue(PostgresQuery(unsafeSQL: "BEGIN"))
-        do throws(OffpeakError) {
-            let value = try body()
-            let committed = enqueue(PostgresQuery(unsafeSQL: "COMMIT"))
-            flush()
-            defer { sent = [] }
-            return (value, SentTransaction(answers: [opened] + sent + [committed], store: self))
-        } catch {
-            _ = try? query("ROLLBACK")
-            throw error
+        func send(_ link: PostgresLink) throws(OffpeakError) -> (T, SentTransaction) {
+            let opened = link.queue("BEGIN")
+            do throws(OffpeakError) {
+                let value = try bound(to: link, depth: 1, body)
+                let committed = link.queue("COMMIT")
+                let answers = [opened] + link.takeSent() + [committed]
+                remember(SentCommit(link: link, answer: committed))
+                return (value, SentTransaction(answers: answers, url: url))
+            } catch {
+                _ = try? link.run("ROLLBACK")
+                throw error
+            }
         }
+        guard let use = use(), let link = use.link else { return try lending(send) }
+        guard use.depth == 0 else { return (try body(), SentTransaction(answers: [], url: url)) }
+        return try send(link)
     }
 
     /// A transaction sent whole (`transactionSent`): its statements' answers, `BEGIN` to `COMMIT`.
     struct SentTransaction: Sendable {
         let answers: [EventLoopFuture<PostgresQueryResult>]
-        let store: PostgresStore
+        let url: PostgresURL
 
         /// Waits until the transaction is done. A failed statement rolled it back (the server
         /// answers its `COMMIT` with a rollback): the first failure is thrown, nothing was written.
@@ -304,7 +224,7 @@ final class PostgresStore: @unchecked Sendable {
             for answer in answers {
                 do { _ = try answer.wait() } catch { failure = failure ?? error }
             }
-            if let failure { throw PostgresFault.error(failure, url: store.url) }
+            if let failure { throw PostgresFault.error(failure, url: url) }
         }
     }
 
@@ -321,50 +241,81 @@ final class PostgresStore: @unchecked Sendable {
         }
     }
 
-    /// Closes the connection, waiting for the server to see it go.
-    func close() {
-        withLock { store in
-            for (_, answer) in store.queued { answer.fail(ConnectionClosed()) }
-            store.queued = []
+    /// Closes every connection: the idle and held ones now, a lent one when it comes back.
+    func close() { pool.close() }
+
+    /// A connection taken out of the pool for a session lock, until `giveBack` (or, once `hold`
+    /// keeps it, until the store closes).
+    func setAside() throws(OffpeakError) -> PostgresLink { try borrow() }
+
+    /// Keeps `link` (set aside) open until the store closes: the session lock it took holds as long.
+    func hold(_ link: PostgresLink) { pool.hold(link) }
+
+    /// Returns a connection set aside.
+    func giveBack(_ link: PostgresLink) { pool.giveBack(link) }
+
+    /// Runs `body` with `link`, as `pinned` does with a connection of the pool's.
+    func using<T>(_ link: PostgresLink, _ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T {
+        try bound(to: link, depth: 0, body)
+    }
+
+    /// Borrows a connection for `body`, and gives it back.
+    private func lending<T>(_ body: (PostgresLink) throws(OffpeakError) -> T) throws(OffpeakError) -> T {
+        let link = try borrow()
+        defer { pool.giveBack(link) }
+        return try body(link)
+    }
+
+    /// A connection of the pool's, the one this thread's last transaction sent whole went on if
+    /// it is idle. When it is another, that transaction's `COMMIT` is waited for first, so the thread
+    /// reads what it wrote.
+    private func borrow() throws(OffpeakError) -> PostgresLink {
+        let commit = use()?.commit
+        let link = try pool.borrow(preferring: commit?.link)
+        if let commit, commit.link !== link {
+            // Its failure is the transaction's owner's to read (`SentTransaction.wait`).
+            _ = try? commit.answer.wait()
         }
-        _ = try? closeConnection().wait()
+        return link
     }
 
-    /// The process's connection ids, for postgres-nio's log metadata.
-    private static let nextID = Atomic<Int>(0)
-}
+    // MARK: The threads' use
 
-/// What waits on a connection's answers and must fail when it closes (`PostgresStore.answerOrLoss`).
-final class CloseWatch: Sendable {
-    private struct State {
-        var next = 0
-        var failures: [Int: @Sendable () -> Void] = [:]
-        var closed = false
+    private func use() -> ThreadUse? {
+        let thread = pthread_self()
+        return threads.withLock { $0[thread] }
     }
 
-    private let state = Mutex(State())
-
-    /// Keeps `fail` until `remove` or the connection closes; nil when it has closed already.
-    func register(_ fail: @escaping @Sendable () -> Void) -> Int? {
-        state.withLock { state in
-            guard !state.closed else { return nil }
-            state.next += 1
-            state.failures[state.next] = fail
-            return state.next
+    /// Runs `body` with this thread's statements going to `link`.
+    private func bound<T>(to link: PostgresLink, depth: Int, _ body: () throws(OffpeakError) -> T)
+        throws(OffpeakError) -> T
+    {
+        let thread = pthread_self()
+        let before = threads.withLock { threads in
+            let before = threads[thread]
+            threads[thread] = ThreadUse(link: link, depth: depth, commit: before?.commit)
+            return before
         }
-    }
-
-    func remove(_ waiter: Int) {
-        _ = state.withLock { $0.failures.removeValue(forKey: waiter) }
-    }
-
-    /// The connection closed: everything still waiting fails.
-    func closed() {
-        let failures = state.withLock { state in
-            state.closed = true
-            defer { state.failures = [:] }
-            return Array(state.failures.values)
+        defer {
+            threads.withLock { threads in
+                let commit = threads[thread]?.commit
+                let after = ThreadUse(link: before?.link, depth: before?.depth ?? 0, commit: commit)
+                threads[thread] = after.isEmpty ? nil : after
+            }
         }
-        for fail in failures { fail() }
+        return try body()
+    }
+
+    /// Records this thread's transaction sent whole until its `COMMIT` is answered.
+    private func remember(_ commit: SentCommit) {
+        let thread = pthread_self()
+        threads.withLock { $0[thread, default: ThreadUse()].commit = commit }
+        commit.answer.whenComplete { [weak self] _ in
+            self?.threads.withLock { threads in
+                guard let use = threads[thread], use.commit?.answer === commit.answer else { return }
+                threads[thread]?.commit = nil
+                if threads[thread]?.isEmpty == true { threads[thread] = nil }
+            }
+        }
     }
 }

@@ -147,7 +147,7 @@ extension SQLiteStore {
             )
             let evicted = try call.cache.map { cache throws in try SQLiteStore.save(cache, db) } ?? 0
             return CallCommit.Committed(
-                run: saved, spend: try SQLiteStore.spend(runID: run.id, db), fitness: fitness,
+                run: saved, spend: try SpendRules.runSpend(SQLiteConnection(db: db), runID: run.id), fitness: fitness,
                 evicted: evicted)
         }
     }
