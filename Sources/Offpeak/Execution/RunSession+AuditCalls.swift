@@ -145,7 +145,7 @@ extension RunSession {
         let after = try context.store.audits.commitAudit(commit)
         if let reservation = done.reservation { try context.store.ledger.releaseReservation(reservation) }
         if let ledger = commit.ledger {
-            knownSpend?.add(ledger)
+            commits.add(ledger)
             audit.spent?.add(ledger)
             if target.probe { audit.proving.add(ledger) }
         }

@@ -22,7 +22,7 @@ extension RunSession {
         guard !canceled else { return [] }
         try readCommit()
         try lookBack()
-        knownSpend = nil  // the round's cache hits add ledger rows of their own
+        commits.forgetSpend()  // the round's cache hits add ledger rows of their own
         var front: String?
         while true {
             if let stop = options.stop, stop.isRequested { return [] }

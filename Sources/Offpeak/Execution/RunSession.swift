@@ -47,18 +47,8 @@ struct RunSession {
     let auditReads = RecentReads<AuditRecord>()
     /// What the batch audit did in this pass (`AuditPass`).
     var audit = AuditPass()
-    /// The last call's commit, on its way (`RunStore.startCommit`): read before the next call is
-    /// committed, before a failure is judged, and at the end of each round (`readCommit`).
-    var sentCommit: SentCall?
-    /// The run's spend as this pass's commits left it, the one on its way included; nil: read from
-    /// the store (each round's start, as its cache hits write ledger rows too).
-    var knownSpend: Spend?
-
-    /// A call's commit on its way, and what its batched answer taught about its model.
-    struct SentCall {
-        var pending: any PendingCommit
-        var lesson: FitnessLesson?
-    }
+    /// The calls' commits (`CommitStage`): the last one on its way, and the run's spend they left.
+    var commits = CommitStage()
 
     init(context: RunContext, spec: JobSpec, run: RunRecord, options: JobRunner.Options) {
         self.context = context
@@ -251,7 +241,7 @@ struct RunSession {
         // A commit on its way is an answer paid for and not yet kept: it holds its call's place, so
         // a kill loses at most `in_flight` answered calls, and a pass of one call at a time judges
         // each call with all the one before it left (its lesson, its progress).
-        if sentCommit != nil, context.limiter.inFlight >= context.limiter.inFlightCap {
+        if commits.isSending, context.limiter.inFlight >= context.limiter.inFlightCap {
             do { try readCommit() } catch {
                 context.limiter.withdraw(ticket)
                 throw error
@@ -337,14 +327,14 @@ struct RunSession {
     /// reads it back, and adds its own ledger row at once), read from the store when not known, and
     /// always for a provider batch's requests.
     mutating func spentSoFar(batch: Bool) throws(OffpeakError) -> Spend {
-        if !batch, let knownSpend { return knownSpend }
+        if !batch, let known = commits.knownSpend { return known }
         let spent = try context.store.ledger.spend(runID: run.id)
-        if !batch { knownSpend = spent }
+        if !batch { commits.know(spent) }
         return spent
     }
 
     /// Commits a call that came back: its answer, or what its failure does to its items and run.
-    /// The commit is sent and the pass goes on (`sentCommit`); the one before it is read first.
+    /// The commit is sent and the pass goes on (`commits`); the one before it is read first.
     /// - Returns: why the pass stops, when the call says so.
     mutating func settle(_ done: CallsInFlight.Finished) throws(OffpeakError) -> RunStop? {
         context.limiter.finished(done.ticket, reply: done.reply, now: done.ended)
@@ -420,8 +410,7 @@ struct RunSession {
                 failed: receipt.failed, later: receipt.later, postponed: receipt.postponed,
                 lease: context.lease, reservation: reservation, fitness: lesson?.change, cache: cache,
                 audits: audits))
-        sentCommit = SentCall(pending: pending, lesson: lesson)
-        if let ledger = receipt.ledger { knownSpend?.add(ledger) }
+        try commits.sent(pending, ledger: receipt.ledger, lesson: lesson)
         answeredNow += receipt.itemsAnswered
     }
 
@@ -429,15 +418,13 @@ struct RunSession {
     /// its batched answer left it, and the cache's evictions. A commit that failed is thrown here
     /// (nothing of its call was committed).
     mutating func readCommit() throws(OffpeakError) {
-        guard let sent = sentCommit else { return }
-        sentCommit = nil
-        let committed = try sent.pending.committed()
+        guard let read = try commits.read() else { return }
+        let committed = read.committed
         context.cache.evicted(committed.evicted)
         run.itemsDone = committed.run.itemsDone
         run.itemsFailed = committed.run.itemsFailed
         run.itemsCached = committed.run.itemsCached
-        knownSpend = committed.spend
-        if let lesson = sent.lesson, let after = committed.fitness { learned(lesson, after: after) }
+        if let lesson = read.lesson, let after = committed.fitness { learned(lesson, after: after) }
         report(spent: committed.spend)
     }
 
