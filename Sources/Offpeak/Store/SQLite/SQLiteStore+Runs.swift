@@ -108,36 +108,32 @@ extension SQLiteStore {
             for result in results { try SQLiteStore.insertAnswer(result, ledgerID: ledger?.id, at: now, db) }
             for audit in call.audits { try SQLiteStore.queue(audit, runID: run.id, db) }
             for (id, reason) in retry {
-                try db.execute(
-                    sql:
-                        "UPDATE requests SET attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ?",
-                    arguments: [reason, now, id])
+                try db.run(
+                    "UPDATE requests SET attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ?",
+                    [reason, now, id])
             }
             for (id, reason, at) in later {
-                try db.execute(
-                    sql: """
-                        UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
-                        attempts = attempts + 1,
-                        next_attempt_at = ?, updated_at = ? WHERE id = ?
-                        """,
-                    arguments: [reason, at, now, id])
+                try db.run(
+                    """
+                    UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
+                    attempts = attempts + 1,
+                    next_attempt_at = ?, updated_at = ? WHERE id = ?
+                    """, [reason, at, now, id])
             }
             for (id, reason, at) in call.postponed {
-                try db.execute(
-                    sql: """
-                        UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
-                        next_attempt_at = ?, updated_at = ? WHERE id = ?
-                        """,
-                    arguments: [reason, at, now, id])
+                try db.run(
+                    """
+                    UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
+                    next_attempt_at = ?, updated_at = ? WHERE id = ?
+                    """, [reason, at, now, id])
             }
             for (id, reason) in failed {
-                try db.execute(
-                    sql: """
-                        UPDATE requests SET state = \(SQLStates.request(.failed)), error = ?,
-                        attempts = attempts + 1, updated_at = ?
-                        WHERE id = ?
-                        """,
-                    arguments: [reason, now, id])
+                try db.run(
+                    """
+                    UPDATE requests SET state = \(SQLStates.request(.failed)), error = ?,
+                    attempts = attempts + 1, updated_at = ?
+                    WHERE id = ?
+                    """, [reason, now, id])
             }
             let last =
                 results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
@@ -147,7 +143,8 @@ extension SQLiteStore {
             )
             let evicted = try call.cache.map { cache throws in try SQLiteStore.save(cache, db) } ?? 0
             return CallCommit.Committed(
-                run: saved, spend: try SpendRules.runSpend(SQLiteConnection(db: db), runID: run.id), fitness: fitness,
+                run: saved, spend: try SpendRules.runSpend(SQLiteConnection(db: db), runID: run.id),
+                fitness: fitness,
                 evicted: evicted)
         }
     }
@@ -175,10 +172,9 @@ extension SQLiteStore {
         var result = result
         result.ledgerId = ledgerID
         try result.insert(db)
-        try db.execute(
-            sql:
-                "UPDATE requests SET state = \(SQLStates.request(.done)), error = NULL, updated_at = ? WHERE id = ?",
-            arguments: [now, result.requestId])
+        try db.run(
+            "UPDATE requests SET state = \(SQLStates.request(.done)), error = NULL, updated_at = ? WHERE id = ?",
+            [now, result.requestId])
     }
 
     /// Extends this process's lease on the run (when it holds it) and its claim: every commit is
@@ -187,9 +183,9 @@ extension SQLiteStore {
     static func renew(_ hold: RunHold, runID: String, requests: [String], _ db: Database) throws {
         let now = Date()
         if hold.leased {
-            try db.execute(
-                sql: "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
-                arguments: [now, now + hold.ttl, runID, hold.owner])
+            try db.run(
+                "UPDATE leases SET heartbeat_at = ?, expires_at = ? WHERE run_id = ? AND owner = ?",
+                [now, now + hold.ttl, runID, hold.owner])
             if db.changesCount == 0,
                 let holder = try String.fetchOne(
                     db, sql: "SELECT owner FROM leases WHERE run_id = ?", arguments: [runID])
@@ -197,9 +193,9 @@ extension SQLiteStore {
                 throw LeaseLost.error(runID: runID, holder: holder)
             }
         }
-        try db.execute(
-            sql: "UPDATE claims SET expires_at = ? WHERE run_id = ? AND owner = ?",
-            arguments: [now + hold.ttl, runID, hold.owner])
+        try db.run(
+            "UPDATE claims SET expires_at = ? WHERE run_id = ? AND owner = ?",
+            [now + hold.ttl, runID, hold.owner])
         guard !requests.isEmpty else { return }
         let gone = try Bool.fetchOne(
             db,

@@ -32,18 +32,20 @@ struct SQLiteConnection: SQLConnection {
     }
 
     func rows(_ statement: SQLStatement) throws(OffpeakError) -> [any SQLRow] {
-        let (sql, arguments) = Self.render(statement)
+        let (sql, arguments, count) = Self.render(statement)
         do {
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { SQLiteRow(row: $0) }
+            return try Row.fetchAll(db.statement(sql, values: count), arguments: arguments).map {
+                SQLiteRow(row: $0)
+            }
         } catch {
             throw SQLiteStore.failure(error)
         }
     }
 
     func execute(_ statement: SQLStatement) throws(OffpeakError) -> Int {
-        let (sql, arguments) = Self.render(statement)
+        let (sql, arguments, count) = Self.render(statement)
         do {
-            try db.execute(sql: sql, arguments: arguments)
+            try db.statement(sql, values: count).execute(arguments: arguments)
             return db.changesCount
         } catch {
             throw SQLiteStore.failure(error)
@@ -60,19 +62,19 @@ struct SQLiteConnection: SQLConnection {
     func bytewise(_ text: SQLStatement) -> SQLStatement { text }
 
     func requests(_ statement: SQLStatement) throws(OffpeakError) -> [RequestRecord] {
-        let (sql, arguments) = Self.render(statement)
+        let (sql, arguments, count) = Self.render(statement)
         do {
             return try StoredPayload.expand(
-                try RequestRecord.fetchAll(db, sql: sql, arguments: arguments), db)
+                try RequestRecord.fetchAll(db.statement(sql, values: count), arguments: arguments), db)
         } catch {
             throw SQLiteStore.failure(error)
         }
     }
 
-    /// The statement with `?` placeholders, and its values as GRDB binds them.
-    static func render(_ statement: SQLStatement) -> (String, StatementArguments) {
+    /// The statement with `?` placeholders, its values as GRDB binds them, and how many.
+    static func render(_ statement: SQLStatement) -> (String, StatementArguments, count: Int) {
         let (sql, values) = statement.rendered { _ in "?" }
-        return (sql, StatementArguments(values.map(databaseValue)))
+        return (sql, StatementArguments(values.map(databaseValue)), values.count)
     }
 
     static func databaseValue(_ value: SQLValue) -> DatabaseValue {
