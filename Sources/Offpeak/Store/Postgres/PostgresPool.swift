@@ -64,16 +64,18 @@ final class PostgresPool: @unchecked Sendable {
     private func opened() throws(OffpeakError) -> PostgresLink {
         open += 1
         condition.unlock()
-        defer { condition.lock() }
+        let made: Result<PostgresLink, OffpeakError>
         do {
-            return try PostgresLink.connect(url, configuration: configuration, logger: logger)
+            made = .success(try PostgresLink.connect(url, configuration: configuration, logger: logger))
         } catch {
-            condition.lock()
+            made = .failure(error)
+        }
+        condition.lock()
+        if case .failure = made {
             open -= 1
             condition.signal()
-            condition.unlock()
-            throw error
         }
+        return try made.get()
     }
 
     /// Returns a borrowed connection: to the idle ones, or closed when it was lost or the store

@@ -14,15 +14,10 @@ extension PostgresStore {
     /// - Returns: the locks, or nil when another tick of `host` holds the host's lock.
     /// - Throws: `.temporaryFailure` while a copy holds the store's lock; the store's faults.
     func lockTick(host: String) throws(OffpeakError) -> PostgresTickLocks? {
-        let link = try setAside()
-        do {
-            guard try using(link, { () throws(OffpeakError) in try takeTickLocks(host: host) }) else {
-                giveBack(link)
-                return nil
-            }
-        } catch {
+        let (link, taken) = try setAside { () throws(OffpeakError) in try takeTickLocks(host: host) }
+        guard taken else {
             giveBack(link)
-            throw error
+            return nil
         }
         return PostgresTickLocks(store: self, link: link, host: host)
     }
@@ -49,13 +44,7 @@ extension PostgresStore {
     /// store closes.
     /// - Throws: `.temporaryFailure` while ticks (or another copy) hold it; the store's faults.
     func lockForCopy() throws(OffpeakError) {
-        let link = try setAside()
-        do {
-            try using(link) { () throws(OffpeakError) in try takeCopyLock() }
-        } catch {
-            giveBack(link)
-            throw error
-        }
+        let (link, _) = try setAside { () throws(OffpeakError) in try takeCopyLock() }
         hold(link)
     }
 

@@ -26,8 +26,8 @@ final class PostgresStore: @unchecked Sendable {
 
     private struct ThreadUse {
         var link: PostgresLink?
-        /// Transactions open on `link` (0 in a `pinned` scope).
-        var depth = 0
+        /// Whether `link` holds a transaction (a nested one runs inside it), not only a `pinned` scope.
+        var inTransaction = false
         var commit: SentCommit?
 
         var isEmpty: Bool { link == nil && commit == nil }
@@ -120,7 +120,7 @@ final class PostgresStore: @unchecked Sendable {
     /// the transaction back. Outside a transaction it is `query`: nothing would be left to report
     /// a failure.
     func send(_ query: PostgresQuery) throws(OffpeakError) {
-        guard let use = use(), let link = use.link, use.depth > 0 else {
+        guard let use = use(), let link = use.link, use.inTransaction else {
             try self.query(query)
             return
         }
@@ -132,7 +132,9 @@ final class PostgresStore: @unchecked Sendable {
     /// latest the `COMMIT`) has been answered, so reading them costs no round trip of its own. Outside
     /// a transaction it runs now.
     func sendReading(_ query: PostgresQuery) throws(OffpeakError) -> SentRows {
-        guard let use = use(), let link = use.link, use.depth > 0 else { return .read(try self.query(query)) }
+        guard let use = use(), let link = use.link, use.inTransaction else {
+            return .read(try self.query(query))
+        }
         return .sent(link.sendReading(query), link: link)
     }
 
@@ -158,7 +160,7 @@ final class PostgresStore: @unchecked Sendable {
     /// order, so what a session sets (an advisory lock, a setting) holds for all of it.
     func pinned<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T {
         if use()?.link != nil { return try body() }
-        return try lending { link throws(OffpeakError) in try bound(to: link, depth: 0, body) }
+        return try lending { link throws(OffpeakError) in try bound(to: link, inTransaction: false, body) }
     }
 
     /// Runs `body` in one transaction: all of it commits, or none of it (any error rolls back).
@@ -172,7 +174,7 @@ final class PostgresStore: @unchecked Sendable {
             // its answer comes after BEGIN's, and the transaction costs one round trip less.
             let opened = link.queue(PostgresQuery(unsafeSQL: begin))
             do throws(OffpeakError) {
-                let value = try bound(to: link, depth: 1, body)
+                let value = try bound(to: link, inTransaction: true, body)
                 link.flushQueued()
                 try link.settle([opened])
                 _ = try link.run("COMMIT")
@@ -184,7 +186,7 @@ final class PostgresStore: @unchecked Sendable {
             }
         }
         guard let use = use(), let link = use.link else { return try lending(transact) }
-        return use.depth > 0 ? try body() : try transact(link)
+        return use.inTransaction ? try body() : try transact(link)
     }
 
     /// Runs `body` in one transaction sent whole, its `COMMIT` included, without waiting for the
@@ -197,35 +199,30 @@ final class PostgresStore: @unchecked Sendable {
         func send(_ link: PostgresLink) throws(OffpeakError) -> (T, SentTransaction) {
             let opened = link.queue("BEGIN")
             do throws(OffpeakError) {
-                let value = try bound(to: link, depth: 1, body)
+                let value = try bound(to: link, inTransaction: true, body)
                 let committed = link.queue("COMMIT")
                 let answers = [opened] + link.takeSent() + [committed]
                 remember(SentCommit(link: link, answer: committed))
-                return (value, SentTransaction(answers: answers, url: url))
+                return (value, SentTransaction(answers: answers, link: link))
             } catch {
                 _ = try? link.run("ROLLBACK")
                 throw error
             }
         }
         guard let use = use(), let link = use.link else { return try lending(send) }
-        guard use.depth == 0 else { return (try body(), SentTransaction(answers: [], url: url)) }
+        guard !use.inTransaction else { return (try body(), SentTransaction(answers: [], link: link)) }
         return try send(link)
     }
 
     /// A transaction sent whole (`transactionSent`): its statements' answers, `BEGIN` to `COMMIT`.
     struct SentTransaction: Sendable {
         let answers: [EventLoopFuture<PostgresQueryResult>]
-        let url: PostgresURL
+        /// The connection it went on.
+        let link: PostgresLink
 
         /// Waits until the transaction is done. A failed statement rolled it back (the server
         /// answers its `COMMIT` with a rollback): the first failure is thrown, nothing was written.
-        func wait() throws(OffpeakError) {
-            var failure: (any Error)?
-            for answer in answers {
-                do { _ = try answer.wait() } catch { failure = failure ?? error }
-            }
-            if let failure { throw PostgresFault.error(failure, url: url) }
-        }
+        func wait() throws(OffpeakError) { try link.settle(answers) }
     }
 
     /// Decodes one row's columns, a decoding failure being a store error naming the server.
@@ -244,20 +241,24 @@ final class PostgresStore: @unchecked Sendable {
     /// Closes every connection: the idle and held ones now, a lent one when it comes back.
     func close() { pool.close() }
 
-    /// A connection taken out of the pool for a session lock, until `giveBack` (or, once `hold`
-    /// keeps it, until the store closes).
-    func setAside() throws(OffpeakError) -> PostgresLink { try borrow() }
+    /// A connection taken out of the pool for a session lock, and what `body` made of it on that
+    /// connection (as `pinned` runs it); the connection stays out until `giveBack` (or, once `hold`
+    /// keeps it, until the store closes), unless `body` throws, which gives it back at once.
+    func setAside<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> (PostgresLink, T) {
+        let link = try borrow()
+        do {
+            return (link, try bound(to: link, inTransaction: false, body))
+        } catch {
+            pool.giveBack(link)
+            throw error
+        }
+    }
 
     /// Keeps `link` (set aside) open until the store closes: the session lock it took holds as long.
     func hold(_ link: PostgresLink) { pool.hold(link) }
 
     /// Returns a connection set aside.
     func giveBack(_ link: PostgresLink) { pool.giveBack(link) }
-
-    /// Runs `body` with `link`, as `pinned` does with a connection of the pool's.
-    func using<T>(_ link: PostgresLink, _ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T {
-        try bound(to: link, depth: 0, body)
-    }
 
     /// Borrows a connection for `body`, and gives it back.
     private func lending<T>(_ body: (PostgresLink) throws(OffpeakError) -> T) throws(OffpeakError) -> T {
@@ -287,19 +288,20 @@ final class PostgresStore: @unchecked Sendable {
     }
 
     /// Runs `body` with this thread's statements going to `link`.
-    private func bound<T>(to link: PostgresLink, depth: Int, _ body: () throws(OffpeakError) -> T)
+    private func bound<T>(to link: PostgresLink, inTransaction: Bool, _ body: () throws(OffpeakError) -> T)
         throws(OffpeakError) -> T
     {
         let thread = pthread_self()
         let before = threads.withLock { threads in
             let before = threads[thread]
-            threads[thread] = ThreadUse(link: link, depth: depth, commit: before?.commit)
+            threads[thread] = ThreadUse(link: link, inTransaction: inTransaction, commit: before?.commit)
             return before
         }
         defer {
             threads.withLock { threads in
                 let commit = threads[thread]?.commit
-                let after = ThreadUse(link: before?.link, depth: before?.depth ?? 0, commit: commit)
+                let after = ThreadUse(
+                    link: before?.link, inTransaction: before?.inTransaction ?? false, commit: commit)
                 threads[thread] = after.isEmpty ? nil : after
             }
         }
