@@ -53,4 +53,31 @@ extension JobRunner {
         }
         return expanded
     }
+
+    /// The research context of every item that has sources (the job's, then its own), fetched or
+    /// taken from the cache; an item whose source cannot be had yet waits. A stop signal aborts
+    /// fetches in flight when its grace runs out, as it does provider calls. `offline` (the job's
+    /// conditions do not hold, and the pass only collects batches already out) fetches nothing:
+    /// cached copies only, and an item with a source never fetched waits.
+    func sources(
+        for spec: JobSpec, offline: Bool, cancellation: CancellationFlag?, now: Date
+    ) throws(OffpeakError) -> [String: Result<SourceContext, OffpeakError>] {
+        guard !spec.sources.isEmpty || spec.items.contains(where: { !$0.sources.isEmpty }) else { return [:] }
+        let research = research(
+            for: spec, ttl: spec.cacheTTL, offline: offline, cancellation: cancellation)
+        let items = spec.items.filter { !(spec.sources + $0.sources).isEmpty }
+        let found = research.contexts(for: items.map { spec.sources + $0.sources }, now: now)
+        return Dictionary(zip(items.map(\.id), found), uniquingKeysWith: { first, _ in first })
+    }
+
+    /// What reads `spec`'s sources and feeds, fresh for `ttl`; from the cache only when `offline`.
+    func research(for spec: JobSpec, ttl: TimeInterval, offline: Bool, cancellation: CancellationFlag?)
+        -> ResearchSources
+    {
+        var research = ResearchSources(
+            cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor), ttl: ttl,
+            job: spec.name, keep: spec.reusesUnchanged, logger: logger, cancellation: cancellation)
+        research.offline = offline
+        return research
+    }
 }

@@ -31,18 +31,17 @@ extension JobRunner {
         let context = self.context(
             for: spec, hold: RunHold(owner: owner, ttl: leaseTTL, leased: false), options: options)
         defer { try? context.limiter.flush(now: Date()) }
-        var session = RunSession(context: context, spec: spec, run: run, options: options)
-        session.callLane = lane.callLane
+        var session = RunSession(context: context, spec: spec, run: run, options: options, lanes: lane)
         defer { try? store.leases.releaseClaim(runID: run.id, owner: owner) }
         let stop = try session.help()
         try cache.flush()
         let helped =
-            "\(held); this host helped: answered \(Plural.count(session.answeredNow, "item")) "
-            + "in \(Plural.count(session.callsMade, "call"))"
+            "\(held); this host helped: answered \(Plural.count(session.tally.answeredNow, "item")) "
+            + "in \(Plural.count(session.tally.callsMade, "call"))"
         return RunOutcome(
             run: try store.runs.run(id: run.id) ?? session.run, status: stop?.status ?? .ok,
             message: stop.map { "\(helped), then stopped: \($0.reason)" } ?? helped,
             spend: try store.ledger.spend(runID: run.id), outputDirectory: spec.output,
-            answeredNow: session.answeredNow, callsMade: session.callsMade)
+            answeredNow: session.tally.answeredNow, callsMade: session.tally.callsMade)
     }
 }

@@ -11,7 +11,7 @@ struct LaneChoice {
     /// Why the pass goes live when the job asked for another lane.
     var why: String?
 
-    /// How the pass's calls that go straight to the provider go (`RunSession.callLane`).
+    /// How the pass's calls that go straight to the provider go (`CallLanes.direct`).
     var callLane: CallLane { lane == .flex ? .flex : .live }
 
     static func choose(

@@ -28,6 +28,8 @@ extension RunSession {
         var batched = false
         /// What this pass's audits of probes cost: proving, apart from sampling (`AuditShare.proving`).
         var proving = Spend()
+        /// The audit records this pass has read or written lately (`auditRecord(of:)`).
+        let reads = RecentReads<AuditRecord>()
     }
 
     /// `model`'s audit record for this job, read at most once a second (`RecentReads`); nil before
@@ -38,7 +40,7 @@ extension RunSession {
             try context.store.audits.auditRecord(
                 job: spec.name, provider: context.provider.kind.rawValue, model: model)
         }
-        let record = (try? auditReads.value(for: model, now: Date(), read: read)) ?? nil
+        let record = (try? audit.reads.value(for: model, now: Date(), read: read)) ?? nil
         return record.flatMap { $0.matches(shape: spec.auditShape, target: spec.auditTarget) ? $0 : nil }
     }
 
@@ -97,13 +99,14 @@ extension RunSession {
             let evidence = record?.evidence(size: size, at: now)
             let agreements =
                 record?.agreementsToProve(size: size, at: now) ?? fresh.agreementsToProve(from: 0)
-            let wanted = AuditSampling.probes(size: size, agreements: agreements, whole: batchAPI != nil)
+            let wanted = AuditSampling.probes(
+                size: size, agreements: agreements, whole: lanes.batchAPI != nil)
             guard probes[key, default: 0] < wanted else {
-                if batchAPI != nil { kept.append(call) }  // else it waits for the probes' verdict
+                if lanes.batchAPI != nil { kept.append(call) }  // else it waits for the probes' verdict
                 continue
             }
             let head = (evidence?.head.audited ?? 0) == 0 && !headed.contains(key)
-            let round = AuditSampling.roundAudits(agreements: agreements, whole: batchAPI != nil)
+            let round = AuditSampling.roundAudits(agreements: agreements, whole: lanes.batchAPI != nil)
             let places = AuditSampling.probePlaces(
                 size: size, head: head, most: round - tails[key, default: 0])
             guard
@@ -165,7 +168,7 @@ extension RunSession {
         }
         guard let after = try context.store.audits.commitAudit(AuditCommit(ledger: nil, change: change))
         else { return }
-        auditReads.keep(after, for: model, at: now)
+        audit.reads.keep(after, for: model, at: now)
         if let decision = after.decisions.last {
             context.logger.info("\(AuditNews.line(decision, model: model))")
         }

@@ -119,7 +119,7 @@ extension RunSession {
             run.itemsFailed = fresh.itemsFailed
             run.itemsCached = fresh.itemsCached
         }
-        answeredNow = max(0, answeredNow - moved)
+        tally.answeredNow = max(0, tally.answeredNow - moved)
         let news =
             "\(Plural.count(moved, "item")) answered in batched prompts of more than \(limit) items "
             + "asked again in smaller prompts"
@@ -150,7 +150,7 @@ extension RunSession {
             if target.probe { audit.proving.add(ledger) }
         }
         guard let after else { return }
-        auditReads.keep(after, for: model, at: now)
+        audit.reads.keep(after, for: model, at: now)
         guard let decision = after.decisions.last, decision.at == now else { return }
         context.logger.info("\(AuditNews.line(decision, model: model))")
     }

@@ -62,7 +62,7 @@ extension RunSession {
             }
             commit.slot = AuditCommit.Slot(batchID: batch.id, customID: audit.customId, outcome: booked)
             guard let after = try context.store.audits.commitAudit(commit) else { continue }
-            auditReads.keep(after, for: batch.model, at: now)
+            self.audit.reads.keep(after, for: batch.model, at: now)
             if let decision = after.decisions.last, decision.at == now {
                 context.logger.info("\(AuditNews.line(decision, model: batch.model))")
             }

@@ -36,7 +36,7 @@ extension RunSession {
                     let requests = [call.request] + singles.map(\.request)
                     let size = requests.reduce(0) { $0 + BatchLane.estimatedBytes($1) }
                     if !take.isEmpty, bytes + size > api.limits.maxBytes / 10 * 9 { break }
-                    if let refused = try admit(call, price: price, inFlight: worst, lane: .batch) {
+                    if let refused = try checkGate(call, price: price, inFlight: worst, lane: .batch) {
                         stop = refused
                         break
                     }
@@ -113,9 +113,9 @@ extension RunSession {
         try store.batches.recordPoll(
             batchID: batch.id, status: remote.status, counts: remote.counts, expiresAt: remote.expiresAt,
             next: next)
-        callsMade += requests.count
+        tally.callsMade += requests.count
         let items = calls.reduce(0) { $0 + $1.requests.count }
-        submittedNow += items
+        tally.submittedNow += items
         let audited = audits.isEmpty ? "" : " and \(Plural.count(audits.count, "audit request"))"
         context.logger.info(
             "submitted batch \(batch.id) as \(remote.id): \(Plural.count(calls.count, "request")) carrying \(Plural.count(items, "item"))\(audited)"
@@ -151,7 +151,7 @@ extension RunSession {
         default:
             context.logger.warning(
                 "the provider's batch API refused batch \(batch.id) (\(error)); calls go live")
-            batchAPI = nil
+            lanes.batchAPI = nil
             return nil
         }
     }

@@ -156,7 +156,7 @@ extension RunSession {
                 batchID: batch.id, chunk.map { ($0.customID, $0.receipt.booking) }, run: run,
                 lease: context.lease, now: Date())
             for (customID, receipt) in chunk where booked.contains(customID) {
-                answeredNow += receipt.itemsAnswered
+                tally.answeredNow += receipt.itemsAnswered
                 saveToCache(receipt.cacheEntries)
             }
         }
@@ -251,7 +251,8 @@ extension RunSession {
     func batchPlanner(model: String) -> BatchPlanner {
         let fitness = fitness(of: model)
         return CallPlanning.batchPlanner(
-            spec: spec, model: model, prices: context.prices, batchLane: batchAPI != nil, fitness: fitness,
+            spec: spec, model: model, prices: context.prices, batchLane: lanes.batchAPI != nil,
+            fitness: fitness,
             auditLimit: audits ? auditRecord(of: model)?.itemLimit(at: Date()) : nil,
             form: answerForm(fitness: fitness), now: Date())
     }

@@ -31,12 +31,7 @@ extension RunSession {
                 if let done = calls.next(), let stop = try settle(done) { return (nil, stop) }
                 continue
             }
-            guard refusal.waitsForCallsInFlight else { return (nil, Self.budgetStop(refusal)) }
-            if let stop = options.stop, stop.isRequested { return (nil, .signal(stop.reason)) }
-            if let end = options.windowEnd, end <= Date() {
-                let reason = "the window ended while other calls in flight held the budget: \(refusal.reason)"
-                return (nil, RunStop(state: .interrupted, reason: reason, status: .temporaryFailure))
-            }
+            if let stop = admit.refusalStop(refusal, now: Date()) { return (nil, stop) }
             Thread.sleep(forTimeInterval: poll)
             poll = min(poll * 2, Self.longestBudgetPoll)
         }
@@ -47,10 +42,4 @@ extension RunSession {
     /// model's, minutes long) holds the budget.
     static var budgetPoll: TimeInterval { 0.1 }
     static var longestBudgetPoll: TimeInterval { 2 }
-
-    /// The run waits in the deferred queue with the budget's reason ("daily budget reached,
-    /// resumes after 00:00 (...)"); every tick tries it again, so it resumes by itself.
-    static func budgetStop(_ refusal: BudgetRefusal) -> RunStop {
-        RunStop(state: .waiting, reason: refusal.reason, status: .temporaryFailure, deferred: [.budget])
-    }
 }

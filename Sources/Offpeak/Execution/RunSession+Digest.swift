@@ -17,7 +17,7 @@ extension RunSession {
     /// Inserts the run's digest request when its items are settled and some are new or changed.
     /// - Returns: whether there is a new request to send.
     func advanceDigest() throws(OffpeakError) -> Bool {
-        guard let digest = spec.digest, !canceled else { return false }
+        guard let digest = spec.digest, !plan.canceled else { return false }
         let changes = try ItemNotes.of(run, store: context.store).mapValues(\.change)
         var asked = spec
         asked.maxTokens = digest.maxTokens

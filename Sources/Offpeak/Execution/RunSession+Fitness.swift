@@ -12,7 +12,7 @@ extension RunSession {
         let read = { () throws(OffpeakError) -> BatchFitness? in
             try context.store.batches.batchFitness(provider: context.provider.kind.rawValue, model: model)
         }
-        return (try? fitnessReads.value(for: model, now: Date(), read: read)) ?? nil
+        return (try? plan.fitnessReads.value(for: model, now: Date(), read: read)) ?? nil
     }
 
     /// The structured-output form batched prompts ask for (`StructuredOutput`); nil: plain.
@@ -72,7 +72,7 @@ extension RunSession {
     /// Keeps the record a lesson left, and says at `--verbose` when it changed the model's prompts.
     func learned(_ lesson: FitnessLesson, after: BatchFitness) {
         let (model, now) = (lesson.change.model, lesson.change.at)
-        fitnessReads.keep(after, for: model, at: now)
+        plan.fitnessReads.keep(after, for: model, at: now)
         let limit = after.itemLimit(at: now)
         guard limit != lesson.limitBefore, let limit else { return }
         let until = after.pausedUntil.map { Timestamp.text($0) } ?? "later"
@@ -97,7 +97,11 @@ extension RunSession {
         let after = try? context.store.batches.updateBatchFitness(
             provider: context.provider.kind.rawValue, model: model, at: now
         ) { $0.refuseStructured("\(status): \(message)", form: form, at: now) }
-        if let after { fitnessReads.keep(after, for: model, at: now) } else { fitnessReads.forget(model) }
+        if let after {
+            plan.fitnessReads.keep(after, for: model, at: now)
+        } else {
+            plan.fitnessReads.forget(model)
+        }
         let next = after.flatMap { answerForm(fitness: $0) }
         let structured = context.provider.capabilities.structured
         let named = structured.wire == .responseFormat

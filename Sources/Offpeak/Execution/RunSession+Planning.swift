@@ -19,7 +19,7 @@ extension RunSession {
     /// left to send now, never that a round happened to send nothing.
     mutating func nextCalls() throws(OffpeakError) -> [PlannedCall] {
         // A canceled run only collects what its provider batches answered.
-        guard !canceled else { return [] }
+        guard !plan.canceled else { return [] }
         try readCommit()
         try lookBack()
         commits.forgetSpend()  // the round's cache hits add ledger rows of their own
@@ -52,7 +52,8 @@ extension RunSession {
         // The batch lane plans bigger rounds: each round is a provider batch, and fewer, larger
         // batches are fewer to poll and collect (`BatchLane.roundItems`).
         let limit = CallPlanning.roundLimit(
-            live: options.roundRequests, batchLane: batchAPI != nil, inFlight: context.limiter.inFlightMost,
+            live: options.roundRequests, batchLane: lanes.batchAPI != nil,
+            inFlight: context.limiter.inFlightMost,
             batching: spec.batching)
         let hold = context.lease
         return try context.store.leases.claimRound(
@@ -98,7 +99,7 @@ extension RunSession {
         guard !hits.isEmpty else { return rest }
         let answered = CallReceipt.cacheHits(hits, line: ledgerLine, now: context.clock())
         try context.store.runs.commitCacheHits(run: run, answered, lease: context.lease)
-        answeredNow += hits.filter { !$0.record.isStep }.count
+        tally.answeredNow += hits.filter { !$0.record.isStep }.count
         context.logger.info("\(Plural.count(hits.count, "item")) answered from the cache")
         return rest
     }

@@ -13,7 +13,7 @@ extension RunSession {
     /// Inserts the next steps of every long item whose current steps are all answered.
     /// - Returns: whether there are new requests to send.
     func advanceReductions() throws(OffpeakError) -> Bool {
-        guard !canceled else { return false }
+        guard !plan.canceled else { return false }
         let model = run.model
         let provider = context.provider.kind
         var long: [(item: JobSpec.Item, chunks: [String])] = []

@@ -1,0 +1,53 @@
+import Foundation
+
+/// The pass's last step (DESIGN.md's data flow: outputs and reports): the outputs written from the
+/// store, and the run moved to where the pass left it.
+extension RunSession {
+    /// Outputs are derived from the store, so they can always be written again; they are read a
+    /// request outline and an answer at a time, so a run of any size fits in memory.
+    func writeOutputs() throws(OffpeakError) {
+        let store = context.store
+        try OutputWriter(directory: context.outputs).write(
+            job: spec.name, runID: run.id, items: try store.runs.outlines(runID: run.id),
+            notes: try ItemNotes.of(run, store: store)
+        ) { visit throws(OffpeakError) in
+            try store.runs.forEachResult(runID: run.id) { try visit($0) }
+        }
+    }
+
+    /// Moves the run to where this pass left it and says so.
+    mutating func finish(_ stop: RunStop?) throws(OffpeakError) -> RunOutcome {
+        let store = context.store
+        run = try store.runs.run(id: run.id) ?? run  // counters as committed, before the state moves
+        let retrying = try store.runs.summary(runID: run.id, state: .retrying)
+        let waiting = try store.runs.summary(runID: run.id, state: .waiting)
+        var facts = RunVerdict.Facts(
+            job: spec.name, itemsDone: run.itemsDone, itemsTotal: run.itemsTotal,
+            itemsFailed: run.itemsFailed,
+            answeredNow: tally.answeredNow, nextRetry: retrying.first.map { ($0.error, retrying.count) },
+            firstWaiting: waiting.first.map { ($0.error, waiting.count) },
+            firstFailure: run.itemsFailed > 0
+                ? try store.runs.summary(runID: run.id, state: .failed).first?.error : nil,
+            forcedPast: tally.forcedPast, notices: tally.notices)
+        facts.pending = try store.runs.summary(runID: run.id, state: .pending).count
+        facts.inBatch = try store.runs.summary(runID: run.id, state: .inBatch).count
+        if facts.inBatch > 0, let failing = try store.batches.batches(runID: run.id).first(where: \.isFailing)
+        {
+            facts.failingBatch = (failing.pollFailures, failing.pollError ?? "unknown")
+        }
+        facts.submittedNow = tally.submittedNow
+        facts.canceled = plan.canceled
+        facts.audit = try auditClause()
+        let verdict = RunVerdict.decide(facts, stop: stop)
+        try store.move(&run, to: verdict.state, reason: verdict.reason)
+        if !verdict.deferred.isEmpty, let stop {
+            try store.schedules.deferJob(
+                spec.name, run: run, reasons: stop.reason, host: context.host, at: Date())
+        }
+        return RunOutcome(
+            run: run, status: verdict.status, message: verdict.message,
+            spend: try store.ledger.spend(runID: run.id),
+            outputDirectory: spec.output, answeredNow: tally.answeredNow, callsMade: tally.callsMade,
+            deferred: verdict.deferred)
+    }
+}
