@@ -112,6 +112,11 @@ extension RunStore where Self: SQLEngine {
 
     /// Read through the partial index `requests_answered_by_job`: its conditions are written as
     /// literals here, since SQLite uses a partial index only for a query whose own terms imply them.
+    func update(run: RunRecord) throws(OffpeakError) {
+        try StoredDate.check(run)
+        guard try execute(RunRules.update(run)) == 1 else { throw RunRules.noSuchRun(run.id) }
+    }
+
     func answeredItems(job: String) throws(OffpeakError) -> Set<String> {
         Set(
             try rows(
@@ -123,8 +128,50 @@ extension RunStore where Self: SQLEngine {
     }
 }
 
-/// Run reads the engines' own transactions make too (a commit reads the run's counts).
+/// Run reads and writes the engines' own transactions make too (a commit reads the run's counts
+/// and writes its row).
 enum RunRules {
+    /// The statement that writes every column of the run's row (as GRDB's `update` does).
+    ///
+    /// The spec is written only when its hash changed: PostgreSQL compresses a new value of a long
+    /// text again, at every commit, while the one it keeps costs nothing.
+    /// - Parameter fromCounters: its done, failed and cached items are taken from the run's
+    ///   counters (`run_items`) by the same statement, not from `run`.
+    static func update(_ run: RunRecord, fromCounters: Bool = false) -> SQLStatement {
+        func count(_ column: String, _ value: Int) -> SQLStatement {
+            fromCounters
+                ? "coalesce((SELECT \(unescaped: column) FROM run_items WHERE run_id = runs.id), 0)"
+                : "\(value)"
+        }
+        return """
+            UPDATE runs SET job = \(run.job), kind = \(run.kind), spec_hash = \(run.specHash),
+                state = \(run.state.rawValue), reason = \(run.reason), budget_stop = \(run.budgetStop),
+                provider = \(run.provider), model = \(run.model), tier = \(run.tier),
+                downgraded = \(run.downgraded), forced = \(run.forced), items_total = \(run.itemsTotal),
+                items_done = \(count("done", run.itemsDone)), items_failed = \(count("failed", run.itemsFailed)),
+                items_cached = \(count("cached", run.itemsCached)),
+                created_at = \(run.createdAt), started_at = \(run.startedAt),
+                updated_at = \(run.updatedAt), finished_at = \(run.finishedAt),
+                deadline_at = \(run.deadlineAt),
+                spec = CASE WHEN spec_hash = \(run.specHash) AND (spec IS NULL) = \(run.spec == nil) THEN spec
+                    ELSE \(run.spec) END,
+                failure_streak = \(run.failureStreak),
+                failure_text = \(run.failureText), failure_items = \(run.failureItems)
+            WHERE id = \(run.id)
+            """
+    }
+
+    /// Writes every column of the run's row (`update`).
+    /// - Throws: a store error when there is no such run, as GRDB's `update` does.
+    static func update(_ run: RunRecord, _ sql: any SQLConnection) throws(OffpeakError) {
+        try StoredDate.check(run)
+        guard try sql.execute(update(run)) == 1 else { throw noSuchRun(run.id) }
+    }
+
+    static func noSuchRun(_ id: String) -> OffpeakError {
+        OffpeakError(.ioError, "the store has no run \(id) to update")
+    }
+
     /// The run's counts as the `run_items` counters hold them: triggers on `requests` and `results`
     /// keep them in every transaction that changes a row, so reading them costs the same for 10
     /// items or 100,000.

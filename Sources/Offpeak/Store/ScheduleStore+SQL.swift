@@ -13,18 +13,58 @@ extension ScheduleStore where Self: SQLEngine {
             """)
     }
 
+    /// Puts `job` in the deferred queue (its open entry says why now, and since when it waits),
+    /// with its run as it now is; decided under the job's lock, so two processes looking at once
+    /// never both open an entry.
+    @discardableResult
+    func deferJob(_ job: String, run: RunRecord?, reasons: String, host: String, at now: Date)
+        throws(OffpeakError) -> DeferredRecord
+    {
+        var record = DeferredRecord(
+            id: nil, job: job, runId: run?.id, reasons: reasons, host: host, deferredAt: now, checkedAt: now,
+            releasedAt: nil)
+        try StoredDate.check(record)
+        return try writing { sql throws(OffpeakError) -> DeferredRecord in
+            try sql.lock(.job(job))
+            if let run { try RunRules.update(run, sql) }
+            let open = try sql.rows(
+                """
+                UPDATE deferred SET reasons = \(reasons), host = \(host), checked_at = \(now),
+                    run_id = coalesce(\(run?.id), run_id)
+                WHERE id = (SELECT id FROM deferred WHERE job = \(job) AND released_at IS NULL ORDER BY id LIMIT 1)
+                RETURNING \(unescaped: Self.deferredColumns)
+                """)
+            if let row = open.first { return try Self.deferredRecord(row) }
+            let inserted = try sql.rows(
+                """
+                INSERT INTO deferred (job, run_id, reasons, host, deferred_at, checked_at)
+                VALUES (\(job), \(run?.id), \(reasons), \(host), \(now), \(now)) RETURNING id
+                """)
+            record.id = try inserted.first.map { row throws(OffpeakError) in
+                Int64(try row("id", as: Int.self))
+            }
+            return record
+        }
+    }
+
     func deferred() throws(OffpeakError) -> [DeferredRecord] {
         try rows(
             """
-            SELECT id, job, run_id, reasons, host, deferred_at, checked_at, released_at FROM deferred
+            SELECT \(unescaped: Self.deferredColumns) FROM deferred
             WHERE released_at IS NULL ORDER BY deferred_at, id
             """
-        ).map { row throws(OffpeakError) -> DeferredRecord in
-            DeferredRecord(
-                id: Int64(try row("id", as: Int.self)), job: try row("job"), runId: try row("run_id"),
-                reasons: try row("reasons"), host: try row("host"), deferredAt: try row("deferred_at"),
-                checkedAt: try row("checked_at"), releasedAt: try row("released_at"))
-        }
+        ).map(Self.deferredRecord)
+    }
+
+    private static var deferredColumns: String {
+        "id, job, run_id, reasons, host, deferred_at, checked_at, released_at"
+    }
+
+    private static func deferredRecord(_ row: any SQLRow) throws(OffpeakError) -> DeferredRecord {
+        DeferredRecord(
+            id: Int64(try row("id", as: Int.self)), job: try row("job"), runId: try row("run_id"),
+            reasons: try row("reasons"), host: try row("host"), deferredAt: try row("deferred_at"),
+            checkedAt: try row("checked_at"), releasedAt: try row("released_at"))
     }
 
     func scheduleRecords() throws(OffpeakError) -> [ScheduleRecord] {

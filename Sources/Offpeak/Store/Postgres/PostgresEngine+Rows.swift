@@ -74,46 +74,12 @@ extension PostgresEngine {
             .ioError, "PostgreSQL at \(store.url.endpoint) has no run \(run.id) to update")
     }
 
-    /// `updateRow`'s statement, which answers the counts written (no row: no such run).
-    ///
-    /// The spec is written only when its hash changed: a new value of a long text is compressed
-    /// again by the server, at every commit, while the one it keeps costs nothing.
+    /// `updateRow`'s statement (`RunRules.update`), which answers the counts written (no row: no
+    /// such run).
     func updateStatement(_ run: RunRecord, countsFromCounters: Bool) throws(OffpeakError) -> PostgresQuery {
         try StoredDate.check(run)
-        let counted = { (column: String) in
-            "coalesce((SELECT \(column) FROM run_items WHERE run_id = runs.id), 0)"
-        }
-        return
-            """
-            UPDATE runs SET job = \(run.job), kind = \(run.kind), spec_hash = \(run.specHash),
-                state = \(run.state.rawValue), reason = \(run.reason), budget_stop = \(run.budgetStop),
-                provider = \(run.provider), model = \(run.model), tier = \(run.tier),
-                downgraded = \(run.downgraded), forced = \(run.forced), items_total = \(run.itemsTotal),
-                items_done = CASE WHEN \(countsFromCounters) THEN \(unescaped: counted("done"))
-                    ELSE \(run.itemsDone) END,
-                items_failed = CASE WHEN \(countsFromCounters) THEN \(unescaped: counted("failed"))
-                    ELSE \(run.itemsFailed) END,
-                items_cached = CASE WHEN \(countsFromCounters) THEN \(unescaped: counted("cached"))
-                    ELSE \(run.itemsCached) END,
-                created_at = \(run.createdAt), started_at = \(run.startedAt),
-                updated_at = \(run.updatedAt), finished_at = \(run.finishedAt),
-                deadline_at = \(run.deadlineAt),
-                spec = CASE WHEN spec_hash = \(run.specHash) AND (spec IS NULL) = \(run.spec == nil) THEN spec
-                    ELSE \(run.spec) END,
-                failure_streak = \(run.failureStreak),
-                failure_text = \(run.failureText), failure_items = \(run.failureItems)
-            WHERE id = \(run.id)
-            RETURNING items_done, items_failed, items_cached
-            """
-    }
-}
-
-extension UnreadableRun {
-    /// A run row of the PostgreSQL store that does not decode, and why (no repair is known there).
-    init(id: String, job: String, why: String) {
-        self.id = id
-        self.job = job
-        self.why = why
-        repair = nil
+        return PostgresSQLConnection.query(
+            "\(RunRules.update(run, fromCounters: countsFromCounters)) RETURNING items_done, items_failed, items_cached"
+        )
     }
 }

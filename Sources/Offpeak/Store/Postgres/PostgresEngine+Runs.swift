@@ -100,10 +100,6 @@ extension PostgresEngine: RunStore {
             lastRequestId: try column("last_request_id"), updatedAt: try column("updated_at"))
     }
 
-    func update(run: RunRecord) throws(OffpeakError) {
-        try updateRow(run)
-    }
-
     func requests(runID: String, states: [RequestRecord.State]?) throws(OffpeakError) -> [RequestRecord] {
         let rows =
             if let states {

@@ -42,12 +42,27 @@ struct PostgresSQLConnection: SQLConnection {
         try engine.store.change(Self.query(statement))
     }
 
+    func send(_ statement: SQLStatement) throws(OffpeakError) {
+        try engine.store.send(Self.query(statement))
+    }
+
+    func sendReading(_ statement: SQLStatement) throws(OffpeakError) -> SentSQLRows {
+        let sent = try engine.store.sendReading(Self.query(statement))
+        let store = engine.store
+        return SentSQLRows { () throws(OffpeakError) -> [any SQLRow] in
+            try sent.get().map { PostgresSQLRow(columns: PostgresColumns($0, store)) }
+        }
+    }
+
     func lock(_ lock: SQLLock) throws(OffpeakError) {
         switch lock {
         case .run(let runID): try engine.lockRun(runID)
         case .budgets: try engine.lockBudgets()
         case .job(let job): try engine.lockJob(job)
         case .cache: try engine.lockCache()
+        case .limits(let key):
+            try engine.store.send(
+                "SELECT pg_advisory_xact_lock(hashtextextended(\("offpeak limits " + key), 0))")
         }
     }
 
@@ -93,4 +108,4 @@ struct PostgresSQLRow: SQLRow {
 }
 
 /// The roles written once, above both engines.
-extension PostgresEngine: LeaseStore, HostStore, JobSpecStore {}
+extension PostgresEngine: LeaseStore, HostStore, JobSpecStore, LimitStore, ScheduleStore {}

@@ -4,15 +4,16 @@ import PostgresNIO
 
 /// The PostgreSQL engine of the store seam: the roles a run's path needs (`RunStore`,
 /// `SubmissionStore`, `LeaseStore`), `ScheduleStore`, `BatchStore`, `LedgerStore` and
-/// `AnswerCacheStore`, on one connection (`PostgresStore`), with the semantics of the SQLite engine
-/// method by method.
+/// `AnswerCacheStore`, on a pool of connections (`PostgresStore`), with the semantics of the SQLite
+/// engine method by method; most of the roles' rules are written once above both engines (`SQLEngine`).
 ///
 /// The guarantees come from the server, not from this process: each method that writes runs in one
 /// transaction; what SQLite gets from its one writer (two decisions never see the same rows) comes
 /// from row locks on the run (`lockRun`) and a batch (`lockBatch`), conditional updates (a request
 /// joins a batch while still pending; a batch result is booked while its items have no outcome) and
-/// transaction advisory locks: one per job (`lockJob`), one over the budgets (`lockBudgets`) and one
-/// over the cache (`lockCache`), so it holds across processes and hosts. Reads SQLite makes in one
+/// transaction advisory locks: one per job (`lockJob`), one over the budgets (`lockBudgets`), one per
+/// provider's limits (`SQLLock.limits`) and one over the cache (`lockCache`), so it holds across
+/// processes and hosts. Reads SQLite makes in one
 /// read transaction are made in one snapshot (`snapshot`). The counters (`run_items`, `run_spend`,
 /// `cache_totals`) are kept by the server's triggers (`PostgresSchema.version2`, `version3`), as
 /// SQLite keeps its own.

@@ -49,6 +49,15 @@ protocol SQLConnection {
     @discardableResult
     func execute(_ statement: SQLStatement) throws(OffpeakError) -> Int
 
+    /// Sends a statement whose rows nobody reads, and goes on: PostgreSQL hands it to the server
+    /// with the transaction's next round trip (a failure is thrown there, or by `COMMIT`); SQLite
+    /// runs it at once. For what nothing in the transaction reads back before its end.
+    func send(_ statement: SQLStatement) throws(OffpeakError)
+
+    /// Sends a statement whose rows are read once the transaction has ended (`SentSQLRows`): on
+    /// PostgreSQL they come with its `COMMIT`, no round trip of their own.
+    func sendReading(_ statement: SQLStatement) throws(OffpeakError) -> SentSQLRows
+
     /// Holds `lock` until the transaction ends, so the decisions it guards take turns across
     /// processes and hosts. PostgreSQL locks the run's row (`FOR UPDATE`) or takes a transaction
     /// advisory lock; SQLite has nothing to do, its one writer already makes every write
@@ -64,6 +73,25 @@ protocol SQLConnection {
     func requests(_ statement: SQLStatement) throws(OffpeakError) -> [RequestRecord]
 }
 
+extension SQLConnection {
+    func send(_ statement: SQLStatement) throws(OffpeakError) { try execute(statement) }
+
+    func sendReading(_ statement: SQLStatement) throws(OffpeakError) -> SentSQLRows {
+        let rows = try rows(statement)
+        return SentSQLRows { rows }
+    }
+}
+
+/// The rows of a statement sent ahead (`SQLConnection.sendReading`), read once the transaction it
+/// was sent in has ended; a failure of the transaction is thrown by `get`.
+struct SentSQLRows {
+    private let read: () throws(OffpeakError) -> [any SQLRow]
+
+    init(_ read: @escaping () throws(OffpeakError) -> [any SQLRow]) { self.read = read }
+
+    func get() throws(OffpeakError) -> [any SQLRow] { try read() }
+}
+
 /// What a write transaction holds so that its decision and another's take turns (`SQLConnection.lock`).
 enum SQLLock: Sendable, Equatable {
     /// The run's row: commits, claims, merges and cancels of one run.
@@ -72,6 +100,9 @@ enum SQLLock: Sendable, Equatable {
     case budgets
     /// The job: whether it has an open run, and what its spool folder holds that intake does not take.
     case job(String)
+    /// A provider's shared limits (`SharedLimits.key`): asks on one provider take turns across
+    /// processes and hosts, asks on different providers do not wait for each other.
+    case limits(String)
     /// The answer cache: saves, evictions and purges take turns (and, on SQLite, this process's
     /// cache lookups see the write once it is committed).
     case cache

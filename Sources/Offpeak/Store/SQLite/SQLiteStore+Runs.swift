@@ -63,10 +63,6 @@ extension SQLiteStore {
         try read { db in try CheckpointRecord.fetchOne(db, key: runID) }
     }
 
-    func update(run: RunRecord) throws(OffpeakError) {
-        try write { db in try run.update(db) }
-    }
-
     func requests(runID: String, states: [RequestRecord.State]? = nil) throws(OffpeakError)
         -> [RequestRecord]
     {

@@ -17,7 +17,7 @@ extension SQLiteStore: SQLEngine {
 }
 
 /// The roles written once, above both engines.
-extension SQLiteStore: HostStore, JobSpecStore {}
+extension SQLiteStore: HostStore, JobSpecStore, LimitStore {}
 
 /// Statements on one of GRDB's connections, inside the read or write the engine opened.
 struct SQLiteConnection: SQLConnection {
