@@ -16,62 +16,113 @@ enum PostgresMigrations {
         var statements: [String]
     }
 
-    /// Every version, in order. A released one is never edited; later work appends.
-    static let all: [Migration] = [
-        Migration(
-            version: 1, name: "the SQLite store's tables as of its v13", statements: PostgresSchema.version1),
-        Migration(
-            version: 2, name: "the run counters kept by triggers, retries without a time first",
-            statements: PostgresSchema.version2),
-        Migration(
-            version: 3,
-            name: "the cache's totals kept by triggers, its eviction index",
-            statements: PostgresSchema.version3),
-        Migration(
-            version: 4, name: "a request's run checked once per statement, not per row",
-            statements: PostgresSchema.version4),
-        Migration(
-            version: 5, name: "the run counters' answers looked up by key, whatever the tables' statistics",
-            statements: PostgresSchema.version5),
-        Migration(
-            version: 6, name: "the host of each lease, reservation and ledger row; the hosts seen",
-            statements: PostgresSchema.version6),
-        Migration(
-            version: 7, name: "the spec each host runs each job with",
-            statements: PostgresSchema.version7),
-        Migration(
-            version: 8, name: "the providers' limits shared by every host",
-            statements: PostgresSchema.version8),
-        Migration(
-            version: 9, name: "a commit refused once its process lost the run's lease",
-            statements: PostgresSchema.version9),
-        Migration(
-            version: 10, name: "claims on rounds of a run's requests, so several hosts work one run",
-            statements: PostgresSchema.version10),
-        Migration(
-            version: 11, name: "the host that deferred each job and that sent each provider batch",
-            statements: PostgresSchema.version11),
-        Migration(
-            version: 12,
-            name: "answers reused while their prompt is unchanged; the sources behind each request",
-            statements: PostgresSchema.version12),
-        Migration(
-            version: 13, name: "the web searches each call ran; the search results each answer cited",
-            statements: PostgresSchema.version13),
-        Migration(
-            version: 14, name: "the batch audit: audit calls in the ledger, audited items, audit records",
-            statements: PostgresSchema.version14),
-        Migration(
-            version: 15, name: "audit requests in provider batches", statements: PostgresSchema.version15),
-        Migration(
-            version: 16, name: "calls made with flex processing", statements: PostgresSchema.version16),
-        Migration(
-            version: 17, name: "audits queued with the batched answers they check",
-            statements: PostgresSchema.version17),
-        Migration(
-            version: 18, name: "the answered items of a job found by an index",
-            statements: PostgresSchema.version18),
-    ]
+    /// Every version, in order, change by change (`SchemaChange`). A released one is never edited;
+    /// later work appends.
+    static let all: [Migration] = SchemaChange.allCases.flatMap(versions(making:))
+
+    /// The versions that make `change`, in order; an engine's own versions go with the change they
+    /// follow (v2 to v5, the counters kept by triggers, with `base`; v9 with `sharedLimits`).
+    static func versions(making change: SchemaChange) -> [Migration] {
+        switch change {
+        case .base:
+            return [
+                Migration(
+                    version: 1, name: "the SQLite store's tables as of its v13",
+                    statements: PostgresSchema.version1),
+                Migration(
+                    version: 2, name: "the run counters kept by triggers, retries without a time first",
+                    statements: PostgresSchema.version2),
+                Migration(
+                    version: 3,
+                    name: "the cache's totals kept by triggers, its eviction index",
+                    statements: PostgresSchema.version3),
+                Migration(
+                    version: 4, name: "a request's run checked once per statement, not per row",
+                    statements: PostgresSchema.version4),
+                Migration(
+                    version: 5,
+                    name: "the run counters' answers looked up by key, whatever the tables' statistics",
+                    statements: PostgresSchema.version5),
+            ]
+        case .hosts:
+            return [
+                Migration(
+                    version: 6, name: "the host of each lease, reservation and ledger row; the hosts seen",
+                    statements: PostgresSchema.version6)
+            ]
+        case .jobSpecs:
+            return [
+                Migration(
+                    version: 7, name: "the spec each host runs each job with",
+                    statements: PostgresSchema.version7)
+            ]
+        case .sharedLimits:
+            return [
+                Migration(
+                    version: 8, name: "the providers' limits shared by every host",
+                    statements: PostgresSchema.version8),
+                Migration(
+                    version: 9, name: "a commit refused once its process lost the run's lease",
+                    statements: PostgresSchema.version9),
+            ]
+        case .claims:
+            return [
+                Migration(
+                    version: 10, name: "claims on rounds of a run's requests, so several hosts work one run",
+                    statements: PostgresSchema.version10)
+            ]
+        case .deferringHosts:
+            return [
+                Migration(
+                    version: 11, name: "the host that deferred each job and that sent each provider batch",
+                    statements: PostgresSchema.version11)
+            ]
+        case .reuse:
+            return [
+                Migration(
+                    version: 12,
+                    name: "answers reused while their prompt is unchanged; the sources behind each request",
+                    statements: PostgresSchema.version12)
+            ]
+        case .searches:
+            return [
+                Migration(
+                    version: 13, name: "the web searches each call ran; the search results each answer cited",
+                    statements: PostgresSchema.version13)
+            ]
+        case .audits:
+            return [
+                Migration(
+                    version: 14,
+                    name: "the batch audit: audit calls in the ledger, audited items, audit records",
+                    statements: PostgresSchema.version14)
+            ]
+        case .auditBatches:
+            return [
+                Migration(
+                    version: 15, name: "audit requests in provider batches",
+                    statements: PostgresSchema.version15)
+            ]
+        case .flex:
+            return [
+                Migration(
+                    version: 16, name: "calls made with flex processing", statements: PostgresSchema.version16
+                )
+            ]
+        case .queuedAudits:
+            return [
+                Migration(
+                    version: 17, name: "audits queued with the batched answers they check",
+                    statements: PostgresSchema.version17)
+            ]
+        case .answeredItems:
+            return [
+                Migration(
+                    version: 18, name: "the answered items of a job found by an index",
+                    statements: PostgresSchema.version18)
+            ]
+        }
+    }
 
     static var latest: Int { all.last?.version ?? 0 }
 

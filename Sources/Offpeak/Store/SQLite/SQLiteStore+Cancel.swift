@@ -30,7 +30,7 @@ extension SQLiteStore {
             do { try run.move(to: inBatch > 0 ? .waiting : .canceled, reason: reason, at: now) } catch {
                 throw OffpeakError(.software, "\(error)")
             }
-            try run.update(db)
+            try RunRules.update(run, SQLiteConnection(db: db))
             // Kept beside the run's row, not in `RunRecord`: a pass reads it once (`isCanceled`).
             try db.execute(sql: "UPDATE runs SET canceled_at = ? WHERE id = ?", arguments: [now, runID])
             try db.execute(

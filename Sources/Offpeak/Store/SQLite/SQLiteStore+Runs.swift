@@ -218,7 +218,7 @@ extension SQLiteStore {
         run.itemsCached = counts.cached
         run.updatedAt = Date()
         if wholeRun {
-            try run.update(db)
+            try RunRules.update(run, SQLiteConnection(db: db))
         } else {
             try db.execute(
                 sql: """
