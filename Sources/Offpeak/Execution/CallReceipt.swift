@@ -4,6 +4,7 @@ import Foundation
 /// item's result, the items to ask again or later or never, and the answers to cache. Built in one
 /// place for every way a call can end, then committed in one transaction (`RunSession.commit`).
 struct CallReceipt: Sendable {
+    // One field per kind of outcome a call leaves its items with, as `CallCommit` stores them.
     var ledger: LedgerEntry?
     var results: [ResultRecord] = []
     /// Items to ask again on the next pass, in smaller batches (a batched answer lost them).

@@ -4,6 +4,7 @@ import Logging
 /// Runs a job: plans its requests, resumes its unfinished run or starts one, sends each request
 /// inside the run's budget, commits every answer with its checkpoint, and writes the outputs.
 public struct JobRunner: Sendable {
+    /// How a pass runs, as the CLI and tick ask: one field per option.
     public struct Options: Sendable {
         var force = false
         /// `no-cache` or `refresh` for every request of this run (`run --no-cache`, `--refresh`).
@@ -49,6 +50,7 @@ public struct JobRunner: Sendable {
         }
     }
 
+    // What a pass needs from the workspace, a field each: each pass's `RunContext` is built from them.
     let workspace: Workspace
     let config: WorkspaceConfig
     let store: Store

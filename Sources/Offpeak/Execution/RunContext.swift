@@ -4,6 +4,8 @@ import Logging
 /// What a pass over a run works with, handed to it whole: the pass never reaches back into what
 /// made it. `JobRunner` builds one per run.
 struct RunContext: Sendable {
+    // One field per collaborator of the pass (store, cache, provider, limits, clock, ...): a
+    // bundle handed whole, so the pass never reaches back into what made it.
     let store: Store
     let cache: ResponseCache
     let provider: any CompletionProvider

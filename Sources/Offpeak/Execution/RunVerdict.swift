@@ -12,6 +12,7 @@ struct RunVerdict: Equatable, Sendable {
 
     /// What the pass saw of its run when it ended.
     struct Facts: Sendable {
+        // One field per fact the verdict's sentence may name: a record, not a state.
         var job: String
         var itemsDone: Int
         var itemsTotal: Int

@@ -6,6 +6,7 @@ import Foundation
 /// segment it ends, the run's lease to renew, the budget reservation its ledger row replaces, what
 /// its batched answer taught about the model (`fitness`) and its answers for the cache (`cache`).
 struct CallCommit: Sendable {
+    // Everything one transaction writes for a call, field by field, so each engine composes it alike.
     var run: RunRecord
     var ledger: LedgerEntry?
     var results: [ResultRecord]

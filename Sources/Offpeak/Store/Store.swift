@@ -12,6 +12,7 @@ import Logging
 /// Two engines play every role: the embedded SQLite file (`SQLiteStore`), the default, and a shared
 /// PostgreSQL database (`PostgresEngine`), as the workspace's `store:` or `OFFPEAK_STORE` says.
 public final class Store: Sendable {
+    // One field per role of the seam: the store is their facade, and holds no state of its own.
     let runs: any RunStore
     let ledger: any LedgerStore
     let batches: any BatchStore
