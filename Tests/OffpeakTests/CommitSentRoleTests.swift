@@ -31,19 +31,49 @@ struct CommitSentRoleTests {
         let committed = try first.runs.commitCall(
             run: run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[0])],
             fitness: Self.answer(kept: 8, at: F.t0 + 2))
-        #expect(committed.fitness?.prompts == 3)
-        #expect(committed.fitness?.itemsKept == 18)
+        #expect(committed.fitness["m"]?.prompts == 3)
+        #expect(committed.fitness["m"]?.itemsKept == 18)
         #expect(try second.batches.batchFitness(provider: "sim", model: "m")?.itemsKept == 18)
         // With nobody else writing, the next commit's change lands on the record as the first left it.
         let next = try first.runs.commitCall(
             run: committed.run, ledger: F.ledger(run: "r1", items: 1), results: [F.result(requests[1])],
             fitness: Self.answer(kept: 7, at: F.t0 + 3))
-        #expect(next.fitness?.prompts == 4)
-        #expect(next.fitness?.itemsKept == 25)
+        #expect(next.fitness["m"]?.prompts == 4)
+        #expect(next.fitness["m"]?.itemsKept == 25)
         let read = try second.batches.batchFitness(provider: "sim", model: "m")
         let stored = try #require(read)
         #expect(stored.prompts == 4 && stored.itemsAsked == 32 && stored.itemsKept == 25)
         #expect(next.run.itemsDone == 2)
+    }
+
+    /// Calls that came back together commit together: each call's rows as if alone, the run's
+    /// counts and spend read once, and one model's changes made in order on its record.
+    @Test(arguments: StoreEngine.allCases)
+    func callsThatCameBackTogetherCommitInOneTransaction(engine: StoreEngine) throws {
+        let roles = try engine.roles()
+        let run = F.run("r1")
+        let requests = F.requests(3, run: "r1")
+        try roles.runs.insert(run: run, requests: requests)
+        let committed = try roles.runs.commit([
+            CallCommit(
+                run: run, ledger: F.ledger(run: "r1", items: 1, dollars: 0.5),
+                results: [F.result(requests[0])],
+                fitness: Self.answer(kept: 8, at: F.t0)),
+            CallCommit(
+                run: run, ledger: F.ledger(run: "r1", items: 1, dollars: 0.25),
+                results: [F.result(requests[1])],
+                failed: [(requests[2].id, "refused")], fitness: Self.answer(kept: 6, at: F.t0 + 1)),
+        ])
+        #expect(committed.run.itemsDone == 2 && committed.run.itemsFailed == 1)
+        #expect(committed.spend.calls == 2 && committed.spend.dollars == 0.75)
+        #expect(committed.fitness["m"]?.prompts == 2 && committed.fitness["m"]?.itemsKept == 14)
+        #expect(
+            try roles.runs.results(runID: "r1").keys.sorted() == [requests[0].id, requests[1].id].sorted())
+        #expect(try roles.runs.checkpoint(runID: "r1")?.lastRequestId == requests[1].id)
+        let error = #expect(throws: OffpeakError.self) {
+            try roles.runs.commit([CallCommit]())
+        }
+        #expect(error?.status == .software)
     }
 
     @Test(arguments: StoreEngine.allCases)

@@ -27,7 +27,7 @@ struct CommitStageTests {
         var spend = Spend()
         spend.calls = done
         spend.dollars = dollars
-        return CallCommit.Committed(run: run, spend: spend, fitness: nil, evicted: 0)
+        return CallCommit.Committed(run: run, spend: spend, fitness: [:], evicted: 0)
     }
 
     @Test func aCommitIsReadOnceWithTheLessonItWasSentWith() throws {
@@ -35,20 +35,24 @@ struct CommitStageTests {
         #expect(try stage.read() == nil, "nothing on its way")
         let lesson = FitnessLesson(
             change: FitnessChange(provider: "sim", model: "m", at: Date(), change: { _ in }), limitBefore: 8)
-        try stage.sent(DoneCommit(value: Self.committed(done: 3, dollars: 0.5)), ledger: nil, lesson: lesson)
+        try stage.sent(
+            DoneCommit(value: Self.committed(done: 3, dollars: 0.5)), ledgers: [], lessons: [lesson], calls: 1
+        )
         #expect(stage.isSending)
         let read = try #require(try stage.read())
         #expect(read.committed.run.itemsDone == 3)
-        #expect(read.lesson?.limitBefore == 8)
+        #expect(read.lessons.first?.limitBefore == 8)
         #expect(!stage.isSending)
         #expect(try stage.read() == nil, "read once")
     }
 
     @Test func aSecondCommitWaitsForTheFirstToBeRead() throws {
         var stage = CommitStage()
-        try stage.sent(DoneCommit(value: Self.committed(done: 1, dollars: 0.1)), ledger: nil, lesson: nil)
+        try stage.sent(
+            DoneCommit(value: Self.committed(done: 1, dollars: 0.1)), ledgers: [], lessons: [], calls: 1)
         let error = #expect(throws: OffpeakError.self) {
-            try stage.sent(DoneCommit(value: Self.committed(done: 2, dollars: 0.2)), ledger: nil, lesson: nil)
+            try stage.sent(
+                DoneCommit(value: Self.committed(done: 2, dollars: 0.2)), ledgers: [], lessons: [], calls: 1)
         }
         #expect(error?.status == .software)
         #expect(try stage.read()?.committed.run.itemsDone == 1, "the first is still the one on its way")
@@ -59,14 +63,14 @@ struct CommitStageTests {
         #expect(stage.knownSpend == nil)
         // Unknown spend stays unknown: a row added to nothing would pass for the whole spend.
         try stage.sent(
-            DoneCommit(value: Self.committed(done: 1, dollars: 1.0)), ledger: Self.ledger(dollars: 1.0),
-            lesson: nil)
+            DoneCommit(value: Self.committed(done: 1, dollars: 1.0)), ledgers: [Self.ledger(dollars: 1.0)],
+            lessons: [], calls: 1)
         #expect(stage.knownSpend == nil)
         _ = try stage.read()
         #expect(stage.knownSpend?.dollars == 1.0, "read back from the commit")
         try stage.sent(
-            DoneCommit(value: Self.committed(done: 2, dollars: 3.0)), ledger: Self.ledger(dollars: 2.0),
-            lesson: nil)
+            DoneCommit(value: Self.committed(done: 2, dollars: 3.0)), ledgers: [Self.ledger(dollars: 2.0)],
+            lessons: [], calls: 1)
         #expect(stage.knownSpend?.dollars == 3.0, "the row on its way counted at once")
         #expect(stage.knownSpend?.calls == 2)
         stage.add(Self.ledger(dollars: 0.25))  // an audit call's row
@@ -80,7 +84,7 @@ struct CommitStageTests {
     @Test func aFailedCommitIsThrownOnceAndNoLongerOnItsWay() throws {
         var stage = CommitStage()
         stage.know(Spend())
-        try stage.sent(FailedCommit(), ledger: Self.ledger(dollars: 1.0), lesson: nil)
+        try stage.sent(FailedCommit(), ledgers: [Self.ledger(dollars: 1.0)], lessons: [], calls: 1)
         let error = #expect(throws: OffpeakError.self) { _ = try stage.read() }
         #expect(error?.status == .temporaryFailure)
         #expect(!stage.isSending)

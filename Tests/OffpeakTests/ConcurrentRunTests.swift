@@ -103,7 +103,7 @@ struct ConcurrentRunTests {
         let sysfs = try SwitchableSysfs("ac-wifi")
         let context = try JobRunnerIntegrationTests.context(workspace)
         let options = JobRunner.Options(
-            progress: { progress in if progress.done == 4 { try? sysfs.switchTo("battery-wifi") } },
+            progress: { progress in if progress.done >= 4 { try? sysfs.switchTo("battery-wifi") } },
             gate: context.gate(sysfsRoot: sysfs.root.path))
         let outcome = try context.run(try context.loadJob("docs"), options: options)
         #expect(outcome.status == .temporaryFailure)

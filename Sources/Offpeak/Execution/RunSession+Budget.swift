@@ -28,7 +28,7 @@ extension RunSession {
             case .failure(let refused): refusal = refused
             }
             if let calls, calls.count > 0 {
-                if let done = calls.next(), let stop = try settle(done) { return (nil, stop) }
+                if let done = calls.next(), let stop = try settle(done, calls) { return (nil, stop) }
                 continue
             }
             if let stop = admit.refusalStop(refusal, now: Date()) { return (nil, stop) }

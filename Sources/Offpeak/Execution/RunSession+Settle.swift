@@ -4,53 +4,96 @@ import Foundation
 /// that came back is judged (its answer, or what its failure does to its items and run) and sent to
 /// the store with the run's checkpoint (`CommitStage`), while the pass goes on.
 extension RunSession {
-    /// Commits a call that came back: its answer, or what its failure does to its items and run.
-    /// The commit is sent and the pass goes on (`commits`); the one before it is read first.
-    /// - Returns: why the pass stops, when the call says so.
-    mutating func settle(_ done: CallsInFlight.Finished) throws(OffpeakError) -> RunStop? {
-        context.limiter.finished(done.ticket, reply: done.reply, now: done.ended)
-        if let target = done.call.audit {
-            try settleAudit(done, target: target)
-            return nil
-        }
-        let call = done.call
-        let price = context.prices.cost(of: call.request.model)
-        var receipt: CallReceipt
-        var taught: FitnessLesson?  // what a batched answer teaches, committed with it
-        var cache: CacheWrite?  // its answers for the cache
-        var queued: [QueuedAudit] = []  // audits of its batched answer, queued with it
-        switch done.reply.answer {
-        case .success(let response):
-            FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
-            receipt = CallReceipt.answered(
-                call, response: response, price: price, line: ledgerLine, started: done.started,
-                now: done.ended, lane: done.lane)
-            cache = cacheWrite(receipt.cacheEntries)
-            try readCommit()  // the model's record as the last answer left it
-            taught = receipt.batchedAnswer.map { lesson(from: $0, model: call.request.model) }
-            queued = try noteBatched(call, receipt: receipt)
-        case .failure(let error):
-            try readCommit()  // the run's counts as the last call left them
-            let ledger = ledgerLine.entry(
-                model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
-                usageEstimated: false, price: price, at: done.ended,
-                latency: done.ended.timeIntervalSince(done.started), lane: done.lane)
-            if refusedStructured(call, error: error) {
-                var ledger = ledger
-                ledger.failed = true
-                receipt = CallReceipt(ledger: ledger)  // its items stay pending, to go without the form
-            } else if done.lane == .flex, FlexProcessing.isCapacityRefusal(error) {
-                let refused = lanes.flexRefused(
-                    call, ledger: ledger, error: error, job: spec.name, deadline: run.deadlineAt, now: Date())
-                if let news = refused.news { context.logger.info("\(news)") }
-                receipt = refused.receipt
-            } else {
-                receipt = failure(error, call: call, ledger: ledger)
+    /// Commits a call that came back, with every other call of `calls` already back (group
+    /// commit): answered calls go together in one transaction; a failed call is judged with all
+    /// before it committed and read (the run's counts, its streak), and goes alone. The commit is
+    /// sent and the pass goes on (`commits`); the one before it is read first.
+    /// - Returns: why the pass stops, when a call says so.
+    mutating func settle(_ done: CallsInFlight.Finished, _ calls: CallsInFlight) throws(OffpeakError)
+        -> RunStop?
+    {
+        var ready = [done]
+        while let more = calls.next(timeout: 0) { ready.append(more) }
+        var group: [Answered] = []
+        var stop: RunStop?
+        for done in ready {
+            context.limiter.finished(done.ticket, reply: done.reply, now: done.ended)
+            if let target = done.call.audit {
+                try settleAudit(done, target: target)
+                continue
+            }
+            switch done.reply.answer {
+            case .success(let response):
+                let answered = try answered(done, response: response)
+                stop = stop ?? answered.receipt.stop
+                group.append(answered)
+            case .failure(let error):
+                try commit(group)  // the answers before it first: they are the run's counts it reads
+                group = []
+                let receipt = try failed(done, error: error)
+                stop = stop ?? receipt.stop
+                try commit([Answered(receipt: receipt, reservation: done.reservation)])
             }
         }
+        try commit(group)
+        return stop
+    }
+
+    /// A call's receipt, with what goes into its commit beside it.
+    struct Answered {
+        var receipt: CallReceipt
+        var reservation: Int64?
+        /// What a batched answer teaches about its model.
+        var lesson: FitnessLesson?
+        /// Its answers for the cache.
+        var cache: CacheWrite?
+        /// Audits of its batched answer, queued with it.
+        var audits: [QueuedAudit] = []
+    }
+
+    /// What an answered call leaves.
+    private mutating func answered(_ done: CallsInFlight.Finished, response: CompletionResponse)
+        throws(OffpeakError) -> Answered
+    {
+        let call = done.call
+        FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
+        var receipt = CallReceipt.answered(
+            call, response: response, price: context.prices.cost(of: call.request.model), line: ledgerLine,
+            started: done.started, now: done.ended, lane: done.lane)
+        let cache = cacheWrite(receipt.cacheEntries)
+        try readCommit()  // the model's record as the last commit left it
+        let taught = receipt.batchedAnswer.map { lesson(from: $0, model: call.request.model) }
+        let audits = try noteBatched(call, receipt: receipt)
         receipt.ledger?.at = context.clock()  // the day its spend counts in, as its reservation did
-        try commit(receipt, releasing: done.reservation, lesson: taught, cache: cache, audits: queued)
-        return receipt.stop
+        return Answered(
+            receipt: receipt, reservation: done.reservation, lesson: taught, cache: cache, audits: audits)
+    }
+
+    /// What a failed call leaves, judged with every call before it committed.
+    private mutating func failed(_ done: CallsInFlight.Finished, error: any Error) throws(OffpeakError)
+        -> CallReceipt
+    {
+        let call = done.call
+        try readCommit()  // the run's counts as the last call left them
+        let ledger = ledgerLine.entry(
+            model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
+            usageEstimated: false, price: context.prices.cost(of: call.request.model), at: done.ended,
+            latency: done.ended.timeIntervalSince(done.started), lane: done.lane)
+        var receipt: CallReceipt
+        if refusedStructured(call, error: error) {
+            var ledger = ledger
+            ledger.failed = true
+            receipt = CallReceipt(ledger: ledger)  // its items stay pending, to go without the form
+        } else if done.lane == .flex, FlexProcessing.isCapacityRefusal(error) {
+            let refused = lanes.flexRefused(
+                call, ledger: ledger, error: error, job: spec.name, deadline: run.deadlineAt, now: Date())
+            if let news = refused.news { context.logger.info("\(news)") }
+            receipt = refused.receipt
+        } else {
+            receipt = failure(error, call: call, ledger: ledger)
+        }
+        receipt.ledger?.at = context.clock()  // the day its spend counts in, as its reservation did
+        return receipt
     }
 
     /// What a failed call leaves: a provider's error goes by the failure policy; anything else
@@ -70,22 +113,42 @@ extension RunSession {
         return receipt
     }
 
-    /// Sends what one call left, with the run's counters and checkpoint, what its batched answer
-    /// taught about the model and its new answers for the cache, in one transaction
-    /// (`RunStore.startCommit`), once the commit before it is read.
-    private mutating func commit(
-        _ receipt: CallReceipt, releasing reservation: Int64?, lesson: FitnessLesson?, cache: CacheWrite?,
-        audits: [QueuedAudit]
-    ) throws(OffpeakError) {
+    /// Sends what calls left, with the run's counters and checkpoint, what their batched answers
+    /// taught about their models and their new answers for the cache, in one transaction
+    /// (`RunStore.startCommit`), once the commit before it is read. Lessons about one model are
+    /// made as one change, in order: the store changes each record once a commit.
+    private mutating func commit(_ group: [Answered]) throws(OffpeakError) {
+        guard !group.isEmpty else { return }
         try readCommit()
-        let pending = try context.store.runs.startCommit(
-            CallCommit(
+        var commits: [CallCommit] = []
+        var changing: [String: Int] = [:]  // the call whose commit changes each model's record
+        for answered in group {
+            let receipt = answered.receipt
+            var commit = CallCommit(
                 run: run, ledger: receipt.ledger, results: receipt.results, retry: receipt.retry,
                 failed: receipt.failed, later: receipt.later, postponed: receipt.postponed,
-                lease: context.lease, reservation: reservation, fitness: lesson?.change, cache: cache,
-                audits: audits))
-        try commits.sent(pending, ledger: receipt.ledger, lesson: lesson)
-        tally.answeredNow += receipt.itemsAnswered
+                lease: context.lease, reservation: answered.reservation, cache: answered.cache,
+                audits: answered.audits)
+            if let change = answered.lesson?.change {
+                if let first = changing[change.model], let before = commits[first].fitness {
+                    commits[first].fitness = FitnessChange(
+                        provider: before.provider, model: before.model, at: change.at
+                    ) {
+                        before.change(&$0)
+                        change.change(&$0)
+                    }
+                } else {
+                    changing[change.model] = commits.count
+                    commit.fitness = change
+                }
+            }
+            commits.append(commit)
+        }
+        let pending = try context.store.runs.startCommit(commits)
+        try self.commits.sent(
+            pending, ledgers: group.compactMap(\.receipt.ledger), lessons: group.compactMap(\.lesson),
+            calls: group.count)
+        tally.answeredNow += group.reduce(0) { $0 + $1.receipt.itemsAnswered }
     }
 
     /// Reads what the commit on its way left: the run's counters, its spend, the model's record as
@@ -98,7 +161,11 @@ extension RunSession {
         run.itemsDone = committed.run.itemsDone
         run.itemsFailed = committed.run.itemsFailed
         run.itemsCached = committed.run.itemsCached
-        if let lesson = read.lesson, let after = committed.fitness { learned(lesson, after: after) }
+        // One model's lessons of one commit were one change: said once, from the first's limit.
+        var said: Set<String> = []
+        for lesson in read.lessons where said.insert(lesson.change.model).inserted {
+            if let after = committed.fitness[lesson.change.model] { learned(lesson, after: after) }
+        }
         report(spent: committed.spend)
     }
 

@@ -141,10 +141,10 @@ struct RunSession {
         for call in planned where stop == nil {
             if halt(self, call) { break }
             stop = try start(call, in: calls)
-            while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done) }
+            while stop == nil, let done = calls.next(timeout: 0) { stop = try settle(done, calls) }
         }
         try calls.waitForAll { done throws(OffpeakError) in
-            let ended = try settle(done)
+            let ended = try settle(done, calls)
             stop = stop ?? ended
         }
         return stop
@@ -198,29 +198,31 @@ struct RunSession {
             if calls.count > 0,
                 try admit.awaitsMeasurement(measured: context.latency(of: request.model) != nil)
             {
-                if let done = calls.next(), let stop = try settle(done) { return stop }
+                if let done = calls.next(), let stop = try settle(done, calls) { return stop }
                 continue
             }
             switch try context.limiter.admit(estimatedTokens: inputTokens + request.maxTokens, now: Date()) {
             case .go(let granted):
                 ticket = granted
             case .waitForCall:
-                if let done = calls.next(), let stop = try settle(done) { return stop }
+                if let done = calls.next(), let stop = try settle(done, calls) { return stop }
             case .wait(let until, let reason):
                 if let stop = admit.limitStop(until: until, reason: reason) { return stop }
                 let slice = min(0.5, max(0, until.timeIntervalSinceNow))
                 if let done = calls.next(timeout: slice) {
-                    if let stop = try settle(done) { return stop }
+                    if let stop = try settle(done, calls) { return stop }
                 } else if calls.count == 0 {
                     Thread.sleep(forTimeInterval: slice)
                 }
             }
         }
         guard let ticket else { return nil }
-        // A commit on its way is an answer paid for and not yet kept: it holds its call's place, so
-        // a kill loses at most `in_flight` answered calls, and a pass of one call at a time judges
+        // A commit on its way holds answers paid for and not yet kept: they hold their calls' places,
+        // so a kill loses at most `in_flight` answered calls, and a pass of one call at a time judges
         // each call with all the one before it left (its lesson, its progress).
-        if commits.isSending, context.limiter.inFlight >= context.limiter.inFlightCap {
+        if commits.sendingCalls > 0,
+            context.limiter.inFlight + commits.sendingCalls > context.limiter.inFlightCap
+        {
             do { try readCommit() } catch {
                 context.limiter.withdraw(ticket)
                 throw error

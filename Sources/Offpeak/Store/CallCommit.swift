@@ -31,14 +31,19 @@ struct CallCommit: Sendable {
             + postponed.map(\.id)
     }
 
-    /// What a committed call leaves that its caller reads next, read in the commit's transaction.
+    /// The last request the call answers, fails or leaves to ask again: the checkpoint's.
+    var lastRequestID: String? {
+        results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id ?? postponed.last?.id
+    }
+
+    /// What committed calls leave that their caller reads next, read in the commit's transaction.
     struct Committed: Sendable {
         /// The run with its counters as committed.
         var run: RunRecord
-        /// The run's spend, this call included.
+        /// The run's spend, these calls included.
         var spend: Spend
-        /// The model's batch fitness record as `fitness` left it.
-        var fitness: BatchFitness?
+        /// Each model's batch fitness record as the commit's `fitness` changes left it, by model.
+        var fitness: [String: BatchFitness] = [:]
         /// Cache entries evicted to make room for `cache`'s.
         var evicted = 0
     }

@@ -131,13 +131,18 @@ protocol RunStore: AnyObject, Sendable {
     /// loses the call; after it, nothing. The run's lease is renewed in the same transaction, and
     /// the call's budget reservation, if it had one, gives way to its ledger row.
     /// - Returns: the run with its counters and its spend, as committed.
+    ///
+    /// Calls that came back together commit together (group commit): one transaction, one flush of
+    /// the log, the run locked, its progress saved and its spend read once; each call's rows as if
+    /// it were alone, in order.
+    /// - Parameter calls: at least one; the last one's `run` is the run as the group leaves it.
     @discardableResult
-    func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed
+    func commit(_ calls: [CallCommit]) throws(OffpeakError) -> CallCommit.Committed
 
-    /// Starts committing one call as `commit(_:)` does, and hands back before it is done where the
+    /// Starts committing calls as `commit(_:)` does, and hands back before it is done where the
     /// engine can (PostgreSQL sends the whole transaction and goes on): what the store runs next on
     /// this connection runs after it, and `PendingCommit.committed` says how it went.
-    func startCommit(_ call: CallCommit) throws(OffpeakError) -> any PendingCommit
+    func startCommit(_ calls: [CallCommit]) throws(OffpeakError) -> any PendingCommit
 
     /// Commits answers taken from the cache, each with its ledger row, in one transaction.
     func commitCacheHits(
@@ -161,8 +166,19 @@ extension RunStore {
 
 extension RunStore {
     /// Commits at once (`commit(_:)`): the engine has nothing to gain from handing back earlier.
+    func startCommit(_ calls: [CallCommit]) throws(OffpeakError) -> any PendingCommit {
+        DoneCommit(value: try commit(calls))
+    }
+
+    /// Commits one call (`commit(_:)`).
+    @discardableResult
+    func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
+        try commit([call])
+    }
+
+    /// Starts committing one call (`startCommit(_:)`).
     func startCommit(_ call: CallCommit) throws(OffpeakError) -> any PendingCommit {
-        DoneCommit(value: try commit(call))
+        try startCommit([call])
     }
 
     func pendingRequests(runID: String, limit: Int) throws(OffpeakError) -> [RequestRecord] {

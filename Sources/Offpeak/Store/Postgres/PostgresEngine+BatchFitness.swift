@@ -62,7 +62,7 @@ extension PostgresEngine {
         let (provider, model) = (change.provider, change.model)
         guard let seen = fitnessTexts.text(provider: provider, model: model),
             var fitness = BatchFitness.stored(seen)
-        else { return .done(try update(change)) }
+        else { return .done(try update(change), change) }
         change.change(&fitness)
         let text = try fitness.storedText()
         try lockFitness(provider: provider, model: model)
@@ -79,7 +79,7 @@ extension PostgresEngine {
     /// record, in a transaction of its own, when the one it was made on had changed.
     func outcome(of update: FitnessUpdate) throws(OffpeakError) -> BatchFitness {
         switch update {
-        case .done(let fitness):
+        case .done(let fitness, _):
             return fitness
         case .sent(let written, let fitness, let text, let change):
             guard try written.get().isEmpty else {
@@ -94,9 +94,16 @@ extension PostgresEngine {
     /// A fitness change as `startCommit` sent it.
     enum FitnessUpdate: Sendable {
         /// Read, changed and written (`update`).
-        case done(BatchFitness)
+        case done(BatchFitness, FitnessChange)
         /// Written if the record was still the one seen: the record and its text as written.
         case sent(PostgresStore.SentRows, BatchFitness, text: String, FitnessChange)
+
+        /// The change it makes.
+        var change: FitnessChange {
+            switch self {
+            case .done(_, let change), .sent(_, _, _, let change): change
+            }
+        }
     }
 
     /// Takes the provider and model's transaction advisory lock: two processes changing one record

@@ -36,7 +36,7 @@ extension PostgresEngine {
         return try store.transaction { () throws(OffpeakError) -> Set<String> in
             let claimed = try claim(batchID, wanted)
             guard !claimed.isEmpty else { return [] }
-            if let run { try lockRun(run.id, renewing: lease, releasing: nil) }
+            if let run { try lockRun(run.id, renewing: lease) }
             let writes = wanted.compactMap { wanted in
                 claimed[wanted.customID].map { wanted.booking.writes(items: $0) }
             }

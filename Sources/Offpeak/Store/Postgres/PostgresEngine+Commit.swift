@@ -15,44 +15,51 @@ import PostgresNIO
 /// `COMMIT` included. The counters' triggers fire at the end of each statement and see all it
 /// wrote, so they count the same as with one statement each.
 extension PostgresEngine {
-    func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
-        try startCommit(call).committed()
+    func commit(_ calls: [CallCommit]) throws(OffpeakError) -> CallCommit.Committed {
+        try startCommit(calls).committed()
     }
 
-    /// The call's transaction sent whole, `COMMIT` included (`PostgresStore.transactionSent`): a
-    /// call with answers waits on no round trip of its own. What it reads back (the counts and
-    /// spend, whether the fitness record and eviction went as sent) is read by `committed()`.
-    func startCommit(_ call: CallCommit) throws(OffpeakError) -> any PendingCommit {
-        let run = call.run
-        try call.cache?.checkDates()
+    /// The calls' transaction sent whole, `COMMIT` included (`PostgresStore.transactionSent`): calls
+    /// with answers wait on no round trip of their own. What it reads back (the counts and spend,
+    /// whether the fitness records and evictions went as sent) is read by `committed()`.
+    func startCommit(_ calls: [CallCommit]) throws(OffpeakError) -> any PendingCommit {
+        guard let last = calls.last else { throw OffpeakError(.software, "a commit of no call") }
+        for call in calls { try call.cache?.checkDates() }
         let (parts, transaction) = try store.transactionSent { () throws(OffpeakError) -> SentCommit.Parts in
-            try lockRun(run.id, renewing: call.lease, releasing: call.reservation, requests: call.requestIDs)
-            let fitness = try call.fitness.map { change throws(OffpeakError) in try sendUpdate(change) }
-            if let ledger = call.ledger {
-                // Sent, not waited for: the answers name its id as the session's last (`.justInserted`).
-                let sample = !ledger.cacheHit && !ledger.failed ? LatencySample(ledger) : nil
-                try store.send(try ledgerStatement([ledger], latency: sample))
+            try lockRun(
+                last.run.id, renewing: last.lease, releasing: calls.compactMap(\.reservation),
+                requests: calls.flatMap(\.requestIDs))
+            var fitness: [FitnessUpdate] = []
+            for call in calls {
+                if let change = call.fitness { fitness.append(try sendUpdate(change)) }
+                if let ledger = call.ledger {
+                    // Sent, not waited for: the answers name its id as the session's last (`.justInserted`).
+                    let sample = !ledger.cacheHit && !ledger.failed ? LatencySample(ledger) : nil
+                    try store.send(try ledgerStatement([ledger], latency: sample))
+                }
+                let now = Date()
+                try insertAnswers(
+                    call.results,
+                    ledger: call.ledger != nil ? .justInserted : .ids(call.results.map { _ in nil }),
+                    at: call.results.map { _ in now })
+                try sendOutcomes(call, at: now)
+                try sendQueue(call.audits, runID: call.run.id)
             }
-            let now = Date()
-            try insertAnswers(
-                call.results,
-                ledger: call.ledger != nil ? .justInserted : .ids(call.results.map { _ in nil }),
-                at: call.results.map { _ in now })
-            try sendOutcomes(call, at: now)
-            try sendQueue(call.audits, runID: run.id)
-            let last =
-                call.results.last?.requestId ?? call.failed.last?.id ?? call.retry.last?.id
-                ?? call.later.last?.id ?? call.postponed.last?.id
             // The cache's lock last: commits of other runs wait for it until this one ends.
-            let eviction = try call.cache.map { cache throws(OffpeakError) in try sendSave(cache) }
+            let evictions = try calls.compactMap(\.cache).map { cache throws(OffpeakError) in
+                try sendSave(cache)
+            }
             return SentCommit.Parts(
                 progress: try saveProgress(
-                    run, segment: call.segment, lastRequestID: last, wholeRun: call.lease?.leased ?? true),
+                    last.run, segment: last.segment,
+                    lastRequestID: calls.reversed().lazy.compactMap(\.lastRequestID).first,
+                    wholeRun: last.lease?.leased ?? true),
                 fitness: fitness,
-                eviction: eviction)
+                evictions: evictions)
         }
         return SentCommit(
-            engine: self, parts: parts, transaction: transaction, cacheBytes: call.cache?.maxBytes)
+            engine: self, parts: parts, transaction: transaction,
+            cacheBytes: calls.compactMap(\.cache).last?.maxBytes)
     }
 
     /// The requests a call leaves to ask again now (`retry`), at a time (`later`, `postponed`), or
@@ -104,8 +111,8 @@ extension PostgresEngine {
         /// What the transaction reads back.
         struct Parts: Sendable {
             var progress: SavedProgress
-            var fitness: FitnessUpdate?
-            var eviction: PostgresStore.SentRows?
+            var fitness: [FitnessUpdate]
+            var evictions: [PostgresStore.SentRows]
         }
 
         let engine: PostgresEngine
@@ -120,11 +127,18 @@ extension PostgresEngine {
         func committed() throws(OffpeakError) -> CallCommit.Committed {
             try transaction.wait()
             let (run, spend) = try parts.progress.read()
-            let fitness = try parts.fitness.map { update throws(OffpeakError) in
-                try engine.outcome(of: update)
+            var fitness: [String: BatchFitness] = [:]
+            for update in parts.fitness {
+                fitness[update.change.model] = try engine.outcome(of: update)
             }
-            var evicted = try parts.eviction?.get().count ?? 0
-            if evicted == CacheRules.evictionPage, let cacheBytes {
+            var evicted = 0
+            var fullPage = false
+            for eviction in parts.evictions {
+                let count = try eviction.get().count
+                evicted += count
+                fullPage = fullPage || count == CacheRules.evictionPage
+            }
+            if fullPage, let cacheBytes {
                 evicted += try engine.evictRest(maxBytes: cacheBytes)
             }
             return CallCommit.Committed(run: run, spend: spend, fitness: fitness, evicted: evicted)
@@ -136,7 +150,7 @@ extension PostgresEngine {
         lease: RunHold
     ) throws(OffpeakError) {
         try store.transaction { () throws(OffpeakError) in
-            try lockRun(run.id, renewing: lease, releasing: nil, requests: hits.map(\.result.requestId))
+            try lockRun(run.id, renewing: lease, requests: hits.map(\.result.requestId))
             let ids = try insertLedger(hits.map(\.ledger), latency: nil)
             // Each answer's request updated at its ledger row's time, as SQLite writes them.
             try insertAnswers(hits.map(\.result), ledger: .ids(ids), at: hits.map(\.ledger.at))
@@ -155,7 +169,8 @@ extension PostgresEngine {
     /// commit before it left.
     /// - Parameter requests: the requests the commit answers, fails or leaves to ask again.
     func lockRun(
-        _ runID: String, renewing hold: RunHold?, releasing reservation: Int64?, requests: [String] = []
+        _ runID: String, renewing hold: RunHold?, releasing reservations: [Int64] = [],
+        requests: [String] = []
     ) throws(OffpeakError) {
         let now = Date()
         let (held, leased, owner) = (hold != nil, hold?.leased ?? false, hold?.owner ?? "")
@@ -167,7 +182,7 @@ extension PostgresEngine {
                 WHERE \(leased) AND run_id = \(runID) AND owner = \(owner) RETURNING owner),
             claimed AS (
                 UPDATE claims SET expires_at = \(expires) WHERE \(held) AND run_id = \(runID) AND owner = \(owner)),
-            released AS (DELETE FROM budget_reservations WHERE id = \(reservation))
+            released AS (DELETE FROM budget_reservations WHERE id = ANY(\(reservations)::bigint[]))
             SELECT CASE WHEN \(leased) AND NOT EXISTS (SELECT 1 FROM renewed)
                     AND EXISTS (SELECT 1 FROM leases WHERE run_id = \(runID))
                 THEN offpeak_lease_lost(id, (SELECT owner FROM leases WHERE run_id = \(runID))) END

@@ -81,67 +81,72 @@ extension SQLiteStore {
         }
     }
 
-    func commit(_ call: CallCommit) throws(OffpeakError) -> CallCommit.Committed {
-        let (run, ledger, results, retry, failed, later) = (
-            call.run, call.ledger, call.results, call.retry, call.failed, call.later
-        )
-        try call.cache?.checkDates()
-        defer { if call.cache != nil { CacheLookups.noteWrite() } }
+    func commit(_ calls: [CallCommit]) throws(OffpeakError) -> CallCommit.Committed {
+        guard let last = calls.last else { throw OffpeakError(.software, "a commit of no call") }
+        for call in calls { try call.cache?.checkDates() }
+        defer { if calls.contains(where: { $0.cache != nil }) { CacheLookups.noteWrite() } }
         return try write { db in
-            let fitness = try call.fitness.map { change throws in try SQLiteStore.update(change, db) }
-            if let lease = call.lease {
-                try SQLiteStore.renew(lease, runID: run.id, requests: call.requestIDs, db)
+            var fitness: [String: BatchFitness] = [:]
+            var evicted = 0
+            if let lease = last.lease {
+                try SQLiteStore.renew(lease, runID: last.run.id, requests: calls.flatMap(\.requestIDs), db)
             }
-            if let reservation = call.reservation {
-                try BudgetRules.release(reservation, SQLiteConnection(db: db))
+            for call in calls {
+                if let change = call.fitness { fitness[change.model] = try SQLiteStore.update(change, db) }
+                try SQLiteStore.write(call, db)
+                evicted += try call.cache.map { cache throws in try SQLiteStore.save(cache, db) } ?? 0
             }
-            if let ledger, !ledger.cacheHit, !ledger.failed {
-                try SQLiteStore.record(LatencySample(ledger), db)
-            }
-            var ledger = ledger
-            try ledger?.insert(db)
-            let now = Date()
-            for result in results { try SQLiteStore.insertAnswer(result, ledgerID: ledger?.id, at: now, db) }
-            for audit in call.audits { try SQLiteStore.queue(audit, runID: run.id, db) }
-            for (id, reason) in retry {
-                try db.run(
-                    "UPDATE requests SET attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ?",
-                    [reason, now, id])
-            }
-            for (id, reason, at) in later {
-                try db.run(
-                    """
-                    UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
-                    attempts = attempts + 1,
-                    next_attempt_at = ?, updated_at = ? WHERE id = ?
-                    """, [reason, at, now, id])
-            }
-            for (id, reason, at) in call.postponed {
-                try db.run(
-                    """
-                    UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
-                    next_attempt_at = ?, updated_at = ? WHERE id = ?
-                    """, [reason, at, now, id])
-            }
-            for (id, reason) in failed {
-                try db.run(
-                    """
-                    UPDATE requests SET state = \(SQLStates.request(.failed)), error = ?,
-                    attempts = attempts + 1, updated_at = ?
-                    WHERE id = ?
-                    """, [reason, now, id])
-            }
-            let last =
-                results.last?.requestId ?? failed.last?.id ?? retry.last?.id ?? later.last?.id
-                ?? call.postponed.last?.id
+            let lastID = calls.reversed().lazy.compactMap(\.lastRequestID).first
             let saved = try SQLiteStore.saveProgress(
-                db, run: run, segment: call.segment, lastRequestID: last, wholeRun: call.lease?.leased ?? true
-            )
-            let evicted = try call.cache.map { cache throws in try SQLiteStore.save(cache, db) } ?? 0
+                db, run: last.run, segment: last.segment, lastRequestID: lastID,
+                wholeRun: last.lease?.leased ?? true)
             return CallCommit.Committed(
-                run: saved, spend: try SpendRules.runSpend(SQLiteConnection(db: db), runID: run.id),
-                fitness: fitness,
-                evicted: evicted)
+                run: saved, spend: try SpendRules.runSpend(SQLiteConnection(db: db), runID: last.run.id),
+                fitness: fitness, evicted: evicted)
+        }
+    }
+
+    /// One call's rows in a commit (`commit(_:)`): its reservation given back, its ledger row with
+    /// its model's latency, its answers, its audits queued, and its other items' new states.
+    private static func write(_ call: CallCommit, _ db: Database) throws {
+        if let reservation = call.reservation {
+            try BudgetRules.release(reservation, SQLiteConnection(db: db))
+        }
+        var ledger = call.ledger
+        if let ledger, !ledger.cacheHit, !ledger.failed {
+            try SQLiteStore.record(LatencySample(ledger), db)
+        }
+        try ledger?.insert(db)
+        let now = Date()
+        for result in call.results { try SQLiteStore.insertAnswer(result, ledgerID: ledger?.id, at: now, db) }
+        for audit in call.audits { try SQLiteStore.queue(audit, runID: call.run.id, db) }
+        for (id, reason) in call.retry {
+            try db.run(
+                "UPDATE requests SET attempts = attempts + 1, error = ?, updated_at = ? WHERE id = ?",
+                [reason, now, id])
+        }
+        for (id, reason, at) in call.later {
+            try db.run(
+                """
+                UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
+                attempts = attempts + 1,
+                next_attempt_at = ?, updated_at = ? WHERE id = ?
+                """, [reason, at, now, id])
+        }
+        for (id, reason, at) in call.postponed {
+            try db.run(
+                """
+                UPDATE requests SET state = \(SQLStates.request(.retrying)), error = ?,
+                next_attempt_at = ?, updated_at = ? WHERE id = ?
+                """, [reason, at, now, id])
+        }
+        for (id, reason) in call.failed {
+            try db.run(
+                """
+                UPDATE requests SET state = \(SQLStates.request(.failed)), error = ?,
+                attempts = attempts + 1, updated_at = ?
+                WHERE id = ?
+                """, [reason, now, id])
         }
     }
 
