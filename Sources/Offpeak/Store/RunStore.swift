@@ -176,11 +176,6 @@ extension RunStore {
         try commit([call])
     }
 
-    /// Starts committing one call (`startCommit(_:)`).
-    func startCommit(_ call: CallCommit) throws(OffpeakError) -> any PendingCommit {
-        try startCommit([call])
-    }
-
     func pendingRequests(runID: String, limit: Int) throws(OffpeakError) -> [RequestRecord] {
         try pendingRequests(runID: runID, after: nil, limit: limit)
     }
