@@ -58,3 +58,51 @@ struct StoredDateTextTests {
         #expect(try cache.peekAnswer(for: key, now: t0 - 86_400 * 365 * 30) != nil)
     }
 }
+
+/// GRDB's snake_case conversions, done once per name (`ColumnNames`), against Foundation's, which
+/// GRDB copies.
+struct ColumnNamesTests {
+    private struct Keys: Encodable, Decodable {
+        let names: [String]
+        struct Key: CodingKey {
+            let stringValue: String
+            init(stringValue: String) { self.stringValue = stringValue }
+            var intValue: Int? { nil }
+            init?(intValue: Int) { nil }
+        }
+        init(names: [String]) { self.names = names }
+        init(from decoder: any Decoder) throws {
+            names = try decoder.container(keyedBy: Key.self).allKeys.map(\.stringValue)
+        }
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            for name in names { try container.encode(0, forKey: Key(stringValue: name)) }
+        }
+    }
+
+    static let names = [
+        "requestId", "runId", "finishReason", "fromCache", "cacheReadTokens", "url", "sourceURLText",
+        "myURLProperty", "retry2After", "lastAccessAt", "a", "expiresAt", "httpStatus", "ledgerID",
+    ]
+
+    @Test func keysBecomeFoundationsSnakeCase() throws {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        let json = try JSONSerialization.jsonObject(with: try encoder.encode(Keys(names: Self.names)))
+        let expected = Set(((json as? [String: Int]) ?? [:]).keys)
+        #expect(Set(Self.names.map { ColumnNames.column(forKey: Keys.Key(stringValue: $0)) }) == expected)
+        #expect(ColumnNames.snakeCase("requestId") == "request_id")
+        #expect(ColumnNames.snakeCase("sourceURLText") == "source_url_text")
+    }
+
+    @Test func columnsBecomeFoundationsCamelCase() throws {
+        let columns = Self.names.map(ColumnNames.snakeCase) + ["_private", "trailing_", "one", "two__words"]
+        let object = Dictionary(uniqueKeysWithValues: columns.map { ($0, 0) })
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let keys = try decoder.decode(Keys.self, from: try JSONSerialization.data(withJSONObject: object))
+            .names
+        #expect(Set(columns.map { ColumnNames.key(forColumn: $0).stringValue }) == Set(keys))
+        #expect(ColumnNames.camelCase("cache_read_tokens") == "cacheReadTokens")
+    }
+}

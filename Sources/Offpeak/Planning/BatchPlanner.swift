@@ -68,24 +68,37 @@ struct BatchPlanner: Sendable {
     }
 
     func plan(_ pending: [(record: RequestRecord, request: CompletionRequest)]) -> [PlannedCall] {
-        var groups: [String: [(record: RequestRecord, request: CompletionRequest, tokens: Int)]] = [:]
-        var order: [String] = []
+        // Groups in the order they first appear, found by a cheap key and then compared whole: a
+        // shape holds the system prompt, often kilobytes, the same for a job's every request.
+        var groups: [(shape: CompletionRequest, members: [Member])] = []
+        var byKey: [ShapeKey: [Int]] = [:]
         for (record, request) in pending {
             var shape = request
             shape.messages = []
             shape.maxTokens = 0
-            let key = CanonicalJSON.text(shape)
-            if groups[key] == nil { order.append(key) }
-            groups[key, default: []].append((record, request, TokenEstimator.inputTokens(userOnly(request))))
+            let key = ShapeKey(model: shape.model, systemBytes: shape.system?.utf8.count ?? -1)
+            let member = (record, request, TokenEstimator.inputTokens(userOnly(request)))
+            if let index = byKey[key]?.first(where: { groups[$0].shape == shape }) {
+                groups[index].members.append(member)
+            } else {
+                byKey[key, default: []].append(groups.count)
+                groups.append((shape, [member]))
+            }
         }
-        return order.flatMap { key in pack(groups[key] ?? []) }
+        return groups.flatMap { pack($0.members) }
     }
 
-    private func pack(_ group: [(record: RequestRecord, request: CompletionRequest, tokens: Int)])
-        -> [PlannedCall]
-    {
+    private typealias Member = (record: RequestRecord, request: CompletionRequest, tokens: Int)
+
+    /// What tells most shapes apart without reading their prompts.
+    private struct ShapeKey: Hashable {
+        let model: String
+        let systemBytes: Int
+    }
+
+    private func pack(_ group: [Member]) -> [PlannedCall] {
         var calls: [PlannedCall] = []
-        var chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)] = []
+        var chunk: [Member] = []
         func flush() {
             if !chunk.isEmpty { calls.append(call(for: chunk)) }
             chunk = []
@@ -103,7 +116,7 @@ struct BatchPlanner: Sendable {
             let candidate = chunk + [entry]
             let fits =
                 candidate.count <= candidate.map({ limit($0.record) }).min() ?? 1
-                && inputTokens(candidate) <= contextWindow - outputTokens(candidate)
+                && inputTokens(candidate, prefix: prefix) <= contextWindow - outputTokens(candidate)
                 && outputTokens(candidate) <= maxOutputTokens
             if fits {
                 chunk = candidate
@@ -121,16 +134,12 @@ struct BatchPlanner: Sendable {
         max(1, batching.maxItems >> min(record.attempts, 16))
     }
 
-    private func inputTokens(_ chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)])
-        -> Int
-    {
-        let prefix = chunk.first.map { TokenEstimator.tokens($0.request.system ?? "") } ?? 0
-        return prefix + chunk.reduce(64) { $0 + $1.tokens + 12 }
+    /// A chunk's input tokens, its shared prefix (`prefix` tokens) once.
+    private func inputTokens(_ chunk: [Member], prefix: Int) -> Int {
+        prefix + chunk.reduce(64) { $0 + $1.tokens + 12 }
     }
 
-    private func outputTokens(_ chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)])
-        -> Int
-    {
+    private func outputTokens(_ chunk: [Member]) -> Int {
         chunk.reduce(16) { $0 + $1.request.maxTokens + BatchPlanner.perItemOverhead }
     }
 

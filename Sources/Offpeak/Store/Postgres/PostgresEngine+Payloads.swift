@@ -59,7 +59,7 @@ extension PostgresEngine {
         }
         for part in parts {
             guard let text = texts[part.hash] else { throw StoredPayload.missing(part.hash) }
-            records[part.index].payload = part.prefix + text + part.suffix
+            records[part.index].payload = StoredPayload.whole(part.prefix, text, part.suffix)
         }
         return records
     }

@@ -86,7 +86,7 @@ struct RequestInserter {
     /// A date as GRDB writes it (so it reads back as any other), formatted once while it repeats.
     private mutating func text(of date: Date) -> String {
         if let lastDate, lastDate.date == date { return lastDate.text }
-        let text = String.fromDatabaseValue(date.databaseValue) ?? ""
+        let text = StoredDateText.string(date)
         lastDate = (date, text)
         return text
     }

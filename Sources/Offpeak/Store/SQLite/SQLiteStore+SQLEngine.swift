@@ -84,7 +84,7 @@ struct SQLiteConnection: SQLConnection {
         case .real(let double): return double.databaseValue
         case .text(let text): return text.databaseValue
         case .blob(let data): return data.databaseValue
-        case .date(let date): return date.databaseValue
+        case .date(let date): return StoredDateText.string(date).databaseValue
         case .bool(let bool): return bool.databaseValue
         }
     }

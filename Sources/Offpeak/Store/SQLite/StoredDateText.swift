@@ -57,4 +57,9 @@ enum StoredDateText {
             return try body(UnsafeBufferPointer(text))
         }
     }
+
+    /// The text of `date`, as GRDB would write it: what records and statements bind for a date.
+    static func string(_ date: Date) -> String {
+        withText(date) { String(decoding: $0, as: UTF8.self) }
+    }
 }

@@ -117,8 +117,18 @@ enum StoredPayload {
     /// - Throws: a data error when the text it names is not in the store.
     private static func expand(_ payload: String, _ db: Database) throws -> String? {
         guard let split = reference(in: payload) else { return nil }
-        let text = try text(split.hash, db)
-        return split.prefix + text + split.suffix
+        return whole(split.prefix, try text(split.hash, db), split.suffix)
+    }
+
+    /// A payload made whole from its parts around the hash, appended as UTF-8 (`+` of a substring
+    /// and a string appends character by character: 4 % of a run's CPU).
+    static func whole(_ prefix: Substring, _ text: String, _ suffix: Substring) -> String {
+        var whole = String()
+        whole.reserveCapacity(prefix.utf8.count + text.utf8.count + suffix.utf8.count)
+        whole.append(contentsOf: prefix)
+        whole.append(text)
+        whole.append(contentsOf: suffix)
+        return whole
     }
 
     /// A stored payload's parts around the hash of the text it names, or nil when it is whole.
