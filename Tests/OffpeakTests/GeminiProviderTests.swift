@@ -135,12 +135,39 @@ struct GeminiProviderTests {
         let wrong = GeminiProvider(apiKey: "nope", baseURL: sim.url, logger: Logger(label: "t"))
         let refused = wrong.call(Self.request())
         guard case .failure(let error) = refused.answer,
-            case .http(400, let message, _)? = error as? ProviderError
+            case .keyRefused(400, let message, _)? = error as? ProviderError
         else {
-            Issue.record("expected a 400, got \(refused.answer)")
+            Issue.record("expected the key refused with a 400, got \(refused.answer)")
             return
         }
         #expect(message == "invalid API key")
+        #expect(refused.attempts == 1, "a refused key is not asked again")
+    }
+
+    /// Gemini refuses a wrong key with a 400 (`API_KEY_INVALID`), not a 401: the run stops at the
+    /// first call as a configuration error, every item still pending, none charged an attempt.
+    @Test func aWrongKeyStopsTheRunAtTheFirstCall() throws {
+        let sim = try SimProcess(arguments: ["--require-key", "g-key"])
+        let workspace = try TemporaryWorkspace()
+        try workspace.write(
+            "offpeak.yaml", "provider: gemini\nbase_url: \(sim.url)\nlimits: {gemini: {in_flight: 1}}\n")
+        let items = (1...12).map { "  - {id: s\($0), item: \"Shipment \($0) arrived late.\"}" }
+        try workspace.write(
+            "jobs/sort.yaml",
+            "kind: prompt\nsystem: \"Label each shipment.\"\ntemplate: \"{{item}}\"\nmax_tokens: 40\n"
+                + "batching: {max_items: 4}\naudit: off\nitems:\n" + items.joined(separator: "\n") + "\n")
+        let outcome = try workspace.run(job: "sort", environment: ["GEMINI_API_KEY": "wrong"])
+        #expect(outcome.status == .configuration)
+        #expect(outcome.run.state == .interrupted)
+        #expect(outcome.run.itemsDone == 0)
+        let url = "\(sim.url)/v1beta/models/gemini-2.5-flash:generateContent"
+        #expect(
+            outcome.message
+                == "job sort: provider refused the key (HTTP 400 to \(url)): invalid API key; "
+                + "0 of 12 items answered (0 now); run it again to do the rest")
+        let stats = try sim.stats()
+        let endpoints = try #require(stats["by_endpoint"] as? [String: [String: Any]])
+        #expect(endpoints["generate_content"]?["calls"] as? Int == 1, "\(stats)")
     }
 
     /// A job on `provider: gemini` against the sim: every item answered as the sim answers it

@@ -131,7 +131,11 @@ extension RunSession {
         -> RunStop?
     {
         let store = context.store
-        guard case .http(let status, _, _) = error, (400..<500).contains(status), status != 408 else {
+        let status: Int
+        switch error {
+        case .http(let code, _, _) where (400..<500).contains(code) && code != 408: status = code
+        case .keyRefused: status = 401  // refused under another status (Gemini's 400 API_KEY_INVALID)
+        default:
             return RunStop(
                 state: .interrupted,
                 reason: "submitting batch \(batch.id) failed (\(error)); the next pass asks the provider "

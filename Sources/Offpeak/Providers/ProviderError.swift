@@ -16,6 +16,14 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     case badResponse(String)
     /// A required key is not set.
     case missingKey(variable: String)
+    /// The provider refused the key under a status that does not say so: Gemini answers a wrong key
+    /// 400 `INVALID_ARGUMENT` with an `ErrorInfo` whose reason is `API_KEY_INVALID`
+    /// (`keyRefusedReasons`). Like a 401, every later call would fail alike, so the run stops at the
+    /// first.
+    case keyRefused(status: Int, message: String, url: String?)
+
+    /// The `ErrorInfo` reasons that say the key was refused, whatever the status.
+    static let keyRefusedReasons: Set<String> = ["API_KEY_INVALID"]
 
     var description: String {
         switch self {
@@ -25,6 +33,8 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
         case .http(let status, let message, let url):
             let hint = status == 404 ? url.flatMap(Self.baseURLHint).map { "; \($0)" } ?? "" : ""
             return "provider answered HTTP \(status)\(url.map { " to \($0)" } ?? ""): \(message)\(hint)"
+        case .keyRefused(let status, let message, let url):
+            return "provider refused the key (HTTP \(status)\(url.map { " to \($0)" } ?? "")): \(message)"
         case .badResponse(let why): return "provider's answer could not be read: \(why)"
         case .missingKey(let variable):
             return "\(variable) is not set; export it (a server on this machine or a proxy, such as "
@@ -38,7 +48,7 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .unreachable, .timeout, .truncated: return true
         case .http(let status, _, _): return status == 429 || status == 529 || (500...599).contains(status)
-        case .badResponse, .missingKey: return false
+        case .badResponse, .missingKey, .keyRefused: return false
         }
     }
 
@@ -49,6 +59,9 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
         case .truncated(let why): return .truncated(redactor.redact(why))
         case .http(let status, let message, let url):
             return .http(status: status, message: redactor.redact(message), url: url.map(redactor.redact))
+        case .keyRefused(let status, let message, let url):
+            return .keyRefused(
+                status: status, message: redactor.redact(message), url: url.map(redactor.redact))
         case .badResponse(let why): return .badResponse(redactor.redact(why))
         case .timeout, .missingKey: return self
         }
@@ -58,7 +71,7 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     var stopsTheRun: Bool {
         switch self {
         case .http(let status, _, _): return status == 401 || status == 403 || status == 404
-        case .missingKey: return true
+        case .missingKey, .keyRefused: return true
         default: return false
         }
     }

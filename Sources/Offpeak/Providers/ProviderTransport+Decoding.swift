@@ -7,7 +7,7 @@ extension ProviderTransport {
     ///
     /// Understands `{"error": {"message", "type", "code"}}` (Anthropic and OpenAI),
     /// `{"error": {"code": 429, "message", "status", "details"}}` (Gemini: the code is `status`,
-    /// and a `RetryInfo` detail's `retryDelay` says when to come back), `{"error": "..."}` and
+    /// a `RetryInfo` detail's `retryDelay` says when to come back, and an `ErrorInfo`'s `reason` why), `{"error": "..."}` and
     /// `{"message": "..."}` (some local servers); anything else is shown as its first 200
     /// characters on one line.
     static func errorDetails(in body: Data, redactor: Redactor) -> ErrorDetails {
@@ -20,7 +20,8 @@ extension ProviderTransport {
                 let delay = details.lazy.compactMap { $0["retryDelay"] as? String }.first
                 return ErrorDetails(
                     message: redactor.redact(message), code: code,
-                    retryAfter: delay.map { $0.hasSuffix("s") ? String($0.dropLast()) : $0 })
+                    retryAfter: delay.map { $0.hasSuffix("s") ? String($0.dropLast()) : $0 },
+                    reasons: details.compactMap { $0["reason"] as? String })
             }
             if let message = (object["error"] as? String) ?? (object["message"] as? String) {
                 return ErrorDetails(message: redactor.redact(message))
@@ -37,6 +38,15 @@ extension ProviderTransport {
         /// Seconds to wait before trying again, as the body says (Gemini's `RetryInfo`, `"30s"`
         /// read as `30`), for a server that says it there rather than in `retry-after`.
         var retryAfter: String?
+        /// The reasons of its `ErrorInfo` details (Gemini: `API_KEY_INVALID`).
+        var reasons: [String] = []
+
+        /// The error a response with this body and `status` is.
+        func error(status: Int, url: String) -> ProviderError {
+            reasons.contains(where: ProviderError.keyRefusedReasons.contains)
+                ? .keyRefused(status: status, message: message, url: url)
+                : .http(status: status, message: message, url: url)
+        }
     }
 
     /// The start of a body on one line, for messages about bodies we could not understand.

@@ -113,7 +113,7 @@ struct ProviderTransport: Sendable {
                     return delivery
                 }
                 let details = Self.errorDetails(in: response.body, redactor: options.redactor)
-                failure = .http(status: response.status, message: details.message, url: url)
+                failure = details.error(status: response.status, url: url)
                 errorCode = details.code
                 retryAfter = response.header("retry-after") ?? details.retryAfter
                 neverActedOn = response.status == 429 || response.status == 529

@@ -71,7 +71,7 @@ struct RetryPolicy: Sendable, Equatable {
     static func isRetryable(_ error: ProviderError, errorCode: String?) -> Bool {
         switch error {
         case .unreachable, .timeout, .truncated: return true
-        case .badResponse, .missingKey: return false
+        case .badResponse, .missingKey, .keyRefused: return false
         case .http(let status, let message, _):
             if status == 429 && isSpendLimit(errorCode: errorCode, message: message) { return false }
             return retryableStatuses.contains(status)
