@@ -148,14 +148,7 @@ struct GeminiProviderTests {
     /// first call as a configuration error, every item still pending, none charged an attempt.
     @Test func aWrongKeyStopsTheRunAtTheFirstCall() throws {
         let sim = try SimProcess(arguments: ["--require-key", "g-key"])
-        let workspace = try TemporaryWorkspace()
-        try workspace.write(
-            "offpeak.yaml", "provider: gemini\nbase_url: \(sim.url)\nlimits: {gemini: {in_flight: 1}}\n")
-        let items = (1...12).map { "  - {id: s\($0), item: \"Shipment \($0) arrived late.\"}" }
-        try workspace.write(
-            "jobs/sort.yaml",
-            "kind: prompt\nsystem: \"Label each shipment.\"\ntemplate: \"{{item}}\"\nmax_tokens: 40\n"
-                + "batching: {max_items: 4}\naudit: off\nitems:\n" + items.joined(separator: "\n") + "\n")
+        let workspace = try Self.workspace(sim, items: 12, batching: Self.batchesOfFour)
         let outcome = try workspace.run(job: "sort", environment: ["GEMINI_API_KEY": "wrong"])
         #expect(outcome.status == .configuration)
         #expect(outcome.run.state == .interrupted)
@@ -175,18 +168,9 @@ struct GeminiProviderTests {
     /// implicit cache after the first call, and the ledger priced at gemini-2.5-flash's prices.
     @Test func aJobRunsOnGeminiEndToEnd() throws {
         let sim = try SimProcess(arguments: ["--require-key", "g-key"])
-        let workspace = try TemporaryWorkspace()
-        try workspace.write(
-            "offpeak.yaml",
-            "provider: gemini\nbase_url: \(sim.url)\nstructured_output: on\nlimits: {gemini: {in_flight: 1}}\n"
-        )
-        let rules = String(repeating: "Label each shipment by how late it arrived, in one word. ", count: 120)
-        let items = (1...12).map { "  - {id: s\($0), item: \"Shipment \($0) arrived \($0 % 4) days late.\"}" }
-        try workspace.write(
-            "jobs/sort.yaml",
-            "kind: prompt\nsystem: \"\(rules)\"\ntemplate: \"{{item}}\"\nmax_tokens: 40\n"
-                + "batching: {max_items: 4}\naudit: off\nitems:\n" + items.joined(separator: "\n") + "\n")
-        let outcome = try workspace.run(job: "sort", environment: ["GEMINI_API_KEY": "g-key"])
+        let workspace = try Self.workspace(
+            sim, items: 12, batching: Self.batchesOfFour, config: "structured_output: on\n")
+        let outcome = try Self.run(workspace)
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(outcome.run.itemsDone == 12)
         #expect(outcome.spend.calls == 3, "three prompts of four")
@@ -215,6 +199,33 @@ struct GeminiProviderTests {
             #expect(results[record.id]?.text == answer, "\(record.itemId)")
         }
     }
+
+    /// Batched prompts of four items, unaudited.
+    static let batchesOfFour = "batching: {max_items: 4}\naudit: off"
+
+    /// A workspace on the sim's Gemini endpoint (`config` added to offpeak.yaml) with one job, `sort`,
+    /// of `items` shipments under a long system prompt, batched as `batching` says.
+    static func workspace(
+        _ sim: SimProcess, items: Int, batching: String = "batching: off", config: String = ""
+    ) throws -> TemporaryWorkspace {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write(
+            "offpeak.yaml",
+            "provider: gemini\nbase_url: \(sim.url)\n\(config)limits: {gemini: {in_flight: 1}}\n")
+        let rules = String(repeating: "Label each shipment by how late it arrived, in one word. ", count: 120)
+        let lines = (1...items).map {
+            "  - {id: s\($0), item: \"Shipment \($0) arrived \($0 % 4) days late.\"}"
+        }
+        try workspace.write(
+            "jobs/sort.yaml",
+            "kind: prompt\nsystem: \"\(rules)\"\ntemplate: \"{{item}}\"\nmax_tokens: 40\n\(batching)\nitems:\n"
+                + lines.joined(separator: "\n") + "\n")
+        return workspace
+    }
+
+    static func run(_ workspace: TemporaryWorkspace) throws -> RunOutcome {
+        try workspace.run(job: "sort", environment: ["GEMINI_API_KEY": "g-key"])
+    }
 }
 
 /// Gemini's explicit context caching (`GeminiContextCaches`): made for a long system prompt seen a
@@ -236,26 +247,6 @@ struct GeminiContextCacheTests {
         #expect(GeminiContextCaches.minimumTokens("gemini-2.5-pro") == 4096)
     }
 
-    static func workspace(_ sim: SimProcess, items: Int) throws -> TemporaryWorkspace {
-        let workspace = try TemporaryWorkspace()
-        try workspace.write(
-            "offpeak.yaml",
-            "provider: gemini\nbase_url: \(sim.url)\nlimits: {gemini: {in_flight: 1}}\n")
-        let rules = String(repeating: "Label each shipment by how late it arrived, in one word. ", count: 120)
-        let lines = (1...items).map {
-            "  - {id: s\($0), item: \"Shipment \($0) arrived \($0 % 4) days late.\"}"
-        }
-        try workspace.write(
-            "jobs/sort.yaml",
-            "kind: prompt\nsystem: \"\(rules)\"\ntemplate: \"{{item}}\"\nmax_tokens: 40\nbatching: off\nitems:\n"
-                + lines.joined(separator: "\n") + "\n")
-        return workspace
-    }
-
-    static func run(_ workspace: TemporaryWorkspace) throws -> RunOutcome {
-        try workspace.run(job: "sort", environment: ["GEMINI_API_KEY": "g-key"])
-    }
-
     static func caches(_ sim: SimProcess) throws -> [[String: Any]] {
         let body = try sim.request("GET", "/v1beta/cachedContents?key=g-key")
         let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
@@ -264,7 +255,7 @@ struct GeminiContextCacheTests {
 
     @Test func sixCallsSharingALongSystemPromptReadItFromOneCache() throws {
         let sim = try SimProcess(arguments: ["--require-key", "g-key"])
-        let outcome = try Self.run(try Self.workspace(sim, items: 6))
+        let outcome = try GeminiProviderTests.run(try GeminiProviderTests.workspace(sim, items: 6))
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(outcome.spend.calls == 6)
         let made = try Self.caches(sim)
@@ -287,7 +278,7 @@ struct GeminiContextCacheTests {
 
     @Test func aPromptSentOnceGetsNoCache() throws {
         let sim = try SimProcess(arguments: ["--require-key", "g-key"])
-        let outcome = try Self.run(try Self.workspace(sim, items: 1))
+        let outcome = try GeminiProviderTests.run(try GeminiProviderTests.workspace(sim, items: 1))
         #expect(outcome.status == .ok, "\(outcome.message)")
         #expect(try Self.caches(sim).isEmpty)
         #expect(outcome.spend.cacheWriteTokens == 0)

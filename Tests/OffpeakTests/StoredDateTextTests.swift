@@ -9,9 +9,7 @@ import Testing
 /// The hand-written text of a date, against GRDB's own (what the store holds and a lookup
 /// compares with).
 struct StoredDateTextTests {
-    static func text(_ date: Date) -> String {
-        StoredDateText.withText(date) { String(decoding: $0, as: UTF8.self) }
-    }
+    static func text(_ date: Date) -> String { StoredDateText.string(date) }
 
     static func grdb(_ date: Date) -> String? { String.fromDatabaseValue(date.databaseValue) }
 

@@ -149,9 +149,7 @@ struct BatchPlanner: Sendable {
         call(for: requests.map { ($0.record, $0.request, TokenEstimator.inputTokens(userOnly($0.request))) })
     }
 
-    private func call(for chunk: [(record: RequestRecord, request: CompletionRequest, tokens: Int)])
-        -> PlannedCall
-    {
+    private func call(for chunk: [Member]) -> PlannedCall {
         let texts = chunk.map { $0.request.messages.last?.content ?? "" }
         guard chunk.count > 1, var request = chunk.first?.request else {
             let request = chunk.first?.request ?? CompletionRequest(model: "", messages: [], maxTokens: 1)
