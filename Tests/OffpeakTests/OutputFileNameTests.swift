@@ -62,7 +62,7 @@ struct OutputFileNameTests {
                 createdAt: Date())
         }
         let writer = OutputWriter(directory: workspace.root.appendingPathComponent("out/j"))
-        #expect(try writer.write(job: "j", runID: "r1", requests: requests, results: results) == 4)
+        #expect(try writer.write(job: "j", runID: "r1", requests: requests, results: results).rewritten == 4)
         let index = try JSONDecoder().decode(
             OutputWriter.Index.self, from: Data(try #require(workspace.read("out/j/index.json")).utf8))
         #expect(index.items.map { Array($0.id.utf8) } == ids.map { Array($0.utf8) })

@@ -131,7 +131,8 @@ struct StoreTests {
             fromCache: false, ledgerId: nil, inputTokens: 1, outputTokens: 1, dollars: 0, createdAt: Date())
         let writer = OutputWriter(directory: workspace.root.appendingPathComponent("out/j"))
         #expect(
-            try writer.write(job: "j", runID: "r1", requests: [request], results: [request.id: result]) == 1)
+            try writer.write(job: "j", runID: "r1", requests: [request], results: [request.id: result])
+                .rewritten == 1)
         let files = workspace.snapshot("out/j")
         #expect(Set(files.keys) == ["a.md", "index.json", live, elsewhere])
         #expect(files["a.md"] == "An answer.\n")

@@ -89,12 +89,9 @@ extension CallReceipt {
         }
         var receipt = CallReceipt(ledger: ledger)
         guard let record = call.requests.first else { return receipt }
-        guard response.finishReason != .length else {
-            receipt.failed = [
-                (record.id, cutOffReason(received: ledger.outputTokens, limit: call.request.maxTokens))
-            ]
-            return receipt
-        }
+        // An answer cut off at `max_tokens` (`finish_reason: length`) was paid for: it is kept and
+        // cached as it is, marked by its finish reason, so a rerun does not buy it again
+        // (`OutputWriter` marks it in index.json, `RunVerdict` says so).
         let result = ResultRecord(
             requestId: record.id, runId: line.runID, text: response.text,
             finishReason: response.finishReason.rawValue, model: response.model, fromCache: false,
@@ -180,8 +177,8 @@ extension CallReceipt {
         }
     }
 
-    /// Why an answer that stopped at `finish_reason: length` was not kept. Received fewer tokens
-    /// than the limit means the server's own limit ended it (a local server's context size).
+    /// What ended an answer that stopped at `finish_reason: length`. Received fewer tokens than the
+    /// limit means the server's own limit ended it (a local server's context size).
     static func cutOffReason(received: Int, limit: Int) -> String {
         guard received < limit else {
             return "answer cut off at max_tokens (\(limit)); raise max_tokens in the spec"

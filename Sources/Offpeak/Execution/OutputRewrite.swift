@@ -17,18 +17,14 @@ enum OutputRewrite {
     ) throws(OffpeakError) -> OutputsRewritten {
         let run = try finishedRun(store: store, job: job, runID: runID)
         let output = try outputFolder(folder ?? run.storedSpec()?.output, run: run)
-        let items = try store.runs.outlines(runID: run.id)
-        let answered = Set(items.filter { !$0.source.isStep }.map(\.id))
-        var files = 0
-        let rewritten = try OutputWriter(directory: workspace.url(for: output)).write(
-            job: run.job, runID: run.id, items: items, notes: try ItemNotes.of(run, store: store)
+        let written = try OutputWriter(directory: workspace.url(for: output)).write(
+            job: run.job, runID: run.id, items: try store.runs.outlines(runID: run.id),
+            notes: try ItemNotes.of(run, store: store)
         ) { visit throws(OffpeakError) in
-            try store.runs.forEachResult(runID: run.id) { result in
-                if answered.contains(result.requestId) { files += 1 }
-                try visit(result)
-            }
+            try store.runs.forEachResult(runID: run.id) { try visit($0) }
         }
-        return OutputsRewritten(job: run.job, run: run.id, output: output, files: files, rewritten: rewritten)
+        return OutputsRewritten(
+            job: run.job, run: run.id, output: output, files: written.files, rewritten: written.rewritten)
     }
 
     /// The run named, or the job's newest finished one.

@@ -20,6 +20,9 @@ struct OutputWriter: Sendable {
         var sources: [SourceCitation]?
         /// The web search results the answer cited (`SearchCitation`); nil for none.
         var searchResults: [SearchCitation]?
+        /// The answer stopped at `max_tokens` (`finish_reason: length`) and is kept as it came; nil
+        /// for a whole answer.
+        var cutOff: Bool?
     }
 
     struct Index: Codable, Sendable, Equatable {
@@ -39,14 +42,24 @@ struct OutputWriter: Sendable {
         self.directory = directory
     }
 
+    /// What a write found and did.
+    struct Written: Sendable, Equatable {
+        /// Answered items, one file each.
+        var files = 0
+        /// Of those, the files that were missing or different and were written anew.
+        var rewritten = 0
+        /// Answers cut off at `max_tokens`, and the output tokens of the first of them.
+        var cutOff = 0
+        var firstCutOffTokens: Int?
+    }
+
     /// Writes every answered item (skipping files whose content is already right) and the index;
     /// the steps of long items are left out of both.
-    /// - Returns: how many item files were written anew.
     @discardableResult
     func write(
         job: String, runID: String, requests: [RequestRecord], results: [String: ResultRecord],
         notes: [String: ItemNotes] = [:]
-    ) throws(OffpeakError) -> Int {
+    ) throws(OffpeakError) -> Written {
         try write(job: job, runID: runID, items: requests.map(RequestOutline.init), notes: notes) {
             (visit: (ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) in
             for result in results.values { try visit(result) }
@@ -62,7 +75,7 @@ struct OutputWriter: Sendable {
     func write(
         job: String, runID: String, items: [RequestOutline], notes: [String: ItemNotes] = [:],
         answers: ((ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) -> Void
-    ) throws(OffpeakError) -> Int {
+    ) throws(OffpeakError) -> Written {
         // The run's digest is written to a file of its own.
         let digestID = items.first { $0.source == .reduce && $0.itemId == RunSession.digestItemID }?.id
         var digest: String?
@@ -76,7 +89,7 @@ struct OutputWriter: Sendable {
                 id: $0.itemId, file: nil, state: $0.state.rawValue, error: $0.error,
                 change: notes[$0.itemId]?.change, sources: Self.cited(notes[$0.itemId]))
         }
-        var written = 0
+        var written = Written()
         try attempt {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
@@ -88,11 +101,20 @@ struct OutputWriter: Sendable {
                 try write(content, to: directory.appendingPathComponent(Self.digestFile))
             }
             guard let slot = slots[result.requestId] else { return }  // a step's answer
-            if try write(content, to: directory.appendingPathComponent(names[slot])) { written += 1 }
+            written.files += 1
+            if try write(content, to: directory.appendingPathComponent(names[slot])) {
+                written.rewritten += 1
+            }
+            let cutOff = result.finishReason == FinishReason.length.rawValue
+            if cutOff {
+                written.cutOff += 1
+                written.firstCutOffTokens = written.firstCutOffTokens ?? result.outputTokens
+            }
             entries[slot] = IndexEntry(
                 id: items[slot].itemId, file: names[slot], state: "done", error: nil, model: result.model,
                 fromCache: result.fromCache, change: notes[items[slot].itemId]?.change,
-                sources: Self.cited(notes[items[slot].itemId]), searchResults: Self.searched(result))
+                sources: Self.cited(notes[items[slot].itemId]), searchResults: Self.searched(result),
+                cutOff: cutOff ? true : nil)
         }
         try attempt {
             let encoder = JSONEncoder()

@@ -5,9 +5,10 @@ import Foundation
 extension RunSession {
     /// Outputs are derived from the store, so they can always be written again; they are read a
     /// request outline and an answer at a time, so a run of any size fits in memory.
-    func writeOutputs() throws(OffpeakError) {
+    /// - Returns: what was written, and what the answers were (those cut off).
+    func writeOutputs() throws(OffpeakError) -> OutputWriter.Written {
         let store = context.store
-        try OutputWriter(directory: context.outputs).write(
+        return try OutputWriter(directory: context.outputs).write(
             job: spec.name, runID: run.id, items: try store.runs.outlines(runID: run.id),
             notes: try ItemNotes.of(run, store: store)
         ) { visit throws(OffpeakError) in
@@ -16,7 +17,8 @@ extension RunSession {
     }
 
     /// Moves the run to where this pass left it and says so.
-    mutating func finish(_ stop: RunStop?) throws(OffpeakError) -> RunOutcome {
+    /// - Parameter written: the outputs as `writeOutputs` found them.
+    mutating func finish(_ stop: RunStop?, written: OutputWriter.Written) throws(OffpeakError) -> RunOutcome {
         let store = context.store
         run = try store.runs.run(id: run.id) ?? run  // counters as committed, before the state moves
         let retrying = try store.runs.summary(runID: run.id, state: .retrying)
@@ -38,6 +40,9 @@ extension RunSession {
         facts.submittedNow = tally.submittedNow
         facts.canceled = plan.canceled
         facts.audit = try auditClause()
+        if let tokens = written.firstCutOffTokens {
+            facts.cutOff = (written.cutOff, CallReceipt.cutOffReason(received: tokens, limit: spec.maxTokens))
+        }
         let verdict = RunVerdict.decide(facts, stop: stop)
         try store.move(&run, to: verdict.state, reason: verdict.reason)
         if !verdict.deferred.isEmpty, let stop {

@@ -63,8 +63,8 @@ struct RunSession {
             stop = waitUntil(next)
         }
         try readCommit()
-        try writeOutputs()
-        return try finish(stop)
+        let written = try writeOutputs()
+        return try finish(stop, written: written)
     }
 
     /// A helper's pass (`JobRunner.help`): the rounds of the run's requests it claims, until none

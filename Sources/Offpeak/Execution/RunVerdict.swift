@@ -40,6 +40,8 @@ struct RunVerdict: Equatable, Sendable {
         var canceled = false
         /// What the batch audit has to say of the run's answers (`AuditNews.runClause`).
         var audit: String?
+        /// Answers kept though cut off at `max_tokens`: how many, and what ended the first.
+        var cutOff: (count: Int, first: String)?
     }
 
     static func decide(_ facts: Facts, stop: RunStop?) -> RunVerdict {
@@ -100,14 +102,27 @@ struct RunVerdict: Equatable, Sendable {
                 status: .unavailable,
                 message: "job \(job): \(counts), \(facts.itemsFailed) failed (first: \(first))")
         } else {
+            // Answers cut off are kept (they were paid for): the run is done, and its reason says so.
             verdict = RunVerdict(
-                state: .completed, reason: nil, status: .ok, message: "job \(job): \(counts)")
+                state: .completed, reason: facts.cutOffClause, status: .ok, message: "job \(job): \(counts)")
         }
+        if let cutOff = facts.cutOffClause { verdict.message += "; " + cutOff }
         if !facts.forcedPast.isEmpty {
             verdict.message = "forced past: \(facts.forcedPast.sentence) (--force); " + verdict.message
         }
         for notice in facts.notices.reversed() { verdict.message = notice + "; " + verdict.message }
         if let audit = facts.audit { verdict.message += "; " + audit }
         return verdict
+    }
+}
+
+extension RunVerdict.Facts {
+    /// `2 answers cut off, kept as they are and marked in index.json (first: answer cut off at
+    /// max_tokens (80); raise max_tokens in the spec)`; nil when none was.
+    var cutOffClause: String? {
+        cutOff.map {
+            "\(Plural.count($0.count, "answer")) cut off, kept as \($0.count == 1 ? "it is" : "they are") "
+                + "and marked in index.json (first: \($0.first))"
+        }
     }
 }
