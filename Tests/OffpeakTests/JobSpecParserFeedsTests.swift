@@ -52,6 +52,18 @@ struct JobSpecParserFeedsTests {
         #expect(none.feeds.isEmpty && none.maxNew == nil)
     }
 
+    /// `robots: fail | skip` (issue 46, item 5), for any job with sources; unset is `fail`, and a
+    /// spec without it hashes as before it existed.
+    @Test func robotsSaysWhatAJobDoesWithAForbiddenPage() throws {
+        let skip = try parse("kind: research\ntemplate: \"{{item}}\"\nitems: [a]\nrobots: skip\n")
+        #expect(skip.robots == .skip)
+        let unset = try parse("kind: research\ntemplate: \"{{item}}\"\nitems: [a]\n")
+        #expect(unset.robots == nil && !CanonicalJSON.text(unset).contains("robots"))
+        expectError(
+            "kind: research\ntemplate: \"{{item}}\"\nitems: [a]\nrobots: ignore\n", at: "jobs/test.yaml:4:9",
+            field: "robots", mentions: "'ignore'")
+    }
+
     @Test func feedsAreOnlyForResearchJobs() {
         expectError(
             "kind: prompt\ntemplate: \"{{item}}\"\nitems: [a]\nfeeds: [https://example.org/feed]\n",

@@ -112,6 +112,35 @@ struct PoliteSourcesTests {
         #expect(try sourceStats(sim)["fetches"] == 0)
     }
 
+    /// `robots: skip` (issue 46, item 5): a source robots.txt forbids skips its item instead of
+    /// failing it, whether it was never fetched or a copy is cached from before the site forbade it;
+    /// never requested either way.
+    @Test func withSkipASourceRobotsTxtForbidsSkipsTheItem() throws {
+        let sim = try SimProcess()
+        // A run's: each reads a site's robots.txt once.
+        func skipping() -> ResearchSources {
+            var sources = sources()
+            sources.skipDisallowed = true
+            return sources
+        }
+        let secret = sim.url + "/sources/secret"
+        let open = sim.url + "/sources/open"
+        let why = "source \(secret) is disallowed by its site's robots.txt for offpeak"
+        try SimSources.set(sim, name: "robots.txt", content: Self.robots)
+        #expect(try skipping().context(for: [open, secret], now: start) == .skipped(why))
+        #expect(try sourceStats(sim) == ["fetches": 1, "not_modified": 0, "robots": 1], "the open page only")
+
+        // A page cached before its site forbade it: revalidated the next day, skipped unread.
+        let beta = sim.url + "/sources/beta"
+        _ = try skipping().context(for: [beta], now: start)
+        try SimSources.set(sim, name: "robots.txt", content: "User-agent: offpeak\nDisallow: /sources/beta\n")
+        let nextDay = start + RobotsCheck.ttl + 60
+        #expect(
+            try skipping().context(for: [beta], now: nextDay)
+                == .skipped("source \(beta) is disallowed by its site's robots.txt for offpeak"))
+        #expect(failure([beta], at: nextDay)?.status == .dataError, "without skip it fails, as before")
+    }
+
     @Test func aStaleRobotsTxtIsUsedWhileTheServerCannotAnswer() throws {
         let sim = try SimProcess()
         try SimSources.set(sim, name: "robots.txt", content: Self.robots)

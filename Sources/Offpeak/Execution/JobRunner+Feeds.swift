@@ -78,6 +78,7 @@ extension JobRunner {
             cache: cache, fetcher: SourceFetcher(client: HTTPClient(), redactor: provider.redactor), ttl: ttl,
             job: spec.name, keep: spec.reusesUnchanged, logger: logger, cancellation: cancellation)
         research.offline = offline
+        research.skipDisallowed = spec.robots == .skip
         return research
     }
 }

@@ -145,6 +145,7 @@ extension JobRunner {
             switch plan.blocked {
             case .waiting(let why): (state, error) = (.waiting, why)
             case .failed(let why): (state, error) = (.failed, why)
+            case .skipped(let why): (state, error) = (.skipped, why)
             case nil: break
             }
             var record = RequestRecord(

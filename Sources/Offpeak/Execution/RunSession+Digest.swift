@@ -26,7 +26,7 @@ extension RunSession {
             var steps = StepChanges()
             let items = requests.filter { $0.source == .spec }
             guard !requests.contains(where: { $0.source == .reduce && $0.itemId == Self.digestItemID }),
-                items.allSatisfy({ [.done, .failed, .canceled].contains($0.state) })
+                items.allSatisfy({ [.done, .failed, .canceled, .skipped].contains($0.state) })
             else { return steps }
             let answered = items.sorted { $0.position < $1.position }.compactMap { item in
                 item.state == .done && changes[item.itemId] != .unchanged

@@ -40,6 +40,8 @@ extension RunSession {
         facts.submittedNow = tally.submittedNow
         facts.canceled = plan.canceled
         facts.audit = try auditClause()
+        let skipped = try store.runs.summary(runID: run.id, state: .skipped)
+        if skipped.count > 0 { facts.skipped = (skipped.count, skipped.first?.error ?? "unknown") }
         if let tokens = written.firstCutOffTokens {
             facts.cutOff = (written.cutOff, CallReceipt.cutOffReason(received: tokens, limit: spec.maxTokens))
         }

@@ -42,6 +42,8 @@ struct RunVerdict: Equatable, Sendable {
         var audit: String?
         /// Answers kept though cut off at `max_tokens`: how many, and what ended the first.
         var cutOff: (count: Int, first: String)?
+        /// Items not asked, as the spec says (`robots: skip`): how many, and why the first was.
+        var skipped: (count: Int, first: String)?
     }
 
     static func decide(_ facts: Facts, stop: RunStop?) -> RunVerdict {
@@ -102,11 +104,12 @@ struct RunVerdict: Equatable, Sendable {
                 status: .unavailable,
                 message: "job \(job): \(counts), \(facts.itemsFailed) failed (first: \(first))")
         } else {
-            // Answers cut off are kept (they were paid for): the run is done, and its reason says so.
+            // Items skipped and answers cut off (kept: they were paid for) do not keep a run from
+            // being done; its reason says so.
             verdict = RunVerdict(
-                state: .completed, reason: facts.cutOffClause, status: .ok, message: "job \(job): \(counts)")
+                state: .completed, reason: facts.notes, status: .ok, message: "job \(job): \(counts)")
         }
-        if let cutOff = facts.cutOffClause { verdict.message += "; " + cutOff }
+        if let notes = facts.notes { verdict.message += "; " + notes }
         if !facts.forcedPast.isEmpty {
             verdict.message = "forced past: \(facts.forcedPast.sentence) (--force); " + verdict.message
         }
@@ -117,12 +120,17 @@ struct RunVerdict: Equatable, Sendable {
 }
 
 extension RunVerdict.Facts {
-    /// `2 answers cut off, kept as they are and marked in index.json (first: answer cut off at
-    /// max_tokens (80); raise max_tokens in the spec)`; nil when none was.
-    var cutOffClause: String? {
-        cutOff.map {
+    /// What a run's line and reason add of items skipped and answers cut off; nil when there were
+    /// none: `1 item skipped (first: source … is disallowed by its site's robots.txt for offpeak);
+    /// 2 answers cut off, kept as they are and marked in index.json (first: answer cut off at
+    /// max_tokens (80); raise max_tokens in the spec)`.
+    var notes: String? {
+        let skipped = skipped.map { "\(Plural.count($0.count, "item")) skipped (first: \($0.first))" }
+        let cutOff = cutOff.map {
             "\(Plural.count($0.count, "answer")) cut off, kept as \($0.count == 1 ? "it is" : "they are") "
                 + "and marked in index.json (first: \($0.first))"
         }
+        let notes = [skipped, cutOff].compactMap { $0 }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
 }

@@ -15,6 +15,8 @@ struct PlannedRequest: Sendable, Equatable {
     enum Blocked: Sendable, Equatable {
         case waiting(String)
         case failed(String)
+        /// Not to be asked, as the spec says (`robots: skip`).
+        case skipped(String)
     }
 }
 
@@ -45,6 +47,7 @@ public struct RequestPlanner: Sendable {
                 variables[JobSpec.sourcesVariable] = context
                 citations = cited
             case .success(.waiting(let why)): blocked = .waiting(why)
+            case .success(.skipped(let why)): blocked = .skipped(why)
             case .failure(let error): blocked = .failed(error.description)
             case nil:
                 if let parts = longDocuments.chunks(of: item)?.count {

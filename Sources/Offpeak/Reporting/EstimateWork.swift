@@ -29,7 +29,7 @@ struct EstimateWork {
             known = Set(rows.map(\.itemId))
             for row in rows where !row.isStep {
                 switch row.state {
-                case .done, .failed: work.doneBefore += 1
+                case .done, .failed, .skipped: work.doneBefore += 1
                 case .inBatch: work.inBatch += 1
                 default: break
                 }

@@ -10,6 +10,9 @@ enum SourceContext: Equatable, Sendable {
     /// The item waits (like work deferred for a condition) and is tried again on a later tick; it
     /// has not failed.
     case waiting(String)
+    /// A source its site's robots.txt forbids, and the job skips such items (`robots: skip`): the
+    /// item is not asked (`source https://… is disallowed by its site's robots.txt for offpeak`).
+    case skipped(String)
 
     /// The rendered sources, when they are ready.
     var text: String? {
@@ -31,7 +34,7 @@ enum SourceContext: Equatable, Sendable {
 ///
 /// Every request is a polite one: its site's robots.txt is asked first (`RobotsCheck`), and a URL
 /// it forbids is never requested (`.disallowed`, which fails the item even when a stale copy is
-/// cached: the site has asked not to be read); redirects are followed one hop at a time, each
+/// cached: the site has asked not to be read; or skips it, with `skipDisallowed`); redirects are followed one hop at a time, each
 /// hop checked the same way, and a page that moved for good (`301`, `308`) is asked for at its
 /// new URL from then on (`CachedSource.movedTo`), while its copy keeps the URL the user wrote.
 /// With `offline` set (the job's conditions do not hold) nothing is requested: cached copies are
@@ -57,6 +60,9 @@ struct ResearchSources: Sendable {
     let robots: RobotsCheck
     /// Sources come from the cache only: nothing is requested.
     var offline = false
+    /// An item with a source its site's robots.txt forbids is skipped (`SourceContext.skipped`),
+    /// not failed (the job's `robots: skip`).
+    var skipDisallowed = false
 
     /// - Parameters:
     ///   - ttl: the job's `cache_ttl`; a fetched or revalidated source stays fresh a little less
@@ -105,7 +111,9 @@ struct ResearchSources: Sendable {
             case .success(let source):
                 blocks.append(render(source))
                 citations.append(SourceCitation(source, url: url))
-            case .failure(let reason): return .waiting(reason.description)
+            case .failure(let reason):
+                if case .disallowed = reason { return .skipped(reason.description) }
+                return .waiting(reason.description)
             }
         }
         return .ready(blocks.joined(separator: "\n\n"), citations: citations)
@@ -143,7 +151,11 @@ struct ResearchSources: Sendable {
     func document(_ url: String, now: Date = Date()) throws(OffpeakError) -> CachedSource {
         switch try source(url, now: now) {
         case .success(let source): return source
-        case .failure(let reason): throw OffpeakError(.temporaryFailure, reason.description)
+        case .failure(let reason):
+            // A feed its site forbids is never read, skipped or not: the spec names it.
+            let status: ExitStatus
+            if case .disallowed = reason { status = .dataError } else { status = .temporaryFailure }
+            throw OffpeakError(status, reason.description)
         }
     }
 
@@ -155,11 +167,12 @@ struct ResearchSources: Sendable {
         ttl - min(ttl / 20, 3600)
     }
 
-    /// One source's copy, or the unreachable error that makes the item wait.
+    /// One source's copy, or the unreachable error that makes the item wait, or (`skipDisallowed`)
+    /// the robots.txt refusal that skips it.
     private func source(_ url: String, now: Date) throws(OffpeakError) -> Result<CachedSource, SourceError> {
         if let cached = try cache.source(url: url, now: now) {
             if cached.fresh || offline { return .success(cached.source) }
-            return .success(try revalidate(cached.source, now: now))
+            return try revalidate(cached.source, now: now)
         }
         if offline {
             let why = "not fetched while the job's conditions do not hold"
@@ -171,6 +184,7 @@ struct ResearchSources: Sendable {
         switch followed.outcome {
         case .failure(let error):
             if case .unreachable = error { return .failure(error) }
+            if case .disallowed = error { return try disallowed(error) }
             throw OffpeakError(Self.status(of: error), error.description)
         case .success(.fetched(let source)):
             try save(source, now: now)
@@ -181,31 +195,39 @@ struct ResearchSources: Sendable {
         }
     }
 
+    /// A robots.txt refusal: the item is skipped (`skipDisallowed`), else fails.
+    private func disallowed(_ error: SourceError) throws(OffpeakError) -> Result<CachedSource, SourceError> {
+        guard skipDisallowed else { throw OffpeakError(.dataError, error.description) }
+        return .failure(error)
+    }
+
     /// A stale copy checked against the server (at the URL it moved to, if it did); any failure
     /// but a robots.txt that now forbids it falls back to the copy itself.
-    private func revalidate(_ stale: CachedSource, now: Date) throws(OffpeakError) -> CachedSource {
+    private func revalidate(_ stale: CachedSource, now: Date) throws(OffpeakError) -> Result<
+        CachedSource, SourceError
+    > {
         let followed = try fetcher.follow(
             stale.url, from: stale.movedTo, etag: stale.etag, lastModified: stale.lastModified, now: now,
             cancellation: cancellation
         ) { hop throws(OffpeakError) in try robots.refusal(for: hop, now: now) }
         switch followed.outcome {
         case .failure(let error):
-            if case .disallowed = error { throw OffpeakError(.dataError, error.description) }
+            if case .disallowed = error { return try disallowed(error) }
             let age = Int(now.timeIntervalSince(stale.fetchedAt) / 3600)
             logger.warning("\(error); using the cached copy from \(age) h ago")
-            return stale
+            return .success(stale)
         case .success(.notModified) where followed.movedTo == stale.movedTo:
             try cache.refresh(sourceURL: stale.url, ttl: ttl, now: now)
-            return stale
+            return .success(stale)
         case .success(.notModified):
             // Current, but found at a new address: kept with it.
             var moved = stale
             moved.movedTo = followed.movedTo
             try cache.save(source: moved, job: job, ttl: ttl, keep: keep, now: now)
-            return moved
+            return .success(moved)
         case .success(.fetched(let source)):
             try save(source, now: now)
-            return source
+            return .success(source)
         }
     }
 

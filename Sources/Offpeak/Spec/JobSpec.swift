@@ -29,6 +29,13 @@ public struct JobSpec: Sendable, Equatable, Codable {
         case unchanged, ttl
     }
 
+    /// What a job with research sources does with an item whose source its site's robots.txt
+    /// forbids: `fail` it (the default: the spec names a page that will never be read), or `skip`
+    /// it (not asked, reported as skipped, the run still completes).
+    enum Robots: String, Sendable, Codable, CaseIterable {
+        case fail, skip
+    }
+
     public enum Tier: String, Sendable, Codable, CaseIterable, Comparable {
         case fast, balanced, powerful
 
@@ -280,6 +287,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// `reuse:` as the spec gives it; nil for the kind's default (`reusesUnchanged`). Optional so
     /// a spec without it encodes, and hashes, as it did before it existed.
     var reuse: Reuse?
+    /// `robots:` as the spec gives it; nil for `fail`. Optional so a spec without it encodes, and
+    /// hashes, as it did before it existed.
+    var robots: Robots?
     /// Seconds after the run is created by which it must be done (kept as the run's `deadline_at`).
     /// 24 h or more lets the `auto` lane send the job through the provider's batch API.
     var deadline: TimeInterval?

@@ -14,7 +14,7 @@ enum JobSpecParser {
         "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
         "sources", "max_attempts", "chunking", "lane", "reuse", "digest", "feeds", "max_new", "search",
-        "audit",
+        "audit", "robots",
     ]
 
     /// Parses one spec.
@@ -48,6 +48,7 @@ enum JobSpecParser {
         let long = ValueLimits.longDuration
         spec.cacheTTL = try root.duration("cache_ttl", allowZero: true, atMost: long) ?? 24 * 3600
         spec.reuse = try root.choice("reuse", as: JobSpec.Reuse.self)
+        spec.robots = try root.choice("robots", as: JobSpec.Robots.self)
         spec.digest = try digest(root)
         spec.deadline = try root.duration("deadline", atMost: long)
         spec.lane = try root.choice("lane", as: JobSpec.Lane.self)

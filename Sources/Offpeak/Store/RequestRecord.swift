@@ -11,6 +11,9 @@ public struct RequestRecord: Codable, Sendable, Equatable {
         case inBatch = "in_batch"
         /// Dropped by `offpeak cancel`, at the user's word.
         case canceled
+        /// Not asked, as the job's spec says for such an item (`robots: skip`: a source of it that
+        /// its site's robots.txt forbids); `error` says why.
+        case skipped
     }
 
     /// How a request may use the cache: read and write it, `no-cache` (don't read, write), or
