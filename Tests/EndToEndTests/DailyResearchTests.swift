@@ -101,9 +101,10 @@ struct DailyResearchTests {
                 "GET /feed.xml 304", "GET /index.html 304", "GET /prices.txt 304", "GET /robots.txt 304",
             ])
         #expect(workspace.read("out/morning/digest.md") == digest)
+        // The feed's entry answered on day 1 stays listed, as new to the run that answered it.
         #expect(
             try Self.changes(workspace) == [
-                "market": "unchanged", "prices": "unchanged", "staff": "unchanged",
+                "market": "unchanged", "n1": "new", "prices": "unchanged", "staff": "unchanged",
             ])
 
         // Day 3: the prices changed overnight: that item is asked again, and the digest: 2 calls.
@@ -116,7 +117,9 @@ struct DailyResearchTests {
                 "GET /feed.xml 304", "GET /index.html 304", "GET /prices.txt 200", "GET /robots.txt 304",
             ])
         #expect(
-            try Self.changes(workspace) == ["market": "unchanged", "prices": "changed", "staff": "unchanged"])
+            try Self.changes(workspace) == [
+                "market": "unchanged", "n1": "new", "prices": "changed", "staff": "unchanged",
+            ])
 
         // Day 4: a new feed entry is asked once, with its page, and the digest; the old entry is
         // never asked again.
@@ -140,7 +143,7 @@ struct DailyResearchTests {
             ])
         #expect(
             try Self.changes(workspace) == [
-                "market": "unchanged", "n2": "new", "prices": "unchanged", "staff": "unchanged",
+                "market": "unchanged", "n1": "new", "n2": "new", "prices": "unchanged", "staff": "unchanged",
             ])
         let newsDigest = try #require(workspace.read("out/morning/digest.md"))
 

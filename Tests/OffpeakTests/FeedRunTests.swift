@@ -53,8 +53,49 @@ struct FeedRunTests {
             """)
     }
 
+    /// The entries the index says the latest run answered.
     static func answered(_ workspace: TemporaryWorkspace) throws -> [String] {
-        try ResearchReuseTests.index(workspace, job: "news").items.filter { $0.state == "done" }.map(\.id)
+        let index = try ResearchReuseTests.index(workspace, job: "news")
+        return index.items.filter { $0.state == "done" && $0.run == index.run }.map(\.id)
+    }
+
+    /// Issue 46, item 4: the output folder holds every entry ever answered, and so does its index,
+    /// each entry with the run that answered it and its file, the same name from run to run; the
+    /// folder written again by `offpeak outputs` is the same, byte for byte.
+    @Test func theIndexListsEveryEntryTheFolderHoldsWithItsRun() throws {
+        let sim = try SimProcess()
+        try Self.feed(sim, entries: [1, 2, 3])
+        let workspace = try Self.workspace(sim)
+        var runs: [String] = []
+        for entries in [[1, 2, 3], [1, 2, 3], [2, 3, 4, 5]] {
+            try Self.feed(sim, entries: entries)
+            let outcome = try CachedRunTests.run(workspace, job: "news")
+            #expect(outcome.status == .ok, "\(outcome.message)")
+            runs.append(outcome.run.id)
+        }
+        let index = try ResearchReuseTests.index(workspace, job: "news")
+        #expect(index.run == runs[2])
+        #expect(index.items.map(\.id) == ["entry-1", "entry-2", "entry-3", "entry-4", "entry-5"])
+        #expect(index.items.map(\.run) == [runs[0], runs[0], runs[1], runs[2], runs[2]])
+        #expect(index.items.map(\.state) == Array(repeating: "done", count: 5))
+        #expect(index.items.map(\.change) == Array(repeating: .new, count: 5))
+        #expect(
+            index.items.map(\.file) == ["entry-1.md", "entry-2.md", "entry-3.md", "entry-4.md", "entry-5.md"])
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: workspace.root.appendingPathComponent("out/news").path)
+        #expect(Set(files) == Set(index.items.compactMap(\.file) + ["index.json"]), "the index is the folder")
+        #expect(
+            index.items.map { $0.sources?.map(\.url) }
+                == (1...5).map { [sim.url + "/sources/page-\($0)"] })
+
+        // Written again from the store, elsewhere: the same folder.
+        let before = workspace.snapshot("out/news")
+        let store = try workspace.openStore()
+        let rewritten = try OutputRewrite.rewrite(
+            store: store, workspace: Workspace(root: workspace.root), job: "news", runID: nil, folder: "again"
+        )
+        #expect(rewritten.files == 5)
+        #expect(workspace.snapshot("again") == before)
     }
 
     @Test func newEntriesAreAskedOnceOldestFirstAtMostMaxNewARun() throws {
@@ -105,6 +146,7 @@ struct FeedRunTests {
         #expect(second.run.id == first.run.id, "the same run goes on")
         #expect(second.spend.calls == 3, "the run's: entry-1, then entry-2 and one new entry (max_new 2)")
         #expect(try Self.answered(workspace) == ["entry-1", "entry-2", "entry-3"])
+        #expect(try ResearchReuseTests.index(workspace, job: "news").items.count == 3, "each once")
         let third = try CachedRunTests.run(workspace, job: "news")
         #expect(third.spend.calls == 1)
         #expect(try Self.answered(workspace) == ["entry-4"])

@@ -17,9 +17,10 @@ enum OutputRewrite {
     ) throws(OffpeakError) -> OutputsRewritten {
         let run = try finishedRun(store: store, job: job, runID: runID)
         let output = try outputFolder(folder ?? run.storedSpec()?.output, run: run)
+        let items = try store.runs.outlines(runID: run.id)
         let written = try OutputWriter(directory: workspace.url(for: output)).write(
-            job: run.job, runID: run.id, items: try store.runs.outlines(runID: run.id),
-            notes: try ItemNotes.of(run, store: store)
+            job: run.job, runID: run.id, items: items, notes: try ItemNotes.of(run, store: store),
+            earlier: try OutputWriter.earlier(run, items: items, store: store)
         ) { visit throws(OffpeakError) in
             try store.runs.forEachResult(runID: run.id) { try visit($0) }
         }

@@ -1,6 +1,8 @@
 import Foundation
 
-/// Writes a run's answers to `out/<job>/`: one file per item and an `index.json`.
+/// Writes a run's answers to `out/<job>/`: one file per item and an `index.json`. A feed job's
+/// folder also holds the entries its earlier runs answered (each asked once): the index lists
+/// them too, first, each with the run that answered it, so it describes the whole folder.
 ///
 /// Outputs are derived from results in the store, so they can always be written again, with no
 /// network: after a crash, the next run rewrites whatever is missing. Each file is written to a
@@ -14,6 +16,9 @@ struct OutputWriter: Sendable {
         var error: String?
         var model: String?
         var fromCache: Bool?
+        /// The run that answered it (or that holds it, unanswered): this one but for a feed
+        /// job's entries answered earlier.
+        var run: String?
         /// Against the job's previous run (`ItemChange`); nil for submitted requests.
         var change: ItemChange?
         /// The research sources behind the answer (`SourceCitation`); nil for none.
@@ -70,10 +75,13 @@ struct OutputWriter: Sendable {
     /// (`Store.forEachResult`): a run of any size is written holding one answer at a time.
     /// - Parameters:
     ///   - notes: each item's change since the job's previous run and its sources, by item id.
+    ///   - earlier: the items earlier runs answered that are not the run's (`earlierAnswers`), each
+    ///     once; their files are named first, so every entry keeps its name from run to run.
     ///   - answers: calls its argument with each answer of the run, in any order.
     @discardableResult
     func write(
         job: String, runID: String, items: [RequestOutline], notes: [String: ItemNotes] = [:],
+        earlier: [EarlierAnswer] = [],
         answers: ((ResultRecord) throws(OffpeakError) -> Void) throws(OffpeakError) -> Void
     ) throws(OffpeakError) -> Written {
         // The run's digest is written to a file of its own.
@@ -81,12 +89,13 @@ struct OutputWriter: Sendable {
         var digest: String?
         // The steps of a long item (its chunks and reduce levels) are work, not outputs.
         let items = items.filter { !$0.source.isStep }
-        let names = OutputWriter.fileNames(for: items.map(\.itemId))
+        let names = OutputWriter.fileNames(for: earlier.map(\.itemId) + items.map(\.itemId))
+        let (earlierNames, itemNames) = (names.prefix(earlier.count), Array(names.dropFirst(earlier.count)))
         let slots = Dictionary(
             items.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { first, _ in first })
         var entries = items.map {
             IndexEntry(
-                id: $0.itemId, file: nil, state: $0.state.rawValue, error: $0.error,
+                id: $0.itemId, file: nil, state: $0.state.rawValue, error: $0.error, run: runID,
                 change: notes[$0.itemId]?.change, sources: Self.cited(notes[$0.itemId]))
         }
         var written = Written()
@@ -94,15 +103,30 @@ struct OutputWriter: Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
         AtomicFile.removeLeftovers(in: directory)
+        var earlierEntries: [IndexEntry] = []
+        for (answer, name) in zip(earlier, earlierNames) {
+            written.files += 1
+            if try write(Self.content(answer.text), to: directory.appendingPathComponent(name)) {
+                written.rewritten += 1
+            }
+            // A feed's entry is asked once: it was new to the run that answered it.
+            earlierEntries.append(
+                IndexEntry(
+                    id: answer.itemId, file: name, state: "done", error: nil, model: answer.model,
+                    fromCache: answer.fromCache, run: answer.runId, change: .new,
+                    sources: Self.cited(SourceCitation.decoded(answer.sources)),
+                    searchResults: Self.cited(SearchCitation.decoded(answer.citations)),
+                    cutOff: answer.finishReason == FinishReason.length.rawValue ? true : nil))
+        }
         try answers { result throws(OffpeakError) in
-            let content = Data((result.text.hasSuffix("\n") ? result.text : result.text + "\n").utf8)
+            let content = Self.content(result.text)
             if result.requestId == digestID {
                 digest = Self.digestFile
                 try write(content, to: directory.appendingPathComponent(Self.digestFile))
             }
             guard let slot = slots[result.requestId] else { return }  // a step's answer
             written.files += 1
-            if try write(content, to: directory.appendingPathComponent(names[slot])) {
+            if try write(content, to: directory.appendingPathComponent(itemNames[slot])) {
                 written.rewritten += 1
             }
             let cutOff = result.finishReason == FinishReason.length.rawValue
@@ -111,11 +135,13 @@ struct OutputWriter: Sendable {
                 written.firstCutOffTokens = written.firstCutOffTokens ?? result.outputTokens
             }
             entries[slot] = IndexEntry(
-                id: items[slot].itemId, file: names[slot], state: "done", error: nil, model: result.model,
-                fromCache: result.fromCache, change: notes[items[slot].itemId]?.change,
-                sources: Self.cited(notes[items[slot].itemId]), searchResults: Self.searched(result),
+                id: items[slot].itemId, file: itemNames[slot], state: "done", error: nil, model: result.model,
+                fromCache: result.fromCache, run: runID, change: notes[items[slot].itemId]?.change,
+                sources: Self.cited(notes[items[slot].itemId]),
+                searchResults: Self.cited(SearchCitation.decoded(result.citations)),
                 cutOff: cutOff ? true : nil)
         }
+        entries = earlierEntries + entries
         try attempt {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -128,13 +154,17 @@ struct OutputWriter: Sendable {
 
     /// An item's sources as its entry lists them; nil (left out) for none.
     private static func cited(_ notes: ItemNotes?) -> [SourceCitation]? {
-        notes.flatMap { $0.citations.isEmpty ? nil : $0.citations }
+        notes.flatMap { cited($0.citations) }
     }
 
-    /// The search results an answer cited as its entry lists them; nil (left out) for none.
-    private static func searched(_ result: ResultRecord) -> [SearchCitation]? {
-        let cited = SearchCitation.decoded(result.citations)
-        return cited.isEmpty ? nil : cited
+    /// Sources or search results as an entry lists them; nil (left out) for none.
+    private static func cited<Citation>(_ citations: [Citation]) -> [Citation]? {
+        citations.isEmpty ? nil : citations
+    }
+
+    /// An answer's file: its text, ending in a newline.
+    private static func content(_ text: String) -> Data {
+        Data((text.hasSuffix("\n") ? text : text + "\n").utf8)
     }
 
     /// Writes `content` to `url` unless the file already holds it.
@@ -211,5 +241,25 @@ struct OutputWriter: Sendable {
                 return ok ? Character(scalar) : "-"
             })
         return safe.isEmpty || safe.hasPrefix(".") ? "item" + safe : safe
+    }
+}
+
+extension OutputWriter {
+    /// What a feed job's folder holds from its runs before `run` (`earlier` of `write`): each item
+    /// they answered that `run` does not hold, with its latest answer, in the order they were first
+    /// answered. None for a job without feeds, whose runs all ask the same items.
+    /// - Parameter items: the run's requests, outlined.
+    static func earlier(_ run: RunRecord, items: [RequestOutline], store: Store) throws(OffpeakError)
+        -> [EarlierAnswer]
+    {
+        guard run.storedSpec()?.feeds.isEmpty == false else { return [] }
+        let own = Set(items.map(\.itemId))
+        var order: [String] = []
+        var latest: [String: EarlierAnswer] = [:]
+        for answer in try store.runs.earlierAnswers(job: run.job, before: run.createdAt)
+        where !own.contains(answer.itemId) {
+            if latest.updateValue(answer, forKey: answer.itemId) == nil { order.append(answer.itemId) }
+        }
+        return order.compactMap { latest[$0] }
     }
 }

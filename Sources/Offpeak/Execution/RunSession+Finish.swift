@@ -8,9 +8,10 @@ extension RunSession {
     /// - Returns: what was written, and what the answers were (those cut off).
     func writeOutputs() throws(OffpeakError) -> OutputWriter.Written {
         let store = context.store
+        let items = try store.runs.outlines(runID: run.id)
         return try OutputWriter(directory: context.outputs).write(
-            job: spec.name, runID: run.id, items: try store.runs.outlines(runID: run.id),
-            notes: try ItemNotes.of(run, store: store)
+            job: spec.name, runID: run.id, items: items, notes: try ItemNotes.of(run, store: store),
+            earlier: try OutputWriter.earlier(run, items: items, store: store)
         ) { visit throws(OffpeakError) in
             try store.runs.forEachResult(runID: run.id) { try visit($0) }
         }

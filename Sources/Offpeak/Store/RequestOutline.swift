@@ -31,3 +31,17 @@ struct StateSummary: Sendable, Equatable {
     var first: RequestOutline?
     var firstDue: Date?
 }
+
+/// An item's answer from an earlier run of its job, as the job's outputs list it.
+struct EarlierAnswer: Sendable, Equatable {
+    var itemId: String
+    /// The run that answered it.
+    var runId: String
+    var text: String
+    var model: String
+    var fromCache: Bool
+    var finishReason: String
+    /// `ResultRecord.citations` and `RequestRecord.sources`, as stored.
+    var citations: String?
+    var sources: String?
+}

@@ -128,6 +128,29 @@ extension RunStore where Self: SQLEngine {
     }
 }
 
+extension RunStore where Self: SQLEngine {
+    /// Read through the partial index `requests_answered_by_job`, as `answeredItems(job:)` is.
+    func earlierAnswers(job: String, before: Date) throws(OffpeakError) -> [EarlierAnswer] {
+        try rows(
+            """
+            SELECT requests.item_id, requests.sources, results.run_id, results.text, results.model,
+                results.from_cache, results.finish_reason, results.citations
+            FROM requests JOIN runs ON runs.id = requests.run_id
+                JOIN results ON results.request_id = requests.id
+            WHERE requests.job = \(job) AND requests.source = 'spec'
+                AND requests.state = \(unescaped: SQLStates.request(.done)) AND runs.created_at < \(before)
+            ORDER BY runs.created_at, requests.run_id, requests.position
+            """
+        ).map { row throws(OffpeakError) in
+            EarlierAnswer(
+                itemId: try row("item_id"), runId: try row("run_id"), text: try row("text"),
+                model: try row("model"), fromCache: try row("from_cache"),
+                finishReason: try row("finish_reason"), citations: try row("citations"),
+                sources: try row("sources"))
+        }
+    }
+}
+
 /// Run reads and writes the engines' own transactions make too (a commit reads the run's counts
 /// and writes its row).
 enum RunRules {

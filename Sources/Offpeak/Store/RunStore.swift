@@ -74,6 +74,11 @@ protocol RunStore: AnyObject, Sendable {
     /// entries already answered, which are not asked again.
     func answeredItems(job: String) throws(OffpeakError) -> Set<String>
 
+    /// Every answer to an item of `job`'s spec (not a step) in its runs created before `before`,
+    /// oldest run first and in item order: what a feed job's output folder holds from its earlier
+    /// runs (`OutputWriter`).
+    func earlierAnswers(job: String, before: Date) throws(OffpeakError) -> [EarlierAnswer]
+
     /// The run, or nil when there is none; an error (74) when its row cannot be read.
     func run(id: String) throws(OffpeakError) -> RunRecord?
 
