@@ -124,6 +124,11 @@ import Testing
         let copied = try #require(copy.wait(timeout: 60))
         #expect(copied.status == 0, "\(copied.stderr)")
         #expect(try Self.storeLocks(workspace, mode: "ExclusiveLock") == 0)
-        #expect(try Self.offpeak(["tick"], in: folder, host: "box-b", store: store).status == 0)
+        // The store was copied away: marked moved, it refuses every host's tick, saying where it went.
+        let sentence = try workspace.psql("SELECT sentence FROM offpeak_moved")
+        #expect(sentence.hasPrefix("this store was moved to sqlite by `offpeak store copy` at "))
+        let after = try Self.offpeak(["tick"], in: folder, host: "box-b", store: store)
+        #expect(after.status == 78)
+        #expect(after.stderr == "offpeak: \(sentence)\n")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import OffpeakTestSupport
+import Synchronization
 import Testing
 
 @testable import Offpeak
@@ -109,6 +110,8 @@ import Testing
         let table = TextTable(columns: ["TABLE", "ROWS"])
         for name in tables { table.add([name, String(counts[name] ?? -1)]) }
         return "copied \(from)\n    to \(to)\n" + table.render() + use + "\n"
+            + "\(from) is marked moved: a run, submit or tick still pointed at it writes nothing there and "
+            + "says where the store went\n"
     }
 
     // SQLite only: the copy starts from the workspace's SQLite file; PostgreSQL is its target, in either pass.
@@ -205,5 +208,100 @@ import Testing
         #expect(
             bad.stderr
                 == "offpeak: --to: expected 'sqlite' or a postgresql://USER@HOST:PORT/DATABASE URL\n")
+    }
+
+    /// Issue 46, item 2: a `submit` streaming lines while the store is copied away loses nothing.
+    /// Every id it printed is in the copy; it stops with the old store's refusal, exit 78, at its
+    /// first write after the copy; and from then on a `submit` or `run` to the old store is refused
+    /// before it writes, saying where the store went, while `status` still reads it. Before, ids
+    /// `submit` printed during the copy were in neither store and later submits were accepted.
+    @Test(.sqliteOnly) func aSubmitRacingACopyLosesNothingAndTheOldStoreTakesNoMoreWrites() throws {
+        let sim = try SimProcess()
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
+        try workspace.write(
+            "jobs/inbox.yaml", "kind: prompt\nqueue: true\ntemplate: \"{{item}}\"\nmax_tokens: 60\n")
+        let file = workspace.root.appendingPathComponent("cache/offpeak.sqlite")
+        #expect(
+            try workspace.offpeak(
+                ["submit", "--job", "inbox"], stdin: #"{"id": "first", "vars": {"item": "one"}}"#
+            ).status == 0)
+        let url = try Self.cluster.makeDatabase()
+        let shown = try PostgresURL.parse(url, defaultUser: "nobody").description
+
+        // `submit` reads lines as they come: a line every millisecond or so, for seconds.
+        let submit = Process()
+        submit.executableURL = BuiltBinaries.offpeak
+        submit.arguments = ["submit", "--job", "inbox", "--workspace", workspace.root.path]
+        let (input, output, errors) = (Pipe(), Pipe(), Pipe())
+        submit.standardInput = input
+        submit.standardOutput = output
+        submit.standardError = errors
+        try submit.run()
+        let lines = 6000
+        let writer = Thread {
+            for index in 0..<lines {
+                let line = Data(#"{"id": "c\#(index)", "vars": {"item": "question \#(index)"}}"#.utf8 + [10])
+                guard (try? input.fileHandleForWriting.write(contentsOf: line)) != nil else { break }
+                if index % 4 == 0 { Thread.sleep(forTimeInterval: 0.002) }
+            }
+            try? input.fileHandleForWriting.close()
+        }
+        writer.start()
+        // What `submit` prints, read as it comes; the copy starts once its first chunk is committed.
+        let out = Mutex(Data())
+        let reader = Thread {
+            while case let data = output.fileHandleForReading.availableData, !data.isEmpty {
+                out.withLock { $0.append(data) }
+            }
+        }
+        reader.start()
+        let deadline = Date() + 30
+        while out.withLock({ $0.isEmpty }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        let copy = try Self.copy(workspace, to: url)
+        #expect(copy.status == 0, "\(copy.stderr)")
+        submit.waitUntilExit()
+        while reader.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+        let printed = String(decoding: out.withLock { $0 }, as: UTF8.self).split(separator: "\n").map(
+            String.init)
+        let refusal = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+
+        // The old store says where it went, in the words every write to it is now refused with.
+        let sentence = try #require(
+            try DatabaseQueue(path: file.path).read { db in
+                try String.fetchOne(db, sql: "SELECT sentence FROM offpeak_moved")
+            })
+        #expect(sentence.hasPrefix("this store was moved to \(shown) by `offpeak store copy` at "))
+        #expect(
+            sentence.hasSuffix(
+                " UTC; nothing is written here any more: to use it, store: \(shown) in offpeak.yaml, or "
+                    + "OFFPEAK_STORE=\(shown)"))
+        #expect(submit.terminationStatus == 78, "the copy ended before the submit: \(printed.count) ids")
+        #expect(refusal == "offpeak: \(sentence)\n")
+        #expect(printed.count > 0 && printed.count < lines, "the copy came mid-stream: \(printed.count)")
+        let copied = Set(
+            try Self.cluster.psql("SELECT id FROM requests", database: Self.database(url))
+                .split(separator: "\n").map(String.init))
+        #expect(printed.allSatisfy(copied.contains), "every id submit printed is in the copy")
+        #expect(copied.count == printed.count + 1, "and nothing else but the first request")
+
+        // Afterwards: refused before writing, at open; the old file is left as it was.
+        let before = try Self.sqliteRows(file)
+        let late = try workspace.offpeak(
+            ["submit", "--job", "inbox"], stdin: #"{"id": "late", "vars": {"item": "two"}}"#)
+        #expect(late.status == 78)
+        #expect(late.stdout == "")
+        #expect(late.stderr == "offpeak: \(sentence)\n")
+        let run = try workspace.offpeak(["run", "inbox"])
+        #expect(run.status == 78 && run.stderr == "offpeak: \(sentence)\n")
+        #expect(try Self.sqliteRows(file) == before)
+        #expect(try workspace.offpeak(["status"]).status == 0, "reading commands still read it")
+        // And through the new store, the work goes on.
+        var environment: [String: String?] = Self.cluster.environment.mapValues { $0 }
+        environment[StoreLocation.variable] = url
+        let resumed = try workspace.offpeak(
+            ["submit", "--job", "inbox"], environment: environment,
+            stdin: #"{"id": "late", "vars": {"item": "two"}}"#)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
     }
 }

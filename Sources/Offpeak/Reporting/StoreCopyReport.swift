@@ -14,6 +14,8 @@ public struct StoreCopyReport: Sendable, Encodable {
             ? "to use it: remove store: from offpeak.yaml (or write store: sqlite) and unset OFFPEAK_STORE"
             : "to use it: store: \(outcome.setting) in offpeak.yaml, or OFFPEAK_STORE=\(outcome.setting)"
         return "copied \(outcome.from)\n    to \(outcome.to)\n" + table.render() + use + "\n"
+            + "\(outcome.from) is marked moved: a run, submit or tick still pointed at it writes nothing "
+            + "there and says where the store went\n"
     }
 
     enum CodingKeys: String, CodingKey { case from, to, store, tables }

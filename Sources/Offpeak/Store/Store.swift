@@ -75,10 +75,25 @@ public final class Store: Sendable {
     /// command that writes. A SQLite store this process cannot write is refused here, saying so,
     /// rather than failing at some later write; a PostgreSQL store's schema is migrated under its
     /// advisory lock, whichever host connects first.
+    /// A store `offpeak store copy` moved elsewhere is refused, saying where it went (`StoreMove`).
     static func open(_ opening: Opening) throws(OffpeakError) -> Store {
+        let store: Store
         switch opening.location {
-        case .sqlite: return Store(try SQLiteStore.open(opening.workspace))
-        case .postgres(let url): return try connect(url, opening)
+        case .sqlite: store = Store(try SQLiteStore.open(opening.workspace))
+        case .postgres(let url): store = try connect(url, opening)
+        }
+        if let sentence = try store.movedSentence() {
+            if case .postgres(let engine) = store.engine { engine.store.close() }
+            throw StoreMove.error(sentence)
+        }
+        return store
+    }
+
+    /// What a write to this store is told when `offpeak store copy` moved it (`StoreMove`).
+    func movedSentence() throws(OffpeakError) -> String? {
+        switch engine {
+        case .sqlite(let store): try store.movedSentence()
+        case .postgres(let engine): try engine.store.movedSentence()
         }
     }
 

@@ -46,8 +46,10 @@ extension StoreCopy {
             let source = try connect(url, environment: environment, logger: logger)
             defer { source.close() }
             try source.lockForCopy()
-            let report = try intoNewFile(sqliteFile) { (store) throws(OffpeakError) -> Report in
-                try copy(from: source, to: SQLiteCopyEnd(store), schema: schema(source.copyColumns))
+            let report = try intoNewFile(sqliteFile) { (store, place) throws(OffpeakError) -> Report in
+                try copy(
+                    from: source, to: SQLiteCopyEnd(store), schema: schema(source.copyColumns),
+                    moved: StoreMove.sentence(to: to.description, at: Date()), placed: place)
             }
             return StoreCopyOutcome(
                 from: source.copyDescription, to: "the SQLite store at \(sqliteFile.path)",
@@ -78,7 +80,9 @@ extension StoreCopy {
     ) throws(OffpeakError) -> StoreCopyOutcome {
         let target = try connect(url, environment: environment, logger: logger)
         defer { target.close() }
-        let report = try copy(from: source, to: target, schema: schema(target.copyColumns))
+        let report = try copy(
+            from: source, to: target, schema: schema(target.copyColumns),
+            moved: StoreMove.sentence(to: setting.description, at: Date()))
         return StoreCopyOutcome(
             from: described, to: target.copyDescription, setting: setting.description, tables: report)
     }
@@ -96,12 +100,12 @@ extension StoreCopy {
             "\(file.path) exists and may hold work the copy's source does not; move it away, then copy again")
     }
 
-    /// Runs `body` on a new SQLite store beside `file`, then puts it in place as `file`: closed first
-    /// (its WAL folded in), then renamed. On any failure the new file is removed and `file` is as
-    /// it was.
-    private static func intoNewFile<T>(_ file: URL, _ body: (SQLiteStore) throws(OffpeakError) -> T)
-        throws(OffpeakError) -> T
-    {
+    /// Runs `body` on a new SQLite store beside `file`, handing it what puts the store in place as
+    /// `file`: closed first (its WAL folded in), then renamed. On any failure before that the new
+    /// file is removed and `file` is as it was.
+    private static func intoNewFile<T>(
+        _ file: URL, _ body: (SQLiteStore, () throws(OffpeakError) -> Void) throws(OffpeakError) -> T
+    ) throws(OffpeakError) -> T {
         let directory = file.deletingLastPathComponent()
         do {
             try FileManager.default.createDirectory(
@@ -113,16 +117,19 @@ extension StoreCopy {
         let leftovers = ["", "-wal", "-shm", ".migrate.lock"].map { temporary.path + $0 }
         for path in leftovers { unlink(path) }
         defer { for path in leftovers { unlink(path) } }
-        let value: T
-        do {
-            let store = try SQLiteStore(url: temporary)
-            value = try body(store)
+        let store = try SQLiteStore(url: temporary)
+        var placed = false
+        let value = try body(store) { () throws(OffpeakError) in
             try store.close()
+            guard rename(temporary.path, file.path) == 0 else {
+                throw OffpeakError(
+                    .ioError, "cannot put the copy in place at \(file.path)",
+                    cause: String(cString: strerror(errno)))
+            }
+            placed = true
         }
-        guard rename(temporary.path, file.path) == 0 else {
-            throw OffpeakError(
-                .ioError, "cannot put the copy in place at \(file.path)",
-                cause: String(cString: strerror(errno)))
+        guard placed else {
+            throw OffpeakError(.software, "the copy at \(temporary.path) was never put in place")
         }
         return value
     }

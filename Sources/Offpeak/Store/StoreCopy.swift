@@ -37,8 +37,13 @@ enum StoreCopy {
 
     /// Copies every table of `source` into `target`, which must hold none of offpeak's rows.
     /// - Parameter schema: each table's columns and their kinds (from the PostgreSQL end).
+    /// - Parameters:
+    ///   - moved: what the source tells a write once the copy is done (`StoreMove.sentence`).
+    ///   - placed: puts the target in place once it is written (a new SQLite file renamed); the
+    ///     source is marked moved only after.
     static func copy(
-        from source: any StoreCopySource, to target: any StoreCopyTarget, schema: [CopyTable]
+        from source: any StoreCopySource, to target: any StoreCopyTarget, schema: [CopyTable], moved: String,
+        placed: () throws(OffpeakError) -> Void = {}
     ) throws(OffpeakError) -> Report {
         for table in schema {
             for end in [source as any StoreCopyEnd, target] {
@@ -58,8 +63,10 @@ enum StoreCopy {
                 "\(target.copyDescription) already holds offpeak's rows (table \(held)); copy into an empty store"
             )
         }
-        return try target.copyWriting { () throws(OffpeakError) -> Report in
-            try source.copySnapshot { () throws(OffpeakError) -> Report in
+        // The source holds its writers off from the first row read until the copy is in place
+        // and the source marked moved: what they write is in the copy, or refused.
+        return try source.copySnapshot { () throws(OffpeakError) -> Report in
+            let report = try target.copyWriting { () throws(OffpeakError) -> Report in
                 var report = Report()
                 for table in schema {
                     let counter = counterTables.contains(table.name)
@@ -74,6 +81,9 @@ enum StoreCopy {
                 try target.copyFinish(schema)
                 return report
             }
+            try placed()
+            try source.copyMarkMoved(moved)
+            return report
         }
     }
 
@@ -122,8 +132,13 @@ protocol StoreCopyEnd {
 
 /// The store a copy reads.
 protocol StoreCopySource: StoreCopyEnd {
-    /// Runs `body` while every read sees one snapshot of the store.
+    /// Runs `body` while every read sees one snapshot of the store, and every other writer waits
+    /// (or is refused once it has waited too long) until it returns.
     func copySnapshot<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T
+
+    /// Marks the store moved (`StoreMove`), in `copySnapshot`'s transaction: from its end on,
+    /// every write is refused with `sentence`.
+    func copyMarkMoved(_ sentence: String) throws(OffpeakError)
 
     /// Hands `body` every row of `table`, at most `chunk` at a time, each row's values in the
     /// order of `table.columns`.

@@ -51,6 +51,11 @@ final class TickLock {
         case .postgres(let url):
             let connection = try PostgresMigrations.connect(
                 url, environment: opening.environment, logger: opening.logger)
+            // As `Store.open` refuses it: a moved store is not this tick's to write.
+            if let sentence = try connection.movedSentence() {
+                connection.close()
+                throw StoreMove.error(sentence)
+            }
             guard let locks = try connection.lockTick(host: host) else { return .held(by: .host(host)) }
             return .acquired(TickLock(store: Store(PostgresEngine(connection)), held: .session(locks)))
         }

@@ -114,6 +114,8 @@ enum PostgresFault {
         case .outOfMemory, .tooManyConnections:
             return OffpeakError(.temporaryFailure, "\(at) cannot take the work now", cause: text)
         case nil:
+            // A trigger of a store `offpeak store copy` moved (`StoreMove`).
+            if code == PostgresStore.movedState { return StoreMove.error(text) }
             if code == PostgresSchema.leaseLostState {
                 return LeaseLost.error(runID: text, holder: error.serverInfo?[.detail] ?? "another process")
             }

@@ -36,8 +36,56 @@ extension PostgresStore: StoreCopySource, StoreCopyTarget {
         "double precision": .real, "timestamp with time zone": .time, "bytea": .bytes,
     ]
 
+    /// A repeatable-read transaction that first locks every table against writes (`EXCLUSIVE`
+    /// lets readers in): its snapshot, taken after the lock, is the copy's, and every writer waits
+    /// for its end, when the store is marked moved.
     func copySnapshot<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T {
-        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", body)
+        try transaction(begin: "BEGIN ISOLATION LEVEL REPEATABLE READ") { () throws(OffpeakError) -> T in
+            try query(
+                PostgresQuery(
+                    unsafeSQL:
+                        "LOCK TABLE \(StoreMove.guardedTables.joined(separator: ", ")) IN EXCLUSIVE MODE"))
+            return try body()
+        }
+    }
+
+    /// The SQLSTATE a moved store's triggers raise (class OP: offpeak's own).
+    static let movedState = "OPM01"
+
+    func copyMarkMoved(_ sentence: String) throws(OffpeakError) {
+        try query(
+            PostgresQuery(unsafeSQL: "CREATE TABLE IF NOT EXISTS \(StoreMove.table) (sentence text NOT NULL)")
+        )
+        try query(PostgresQuery(unsafeSQL: "DELETE FROM \(StoreMove.table)"))
+        try query("INSERT INTO offpeak_moved (sentence) VALUES (\(sentence))")
+        try query(
+            PostgresQuery(
+                unsafeSQL: """
+                    CREATE OR REPLACE FUNCTION \(StoreMove.table)() RETURNS trigger LANGUAGE plpgsql AS $body$
+                    DECLARE sentence text;
+                    BEGIN
+                        SELECT m.sentence INTO sentence FROM \(StoreMove.table) m LIMIT 1;
+                        RAISE EXCEPTION USING ERRCODE = '\(Self.movedState)', MESSAGE = sentence;
+                    END $body$
+                    """))
+        for table in StoreMove.guardedTables {
+            try query(PostgresQuery(unsafeSQL: "DROP TRIGGER IF EXISTS \(StoreMove.table) ON \(table)"))
+            try query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        CREATE TRIGGER \(StoreMove.table) BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE ON \(table)
+                        FOR EACH STATEMENT EXECUTE FUNCTION \(StoreMove.table)()
+                        """))
+        }
+    }
+
+    /// The sentence a moved store refuses writes with (`StoreMove`), nil for one not moved.
+    func movedSentence() throws(OffpeakError) -> String? {
+        let rows = try query(
+            PostgresQuery(unsafeSQL: "SELECT to_regclass('\(StoreMove.table)') IS NOT NULL AS moved"))
+        guard let row = rows.first, try decode(row, as: Bool.self) else { return nil }
+        let sentences = try query(PostgresQuery(unsafeSQL: "SELECT sentence FROM \(StoreMove.table) LIMIT 1"))
+        return try sentences.first.map { row throws(OffpeakError) in try decode(row, as: String.self) }
     }
 
     func copyRows(of table: CopyTable, chunk: Int, _ body: ([[CopyValue]]) throws(OffpeakError) -> Void)

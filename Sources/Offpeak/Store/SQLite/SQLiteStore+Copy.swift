@@ -25,8 +25,42 @@ final class SQLiteCopyEnd: StoreCopySource, StoreCopyTarget, @unchecked Sendable
         return try store.read(read)
     }
 
+    /// An immediate write transaction: its snapshot is the copy's, and every other writer waits
+    /// for it (`busyMode`, then SQLITE_BUSY: `SQLiteStore.failure`).
     func copySnapshot<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T {
-        try store.read { db in try self.with(db, body) }
+        do {
+            return try store.pool.writeWithoutTransaction { db in
+                var value: T?
+                try db.inTransaction(.immediate) {
+                    value = try self.with(db, body)
+                    return .commit
+                }
+                guard let value else {
+                    throw OffpeakError(.software, "the copy's transaction returned nothing")
+                }
+                return value
+            }
+        } catch { throw SQLiteStore.failure(error) }
+    }
+
+    func copyMarkMoved(_ sentence: String) throws(OffpeakError) {
+        let db = try connection()
+        try Self.attempt {
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(StoreMove.table) (sentence TEXT NOT NULL)")
+            try db.execute(sql: "DELETE FROM \(StoreMove.table)")
+            try db.execute(sql: "INSERT INTO \(StoreMove.table) (sentence) VALUES (?)", arguments: [sentence])
+            for table in StoreMove.guardedTables {
+                for operation in ["INSERT", "UPDATE", "DELETE"] {
+                    let name = "\(StoreMove.table)_\(table)_\(operation.lowercased())"
+                    try db.execute(sql: "DROP TRIGGER IF EXISTS \(name)")
+                    try db.execute(
+                        sql: """
+                            CREATE TRIGGER \(name) BEFORE \(operation) ON \(table)
+                            BEGIN SELECT RAISE(ABORT, \(StoreMove.literal(sentence))); END
+                            """)
+                }
+            }
+        }
     }
 
     func copyWriting<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> T {
@@ -158,5 +192,19 @@ extension SQLiteStore {
             try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
             try pool.close()
         } catch { throw SQLiteStore.failure(error) }
+    }
+}
+
+extension SQLiteStore {
+    /// The sentence a moved store refuses writes with (`StoreMove`), nil for one not moved.
+    func movedSentence() throws(OffpeakError) -> String? {
+        try read { db in
+            guard
+                try Bool.fetchOne(
+                    db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?)",
+                    arguments: [StoreMove.table]) == true
+            else { return nil }
+            return try String.fetchOne(db, sql: "SELECT sentence FROM \(StoreMove.table)")
+        }
     }
 }

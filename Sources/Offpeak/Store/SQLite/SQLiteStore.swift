@@ -148,6 +148,19 @@ final class SQLiteStore: RunStore, LedgerStore, BatchStore, ScheduleStore, Submi
 
     static func failure(_ error: any Error) -> OffpeakError {
         if let error = error as? OffpeakError { return error }
+        if let error = error as? DatabaseError {
+            // A trigger of a store `offpeak store copy` moved (`StoreMove`).
+            if let message = error.message, message.hasPrefix(StoreMove.prefix) {
+                return StoreMove.error(message)
+            }
+            if error.resultCode == .SQLITE_BUSY {
+                return OffpeakError(
+                    .temporaryFailure,
+                    "the store stayed locked by another process for 10 s (`offpeak store copy` holds it "
+                        + "for as long as it copies); nothing was written: try again once it ends",
+                    cause: "\(error)")
+            }
+        }
         return OffpeakError(.ioError, "store error", cause: "\(error)")
     }
 }
