@@ -34,3 +34,28 @@ extension TemporaryWorkspace {
         return rows
     }
 }
+
+extension TemporaryWorkspace {
+    /// The first column of `sql`'s rows, one a line, from the workspace's store: its database on
+    /// the test cluster (`psql`), else its SQLite file, read-only (Python's `sqlite3`).
+    public func storeValues(_ sql: String) throws -> String {
+        if (try? storeEnvironment()["OFFPEAK_STORE"]) != nil { return try psql(sql) }
+        let file = root.appendingPathComponent("cache/offpeak.sqlite").path
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True, timeout=10)
+            for row in db.execute(sys.argv[2]): print(row[0])
+            """
+        let result = try CommandResult.run(
+            URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, file, sql], environment: [:], stdin: nil,
+            timeout: 30)
+        guard result.status == 0 else { throw StoreQueryFailed(sql: sql, stderr: result.stderr) }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    struct StoreQueryFailed: Error, CustomStringConvertible {
+        var sql: String
+        var stderr: String
+        var description: String { "\(sql): \(stderr)" }
+    }
+}
