@@ -172,6 +172,16 @@ struct LedgerStoreRoleTests {
         #expect(abs(latency.msPerWeightedToken - perTokenMean) < 1e-9)
         #expect(abs(latency.outputTokens - ((20 * 0.7 + 100 * 0.3) * 0.7 + 30 * 0.3)) < 1e-9)
         #expect(try roles.ledger.latency(model: "nobody") == nil)
+
+        // A flex call (issue 46, item 9) is measured apart: it may queue for capacity first, and
+        // the live lane's windows and timeouts must not wait for that.
+        var flex = Self.call(run: "r1", items: 1, output: 30, latencyMs: 90_000)
+        flex.flex = true
+        try Self.book(roles, [flex])
+        #expect(try roles.ledger.latency(model: "m") == latency, "the live lane's measure is its own")
+        let flexed = try #require(
+            try roles.ledger.latency(model: LatencyEstimate.key(model: "m", lane: .flex)))
+        #expect(flexed.samples == 1 && flexed.msPerCall == 90_000)
     }
 
     @Test(arguments: StoreEngine.allCases)

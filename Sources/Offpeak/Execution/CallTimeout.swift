@@ -62,7 +62,7 @@ extension RunContext {
     {
         let raised = callTimeout.raised(
             model: request.model, inputTokens: inputTokens, maxOutput: request.maxTokens,
-            speed: try latency(of: request.model))
+            speed: try latency(of: request.model, lane: lane))
         if let raised { logger.debug("\(raised.why)") }
         guard lane == .flex, let flex = provider.capabilities.flex else { return raised?.seconds }
         return max(raised?.seconds ?? callTimeout.floor, flex.timeout)

@@ -33,11 +33,12 @@ struct RunContext: Sendable {
     /// The models' measured speeds as read lately (`latency(of:)`).
     let latencies = RecentReads<LatencyEstimate>()
 
-    /// `model`'s measured speed (nil: none measured yet), read from the store at most once a second:
-    /// each call's timeout and window check ask for it.
-    func latency(of model: String) throws(OffpeakError) -> LatencyEstimate? {
-        try latencies.value(for: model, now: Date()) { () throws(OffpeakError) in
-            try store.ledger.latency(model: model)
+    /// `model`'s measured speed in `lane` (nil: none measured yet), read from the store at most
+    /// once a second: each call's timeout and window check ask for it.
+    func latency(of model: String, lane: CallLane = .live) throws(OffpeakError) -> LatencyEstimate? {
+        let key = LatencyEstimate.key(model: model, lane: lane)
+        return try latencies.value(for: key, now: Date()) { () throws(OffpeakError) in
+            try store.ledger.latency(model: key)
         }
     }
 }

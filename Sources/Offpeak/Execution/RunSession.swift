@@ -196,7 +196,8 @@ struct RunSession {
         while ticket == nil {
             if let stop = options.stop, stop.isRequested { return .signal(stop.reason) }
             if calls.count > 0,
-                try admit.awaitsMeasurement(measured: context.latency(of: request.model) != nil)
+                try admit.awaitsMeasurement(
+                    measured: context.latency(of: request.model, lane: lanes.direct) != nil)
             {
                 if let done = calls.next(), let stop = try settle(done, calls) { return stop }
                 continue
@@ -271,7 +272,7 @@ struct RunSession {
             call.request, price: price, spent: try spentSoFar(batch: lane == .batch), inFlight: inFlight,
             lane: lane, callsMade: tally.callsMade, now: Date(),
             conditions: { [options] in options.gate?.read() },
-            latency: { [context] model throws(OffpeakError) in try context.latency(of: model) })
+            latency: { [context] model throws(OffpeakError) in try context.latency(of: model, lane: lane) })
         guard case .stop(let stop, let budget) = decision else { return nil }
         // The run's row is its lease holder's to write: a helper only stops.
         if let budget, context.lease.leased {

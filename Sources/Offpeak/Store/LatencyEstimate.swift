@@ -2,6 +2,7 @@ import Foundation
 
 /// One call's measured duration and size, for the window planner.
 struct LatencySample: Sendable {
+    /// What it is kept under: its model, and its lane when that is not live (`LatencyEstimate.key`).
     var model: String
     var milliseconds: Double
     /// `output + input / 8`: answer tokens dominate a call's time; reading the prompt is roughly
@@ -11,7 +12,8 @@ struct LatencySample: Sendable {
 
     /// The sample a paid call's ledger row holds.
     init(_ ledger: LedgerEntry) {
-        model = ledger.model
+        model = LatencyEstimate.key(
+            model: ledger.model, lane: ledger.batchApi ? .batch : ledger.flex ? .flex : .live)
         milliseconds = Double(ledger.latencyMs)
         weightedTokens = LatencyEstimate.weightedTokens(
             input: ledger.inputTokens + ledger.cacheReadTokens + ledger.cacheWriteTokens,
@@ -20,7 +22,7 @@ struct LatencySample: Sendable {
     }
 }
 
-/// How long calls to a model take, smoothed: `model_latency` keeps, per model, an exponentially
+/// How long calls to a model take, smoothed: `model_latency` keeps, per model and lane, an exponentially
 /// weighted mean of the whole call (`ms_per_call`) and of the time per weighted token
 /// (`ms_per_output_token`, see `LatencySample.weightedTokens`) and of the answer's length.
 struct LatencyEstimate: Sendable, Equatable {
@@ -32,6 +34,18 @@ struct LatencyEstimate: Sendable, Equatable {
 
     /// Weight of the newest sample in the means.
     static let smoothing = 0.3
+
+    /// What a lane's calls to `model` are measured under: the model for live calls, `model#flex`
+    /// for flex ones, which may queue at the provider for capacity first and so take longer (the
+    /// live lane's window plans and timeouts must not wait for them), and `model#batch` for a
+    /// provider batch's (its turnaround, hours).
+    static func key(model: String, lane: CallLane) -> String {
+        switch lane {
+        case .live: model
+        case .flex: model + "#flex"
+        case .batch: model + "#batch"
+        }
+    }
 
     /// Weighted tokens of a call that sends `inputTokens` and may answer up to `outputTokens`.
     static func weightedTokens(input: Int, output: Int) -> Double {
