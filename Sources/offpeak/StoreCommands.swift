@@ -7,7 +7,7 @@ extension OffpeakCommand {
             commandName: "store",
             abstract:
                 "Inspect or move the store: the workspace's SQLite file, or the PostgreSQL database it names.",
-            subcommands: [Info.self, Copy.self], defaultSubcommand: Info.self)
+            subcommands: [Info.self, Copy.self, Prune.self], defaultSubcommand: Info.self)
 
         struct Info: ParsableCommand {
             static let configuration = CommandConfiguration(
@@ -39,8 +39,10 @@ extension OffpeakCommand {
                     postgresql:// URL whose database holds none of offpeak's tables' rows, or `sqlite`, the \
                     workspace's cache/offpeak.sqlite, which must not exist yet. Everything is copied: the \
                     queue, runs, requests, results, ledger, reservations, batches, schedules and cache. \
-                    The copy is whole or nothing; the source is left as it was. No tick may run here \
-                    meanwhile. Then point the workspace at the copy (the command says how).
+                    The copy is whole or nothing. Writers wait for it, and the source is then marked \
+                    moved: a run, submit or tick still pointed at it writes nothing there and says where \
+                    the store went. No tick may run here meanwhile. Then point the workspace at the copy \
+                    (the command says how).
                     """)
 
             @OptionGroup var common: CommonOptions
@@ -55,6 +57,47 @@ extension OffpeakCommand {
                 let context = try common.context()
                 let report = StoreCopyReport(try Terminal.attempt { try context.copyStore(to: target) })
                 if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
+            }
+        }
+
+        struct Prune: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                commandName: "prune",
+                abstract:
+                    "Remove the requests and results of runs finished longer ago than retention keeps them.",
+                discussion: """
+                    offpeak.yaml's `retention: {runs: 90d}` (the default; `retention: off` keeps \
+                    everything) says how long a finished run's requests, results and checkpoint are kept. \
+                    Every tick prunes a few such runs; this prunes all of them now, and shrinks a SQLite \
+                    file back. Nothing pending, deferred or in a provider batch is ever pruned, outputs \
+                    already written stay, and the ledger is kept whole: `costs` totals do not change.
+                    """)
+
+            @OptionGroup var common: CommonOptions
+            @OptionGroup var output: OutputOptions
+
+            @Flag(help: "Say what would be removed, and remove nothing.")
+            var dryRun = false
+
+            /// The moment the horizon is counted back from: hidden, for tests that move the clock.
+            @Option(help: .hidden)
+            var now: String?
+
+            func run() throws {
+                let clock = try Terminal.attempt {
+                    try now.map { text throws(OffpeakError) in
+                        try OffpeakCommand.Cron.Next.date(text, in: .current, option: "--now")
+                    }
+                }
+                let context = try common.context()
+                let outcome = try Terminal.attempt {
+                    try context.pruneStore(dryRun: dryRun, now: clock)
+                }
+                if output.json {
+                    try Terminal.printJSON(outcome)
+                } else {
+                    print(outcome.text, terminator: "")
+                }
             }
         }
     }

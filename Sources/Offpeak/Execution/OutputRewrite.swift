@@ -16,6 +16,12 @@ enum OutputRewrite {
         store: Store, workspace: Workspace, job: String, runID: String?, folder: String?
     ) throws(OffpeakError) -> OutputsRewritten {
         let run = try finishedRun(store: store, job: job, runID: runID)
+        if let pruned = try store.runs.prunedAt(runID: run.id) {
+            throw OffpeakError(
+                .dataError,
+                "run \(run.id)'s requests and results were pruned at \(Timestamp.text(pruned)) (retention: in "
+                    + "offpeak.yaml); the outputs it wrote when it finished are all there is")
+        }
         let output = try outputFolder(folder ?? run.storedSpec()?.output, run: run)
         let items = try store.runs.outlines(runID: run.id)
         let written = try OutputWriter(directory: workspace.url(for: output)).write(

@@ -44,6 +44,11 @@ struct WorkspaceConfig: Sendable, Equatable {
     /// How long a run's lease outlives a process that stopped renewing it (each commit renews it)
     /// before another process or host may take the run over (`lease:`).
     var leaseTTL: TimeInterval = 300
+    /// `retention.runs`: how long a finished run's requests, results and checkpoint are kept once
+    /// it finished; nil (`retention: off`) keeps them for good.
+    var keepRuns: TimeInterval? = WorkspaceConfig.defaultKeepRuns
+    /// 90 days: a quarter's runs to look into, answer by answer.
+    static let defaultKeepRuns: TimeInterval = 90 * 86_400
 
     init() {}
 

@@ -12,7 +12,7 @@ enum WorkspaceConfigParser {
     static let fileName = "offpeak.yaml"
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
-        "structured_output", "metrics", "budget", "store", "host", "lease",
+        "structured_output", "metrics", "budget", "store", "host", "lease", "retention",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -67,7 +67,36 @@ enum WorkspaceConfigParser {
         config.store = try store(root)
         config.host = try host(root)
         config.leaseTTL = try root.duration("lease", atMost: ValueLimits.lease) ?? config.leaseTTL
+        config.keepRuns = try retention(root)
         return config
+    }
+
+    /// `retention: {runs: 90d}` (a day at least), or `retention: off`: how long a finished run's
+    /// requests and results are kept (`RunStore+Retention`); nil keeps them for good.
+    private static func retention(_ root: YAMLMapping) throws(OffpeakError) -> TimeInterval? {
+        guard let node = root.value("retention") else { return WorkspaceConfig.defaultKeepRuns }
+        if node.scalar != nil {
+            let text = try root.reader.string(node, at: "retention")
+            guard text == "off" else {
+                throw root.reader.error(
+                    "retention",
+                    "expected 'off' or a mapping with runs (for example {runs: 90d}), got '\(text)'",
+                    at: node)
+            }
+            return nil
+        }
+        guard let retention = try root.mapping("retention", allowed: ["runs"]) else {
+            return WorkspaceConfig.defaultKeepRuns
+        }
+        guard let runs = try retention.duration("runs", atMost: ValueLimits.longDuration) else {
+            return WorkspaceConfig.defaultKeepRuns
+        }
+        guard runs >= 86_400 else {
+            throw root.reader.error(
+                retention.path("runs"), "expected a day or more (1d to 3650d), got less",
+                at: retention.value("runs"))
+        }
+        return runs
     }
 
     /// `store: sqlite` or `store: postgresql://USER@HOST:PORT/DATABASE`, located when wrong.

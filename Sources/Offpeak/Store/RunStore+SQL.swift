@@ -123,6 +123,7 @@ extension RunStore where Self: SQLEngine {
                 """
                 SELECT DISTINCT item_id FROM requests
                 WHERE job = \(job) AND source = 'spec' AND state = \(unescaped: SQLStates.request(.done))
+                UNION SELECT item_id FROM answered_items WHERE job = \(job)
                 """
             ).map { row throws(OffpeakError) -> String in try row("item_id") })
     }

@@ -70,9 +70,16 @@ protocol RunStore: AnyObject, Sendable {
     /// whether an item that searches the web changed (`ItemNotes`), whose prompt does not.
     func itemAnswers(runID: String) throws(OffpeakError) -> [String: String]
 
-    /// The ids of `job`'s items (from its spec, not steps) answered in any of its runs: a feed's
-    /// entries already answered, which are not asked again.
+    /// The ids of `job`'s items (from its spec, not steps) answered in any of its runs, pruned ones
+    /// too (`answered_items`): a feed's entries already answered, which are not asked again.
     func answeredItems(job: String) throws(OffpeakError) -> Set<String>
+
+    // Retention (`RunStore+Retention`): which finished runs may be pruned, and pruning them.
+    func prunableRuns(before cutoff: Date, limit: Int) throws(OffpeakError) -> [String]
+    func pruneCounts(runID: String) throws(OffpeakError) -> PruneReport?
+    func prune(runID: String, at now: Date) throws(OffpeakError) -> PruneReport?
+    func dropUnusedSharedTexts() throws(OffpeakError) -> Int
+    func prunedAt(runID: String) throws(OffpeakError) -> Date?
 
     /// Every answer to an item of `job`'s spec (not a step) in its runs created before `before`,
     /// oldest run first and in item order: what a feed job's output folder holds from its earlier

@@ -35,4 +35,7 @@ enum SchemaChange: CaseIterable, Sendable {
     case queuedAudits
     /// The answered items of a job found by an index.
     case answeredItems
+    /// Retention: when a finished run's requests and results were pruned, and the items of pruned
+    /// runs a job must still know it answered (a feed's entries).
+    case retention
 }

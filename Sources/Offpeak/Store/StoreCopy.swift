@@ -25,7 +25,7 @@ enum StoreCopy {
         "runs", "requests", "shared_texts", "results", "ledger", "cache_entries", "cache_counters",
         "model_latency", "budget_reservations", "checkpoints", "leases", "deferred", "schedules",
         "spool_not_taken", "provider_batches", "batch_items", "batch_audits", "batch_fitness", "hosts",
-        "job_specs", "audit_items", "audit_records", "audit_queue",
+        "job_specs", "audit_items", "audit_records", "audit_queue", "answered_items",
     ]
     static let counterTables = ["run_items", "run_spend", "cache_totals"]
 

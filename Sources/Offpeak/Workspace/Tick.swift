@@ -54,6 +54,8 @@ public struct Tick: Sendable {
         /// Set when another tick holds the tick lock: this one did nothing.
         var skipped: String?
         var purgedCacheEntries = 0
+        /// What retention pruned this tick (`retention:` in offpeak.yaml).
+        var pruned = PruneReport()
         var jobs: [JobLine] = []
         /// Job specs that could not be read (the other jobs still ran).
         var errors: [String] = []
@@ -75,6 +77,7 @@ public struct Tick: Sendable {
             if jobs.isEmpty { out += "nothing to do\n" }
             for line in jobs { out += "\(line.job) [\(line.why)]: \(line.message)\n" }
             if purgedCacheEntries > 0 { out += "purged \(purgedCacheEntries) expired cache entries\n" }
+            if pruned.runs > 0 { out += "pruned \(pruned.sentence)\n" }
             return out
         }
     }
@@ -134,6 +137,9 @@ public struct Tick: Sendable {
         return report
     }
 
+    /// Finished runs a tick prunes at most (`Store.prune`); `offpeak store prune` does the rest at once.
+    static let pruneRunsPerTick = 5
+
     /// What a tick that found another holding the tick lock says: it did nothing.
     static func skipped(_ holder: TickLock.Holder) -> String {
         switch holder {
@@ -150,6 +156,11 @@ public struct Tick: Sendable {
         let cache = ResponseCache(
             store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
         report.purgedCacheEntries = try cache.purge(.expired, now: options.now).removed
+        // Retention, a few runs a tick: the store stops growing past the horizon, no tick slowed.
+        if let keep = context.config.keepRuns {
+            report.pruned = try store.prune(keeping: keep, now: options.now, limit: Self.pruneRunsPerTick)
+            if report.pruned.runs > 0 { _ = try store.reclaimSpace(whole: false) }
+        }
         let windowEnd = options.window.map { Date() + $0 }  // the machine's clock, as calls take it
         // Only the tick's first call starts whatever the window says; after it, every job's calls
         // must fit what is left.

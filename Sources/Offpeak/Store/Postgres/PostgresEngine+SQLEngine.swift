@@ -60,6 +60,9 @@ struct PostgresSQLConnection: SQLConnection {
         case .budgets: try engine.lockBudgets()
         case .job(let job): try engine.lockJob(job)
         case .cache: try engine.lockCache()
+        case .sharedTexts:
+            // Conflicts with the ROW EXCLUSIVE lock of every `INSERT` into it (`storedPayloads`).
+            try engine.store.send("LOCK TABLE shared_texts IN SHARE ROW EXCLUSIVE MODE")
         case .limits(let key):
             try engine.store.send(
                 "SELECT pg_advisory_xact_lock(hashtextextended(\("offpeak limits " + key), 0))")

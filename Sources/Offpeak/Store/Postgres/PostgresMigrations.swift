@@ -121,6 +121,12 @@ enum PostgresMigrations {
                     version: 18, name: "the answered items of a job found by an index",
                     statements: PostgresSchema.version18)
             ]
+        case .retention:
+            return [
+                Migration(
+                    version: 19, name: "retention: pruned runs, and the items they answered",
+                    statements: PostgresSchema.version19)
+            ]
         }
     }
 

@@ -8,3 +8,19 @@ extension PostgresSchema {
         """
     ]
 }
+
+extension PostgresSchema {
+    /// Version 19: retention (`RetentionRules`): `runs.pruned_at` and `answered_items`, as SQLite's
+    /// v27.
+    static let version19: [String] = [
+        "ALTER TABLE runs ADD COLUMN pruned_at timestamptz",
+        """
+        CREATE TABLE answered_items (
+            job text NOT NULL, item_id text NOT NULL, PRIMARY KEY (job, item_id))
+        """,
+        """
+        CREATE INDEX runs_finished ON runs (updated_at) WHERE pruned_at IS NULL
+            AND state IN ('completed', 'failed', 'canceled')
+        """,
+    ]
+}

@@ -106,6 +106,9 @@ enum SQLLock: Sendable, Equatable {
     /// The answer cache: saves, evictions and purges take turns (and, on SQLite, this process's
     /// cache lookups see the write once it is committed).
     case cache
+    /// The stored system prompts (`shared_texts`): one no request names is removed only while no
+    /// transaction that writes requests naming one is open (each of those writes the table too).
+    case sharedTexts
 }
 
 /// One row of a statement's answer, its columns read by name. A value that is not of the type

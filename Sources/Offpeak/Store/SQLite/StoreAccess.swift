@@ -68,6 +68,10 @@ enum StoreAccess {
         fchmod(fd, 0o600)
         close(fd)
         do {
+            // Pages freed by retention go back to the file system (`SQLiteStore.reclaimSpace`):
+            // set before the first table, as SQLite allows only then (or with a whole VACUUM).
+            var configuration = configuration
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA auto_vacuum = INCREMENTAL") }
             let pool = try DatabasePool(path: staging, configuration: configuration)
             try StoreMigrations.migrator.migrate(pool)
             _ = try pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }

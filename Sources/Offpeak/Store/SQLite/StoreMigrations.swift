@@ -157,6 +157,10 @@ enum StoreMigrations {
             migrator.registerMigration("v26: the answered items of a job found by an index") { db in
                 try indexAnsweredItems(db)
             }
+        case .retention:
+            migrator.registerMigration("v27: retention: pruned runs, and the items they answered") { db in
+                try keepAnsweredItemsOfPrunedRuns(db)
+            }
         }
     }
 }
