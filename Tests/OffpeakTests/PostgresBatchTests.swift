@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OffpeakTestSupport
 import PostgresNIO
 import Testing
@@ -88,7 +89,12 @@ struct PostgresBatchTests {
         let workspace = try StoreCopyTests.populatedWorkspace()
         let url = try PostgresCluster.shared.makeDatabase()
         #expect(try StoreCopyTests.copy(workspace, to: url).status == 0)
-        let sqlite = try BatchLaneTests.store(workspace).batches
+        // The copy marked the SQLite store moved: it is read as a reporting command reads it.
+        let sqlite = try Store.openForReading(
+            Store.Opening(
+                workspace: Workspace(root: workspace.root), location: .sqlite, environment: [:],
+                logger: Logger(label: "test"))
+        ).batches
         let engine = try PostgresEngineTests.engine(url)
         defer { engine.store.close() }
         let listed = try sqlite.batchListings(all: true)

@@ -176,7 +176,7 @@ struct PostgresStoreTests {
         actual["indexes"] = try indexes.map { row throws(OffpeakError) -> String in
             try store.decode(row, as: String.self)
         }.sorted()
-        #expect(expected.count == 2 * 28 + 1, "28 tables with their keys, and the indexes")
+        #expect(expected.count == 2 * 29 + 1, "29 tables with their keys, and the indexes")
         #expect(actual == expected)
     }
 

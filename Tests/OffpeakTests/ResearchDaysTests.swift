@@ -63,7 +63,10 @@ struct ResearchDaysTests {
         try FeedRunTests.feed(sim, entries: [1, 2, 3])
         #expect(try day() == (2, true))
         #expect(try Self.entry(workspace, "entry-3")?.change == .new)
-        #expect(try Self.entry(workspace, "entry-1") == nil)
+        let index = try ResearchReuseTests.index(workspace, job: "news")
+        let old = try #require(
+            try Self.entry(workspace, "entry-1"), "still listed: its file is in the folder")
+        #expect(old.run != index.run, "answered by an earlier run, not asked again")
 
         // Day 5: quiet again.
         #expect(try day() == (0, false))
