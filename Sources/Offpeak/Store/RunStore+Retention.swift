@@ -32,9 +32,9 @@ public struct PruneReport: Sendable, Equatable, Encodable {
 /// provider batch, so nothing pending, deferred or in a batch is ever removed; its outputs were
 /// written when it finished. Pruning removes the run's requests (their results, queued audits and
 /// batch rows with them, `ON DELETE CASCADE`), its provider batches, checkpoint, lease and claims,
-/// and the spec it ran with; it keeps the run's row, marked `pruned_at`, its ledger rows and its counters (every total of
-/// `costs` stays to the cent), and the ids of the spec items it answered (`answered_items`), so a
-/// feed's entry is never asked twice.
+/// and the spec it ran with. It keeps the run's row, marked `pruned_at`, its ledger rows and its
+/// counters (every total of `costs` stays to the cent), and the ids of the spec items it answered
+/// (`answered_items`), so a feed's entry is never asked twice.
 extension RunStore where Self: SQLEngine {
     /// The finished runs last touched before `cutoff` and not pruned yet, oldest first, at most
     /// `limit`: through the partial index `runs_finished`.
@@ -121,8 +121,7 @@ enum RetentionRules {
                 SELECT (SELECT count(*) FROM requests WHERE run_id = \(runID)) AS requests,
                     (SELECT count(*) FROM results WHERE run_id = \(runID)) AS results,
                     (SELECT count(*) FROM requests WHERE run_id = \(runID)
-                        AND state IN \(unescaped: SQLStates.unsent) OR run_id = \(runID)
-                        AND state = \(unescaped: SQLStates.request(.inBatch))) AS open
+                        AND state IN \(unescaped: SQLStates.unfinished)) AS open
                 FROM runs WHERE id = \(runID) AND pruned_at IS NULL
                     AND state IN \(unescaped: RunRules.finishedStates)
                 """

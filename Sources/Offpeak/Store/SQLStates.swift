@@ -23,6 +23,8 @@ enum SQLStates {
     static let plannable = requests(.pending, .retrying)
     /// Requests not finished and not out in a provider batch.
     static let unsent = requests(.pending, .retrying, .waiting)
+    /// Requests not finished: to be sent, or out in a provider batch (what retention never prunes).
+    static let unfinished = requests(.pending, .retrying, .waiting, .inBatch)
     /// Provider batches not yet collected or failed: preparing, submitted or ended.
     static let openBatches = batches(.preparing, .submitted, .ended)
 }
