@@ -34,11 +34,16 @@ test-deps:
 ## test: unit, integration (real HTTP to offpeak-sim) and end-to-end tests, twice: every workspace's
 ## store on the embedded SQLite file, then on its own database of a PostgreSQL cluster the tests start
 ## (tests of the SQLite file itself run on the first pass only).
+## The multi-host suites, run a third time with every store behind pgbouncer in transaction mode.
+POOLER_SUITES = PoolerTests|HostsShareOneRunTests|ScheduleAcrossHostsTests|TickLockAcrossHostsTests|QueueHostsTests|WorkspaceBudgetTests|AuditHostsTests|SharedLimitsTests
 test: build test-deps
 	OFFPEAK_TEST_STORE=sqlite OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
 		$(SWIFT) test $(SWIFT_BUILD_FLAGS)
 	OFFPEAK_TEST_STORE=postgresql OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
 		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build
+	OFFPEAK_TEST_STORE=postgresql OFFPEAK_TEST_POOLER=pgbouncer \
+		OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build --filter '$(POOLER_SUITES)'
 
 ## format: rewrite sources with the committed .swift-format; lint: fail if anything would change.
 format:

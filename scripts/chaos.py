@@ -11,7 +11,12 @@ Checks (any failure exits 1):
   - out/<job>/index.json lists every item, each done;
   - one run did all the work (a kill never starts the job over);
   - calls billed <= planned calls + kills x calls in flight (a kill loses at most the calls in
-    flight: `--in-flight`, 8 by default, as offpeak sends to a remote API).
+    flight: `--in-flight`, 8 by default, as offpeak sends to a remote API);
+  - billed answers <= the ledger's paid calls <= billed answers + processes killed x calls in
+    flight: the calls a killed process left in flight are booked as lost when its run is taken over,
+    and a call written down but killed before its request left is booked though never billed (the
+    ledger errs on the side of what may have been spent). With --restarts only the upper bound: a
+    call written down just before the server crashed may be lost with the crash, as with a power cut.
 
 Batching is off, so one item is one call and the planned-call count is exact; with batching on, a
 killed batched call would be retried in smaller batches and the bound would be looser.
@@ -92,6 +97,9 @@ class Sim:
     def calls(self):
         return int(self.stats()["calls"])
 
+    def ok_calls(self):
+        return int(self.stats()["ok_calls"])
+
     def stop(self):
         if self.process.poll() is None:
             self.process.kill()
@@ -152,9 +160,20 @@ def runs(bin_dir, workspace):
 
 
 def answers_committed(workspace, cluster):
-    """Items the ledger holds answered by a call (not from the cache, not failed): each item once
-    when no answer was ever committed twice (one kept beside another host's, or over it)."""
-    query = "SELECT coalesce(sum(items), 0) FROM ledger WHERE NOT failed AND NOT cache_hit"
+    """Items the ledger holds answered by a call (not from the cache, not failed, not lost in
+    flight): each item once when no answer was ever committed twice (one kept beside another host's,
+    or over it)."""
+    return ledger_count(workspace, cluster, "coalesce(sum(items), 0)", "NOT failed AND NOT cache_hit AND NOT lost")
+
+
+def ledger_calls(workspace, cluster):
+    """Calls the ledger holds that brought an answer back or were lost in flight: what a provider bills."""
+    return ledger_count(workspace, cluster, "count(*)", "NOT failed AND NOT cache_hit")
+
+
+def ledger_count(workspace, cluster, what, where):
+    """One number of the ledger's, from either store."""
+    query = f"SELECT {what} FROM ledger WHERE {where}"
     if cluster is not None:
         result = subprocess.run(
             [os.path.join(cluster.bin, "psql"), "-h", "127.0.0.1", "-p", str(cluster.port), "-U", cluster.user,
@@ -166,7 +185,7 @@ def answers_committed(workspace, cluster):
     database = sqlite3.connect(f"file:{os.path.join(workspace, 'cache', 'offpeak.sqlite')}?mode=ro", uri=True)
     try:
         return int(database.execute(query.replace("NOT failed", "failed = 0").replace(
-            "NOT cache_hit", "cache_hit = 0")).fetchone()[0])
+            "NOT cache_hit", "cache_hit = 0").replace("NOT lost", "lost = 0")).fetchone()[0])
     finally:
         database.close()
 
@@ -324,6 +343,7 @@ def main():
             workspaces.append(other)
         kills_by_host = [0] * args.hosts
         before = sim.calls()
+        paid_before = sim.ok_calls()
         # The processes the server's crashes land on: that many of the first kill-phase processes,
         # each while it works (after a random moment up to its start-up time plus half a second).
         restart_at = set(rng.sample(range(args.kills), min(restarts_asked, args.kills)))
@@ -406,6 +426,7 @@ def main():
                 written = offpeak(args.bin, folder, "outputs", JOB, host=host)
                 rewritten.append((host, written))
         billed = sim.calls() - before
+        paid = sim.ok_calls() - paid_before
         wall = time.monotonic() - started
 
         violations = []
@@ -456,6 +477,12 @@ def main():
                               f"{cut} cut off by restarts) x {args.in_flight} in flight")
         if billed < planned:
             violations.append(f"billed {billed} calls < {planned} planned: some item was never asked")
+        booked = ledger_calls(workspace, cluster)
+        if booked < paid and restarts == 0:
+            violations.append(f"the ledger holds {booked} paid calls, fewer than the {paid} the sim billed")
+        if booked > paid + killed * args.in_flight:
+            violations.append(f"the ledger holds {booked} paid calls > {paid} billed + {killed} processes "
+                              f"killed x {args.in_flight} in flight")
 
         rows = [
             ("kills", f"{kills} of {args.kills} asked "
@@ -464,6 +491,7 @@ def main():
                          if args.hosts > 1 else "")),
             ("planned calls", str(planned)),
             ("billed calls", str(billed)),
+            ("ledger calls", f"{booked} (the sim billed {paid} answers)"),
             ("answered twice", f"{committed - args.items} (the ledger holds {committed} answered items)"),
             ("server restarts", f"{restarts} (store on PostgreSQL)" if args.postgres else "none (store on SQLite)"),
             ("extra calls", f"{billed - planned} (allowed: at most ({killed} processes killed + {cut} cut off "

@@ -17,6 +17,9 @@ scripts/install-deps.sh util-linux python3-pip iproute2
 # Prometheus server on :9090, which the tests do not use.
 scripts/install-deps.sh --no-install-recommends prometheus
 scripts/install-deps.sh --no-install-recommends postgresql
+# Debian's pgbouncer: the multi-host suites run once more behind it in transaction mode
+# (Tests/OffpeakTestSupport/PgBouncer.swift); a pooler its postinst may start is never used by them.
+scripts/install-deps.sh --no-install-recommends pgbouncer
 if ! ls /usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
     echo "error: the PostgreSQL store's tests need initdb and pg_ctl under /usr/lib/postgresql/*/bin" \
         "(Debian's postgresql), and they are missing after installing it" >&2

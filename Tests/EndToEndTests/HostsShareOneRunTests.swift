@@ -10,17 +10,17 @@ struct HostsShareOneRunTests {
     /// hosts find rounds to claim.
     static let items = 96
 
-    static func spec() -> String {
+    static func spec(items: Int = items) -> String {
         "kind: prompt\ntemplate: \"Tell me about {{item}}.\"\nbatching: off\nmax_tokens: 60\nitems:\n"
             + (0..<items).map { "  - {id: item-\(String(format: "%03d", $0)), item: \"thing \($0)\"}\n" }
             .joined()
     }
 
-    static func host(on sim: SimProcess) throws -> TemporaryWorkspace {
+    static func host(on sim: SimProcess, items: Int = items) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
         try workspace.write(
             "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nlimits:\n  sim: {in_flight: 2}\n")
-        try workspace.write("jobs/many.yaml", spec())
+        try workspace.write("jobs/many.yaml", spec(items: items))
         return workspace
     }
 
@@ -77,5 +77,52 @@ struct HostsShareOneRunTests {
         #expect(try hosts[0].psql("SELECT count(*) FROM claims") == "0", "every claim released")
         let answers = TickTests.answers(hosts[0], job: "many")
         #expect(answers.count == Self.items)
+    }
+
+    /// The ledger counts what the provider billed after kills on three hosts (issue 46, item 7):
+    /// twice, while the three hosts have calls in flight on one run (two each), every one of them is killed;
+    /// the calls they left are booked as lost when the run is taken over, so the ledger's calls
+    /// are the sim's billed calls (more only by a call killed between being written down and
+    /// leaving, `LostCalls`), and every item is still answered.
+    @Test(.enabled(if: TestStore.onPostgres, "hosts share only a PostgreSQL store"))
+    func killsOnThreeHostsLeaveEveryBilledCallInTheLedger() throws {
+        let items = 40
+        let sim = try SimProcess(arguments: ["--latency-ms", "800"])
+        let hosts = try (0..<3).map { _ in try Self.host(on: sim, items: items) }
+        let shared = try hosts[0].storeEnvironment()
+        let environment = { (host: Int) in shared.merging(["OFFPEAK_HOST": "host-\(host)"]) { $1 } }
+        var inFlightAtKills = 0
+        for round in 0..<2 {
+            let runner = try TickTests.start(
+                round == 0 ? ["run", "many"] : ["tick"], in: hosts[0], environment: environment(0))
+            let opened = Date() + 10
+            while try TickTests.runs(hosts[0]).isEmpty, Date() < opened {
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            let helpers = try (1..<3).map { host in
+                try TickTests.start(["tick"], in: hosts[host], environment: environment(host))
+            }
+            try InFlightStopTests.waitForCallsInFlight(sim, 3)
+            Thread.sleep(forTimeInterval: Double.random(in: 0...0.5))
+            inFlightAtKills += try sim.stats()["in_flight"] as? Int ?? 0
+            for process in [runner] + helpers {
+                process.signal(SIGKILL)
+                _ = process.wait(timeout: 10)
+            }
+        }
+        let ticks = try TickTests.tickUntilDone(hosts[0], environment: environment(0), limit: 10)
+        #expect(ticks.last?.result.status == 0, "\(ticks.last?.result.stderr ?? "")")
+        let billed = try #require(try sim.stats()["ok_calls"] as? Int)
+        let ledger = try #require(Int(try hosts[0].psql("SELECT count(*) FROM ledger WHERE NOT cache_hit")))
+        #expect(
+            ledger >= billed && ledger <= billed + 2 * 3 * 2, "the ledger's \(ledger) calls, \(billed) billed"
+        )
+        let lost = Int(try hosts[0].psql("SELECT count(*) FROM ledger WHERE lost")) ?? 0
+        #expect(lost >= 2 && lost <= 2 * 3 * 2, "lost \(lost), at the sim at the kills \(inFlightAtKills)")
+        let runs = try TickTests.runs(hosts[0])
+        #expect(runs.count == 1 && runs.first?["state"] as? String == "completed")
+        #expect(TickTests.answers(hosts[0], job: "many").count == items)
+        #expect(
+            try hosts[0].psql("SELECT count(*) FROM budget_reservations") == "0", "nothing left in flight")
     }
 }

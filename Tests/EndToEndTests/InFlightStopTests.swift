@@ -53,4 +53,46 @@ import Testing
         let runs = try TickTests.runs(workspace)
         #expect(runs.count == 1 && runs.first?["items_done"] as? Int == documents)
     }
+
+    /// The ledger counts what the provider billed (issue 46, item 7): `kill -9` with calls in
+    /// flight, each kill once the sim holds calls, and the ticks after book the calls the killed
+    /// process left in flight as lost, at their estimated price, so the ledger's calls are the sim's
+    /// billed calls: never fewer, and more only by a call written down and killed before it left
+    /// (`LostCalls`), which with calls of two seconds almost never happens.
+    @Test func kill9LeavesEveryBilledCallInTheLedger() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "2000"])
+        let workspace = try TemporaryWorkspace.docs(on: sim, documents: 24)
+        var lostAtKills = 0
+        for kill in 1...3 {
+            let process = try TickTests.start(kill == 1 ? ["run", "docs"] : ["tick"], in: workspace)
+            try Self.waitForCallsInFlight(sim, 2)
+            Thread.sleep(forTimeInterval: Double.random(in: 0...1.5))
+            lostAtKills += try sim.stats()["in_flight"] as? Int ?? 0
+            process.signal(SIGKILL)
+            _ = process.wait(timeout: 10)
+        }
+        let ticks = try TickTests.tickUntilDone(workspace, limit: 10)
+        #expect(ticks.last?.result.status == 0)
+        let billed = try #require(try sim.stats()["ok_calls"] as? Int)
+        let costs = try TickTests.json(try workspace.offpeak(["costs", "--json"]).stdout)
+        let total = try #require(costs["total"] as? [String: Any])
+        let booked = try #require(total["calls"] as? Int)
+        let inFlight = 8  // the sim's default limit, which the docs workspace leaves as it is
+        #expect(
+            booked >= billed && booked <= billed + 3 * inFlight,
+            "the ledger's \(booked) calls, \(billed) billed")
+        let lost = try #require(costs["lost"] as? [String: Any], "\(costs)")
+        let lostCalls = try #require(lost["calls"] as? Int)
+        #expect(
+            lostCalls >= 3 && lostCalls <= 3 * inFlight,
+            "at least one call lost a kill (\(lostAtKills) were at the sim), at most those in flight")
+        let dollars = try #require(lost["dollars"] as? Double)
+        #expect(dollars > 0)
+        let text = try workspace.offpeak(["costs"]).stdout
+        let line = text.split(separator: "\n").first { $0.hasPrefix("lost in flight:") }
+        #expect(
+            line.map(String.init)
+                == "lost in flight: \(lostCalls) calls, $\(String(format: "%.4f", dollars)) of the cost above, "
+                + "estimated (their process died before their answers were kept)")
+    }
 }

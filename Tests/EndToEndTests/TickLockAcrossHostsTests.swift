@@ -21,14 +21,10 @@ import Testing
             arguments, environment: store.merging(["OFFPEAK_HOST": host]) { $1 }.mapValues { Optional($0) })
     }
 
-    /// The rows `pg_locks` shows of the store's lock (`offpeak store`) held in `mode`.
-    static func storeLocks(_ workspace: TemporaryWorkspace, mode: String) throws -> Int {
-        Int(
-            try workspace.psql(
-                """
-                SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND mode = '\(mode)'
-                    AND ((classid::bigint << 32) | objid::bigint) = hashtextextended('offpeak store', 0)
-                """)) ?? -1
+    /// The copy's lock rows (`store_locks`) that live.
+    static func copyLocks(_ workspace: TemporaryWorkspace) throws -> Int {
+        Int(try workspace.psql("SELECT count(*) FROM store_locks WHERE name = 'copy' AND expires_at > now()"))
+            ?? -1
     }
 
     @Test(.enabled(if: TestStore.onPostgres, "hosts share only a PostgreSQL store"))
@@ -104,10 +100,10 @@ import Testing
         while try !runsLocked(), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         let copy = try TickTests.start(["store", "copy", "--to", "sqlite"], in: workspace)
         deadline = Date() + 10
-        while try Self.storeLocks(workspace, mode: "ExclusiveLock") == 0, Date() < deadline {
+        while try Self.copyLocks(workspace) == 0, Date() < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
-        #expect(try Self.storeLocks(workspace, mode: "ExclusiveLock") == 1, "the copy holds the store")
+        #expect(try Self.copyLocks(workspace) == 1, "the copy holds the store")
 
         for (place, host) in [(workspace, "box-a"), (folder, "box-b")] {
             let tick = try Self.offpeak(["tick"], in: place, host: host, store: store)
@@ -123,7 +119,7 @@ import Testing
         blocking.wait()
         let copied = try #require(copy.wait(timeout: 60))
         #expect(copied.status == 0, "\(copied.stderr)")
-        #expect(try Self.storeLocks(workspace, mode: "ExclusiveLock") == 0)
+        #expect(try Self.copyLocks(workspace) == 0)
         // The store was copied away: marked moved, it refuses every host's tick, saying where it went.
         let sentence = try workspace.psql("SELECT sentence FROM offpeak_moved")
         #expect(sentence.hasPrefix("this store was moved to sqlite by `offpeak store copy` at "))

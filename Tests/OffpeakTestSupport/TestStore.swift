@@ -33,7 +33,13 @@ final class WorkspaceDatabase: Sendable {
             url = made
             return made
         }
-        return ["OFFPEAK_STORE": made, "PGPASSWORD": PostgresCluster.shared.password]
+        // Through the pooler when the suite runs behind one; `psql` reaches the server itself.
+        let store =
+            PgBouncer.inUse
+            ? PgBouncer.shared.url(
+                database: String(made.split(separator: "/").last?.split(separator: "?").first ?? ""))
+            : made
+        return ["OFFPEAK_STORE": store, "PGPASSWORD": PostgresCluster.shared.password]
     }
 
     deinit {

@@ -6,10 +6,12 @@ import Testing
 
 /// The batch audit's evidence is the store's, not a process's (issue 44): two hosts answering one
 /// run (processes with their own `OFFPEAK_HOST` on the workspace's store, the second helping the
-/// first) both probe its prompts, and every audit either made counts in the one record, none lost
-/// to the other's write; a later run on either host finds the size proven and probes nothing.
+/// first); a size is probed by one of them (its claim in the store, issue 46 item 9), the other
+/// waiting for the verdict, and every audit counts in the one record; a later run on either host
+/// finds the size proven and probes nothing.
 @Suite(.serialized) struct AuditHostsTests {
     static let model = "claude-sonnet-4-5"
+    static let probe = ProbeKey(job: "classify", provider: "sim", model: model, size: 8)
 
     @Test func twoHostsProveOneSizeTogetherAndALaterRunTrustsIt() throws {
         // One call at a time, a tenth of a second each: the first host's round of 128 items is
@@ -44,7 +46,8 @@ import Testing
 
         let store = try workspace.openStore()
         let rows = try store.audits.auditRows(job: "classify")
-        #expect(Set(rows.map(\.host)) == ["box-a", "box-b"], "both hosts audited")
+        #expect(Set(rows.map(\.host)) == ["box-a"], "the size was probed by the host that claimed it first")
+        #expect(try store.audits.prober(of: Self.probe, now: Date()) == nil, "the claim given back")
         #expect(rows.allSatisfy { $0.agreed })
         let record = try #require(
             try store.audits.auditRecord(job: "classify", provider: "sim", model: Self.model))

@@ -176,7 +176,11 @@ struct PostgresStoreTests {
         actual["indexes"] = try indexes.map { row throws(OffpeakError) -> String in
             try store.decode(row, as: String.self)
         }.sorted()
-        #expect(expected.count == 2 * 29 + 1, "29 tables with their keys, and the indexes")
+        // PostgreSQL's own: the rows of its ticks' and copies' locks (`PostgresStore+Locks`); SQLite's
+        // tick lock is the workspace's file.
+        actual["store_locks"] = nil
+        actual["store_locks key"] = nil
+        #expect(expected.count == 2 * 30 + 1, "30 tables with their keys, and the indexes")
         #expect(actual == expected)
     }
 

@@ -68,3 +68,25 @@ struct SimEchoFaultTests {
         #expect(try Self.call(queued, path: "/v1/chat/completions", fault: nil).status == 200)
     }
 }
+
+/// The sim bills like a provider that runs a call to its end whether or not its caller waited.
+struct SimCallerLeftTests {
+    @Test func anAnswerWhoseCallerLeftIsStillBilled() throws {
+        let sim = try SimProcess(arguments: ["--latency-ms", "800"])
+        let body = #"{"model":"m","max_tokens":20,"messages":[{"role":"user","content":"Hello there."}]}"#
+        let request = HTTPRequest(
+            method: "POST", url: sim.url + "/v1/messages",
+            headers: [
+                (name: "content-type", value: "application/json"), (name: "x-api-key", value: "sk-ant-x"),
+            ],
+            body: Array(body.utf8), timeout: 0.2)
+        #expect(throws: (any Error).self) { try HTTPClient().send(request) }
+        var okCalls = 0
+        for _ in 0..<40 where okCalls == 0 {
+            Thread.sleep(forTimeInterval: 0.1)
+            okCalls = try sim.stats()["ok_calls"] as? Int ?? 0
+        }
+        #expect(okCalls == 1, "billed though its caller gave up at 0.2 s")
+        #expect(try sim.stats()["calls"] as? Int == 1)
+    }
+}

@@ -22,20 +22,6 @@ struct SimStatsTests {
         #expect(snapshot.byEndpoint["chat_completions"]?.billed.cacheReadInputTokens == 100)
     }
 
-    @Test func revokedAnswerIsNotBilled() {
-        let stats = SimStats()
-        let billed = BilledTokens(input: 10, output: 5)
-        stats.recordCall(.messages)
-        stats.recordAnswer(.messages, billed: billed)
-        stats.revokeAnswer(.messages, billed: billed)
-        let snapshot = stats.snapshot()
-        #expect(snapshot.calls == 1)
-        #expect(snapshot.okCalls == 0)
-        #expect(snapshot.billed == BilledTokens())
-        stats.reset()
-        #expect(stats.snapshot() == StatsSnapshot())
-    }
-
     @Test func encodesTheDocumentedShape() throws {
         let stats = SimStats()
         stats.recordCall(.chatCompletions)
@@ -74,21 +60,12 @@ struct SimStatsTests {
         stats.recordAnswer(
             .chatCompletions, billed: billed,
             batch: BatchTally(items: 3, damage: [.garble, .garble], degraded: 2))
-        var snapshot = stats.snapshot()
+        let snapshot = stats.snapshot()
         #expect(snapshot.okCalls == 3)
         #expect(snapshot.batchedCalls == 2)
         #expect(snapshot.batchedItems == 11)
         #expect(snapshot.degradedItems == 7)
         #expect(snapshot.damage == ["drop": 1, "duplicate": 0, "garble": 2, "reorder": 0, "wrap": 1])
-        // An answer that never reached its client takes its batch counts back with its bill.
-        stats.revokeAnswer(
-            .chatCompletions, billed: billed,
-            batch: BatchTally(items: 3, damage: [.garble, .garble], degraded: 2))
-        snapshot = stats.snapshot()
-        #expect(snapshot.batchedCalls == 1)
-        #expect(snapshot.batchedItems == 8)
-        #expect(snapshot.damage["garble"] == 0)
-        #expect(snapshot.degradedItems == 5)
         stats.reset()
         #expect(stats.snapshot().batchedCalls == 0)
         #expect(stats.snapshot().degradedItems == 0)

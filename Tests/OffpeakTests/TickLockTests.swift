@@ -5,8 +5,8 @@ import Testing
 
 @testable import Offpeak
 
-/// The tick lock (`TickLock`) on both engines: the workspace's file on SQLite, the store's session
-/// locks on PostgreSQL (one per host, one over the store that a copy takes alone).
+/// The tick lock (`TickLock`) on both engines: the workspace's file on SQLite, the store's lock rows
+/// on PostgreSQL (one per host, and the copy's, which no tick runs beside).
 @Suite(.serialized) struct TickLockTests {
     static func opening(_ workspace: TemporaryWorkspace) throws -> Store.Opening {
         let environment = try workspace.storeEnvironment()
@@ -84,9 +84,10 @@ import Testing
         func connect() throws -> PostgresStore {
             try PostgresStore.connect(url, environment: opening.environment, logger: opening.logger)
         }
+        var copying: [PostgresStoreLock] = []
         func copyRefusal(_ copy: PostgresStore) -> String? {
             do {
-                try copy.lockForCopy()
+                copying.append(try copy.lockForCopy())
                 return nil
             } catch {
                 #expect(error.status == .temporaryFailure)
@@ -115,8 +116,9 @@ import Testing
         let another = try connect()
         defer { another.close() }
         #expect(copyRefusal(another) == "another copy of this store is running; copy once it ends")
-        // The host's lock was given back with the refusal: the copy gone, the host ticks.
-        copy.close()
+        // The host's lock was given back with the refusal: the copy done, the host ticks.
+        #expect(copying.count == 1)
+        copying.removeAll()
         guard case .acquired = try TickLock.acquire(opening, host: "box-c") else {
             Issue.record("a tick was refused once the copy ended")
             return

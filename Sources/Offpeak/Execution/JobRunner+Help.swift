@@ -32,7 +32,10 @@ extension JobRunner {
             for: spec, hold: RunHold(owner: owner, ttl: leaseTTL, leased: false), options: options)
         defer { try? context.limiter.flush(now: Date()) }
         var session = RunSession(context: context, spec: spec, run: run, options: options, lanes: lane)
-        defer { try? store.leases.releaseClaim(runID: run.id, owner: owner) }
+        defer {
+            try? store.audits.releaseProbes(owner: owner, key: nil)
+            try? store.leases.releaseClaim(runID: run.id, owner: owner)
+        }
         let stop = try session.help()
         try cache.flush()
         let helped =

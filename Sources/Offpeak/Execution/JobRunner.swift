@@ -125,6 +125,7 @@ public struct JobRunner: Sendable {
             return try help(spec, run: run, options: options)
         }
         defer {
+            try? store.audits.releaseProbes(owner: owner, key: nil)
             try? store.leases.releaseClaim(runID: run.id, owner: owner)
             try? store.leases.releaseLease(runID: run.id, owner: owner)
         }

@@ -71,6 +71,8 @@ extension RunSession {
         var probes: [String: Int] = [:]
         var tails: [String: Int] = [:]  // tail audits the round's probes of a size carry so far
         var headed: Set<String> = []
+        var claimed: [String: Bool] = [:]  // whether this process probes each size (`claimProbe`)
+        var elsewhere: [ProbeKey] = []  // sizes another process probes, whose verdict the live lane waits for
         var kept: [PlannedCall] = []
         for var call in calls {
             guard call.isBatched, !call.requests.contains(where: \.isStep), let first = call.requests.first
@@ -105,6 +107,19 @@ extension RunSession {
                 if lanes.batchAPI != nil { kept.append(call) }  // else it waits for the probes' verdict
                 continue
             }
+            // A size is probed by one process at a time, across hosts: another's verdict is waited
+            // for as this pass's own would be.
+            let probe = ProbeKey(
+                job: spec.name, provider: context.provider.kind.rawValue, model: model, size: size)
+            if claimed[key] == nil { claimed[key] = try claimsProbe(probe) }
+            guard claimed[key] == true else {
+                if lanes.batchAPI != nil {
+                    kept.append(call)
+                } else if !elsewhere.contains(probe) {
+                    elsewhere.append(probe)
+                }
+                continue
+            }
             let head = (evidence?.head.audited ?? 0) == 0 && !headed.contains(key)
             let round = AuditSampling.roundAudits(agreements: agreements, whole: lanes.batchAPI != nil)
             let places = AuditSampling.probePlaces(
@@ -134,7 +149,38 @@ extension RunSession {
             call.auditProbe = true
             kept.append(call)
         }
+        // Nothing to send but what waits for another process's probes: wait for their verdict, then
+        // pack the round again by it.
+        if kept.isEmpty, !elsewhere.isEmpty, awaitProbes(elsewhere) { return nil }
         return kept
+    }
+
+    /// Claims the probing of `key` for this process (`AuditStore.claimProbe`), for as long as its
+    /// hold on the run lives; false when another process probes it.
+    private func claimsProbe(_ key: ProbeKey) throws(OffpeakError) -> Bool {
+        let holder = try context.store.audits.claimProbe(
+            key, owner: context.lease.owner, host: context.host, ttl: context.lease.ttl, now: Date())
+        if let holder {
+            let meanwhile =
+                lanes.batchAPI != nil ? "these go unaudited beside its probes" : "waiting for its verdict"
+            context.logger.info(
+                "\(holder) is probing batched prompts of \(key.size) items to \(key.model): \(meanwhile)")
+        }
+        return holder == nil
+    }
+
+    /// Waits until no other process probes any of `keys` (it reached a verdict, or ended), asking
+    /// the store at a doubling interval up to `Self.longestBudgetPoll`.
+    /// - Returns: false when a stop was asked for first.
+    private func awaitProbes(_ keys: [ProbeKey]) -> Bool {
+        var poll = Self.budgetPoll
+        while true {
+            if let stop = options.stop, stop.isRequested { return false }
+            let probed = keys.contains { (try? context.store.audits.prober(of: $0, now: Date())) != nil }
+            if !probed { return true }
+            Thread.sleep(forTimeInterval: poll)
+            poll = min(poll * 2, Self.longestBudgetPoll)
+        }
     }
 
     /// What the run's line says of the audit (`AuditNews.runClause`): the answers it replaced, and

@@ -138,12 +138,12 @@ extension RunSession {
             record, target: target, model: model, answer: done.reply.answer,
             latency: done.ended.timeIntervalSince(done.started), lane: done.lane, now: now)
         commit.queued = record.id
+        commit.reservation = done.reservation
         if case .failure(let error) = done.reply.answer {
             context.logger.info(
                 "an audit call for \(record.itemId) failed (its batched answer stays): \(error)")
         }
         let after = try context.store.audits.commitAudit(commit)
-        if let reservation = done.reservation { try context.store.ledger.releaseReservation(reservation) }
         if let ledger = commit.ledger {
             commits.add(ledger)
             audit.spent?.add(ledger)
@@ -152,6 +152,11 @@ extension RunSession {
         guard let after else { return }
         audit.reads.keep(after, for: model, at: now)
         guard let decision = after.decisions.last, decision.at == now else { return }
+        // Decided: a host waiting for this verdict may go on.
+        try context.store.audits.releaseProbes(
+            owner: context.lease.owner,
+            key: ProbeKey(
+                job: spec.name, provider: context.provider.kind.rawValue, model: model, size: decision.size))
         context.logger.info("\(AuditNews.line(decision, model: model))")
     }
 

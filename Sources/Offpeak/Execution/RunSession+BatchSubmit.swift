@@ -48,7 +48,7 @@ extension RunSession {
                         cost.dollars +=
                             price?.dollars(for: request.worstUsage(inputTokens: input), lane: .batch) ?? 0
                     }
-                    let reserved = try reserve(cost, settling: nil)
+                    let reserved = try reserve(cost, lost: nil, settling: nil)
                     if let refused = reserved.stop {
                         stop = refused
                         break

@@ -10,16 +10,21 @@ extension RunSession {
     /// case), and other processes' calls in flight are waited for. Only when spent money alone
     /// leaves no room does the pass stop, and the job waits in the deferred queue for the next day
     /// (or month).
-    /// - Parameter calls: this pass's calls in flight; `nil` for a provider batch's requests.
-    /// - Returns: the reservation's id (`nil` when no budget is set), or why the pass stops.
-    mutating func reserve(_ worst: CallsInFlight.Worst, settling calls: CallsInFlight?) throws(OffpeakError)
-        -> (id: Int64?, stop: RunStop?)
+    /// A call is written down so even without a budget (`LostCalls`): its reservation carries the
+    /// ledger row it leaves if this process dies with it in flight.
+    /// - Parameters:
+    ///   - calls: this pass's calls in flight; `nil` for a provider batch's requests.
+    ///   - lost: the call's ledger row should it be lost in flight; nil for a provider batch's request.
+    /// - Returns: the reservation's id (`nil` for a batch request when no budget is set), or why the
+    ///   pass stops.
+    mutating func reserve(_ worst: CallsInFlight.Worst, lost: LedgerEntry?, settling calls: CallsInFlight?)
+        throws(OffpeakError) -> (id: Int64?, stop: RunStop?)
     {
-        guard context.budget.isSet else { return (nil, nil) }
+        guard context.budget.isSet || lost != nil else { return (nil, nil) }
         let ask = BudgetAsk(
             job: spec.name, runID: run.id, owner: context.lease.owner, host: context.host,
             dollars: worst.dollars,
-            tokens: worst.inputTokens + worst.outputTokens)
+            tokens: worst.inputTokens + worst.outputTokens, call: lost)
         var poll = Self.budgetPoll
         while true {
             let refusal: BudgetRefusal

@@ -248,7 +248,9 @@ struct RunSession {
         let worst = CallsInFlight.Worst(
             inputTokens: inputTokens, outputTokens: request.maxTokens,
             dollars: price?.dollars(for: request.worstUsage(inputTokens: inputTokens), lane: lane) ?? 0)
-        let reserved = try reserve(worst, settling: calls)
+        let reserved = try reserve(
+            worst, lost: try lostEntry(call, inputTokens: inputTokens, price: price, lane: lane),
+            settling: calls)
         if let stop = reserved.stop {
             context.limiter.withdraw(ticket)
             return stop
@@ -260,6 +262,27 @@ struct RunSession {
             provider.call($0, timeout: timeout, lane: lane)
         }
         return nil
+    }
+
+    /// The ledger row `call` leaves if this process dies with it in flight (`LostCalls`): its input
+    /// as estimated, and the model's typical answer on this lane as measured (its longest allowed
+    /// while none is), marked estimated.
+    func lostEntry(_ call: PlannedCall, inputTokens: Int, price: ModelPrice?, lane: CallLane)
+        throws(OffpeakError) -> LedgerEntry
+    {
+        let request = call.request
+        let typical = try context.latency(of: request.model, lane: lane).map {
+            Int($0.outputTokens.rounded())
+        }
+        let usage = Usage(
+            input: inputTokens, output: min(request.maxTokens, typical ?? request.maxTokens),
+            searches: request.searchUses ?? 0)
+        var entry = ledgerLine.entry(
+            model: request.model, items: call.requests.count, usage: usage, usageEstimated: true,
+            price: price,
+            at: context.clock(), latency: 0, lane: lane)
+        entry.audit = call.audit != nil
+        return entry
     }
 
     /// The gate's decision for `call` (`AdmitStage.decide`), its worst case counted with those of

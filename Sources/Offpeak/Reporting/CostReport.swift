@@ -19,7 +19,9 @@ public struct CostReport: Sendable, Codable {
     var searches: Searches?
     /// The batch audit's calls and what they cost (already in `total`, with nothing on the naive
     /// side); absent when no audit call was made.
-    var audit: Audit?
+    var audit: Calls?
+    /// Calls booked as lost in flight (`LostCalls`), already in `total`; absent when none was.
+    var lost: Calls?
 
     /// The ledger's web searches (`WebSearch`), priced per search by the price table.
     struct Searches: Sendable, Codable, Equatable {
@@ -38,22 +40,23 @@ public struct CostReport: Sendable, Codable {
         }
     }
 
-    /// The batch audit's calls (`AuditStore`): items of batched prompts asked again alone.
-    struct Audit: Sendable, Codable, Equatable {
+    /// Calls of one kind, already in `total`, and what they cost: the batch audit's (`AuditStore`:
+    /// items of batched prompts asked again alone, with nothing on the naive side), and those lost in
+    /// flight (`LostCalls`: their process died with them, booked at their estimated price).
+    struct Calls: Sendable, Codable, Equatable {
         var calls: Int
         var dollars: Double
 
-        init?(store: Store) throws(OffpeakError) {
-            let spend = try store.audits.auditSpend(job: nil, runID: nil)
-            guard spend.calls > 0 else { return nil }
-            calls = spend.calls
-            dollars = spend.dollars
+        /// Nil when there were none.
+        init?(calls: Int, dollars: Double) {
+            guard calls > 0 else { return nil }
+            self.calls = calls
+            self.dollars = dollars
         }
 
-        /// `batch audit: 8 calls, $0.0120 of the cost above (see offpeak audit JOB)`.
-        var text: String {
-            "batch audit: \(Plural.count(calls, "call")), \(Money.dollars(dollars)) of the cost above "
-                + "(offpeak audit JOB says what it found)\n"
+        /// `batch audit: 8 calls, $0.0120 of the cost above (…)`.
+        func text(_ kind: String, _ note: String) -> String {
+            "\(kind): \(Plural.count(calls, "call")), \(Money.dollars(dollars)) of the cost above\(note)\n"
         }
     }
 
@@ -70,10 +73,14 @@ public struct CostReport: Sendable, Codable {
         let total = lines.reduce(into: Spend()) { sum, line in sum.add(line.spend) }
         let unpriced = total.unpricedCalls > 0 ? try store.ledger.unpricedModels() : []
         let lanes = try store.ledger.spendByLane().map { LaneSplit($0, prices: prices) }
+        let (audited, lost) = (
+            try store.audits.auditSpend(job: nil, runID: nil), try store.ledger.lostCalls()
+        )
         return CostReport(
             groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced, lanes: lanes,
             searches: Searches(byModel: try store.ledger.searchesByModel(), prices: prices),
-            audit: try Audit(store: store))
+            audit: Calls(calls: audited.calls, dollars: audited.dollars),
+            lost: Calls(calls: lost.calls, dollars: lost.dollars))
     }
 
     public var text: String {
@@ -91,7 +98,12 @@ public struct CostReport: Sendable, Codable {
             ])
         }
         return table.render() + (lanes.map { "\n" + $0.text } ?? "") + (searches.map { "\n" + $0.text } ?? "")
-            + (audit.map { "\n" + $0.text } ?? "")
+            + (audit.map { "\n" + $0.text("batch audit", " (offpeak audit JOB says what it found)") } ?? "")
+            + (lost.map {
+                "\n"
+                    + $0.text(
+                        "lost in flight", ", estimated (their process died before their answers were kept)")
+            } ?? "")
             + (Spend.unpricedNote(calls: total.unpricedCalls, models: unpricedModels) ?? "")
     }
 }

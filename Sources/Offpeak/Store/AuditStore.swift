@@ -6,6 +6,17 @@ import Foundation
 /// One role of the store seam (`Store`), played by both engines: SQLite (`SQLiteStore`) and
 /// PostgreSQL (`PostgresEngine`), with the same observable results.
 protocol AuditStore: AnyObject, Sendable {
+    /// Claims the probing of `key` for `owner` until `now + ttl` (`AuditStore+Probes`): nil when
+    /// this owner holds it now, else the process that does.
+    func claimProbe(_ key: ProbeKey, owner: String, host: String, ttl: TimeInterval, now: Date)
+        throws(OffpeakError) -> String?
+
+    /// The live process probing `key`, if one is.
+    func prober(of key: ProbeKey, now: Date) throws(OffpeakError) -> String?
+
+    /// Gives `owner`'s claim on `key` back (nil: every claim it holds).
+    func releaseProbes(owner: String, key: ProbeKey?) throws(OffpeakError)
+
     /// What the audit learned of `job`'s batched prompts to `model` at `provider`; nil before its
     /// first audited item.
     func auditRecord(job: String, provider: String, model: String) throws(OffpeakError) -> AuditRecord?
@@ -121,6 +132,8 @@ struct AuditCommit: Sendable {
     }
 
     var ledger: LedgerEntry?
+    /// The call's reservation (`LostCalls`), which its ledger row replaces.
+    var reservation: Int64?
     var slot: Slot?
     /// The request whose queued audit this is (`QueuedAudit`): booked once.
     var queued: String?

@@ -14,7 +14,8 @@ struct BudgetLimits: Sendable {
         self.calendar = calendar
     }
 
-    /// Whether any of them is set: without one, calls are not reserved.
+    /// Whether any of them is set: without one, a call's reservation is only written down (its
+    /// intent, `LostCalls`), not checked.
     var isSet: Bool { workspace.isSet || jobPerDay != nil }
 
     /// The local day and month holding `now`.
@@ -35,6 +36,9 @@ struct BudgetAsk: Sendable {
     var host: String
     var dollars: Double
     var tokens: Int
+    /// The ledger row a call leaves if its process dies with it in flight (`LostCalls`): at its
+    /// expected usage, marked estimated. Nil for a provider batch's request, which is no call.
+    var call: LedgerEntry? = nil
 }
 
 /// What is spent (the ledger) and held (calls in flight, provider batches out) in one period.

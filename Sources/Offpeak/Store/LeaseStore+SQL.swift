@@ -29,7 +29,13 @@ extension LeaseStore where Self: SQLEngine {
                 WHERE l.owner = excluded.owner OR l.expires_at <= \(now) OR (\(dead) AND l.owner = \(seen ?? ""))
                 RETURNING owner
                 """)
-            guard taken.isEmpty else { return nil }
+            guard taken.isEmpty else {
+                // Taken over: the calls the holder before left in flight are booked (`LostCalls`).
+                if let seen, seen != owner {
+                    try BudgetRules.settleStaleReservations(sql, runID: runID, now: Date())
+                }
+                return nil
+            }
             // Someone else holds it (perhaps not the holder seen first, if it changed hands meanwhile).
             return try Self.holder(runID: runID, sql) ?? seen ?? ""
         }
@@ -73,6 +79,7 @@ extension LeaseStore where Self: SQLEngine {
             }
             if !gone.isEmpty {
                 try sql.execute("DELETE FROM claims WHERE run_id = \(runID) AND owner IN \(list: gone)")
+                try BudgetRules.settleStaleReservations(sql, runID: runID, now: Date())
             }
             // A request inside another owner's live claim is that owner's until its claim expires.
             // Pending and retrying requests are each taken in position order from their own index,

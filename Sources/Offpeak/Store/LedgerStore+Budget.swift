@@ -23,11 +23,17 @@ extension LedgerStore where Self: SQLEngine {
     func reserveBudget(_ ask: BudgetAsk, limits: BudgetLimits, now: Date) throws(OffpeakError)
         -> Result<Int64, BudgetRefusal>
     {
-        try writing { sql throws(OffpeakError) -> Result<Int64, BudgetRefusal> in
+        guard limits.isSet else {
+            // Only written down: it must outlive a kill of this process, not a power cut, which
+            // ends the call with it.
+            return .success(
+                try writingLightly { sql throws(OffpeakError) in try BudgetRules.insert(ask, now, sql) })
+        }
+        return try writing { sql throws(OffpeakError) -> Result<Int64, BudgetRefusal> in
             try sql.lock(.budgets)
             // Leases are written and renewed by the machine's clock, whatever clock the ask's
             // periods are read by (`now`, which a test may set days ahead).
-            try BudgetRules.dropStaleReservations(sql, now: Date())
+            try BudgetRules.settleStaleReservations(sql, now: Date())
             let refusal = try limits.refusal(
                 ask, at: now,
                 held: { (job: String?) throws(OffpeakError) -> BudgetUse in
@@ -38,17 +44,12 @@ extension LedgerStore where Self: SQLEngine {
                     try BudgetRules.spent(sql, in: period, job: job, adding: held)
                 })
             if let refusal { return .failure(refusal) }
-            let rows = try sql.rows(
-                """
-                INSERT INTO budget_reservations (run_id, job, owner, host, dollars, tokens, reserved_at)
-                VALUES (\(ask.runID), \(ask.job), \(ask.owner), \(ask.host), \(ask.dollars), \(ask.tokens), \(now))
-                RETURNING id
-                """)
-            guard let row = rows.first else {
-                throw OffpeakError(.ioError, "the store kept a budget reservation without its id")
-            }
-            return .success(Int64(try row("id", as: Int.self)))
+            return .success(try BudgetRules.insert(ask, now, sql))
         }
+    }
+
+    func bookLostCalls() throws(OffpeakError) {
+        try writing { sql throws(OffpeakError) in try BudgetRules.settleStaleReservations(sql, now: Date()) }
     }
 
     func releaseReservation(_ id: Int64) throws(OffpeakError) {
@@ -71,16 +72,46 @@ enum BudgetRules {
         try sql.execute("DELETE FROM budget_reservations WHERE id = \(Int(id))")
     }
 
-    /// Drops reservations whose owner holds the run neither by its lease nor by a claim (a helper's,
-    /// `JobRunner.help`, which has no lease) that is live, or whose owner died on this host
-    /// (`StaleReservation`: only this process can tell the last, so the rows are read first).
-    static func dropStaleReservations(_ sql: any SQLConnection, now: Date) throws(OffpeakError) {
+    /// Writes `ask` down, with the ledger row its call leaves if lost (`BudgetAsk.call`).
+    /// - Returns: the reservation's id.
+    static func insert(_ ask: BudgetAsk, _ now: Date, _ sql: any SQLConnection) throws(OffpeakError) -> Int64
+    {
+        let call = ask.call
+        let rows = try sql.rows(
+            """
+            INSERT INTO budget_reservations (run_id, job, owner, host, dollars, tokens, reserved_at,
+                provider, model, tier, downgraded, items, input_tokens, output_tokens, expected_dollars,
+                unpriced, search_requests, audit, flex)
+            VALUES (\(ask.runID), \(ask.job), \(ask.owner), \(ask.host), \(ask.dollars), \(ask.tokens), \(now),
+                \(call?.provider), \(call?.model), \(call?.tier ?? ""), \(call?.downgraded ?? false),
+                \(call?.items ?? 0), \(call?.inputTokens ?? 0), \(call?.outputTokens ?? 0),
+                \(call?.dollars ?? 0), \(call?.unpriced ?? false), \(call?.searchRequests ?? 0),
+                \(call?.audit ?? false), \(call?.flex ?? false))
+            RETURNING id
+            """)
+        guard let row = rows.first else {
+            throw OffpeakError(.ioError, "the store kept a budget reservation without its id")
+        }
+        return Int64(try row("id", as: Int.self))
+    }
+
+    /// Settles reservations whose owner holds the run neither by its lease nor by a claim (a
+    /// helper's, `JobRunner.help`, which has no lease) that is live, or whose owner died on this
+    /// host (`StaleReservation`: only this process can tell the last, so the rows are read first):
+    /// a call's is booked in the ledger as lost in flight (`LostCalls`), then every one is dropped.
+    /// - Parameter runID: the run whose reservations to settle (one just taken over); nil: all.
+    /// Takes the budgets' lock (`SQLLock.budgets`) first, so two processes never book one call twice.
+    static func settleStaleReservations(_ sql: any SQLConnection, runID: String? = nil, now: Date)
+        throws(OffpeakError)
+    {
+        try sql.lock(.budgets)
         let rows = try sql.rows(
             """
             SELECT DISTINCT r.run_id, r.owner, l.expires_at AS lease_expires_at, c.expires_at AS claim_expires_at
             FROM budget_reservations r
             LEFT JOIN leases l ON l.run_id = r.run_id AND l.owner = r.owner
             LEFT JOIN claims c ON c.run_id = r.run_id AND c.owner = r.owner
+            \(runID.map { SQLStatement("WHERE r.run_id = \($0)") } ?? "")
             """)
         for row in rows {
             let owner: String = try row("owner")
@@ -89,6 +120,7 @@ enum BudgetRules {
             let expires = [lease, claim].compactMap { $0 }.max()
             guard StaleReservation.isStale(owner: owner, holdExpiresAt: expires, now: now) else { continue }
             let runID: String = try row("run_id")
+            try LostCalls.book(sql, runID: runID, owner: owner)
             try sql.execute("DELETE FROM budget_reservations WHERE run_id = \(runID) AND owner = \(owner)")
         }
     }

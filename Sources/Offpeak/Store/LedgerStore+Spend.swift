@@ -31,6 +31,16 @@ extension LedgerStore where Self: SQLEngine {
         }
     }
 
+    func lostCalls() throws(OffpeakError) -> (calls: Int, dollars: Double) {
+        let rows = try rows(
+            """
+            SELECT CAST(COUNT(*) AS BIGINT) AS calls, COALESCE(SUM(dollars), 0.0) AS dollars
+            FROM (SELECT dollars FROM ledger WHERE lost ORDER BY id) AS lost
+            """)
+        guard let row = rows.first else { return (0, 0) }
+        return (try row("calls", as: Int.self), try row("dollars", as: Double.self))
+    }
+
     func searchesByModel() throws(OffpeakError) -> [String: Int] {
         var searches: [String: Int] = [:]
         for row in try rows(

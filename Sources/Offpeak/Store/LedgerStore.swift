@@ -16,6 +16,10 @@ protocol LedgerStore: AnyObject, Sendable {
     func reserveBudget(_ ask: BudgetAsk, limits: BudgetLimits, now: Date) throws(OffpeakError)
         -> Result<Int64, BudgetRefusal>
 
+    /// Books every call in flight whose process is gone as lost in flight (`LostCalls`), and drops
+    /// the other reservations no one holds any more.
+    func bookLostCalls() throws(OffpeakError)
+
     /// Gives a reservation back without a ledger row (the batch it held for is now counted).
     func releaseReservation(_ id: Int64) throws(OffpeakError)
 
@@ -53,6 +57,9 @@ protocol LedgerStore: AnyObject, Sendable {
 
     /// Models whose calls are in the ledger unpriced (no price known when they were made), by name.
     func unpricedModels() throws(OffpeakError) -> [String]
+
+    /// The calls booked as lost in flight (`LostCalls`) and their estimated dollars.
+    func lostCalls() throws(OffpeakError) -> (calls: Int, dollars: Double)
 
     /// Web searches in the ledger by model, for the models that ran any (`WebSearch`).
     func searchesByModel() throws(OffpeakError) -> [String: Int]

@@ -38,4 +38,9 @@ enum SchemaChange: CaseIterable, Sendable {
     /// Retention: when a finished run's requests and results were pruned, and the items of pruned
     /// runs a job must still know it answered (a feed's entries).
     case retention
+    /// Calls in flight written down before they are sent, so a call whose process dies with it is
+    /// booked in the ledger as lost in flight (`LostCalls`).
+    case lostCalls
+    /// Claims on probing a batch size, so hosts probe each size once (`AuditStore+Probes`).
+    case probeClaims
 }

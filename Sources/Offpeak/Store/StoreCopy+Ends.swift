@@ -45,7 +45,8 @@ extension StoreCopy {
             try refuseExisting(sqliteFile)
             let source = try connect(url, environment: environment, logger: logger)
             defer { source.close() }
-            try source.lockForCopy()
+            let lock = try source.lockForCopy()
+            defer { lock.release() }
             let report = try intoNewFile(sqliteFile) { (store, place) throws(OffpeakError) -> Report in
                 try copy(
                     from: source, to: SQLiteCopyEnd(store), schema: schema(source.copyColumns),
@@ -57,7 +58,8 @@ extension StoreCopy {
         case (.postgres(let fromURL), .postgres(let toURL)):
             let source = try connect(fromURL, environment: environment, logger: logger)
             defer { source.close() }
-            try source.lockForCopy()
+            let lock = try source.lockForCopy()
+            defer { lock.release() }
             return try intoPostgres(
                 toURL, from: source, described: source.copyDescription, setting: to, environment: environment,
                 logger: logger)

@@ -15,7 +15,7 @@ enum StoreMove {
 
     /// The tables whose writes are refused: every table of the store a command writes.
     static var guardedTables: [String] {
-        StoreCopy.tables + StoreCopy.counterTables + ["limit_grants", "claims"]
+        StoreCopy.tables + StoreCopy.counterTables + ["limit_grants", "claims", "probe_claims"]
     }
 
     /// What a write to the moved store is told: where the store went, and how to follow it.

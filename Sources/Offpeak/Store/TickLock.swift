@@ -6,9 +6,10 @@ import Foundation
 /// On SQLite the store is one workspace's file, and the lock is the workspace's `cache/tick.lock`
 /// (`WorkspaceLock`), taken before the file is opened: one tick at a time per workspace. On
 /// PostgreSQL, where hosts with folders of their own share the store, a file coordinates nothing:
-/// the lock is the store's, on the connection the tick keeps open (`PostgresTickLocks`): one tick
-/// at a time per host name, whatever machine and folder it runs in, ticks of different hosts side
-/// by side. Either way it goes when the process goes, however it ends.
+/// the lock is a row of the store's that the tick renews (`PostgresStoreLock`): one tick at a time
+/// per host name, whatever machine and folder it runs in, ticks of different hosts side by side.
+/// Either way it goes when the process goes: a file lock at once, a row at once on the same machine
+/// and within a minute elsewhere.
 final class TickLock {
     /// The store, opened first to take the lock on its connection (PostgreSQL); nil when the lock
     /// comes before the store is opened (SQLite).
@@ -17,7 +18,7 @@ final class TickLock {
 
     private enum Held {
         case file(WorkspaceLock)
-        case session(PostgresTickLocks)
+        case row(PostgresStoreLock)
     }
 
     private init(store: Store?, held: Held) {
@@ -57,7 +58,7 @@ final class TickLock {
                 throw StoreMove.error(sentence)
             }
             guard let locks = try connection.lockTick(host: host) else { return .held(by: .host(host)) }
-            return .acquired(TickLock(store: Store(PostgresEngine(connection)), held: .session(locks)))
+            return .acquired(TickLock(store: Store(PostgresEngine(connection)), held: .row(locks)))
         }
     }
 }

@@ -156,6 +156,8 @@ public struct Tick: Sendable {
         let cache = ResponseCache(
             store: store, maxBytes: context.config.cacheMaxBytes, logger: context.logger)
         report.purgedCacheEntries = try cache.purge(.expired, now: options.now).removed
+        // Calls in flight of processes gone, whose run no one took over (canceled since, say).
+        try store.ledger.bookLostCalls()
         // Retention, a few runs a tick: the store stops growing past the horizon, no tick slowed.
         if let keep = context.config.keepRuns {
             report.pruned = try store.prune(keeping: keep, now: options.now, limit: Self.pruneRunsPerTick)

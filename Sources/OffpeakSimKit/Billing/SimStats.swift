@@ -9,16 +9,14 @@ public enum SimEndpoint: String, CaseIterable, Sendable {
 
 /// The sim's own counters, so a benchmark can compare clients on the same server.
 ///
-/// Every API request counts as a call; only 200 answers that were fully sent are billed and
-/// counted as `ok_calls`. An answer is billed when it is handed to the connection and taken back
-/// if writing it fails; a `truncate` fault is never billed (its answer never arrives whole). A
-/// client that gave up before its answer (a `timeout` fault) is still billed if the socket took
-/// the answer, as real providers bill work whose caller left.
+/// Every API request counts as a call; only 200 answers are billed and counted as `ok_calls`. An
+/// answer is billed when it is made, whether its caller is still there to read it or not (it gave
+/// up, or was killed), as real providers bill work whose caller left; a `truncate` fault is never
+/// billed (its answer never arrives whole).
 /// OpenAI calls are billed in the same normalized kinds as Anthropic's: `input_tokens` is the
 /// uncached part of `prompt_tokens`, `cache_read_input_tokens` its `cached_tokens`.
 /// Batched answers (`batched_calls`, `batched_items`, `degraded_items`, `damage`) are counted with
-/// their bill and taken back with it, so the counters describe exactly the answers clients
-/// received.
+/// their bill.
 public final class SimStats: Sendable {
     private let state = Mutex(StatsSnapshot())
     private let batchState = Mutex(ProviderBatchStats())
@@ -45,15 +43,7 @@ public final class SimStats: Sendable {
     public func recordAnswer(_ endpoint: SimEndpoint, billed: BilledTokens, batch: BatchTally? = nil) {
         state.withLock { snapshot in
             snapshot.add(endpoint, okCalls: 1, billed: billed)
-            if let batch { snapshot.add(batch, sign: 1) }
-        }
-    }
-
-    /// Takes back a `recordAnswer` whose answer could not be sent.
-    public func revokeAnswer(_ endpoint: SimEndpoint, billed: BilledTokens, batch: BatchTally? = nil) {
-        state.withLock { snapshot in
-            snapshot.add(endpoint, okCalls: -1, billed: billed.negated)
-            if let batch { snapshot.add(batch, sign: -1) }
+            if let batch { snapshot.add(batch) }
         }
     }
 
@@ -113,12 +103,12 @@ public final class SimStats: Sendable {
 }
 
 extension StatsSnapshot {
-    fileprivate mutating func add(_ batch: BatchTally, sign: Int) {
-        batchedCalls += sign
-        batchedItems += sign * batch.items
-        degradedItems += sign * batch.degraded
+    fileprivate mutating func add(_ batch: BatchTally) {
+        batchedCalls += 1
+        batchedItems += batch.items
+        degradedItems += batch.degraded
         for kind in batch.damage {
-            damage[kind.rawValue, default: 0] += sign
+            damage[kind.rawValue, default: 0] += 1
         }
     }
 

@@ -40,12 +40,6 @@ public struct BilledTokens: Sendable, Equatable, Codable {
         webSearchRequests = try container.decodeIfPresent(Int.self, forKey: .webSearchRequests) ?? 0
     }
 
-    var negated: BilledTokens {
-        BilledTokens(
-            input: -inputTokens, output: -outputTokens, cacheCreation: -cacheCreationInputTokens,
-            cacheRead: -cacheReadInputTokens, searches: -webSearchRequests)
-    }
-
     public static func + (lhs: BilledTokens, rhs: BilledTokens) -> BilledTokens {
         BilledTokens(
             input: lhs.inputTokens + rhs.inputTokens, output: lhs.outputTokens + rhs.outputTokens,

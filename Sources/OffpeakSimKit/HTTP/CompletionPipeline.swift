@@ -130,16 +130,12 @@ struct CompletionPipeline: Sendable {
         let stats = state.stats
         let endpoint = api.endpoint
         stats.recordAnswer(endpoint, billed: billed, batch: batch)
-        // Billed before sending so a client that reads /sim/stats right after its answer sees
-        // it; taken back if the connection is gone by the time the answer is written.
+        // Billed once made, whether or not its caller is still there to read it: a provider runs a
+        // call that is not streamed to its end and bills it when its caller left (OpenRouter's
+        // documentation says so; Anthropic and OpenAI bill calls their caller timed out).
         let body = ResponseBody(contentLength: json.readableBytes) { writer in
-            do {
-                try await writer.write(json)
-                try await writer.finish(nil)
-            } catch {
-                stats.revokeAnswer(endpoint, billed: billed, batch: batch)
-                throw error
-            }
+            try await writer.write(json)
+            try await writer.finish(nil)
         }
         let response = Response(status: .ok, headers: [.contentType: "application/json"], body: body)
         return (response, answer.outputTokens)

@@ -42,6 +42,9 @@ extension PostgresEngine: AuditStore {
         try audit.checkDates()
         return try store.transaction { () throws(OffpeakError) -> AuditRecord? in
             if let replacement = audit.replacement { try lockRun(replacement.runId) }
+            if let reservation = audit.reservation {
+                try BudgetRules.release(reservation, PostgresSQLConnection(engine: self))
+            }
             if let slot = audit.slot, try !claimAudit(slot) { return nil }
             var ledger = audit.ledger
             ledger?.audit = true

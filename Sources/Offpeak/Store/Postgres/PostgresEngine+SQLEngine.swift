@@ -16,6 +16,15 @@ extension PostgresEngine: SQLEngine {
         }
     }
 
+    /// The transaction's commit does not wait for its WAL to reach the disk.
+    func writingLightly<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T {
+        try store.transaction { () throws(OffpeakError) -> T in
+            let connection = PostgresSQLConnection(engine: self)
+            try connection.send("SET LOCAL synchronous_commit = off")
+            return try body(connection)
+        }
+    }
+
     /// One statement needs no snapshot of its own: it sees one already.
     func alone<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T {
         try body(PostgresSQLConnection(engine: self))

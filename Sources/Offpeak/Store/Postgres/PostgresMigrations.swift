@@ -127,6 +127,17 @@ enum PostgresMigrations {
                     version: 19, name: "retention: pruned runs, and the items they answered",
                     statements: PostgresSchema.version19)
             ]
+        case .lostCalls:
+            return [
+                Migration(
+                    version: 20, name: "calls in flight, booked as lost when their process dies",
+                    statements: PostgresSchema.version20)
+            ]
+        case .probeClaims:
+            return [
+                Migration(
+                    version: 21, name: "claims on probing a batch size", statements: PostgresSchema.version21)
+            ]
         }
     }
 
@@ -156,31 +167,33 @@ enum PostgresMigrations {
     }
 
     /// Brings the store up to `migrations`' last version; returns the version it is at.
+    ///
+    /// Each step is one transaction that takes the migrations' advisory lock for itself (a
+    /// transaction's lock, which a pooler in transaction mode keeps with the transaction, where a
+    /// session's would be left on whichever server connection took it) and reads the version again
+    /// under it: processes starting together apply each version once, in order.
     /// - Throws: `.configuration` when the store is newer than `migrations`; the store's faults.
     @discardableResult
     static func migrate(_ store: PostgresStore, migrations: [Migration] = all) throws(OffpeakError) -> Int {
-        // On one connection: the advisory lock is its session's.
-        try store.pinned { () throws(OffpeakError) -> Int in
-            try migrate(pinned: store, migrations: migrations)
-        }
-    }
-
-    private static func migrate(pinned store: PostgresStore, migrations: [Migration]) throws(OffpeakError)
-        -> Int
-    {
-        try store.query("SELECT pg_advisory_lock(\(lockKey))")
-        defer { _ = try? store.query("SELECT pg_advisory_unlock(\(lockKey))") }
-        try store.query(PostgresQuery(unsafeSQL: createSchemaTable))
-        var current = try version(of: store) ?? 0
         let known = migrations.last?.version ?? 0
+        var current = try store.transaction { () throws(OffpeakError) -> Int in
+            try store.query("SELECT pg_advisory_xact_lock(\(lockKey))")
+            try store.query(PostgresQuery(unsafeSQL: createSchemaTable))
+            return try version(of: store) ?? 0
+        }
         if current > known { throw newer(store, version: current, known: known) }
         for migration in migrations where migration.version > current {
-            try store.transaction { () throws(OffpeakError) in
+            let applied = try store.transaction { () throws(OffpeakError) -> Bool in
+                try store.query("SELECT pg_advisory_xact_lock(\(lockKey))")
+                guard try (version(of: store) ?? 0) < migration.version else { return false }
                 for statement in migration.statements { try store.query(PostgresQuery(unsafeSQL: statement)) }
                 try store.query("INSERT INTO offpeak_schema (version) VALUES (\(migration.version))")
+                return true
             }
-            store.logger.info(
-                "PostgreSQL store at \(store.url.endpoint): schema version \(migration.version) applied")
+            if applied {
+                store.logger.info(
+                    "PostgreSQL store at \(store.url.endpoint): schema version \(migration.version) applied")
+            }
             current = migration.version
         }
         return current

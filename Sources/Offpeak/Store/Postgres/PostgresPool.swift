@@ -22,10 +22,9 @@ final class PostgresPool: @unchecked Sendable {
     private let condition = NSCondition()
     /// Connections nobody borrowed, the last returned last.
     private var idle: [PostgresLink]
-    /// Connections open: idle, lent, and held.
+    /// Connections open: idle and lent.
     private var open: Int
-    /// Connections kept for a session lock until the store closes (`hold`).
-    private var held: [PostgresLink] = []
+    /// Whether the store closed: a connection given back then is closed.
     private var isClosed = false
 
     init(
@@ -89,23 +88,13 @@ final class PostgresPool: @unchecked Sendable {
         if !keep { link.close() }
     }
 
-    /// Keeps a borrowed connection open, out of the pool, until the store closes.
-    func hold(_ link: PostgresLink) {
-        condition.lock()
-        let keep = !isClosed
-        if keep { held.append(link) } else { open -= 1 }
-        condition.unlock()
-        if !keep { link.close() }
-    }
-
-    /// Closes the idle and held connections now; a lent one closes when it comes back.
+    /// Closes the idle connections now; a lent one closes when it comes back.
     func close() {
         condition.lock()
         isClosed = true
-        let closing = idle + held
+        let closing = idle
         open -= closing.count
         idle = []
-        held = []
         condition.broadcast()
         condition.unlock()
         for link in closing { link.close() }

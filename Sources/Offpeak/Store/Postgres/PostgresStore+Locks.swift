@@ -1,126 +1,137 @@
 import Foundation
 import PostgresNIO
+import Synchronization
 
-/// The session advisory locks that keep ticks and copies of one PostgreSQL store apart (`TickLock`):
-/// held on the connection that took them until they are released or the connection goes (the
-/// server drops them when the process ends, however it ends, as the kernel drops a file lock).
+/// The locks that keep ticks and copies of one PostgreSQL store apart (`TickLock`), kept as rows of
+/// `store_locks` that their holder renews, not as session advisory locks: behind a pooler in
+/// transaction mode (pgbouncer, as many teams run it) each transaction goes to whichever server
+/// connection is free, so a session lock would be taken on one connection and given back on
+/// another, or held for a client the connection no longer serves. Each decision is one transaction
+/// under a transaction advisory lock, which a pooler keeps with its transaction.
 ///
-/// - one per host name (`offpeak tick HOST`), exclusive: one tick at a time per host, whatever
-///   machine and folder it runs in;
-/// - one over the store (`offpeak store`): shared by the ticks of every host, which never wait for
-///   one another; exclusive for `offpeak store copy`, which reads the store while no tick writes it.
+/// - `tick <host>`: one tick at a time per host name (`offpeak tick HOST`), whatever machine and
+///   folder it runs in; ticks of different hosts side by side;
+/// - `copy`: `offpeak store copy`, taken only while no tick holds a row, and refusing ticks while
+///   it reads the store.
+///
+/// A row lives while its holder renews it (every third of `lockTTL`, on a thread of its own) and its
+/// process runs: one of this machine that is gone holds nothing (`ProcessOwner`), and one killed on
+/// another machine lets it lapse within `lockTTL`, as the server dropped a dead connection's
+/// session locks within a minute.
 extension PostgresStore {
-    /// Takes a tick's locks for `host`.
-    /// - Returns: the locks, or nil when another tick of `host` holds the host's lock.
-    /// - Throws: `.temporaryFailure` while a copy holds the store's lock; the store's faults.
-    func lockTick(host: String) throws(OffpeakError) -> PostgresTickLocks? {
-        let (link, taken) = try setAside { () throws(OffpeakError) in try takeTickLocks(host: host) }
-        guard taken else {
-            giveBack(link)
-            return nil
+    /// How long a lock row outlives its last renewal.
+    static let lockTTL: TimeInterval = 60
+
+    /// The copy's lock row.
+    static let copyLock = "copy"
+
+    /// Takes a tick's lock for `host`.
+    /// - Returns: the lock, or nil when another tick of `host` holds it.
+    /// - Throws: `.temporaryFailure` while a copy holds the store; the store's faults.
+    func lockTick(host: String) throws(OffpeakError) -> PostgresStoreLock? {
+        let owner = ProcessOwner.current
+        let name = "tick " + host
+        let taken = try transaction { () throws(OffpeakError) -> Bool in
+            let live = try liveLocks()
+            if live.contains(where: { $0.name == Self.copyLock }) {
+                throw OffpeakError(
+                    .temporaryFailure,
+                    "a copy of this store is running (offpeak store copy); tick again once it ends")
+            }
+            // Held, even by this process: a lock is taken once, as a session lock on a connection of
+            // its own was.
+            if live.contains(where: { $0.name == name }) { return false }
+            try insertLock(name, owner: owner, host: host)
+            return true
         }
-        return PostgresTickLocks(store: self, link: link, host: host)
+        return taken ? PostgresStoreLock(store: self, name: name, owner: owner) : nil
     }
 
-    /// Takes a tick's locks on this thread's connection; false when another tick of `host` holds
-    /// the host's lock.
-    private func takeTickLocks(host: String) throws(OffpeakError) -> Bool {
-        let hostKey = PostgresTickLocks.hostKey(host)
-        // Its connection ends within a minute of a host killed while cut off from the server,
-        // and the locks with it (`PostgresLink.keepalives`).
-        guard try tryLock("SELECT pg_try_advisory_lock(hashtextextended(\(hostKey), 0))") else {
-            return false
-        }
-        guard try tryLock("SELECT pg_try_advisory_lock_shared(hashtextextended(\(Self.storeKey), 0))") else {
-            _ = try? query("SELECT pg_advisory_unlock(hashtextextended(\(hostKey), 0))")
-            throw OffpeakError(
-                .temporaryFailure,
-                "a copy of this store is running (offpeak store copy); tick again once it ends")
-        }
-        return true
-    }
-
-    /// Takes the store's lock exclusively, for a copy that reads it, on a connection kept until the
-    /// store closes.
-    /// - Throws: `.temporaryFailure` while ticks (or another copy) hold it; the store's faults.
-    func lockForCopy() throws(OffpeakError) {
-        let (link, _) = try setAside { () throws(OffpeakError) in try takeCopyLock() }
-        hold(link)
-    }
-
-    private func takeCopyLock() throws(OffpeakError) {
-        // A tick that ends between the try and the count leaves nothing to name: try once more.
-        for _ in 0..<2 {
-            if try tryLock("SELECT pg_try_advisory_lock(hashtextextended(\(Self.storeKey), 0))") { return }
-            let (ticks, copies) = try storeLockHolders()
-            if copies > 0 {
+    /// Takes the store for a copy that reads it, while no tick (or other copy) holds a row.
+    /// - Returns: the lock, to release once the copy is done.
+    /// - Throws: `.temporaryFailure` while ticks (or another copy) hold the store; its faults.
+    func lockForCopy() throws(OffpeakError) -> PostgresStoreLock {
+        let owner = ProcessOwner.current
+        try transaction { () throws(OffpeakError) in
+            let live = try liveLocks()
+            if live.contains(where: { $0.name == Self.copyLock }) {
                 throw OffpeakError(
                     .temporaryFailure, "another copy of this store is running; copy once it ends")
             }
+            let ticks = live.count
             if ticks > 0 {
                 throw OffpeakError(
                     .temporaryFailure,
                     "\(Plural.count(ticks, "tick")) \(ticks == 1 ? "is" : "are") running on this store; "
                         + "copy once \(ticks == 1 ? "it ends" : "they end")")
             }
+            try insertLock(Self.copyLock, owner: owner, host: "")
         }
-        throw OffpeakError(.temporaryFailure, "ticks are running on this store; copy once they end")
+        return PostgresStoreLock(store: self, name: Self.copyLock, owner: owner)
     }
 
-    /// The key every tick shares and a copy takes alone.
-    static let storeKey = "offpeak store"
-
-    /// Runs a `pg_try_advisory_lock…` statement; whether it took the lock.
-    private func tryLock(_ statement: PostgresQuery) throws(OffpeakError) -> Bool {
-        guard let row = try query(statement).first else { return false }
-        return try decode(row, as: Bool.self)
+    /// The rows held now, read under the locks' transaction lock once those that lapsed, and those of
+    /// processes of this machine that are gone, are deleted.
+    private func liveLocks() throws(OffpeakError) -> [(name: String, owner: String)] {
+        try query("SELECT pg_advisory_xact_lock(hashtextextended('offpeak store locks', 0))")
+        try query("DELETE FROM store_locks WHERE expires_at <= now()")
+        var live: [(name: String, owner: String)] = []
+        for row in try query("SELECT name, owner FROM store_locks") {
+            let (name, owner) = try decode(row, as: (String, String).self)
+            if ProcessOwner.isAlive(owner) {
+                live.append((name, owner))
+            } else {
+                try query("DELETE FROM store_locks WHERE name = \(name) AND owner = \(owner)")
+            }
+        }
+        return live
     }
 
-    /// The sessions holding the store's lock in this database: shared (ticks) and exclusive (a copy).
-    /// A `bigint` key shows in `pg_locks` split in two: its high half in `classid`, its low one in
-    /// `objid`, `objsubid` 1.
-    private func storeLockHolders() throws(OffpeakError) -> (shared: Int, exclusive: Int) {
-        let rows = try query(
+    private func insertLock(_ name: String, owner: String, host: String) throws(OffpeakError) {
+        try query(
             """
-            SELECT count(*) FILTER (WHERE mode = 'ShareLock'), count(*) FILTER (WHERE mode = 'ExclusiveLock')
-            FROM pg_locks
-            WHERE locktype = 'advisory' AND granted AND objsubid = 1
-                AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-                AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(\(Self.storeKey), 0)
+            INSERT INTO store_locks (name, owner, host, expires_at)
+            VALUES (\(name), \(owner), \(host), now() + make_interval(secs => \(Self.lockTTL)))
+            ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, host = excluded.host,
+                expires_at = excluded.expires_at
             """)
-        guard let row = rows.first else { return (0, 0) }
-        let (shared, exclusive) = try decode(row, as: (Int, Int).self)
-        return (shared, exclusive)
     }
 }
 
-/// A tick's locks on a PostgreSQL store (`PostgresStore.lockTick`), on a connection of their own,
-/// released when this goes.
-final class PostgresTickLocks {
+/// A lock row this process holds (`PostgresStore+Locks`): renewed on a thread of its own every third
+/// of its time to live, deleted when released or when this goes.
+final class PostgresStoreLock: Sendable {
     private let store: PostgresStore
-    private let link: PostgresLink
-    private let host: String
+    private let name: String
+    private let owner: String
+    private let stop = DispatchSemaphore(value: 0)
+    private let released = Mutex(false)
 
-    fileprivate init(store: PostgresStore, link: PostgresLink, host: String) {
+    fileprivate init(store: PostgresStore, name: String, owner: String) {
         self.store = store
-        self.link = link
-        self.host = host
-    }
-
-    /// The host's key: a host's ticks take turns, whichever folder and machine they run in.
-    static func hostKey(_ host: String) -> String { "offpeak tick " + host }
-
-    deinit {
-        // A connection gone has dropped them already; one that cannot unlock is closed, which does.
-        do {
-            _ = try link.run(
-                """
-                SELECT pg_advisory_unlock(hashtextextended(\(Self.hostKey(host)), 0)),
-                    pg_advisory_unlock_shared(hashtextextended(\(PostgresStore.storeKey), 0))
-                """)
-        } catch {
-            link.close()
+        self.name = name
+        self.owner = owner
+        Thread.detachNewThread { [store, name, owner, stop] in
+            while stop.wait(timeout: .now() + PostgresStore.lockTTL / 3) == .timedOut {
+                _ = try? store.query(
+                    """
+                    UPDATE store_locks SET expires_at = now() + make_interval(secs => \(PostgresStore.lockTTL))
+                    WHERE name = \(name) AND owner = \(owner)
+                    """)
+            }
         }
-        store.giveBack(link)
     }
+
+    /// Gives the lock back (once).
+    func release() {
+        let first = released.withLock { released in
+            defer { released = true }
+            return !released
+        }
+        guard first else { return }
+        stop.signal()
+        _ = try? store.query("DELETE FROM store_locks WHERE name = \(name) AND owner = \(owner)")
+    }
+
+    deinit { release() }
 }

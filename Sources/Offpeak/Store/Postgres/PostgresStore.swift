@@ -238,27 +238,8 @@ final class PostgresStore: @unchecked Sendable {
         }
     }
 
-    /// Closes every connection: the idle and held ones now, a lent one when it comes back.
+    /// Closes every connection: the idle ones now, a lent one when it comes back.
     func close() { pool.close() }
-
-    /// A connection taken out of the pool for a session lock, and what `body` made of it on that
-    /// connection (as `pinned` runs it); the connection stays out until `giveBack` (or, once `hold`
-    /// keeps it, until the store closes), unless `body` throws, which gives it back at once.
-    func setAside<T>(_ body: () throws(OffpeakError) -> T) throws(OffpeakError) -> (PostgresLink, T) {
-        let link = try borrow()
-        do {
-            return (link, try bound(to: link, inTransaction: false, body))
-        } catch {
-            pool.giveBack(link)
-            throw error
-        }
-    }
-
-    /// Keeps `link` (set aside) open until the store closes: the session lock it took holds as long.
-    func hold(_ link: PostgresLink) { pool.hold(link) }
-
-    /// Returns a connection set aside.
-    func giveBack(_ link: PostgresLink) { pool.giveBack(link) }
 
     /// Borrows a connection for `body`, and gives it back.
     private func lending<T>(_ body: (PostgresLink) throws(OffpeakError) -> T) throws(OffpeakError) -> T {

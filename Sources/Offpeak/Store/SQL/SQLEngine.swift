@@ -11,6 +11,11 @@ protocol SQLEngine: AnyObject, Sendable {
     /// Runs `body`'s statements in one transaction: all of it lands, or none of it.
     func writing<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T
 
+    /// `writing`, for what must outlive a kill of this process but not a power cut (which ends what
+    /// it records with it): SQLite commits it without its own `fsync` (the next durable commit
+    /// syncs it), PostgreSQL without waiting for its WAL to be flushed (`synchronous_commit = off`).
+    func writingLightly<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T
+
     /// Runs `body`, which makes one statement: alone, a statement sees one snapshot already, so
     /// PostgreSQL needs no transaction around it (one round trip, not three).
     func alone<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T

@@ -26,6 +26,9 @@ extension SQLiteStore: AuditStore {
         try audit.checkDates()
         defer { if audit.cache != nil { CacheLookups.noteWrite() } }
         return try write { db in
+            if let reservation = audit.reservation {
+                try BudgetRules.release(reservation, SQLiteConnection(db: db))
+            }
             if let slot = audit.slot {
                 try db.execute(
                     sql: """

@@ -14,6 +14,24 @@ extension SQLiteStore: SQLEngine {
         defer { if locks.cache { CacheLookups.noteWrite() } }
         return try write { db in try body(SQLiteConnection(db: db, locks: locks)) }
     }
+
+    /// The writer syncs every commit (`synchronous = FULL`, `prepareWriter`); this one goes at
+    /// `NORMAL`, which in WAL mode survives a kill of the process.
+    func writingLightly<T>(_ body: (any SQLConnection) throws(OffpeakError) -> T) throws(OffpeakError) -> T {
+        do {
+            return try pool.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA synchronous = NORMAL")
+                defer { try? db.execute(sql: "PRAGMA synchronous = FULL") }
+                var result: T?
+                try db.inTransaction(.immediate) {
+                    result = try body(SQLiteConnection(db: db, locks: SQLiteConnection.Locks()))
+                    return .commit
+                }
+                guard let result else { throw OffpeakError(.ioError, "a write transaction returned nothing") }
+                return result
+            }
+        } catch { throw SQLiteStore.failure(error) }
+    }
 }
 
 /// The roles written once, above both engines.

@@ -161,6 +161,14 @@ enum StoreMigrations {
             migrator.registerMigration("v27: retention: pruned runs, and the items they answered") { db in
                 try keepAnsweredItemsOfPrunedRuns(db)
             }
+        case .lostCalls:
+            migrator.registerMigration("v28: calls in flight, booked as lost when their process dies") { db in
+                try writeDownCallsInFlight(db)
+            }
+        case .probeClaims:
+            migrator.registerMigration("v29: claims on probing a batch size") { db in
+                try createProbeClaims(db)
+            }
         }
     }
 }
