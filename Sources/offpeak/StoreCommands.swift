@@ -66,11 +66,12 @@ extension OffpeakCommand {
                 abstract:
                     "Remove the requests and results of runs finished longer ago than retention keeps them.",
                 discussion: """
-                    offpeak.yaml's `retention: {runs: 90d}` (the default; `retention: off` keeps \
-                    everything) says how long a finished run's requests, results and checkpoint are kept. \
-                    Every tick prunes a few such runs; this prunes all of them now, and shrinks a SQLite \
-                    file back. Nothing pending, deferred or in a provider batch is ever pruned, outputs \
-                    already written stay, and the ledger is kept whole: `costs` totals do not change.
+                    offpeak.yaml's `retention: {runs: 90d, ledger: 180d}` (the defaults; `retention: off` \
+                    keeps everything) says how long a finished run's requests, results and checkpoint are \
+                    kept, and how long its calls keep a ledger row each before they are rolled up by day. \
+                    Every tick does a few runs; this does all of them now, and shrinks a SQLite file back. \
+                    Nothing pending, deferred or in a provider batch is ever pruned, outputs already \
+                    written stay, and no `costs` total changes.
                     """)
 
             @OptionGroup var common: CommonOptions

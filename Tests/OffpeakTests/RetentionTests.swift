@@ -62,7 +62,7 @@ import Testing
         #expect(
             dry.stdout == """
                 retention: finished runs are kept 90 days; those finished before \(cutoff)
-                would prune 1 finished run (3 requests, 3 results); the ledger is kept whole
+                would prune 1 finished run (3 requests, 3 results); their calls stay in the ledger
 
                 """)
         #expect(try store.runs.requests(runID: notes.id).count == 3, "a dry run removes nothing")
@@ -73,7 +73,7 @@ import Testing
         #expect(
             Array(lines.prefix(2)) == [
                 "retention: finished runs are kept 90 days; those finished before \(cutoff)",
-                "pruned 1 finished run (3 requests, 3 results, 1 stored prompt); the ledger is kept whole",
+                "pruned 1 finished run (3 requests, 3 results, 1 stored prompt); their calls stay in the ledger",
             ])
         #expect(lines.count == (TestStore.onPostgres ? 3 : 4), "\(pruned.stdout)")
 
@@ -104,6 +104,52 @@ import Testing
         #expect(try store.runs.requests(runID: inbox.id).map(\.state) == [.done, .done])
     }
 
+    /// Past `retention.ledger` (180 days by default), a pruned run's calls are rolled up by day:
+    /// `costs` prints what it printed, by job, model and day. With `ledger: off`, nothing is.
+    @Test func theLedgerOfPrunedRunsIsRolledUpByDayWithEveryTotalKept() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(sim)
+        #expect(try workspace.offpeak(["run", "notes"]).status == 0)
+        let reports = { () throws -> [String] in
+            try [["costs"], ["costs", "--by", "model"], ["costs", "--by", "day"]].map { arguments in
+                let report = try workspace.offpeak(arguments)
+                #expect(report.status == 0, "\(report.stderr)")
+                return report.stdout
+            }
+        }
+        let before = try reports()
+        let at = { (days: Double) in ISO8601DateFormatter().string(from: Date() + days * 86_400) }
+        #expect(try workspace.offpeak(["store", "prune", "--now", at(100)]).status == 0)
+        #expect(try workspace.storeValues("SELECT count(*) FROM ledger") == "3")
+
+        let later = Date() + 200 * 86_400
+        let arguments = ["store", "prune", "--now", ISO8601DateFormatter().string(from: later)]
+        let heading =
+            "retention: finished runs are kept 90 days; those finished before \(Self.utc(later - 90 * 86_400))"
+        let rolled =
+            "the ledger rows of 1 run by day: 3 rows into 1 (runs finished before "
+            + "\(Self.utc(later - 180 * 86_400)), 180 days); every total is kept"
+        let dry = try workspace.offpeak(arguments + ["--dry-run"])
+        #expect(dry.stdout == "\(heading)\nwould roll up \(rolled)\n")
+        let done = try workspace.offpeak(arguments)
+        #expect(done.status == 0, "\(done.stderr)")
+        let lines = done.stdout.split(separator: "\n").map(String.init)
+        #expect(Array(lines.prefix(2)) == [heading, "rolled up \(rolled)"])
+        #expect(try workspace.storeValues("SELECT calls FROM ledger") == "3")
+        #expect(try reports() == before)
+        #expect(try workspace.offpeak(arguments).stdout == "\(heading): none to prune\n")
+
+        let kept = try Self.workspace(sim)
+        try kept.write(
+            "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nretention: {runs: 30d, ledger: off}\n")
+        #expect(try kept.offpeak(["run", "notes"]).status == 0)
+        let whole = try kept.offpeak(["store", "prune", "--now", ISO8601DateFormatter().string(from: later)])
+        #expect(
+            whole.stdout.split(separator: "\n").dropFirst().first
+                == "pruned 1 finished run (3 requests, 3 results, 1 stored prompt); the ledger is kept whole")
+        #expect(try kept.storeValues("SELECT count(*) FROM ledger") == "3")
+    }
+
     /// Every tick prunes a few runs past the horizon (`Tick.pruneRunsPerTick`) and says so.
     @Test func aTickPrunesRunsPastTheHorizon() throws {
         let sim = try SimProcess()
@@ -123,6 +169,12 @@ import Testing
                 pruned 1 finished run (3 requests, 3 results, 1 stored prompt)
 
                 """)
+        // A hundred days later again, the run's calls are rolled up.
+        let rolled = try workspace.offpeak([
+            "tick", "--now", ISO8601DateFormatter().string(from: Date() + 200 * 86_400),
+        ])
+        #expect(rolled.status == 0, "\(rolled.stderr)")
+        #expect(rolled.stdout == "nothing to do\nrolled up the ledger rows of 1 run by day: 3 rows into 1\n")
         let off = try TemporaryWorkspace()
         try off.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nretention: off\n")
         #expect(
@@ -165,6 +217,16 @@ import Testing
         #expect(
             try WorkspaceConfigParser.parse(yaml: "retention: {runs: 30d}\n", path: "offpeak.yaml").keepRuns
                 == 30 * 86_400)
+        let parsed = { (yaml: String) throws -> [TimeInterval?] in
+            let config = try WorkspaceConfigParser.parse(yaml: yaml, path: "offpeak.yaml")
+            return [config.keepRuns, config.keepLedgerRows].map { $0.map { $0 / 86_400 } }
+        }
+        #expect(try parsed("provider: sim\n") == [90, 180])
+        #expect(try parsed("retention: off\n") == [nil, nil])
+        #expect(try parsed("retention: {runs: 30d}\n") == [30, 180])
+        #expect(try parsed("retention: {runs: 400d}\n") == [400, 400], "never less than runs")
+        #expect(try parsed("retention: {runs: 30d, ledger: 60d}\n") == [30, 60])
+        #expect(try parsed("retention: {ledger: off}\n") == [90, nil])
         for (yaml, message) in [
             (
                 "retention: {runs: 12h}\n",
@@ -172,7 +234,18 @@ import Testing
             ),
             (
                 "retention: on\n",
-                "offpeak.yaml:1:12: retention: expected 'off' or a mapping with runs (for example {runs: 90d}), got 'on'"
+                "offpeak.yaml:1:12: retention: expected 'off' or a mapping with runs and ledger "
+                    + "(for example {runs: 90d, ledger: 180d}), got 'on'"
+            ),
+            (
+                "retention: {runs: 90d, ledger: 30d}\n",
+                "offpeak.yaml:1:32: retention.ledger: expected 'off' or at least retention.runs (90d): "
+                    + "a run's calls are rolled up only once its requests are pruned, got 30d"
+            ),
+            (
+                "retention:\n  ledger: 12x\n",
+                "offpeak.yaml:2:11: retention.ledger: expected a duration from 1s to 3650d (10 years), like 90s, 10m, 24h, "
+                    + "7d or 1h30m, got '12x'"
             ),
         ] {
             do {

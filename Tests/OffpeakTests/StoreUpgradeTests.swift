@@ -139,9 +139,10 @@ extension EncodableRecord {
 
 extension LedgerEntry {
     /// Inserts the row as an offpeak before v14 wrote it: without the `host` column (nor v20's
-    /// `search_requests`, nor v21's `audit`).
+    /// `search_requests`, v21's `audit`, v23's `flex` or v30's `calls`).
     func insertBeforeHosts(_ db: Database) throws {
-        try insertAsBefore(db, table: "ledger", without: ["host", "search_requests", "audit", "flex"])
+        try insertAsBefore(
+            db, table: "ledger", without: ["host", "search_requests", "audit", "flex", "calls"])
     }
 }
 

@@ -49,6 +49,12 @@ struct WorkspaceConfig: Sendable, Equatable {
     var keepRuns: TimeInterval? = WorkspaceConfig.defaultKeepRuns
     /// 90 days: a quarter's runs to look into, answer by answer.
     static let defaultKeepRuns: TimeInterval = 90 * 86_400
+    /// `retention.ledger`: how long a pruned run's calls keep a ledger row each once it finished,
+    /// before they are rolled up by day (`LedgerRollUp`); nil (`ledger: off`, or `retention: off`)
+    /// keeps every row. At least `keepRuns`.
+    var keepLedgerRows: TimeInterval? = WorkspaceConfig.defaultKeepLedgerRows
+    /// 180 days: half a year of calls one by one; every total is kept after.
+    static let defaultKeepLedgerRows: TimeInterval = 180 * 86_400
 
     init() {}
 

@@ -67,36 +67,50 @@ enum WorkspaceConfigParser {
         config.store = try store(root)
         config.host = try host(root)
         config.leaseTTL = try root.duration("lease", atMost: ValueLimits.lease) ?? config.leaseTTL
-        config.keepRuns = try retention(root)
+        (config.keepRuns, config.keepLedgerRows) = try retention(root)
         return config
     }
 
-    /// `retention: {runs: 90d}` (a day at least), or `retention: off`: how long a finished run's
-    /// requests and results are kept (`RunStore+Retention`); nil keeps them for good.
-    private static func retention(_ root: YAMLMapping) throws(OffpeakError) -> TimeInterval? {
-        guard let node = root.value("retention") else { return WorkspaceConfig.defaultKeepRuns }
+    /// `retention: {runs: 90d, ledger: 180d}` (a day at least; `ledger: off` keeps every ledger
+    /// row), or `retention: off`: how long a finished run's requests and results are kept
+    /// (`RunStore+Retention`), and its calls' ledger rows before they are rolled up by day
+    /// (`LedgerRollUp`), at least as long; nil keeps them for good.
+    private static func retention(_ root: YAMLMapping) throws(OffpeakError) -> (
+        runs: TimeInterval?, ledger: TimeInterval?
+    ) {
+        let defaults = (runs: WorkspaceConfig.defaultKeepRuns, ledger: WorkspaceConfig.defaultKeepLedgerRows)
+        guard let node = root.value("retention") else { return defaults }
         if node.scalar != nil {
             let text = try root.reader.string(node, at: "retention")
             guard text == "off" else {
                 throw root.reader.error(
                     "retention",
-                    "expected 'off' or a mapping with runs (for example {runs: 90d}), got '\(text)'",
+                    "expected 'off' or a mapping with runs and ledger (for example {runs: 90d, ledger: 180d}), "
+                        + "got '\(text)'",
                     at: node)
             }
-            return nil
+            return (nil, nil)
         }
-        guard let retention = try root.mapping("retention", allowed: ["runs"]) else {
-            return WorkspaceConfig.defaultKeepRuns
+        guard let retention = try root.mapping("retention", allowed: ["runs", "ledger"]) else {
+            return defaults
         }
-        guard let runs = try retention.duration("runs", atMost: ValueLimits.longDuration) else {
-            return WorkspaceConfig.defaultKeepRuns
-        }
+        let runs = try retention.duration("runs", atMost: ValueLimits.longDuration) ?? defaults.runs
         guard runs >= 86_400 else {
             throw root.reader.error(
                 retention.path("runs"), "expected a day or more (1d to 3650d), got less",
                 at: retention.value("runs"))
         }
-        return runs
+        if retention.value("ledger")?.scalar?.string == "off" { return (runs, nil) }
+        let ledger =
+            try retention.duration("ledger", atMost: ValueLimits.longDuration) ?? max(runs, defaults.ledger)
+        guard ledger >= runs else {
+            throw root.reader.error(
+                retention.path("ledger"),
+                "expected 'off' or at least retention.runs (\(Int(runs / 86_400))d): a run's calls are rolled up "
+                    + "only once its requests are pruned, got \(Int(ledger / 86_400))d",
+                at: retention.value("ledger"))
+        }
+        return (runs, ledger)
     }
 
     /// `store: sqlite` or `store: postgresql://USER@HOST:PORT/DATABASE`, located when wrong.

@@ -43,6 +43,9 @@ struct LedgerEntry: StoredRecord, Equatable {
     var audit = false
     /// The call went live with flex processing (`CallLane.flex`), billed at flex prices.
     var flex = false
+    /// How many calls the row stands for: 1, but on a row rolled up from a day's (`LedgerRollUp`),
+    /// whose tokens, dollars, items, searches and latency are the sums of its calls'.
+    var calls = 1
 
     /// The lane the call went in.
     var lane: CallLane { batchApi ? .batch : flex ? .flex : .live }

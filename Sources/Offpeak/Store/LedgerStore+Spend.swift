@@ -34,8 +34,8 @@ extension LedgerStore where Self: SQLEngine {
     func lostCalls() throws(OffpeakError) -> (calls: Int, dollars: Double) {
         let rows = try rows(
             """
-            SELECT CAST(COUNT(*) AS BIGINT) AS calls, COALESCE(SUM(dollars), 0.0) AS dollars
-            FROM (SELECT dollars FROM ledger WHERE lost ORDER BY id) AS lost
+            SELECT CAST(COALESCE(SUM(calls), 0) AS BIGINT) AS calls, COALESCE(SUM(dollars), 0.0) AS dollars
+            FROM (SELECT calls, dollars FROM ledger WHERE lost ORDER BY id) AS lost
             """)
         guard let row = rows.first else { return (0, 0) }
         return (try row("calls", as: Int.self), try row("dollars", as: Double.self))
@@ -62,24 +62,26 @@ extension LedgerStore where Self: SQLEngine {
 /// subquery, which neither engine merges into the sum above it, so both print the same cents.
 enum SpendRules {
     /// The sums, as a spend reads them (`Spend(row:)`), of the rows in the order they come; counts
-    /// and token sums typed back as `BIGINT` (PostgreSQL's `sum` of a `bigint` is a `numeric`).
+    /// and token sums typed back as `BIGINT` (PostgreSQL's `sum` of a `bigint` is a `numeric`). A
+    /// row stands for `calls` calls (more than one once rolled up: `LedgerRollUp`), so calls are
+    /// summed, never the rows counted.
     static let columns = """
-        COUNT(*) FILTER (WHERE NOT cache_hit) AS calls,
+        CAST(COALESCE(SUM(calls) FILTER (WHERE NOT cache_hit), 0) AS BIGINT) AS calls,
         CAST(COALESCE(SUM(input_tokens), 0) AS BIGINT) AS input_tokens,
         CAST(COALESCE(SUM(output_tokens), 0) AS BIGINT) AS output_tokens,
         CAST(COALESCE(SUM(cache_read_tokens), 0) AS BIGINT) AS cache_read_tokens,
         CAST(COALESCE(SUM(cache_write_tokens), 0) AS BIGINT) AS cache_write_tokens,
         COALESCE(SUM(dollars), 0.0) AS dollars,
         COALESCE(SUM(naive_dollars), 0.0) AS naive_dollars,
-        COUNT(*) FILTER (WHERE failed) AS failed_calls,
-        COUNT(*) FILTER (WHERE unpriced AND NOT cache_hit) AS unpriced_calls
+        CAST(COALESCE(SUM(calls) FILTER (WHERE failed), 0) AS BIGINT) AS failed_calls,
+        CAST(COALESCE(SUM(calls) FILTER (WHERE unpriced AND NOT cache_hit), 0) AS BIGINT) AS unpriced_calls
         """
 
     /// The ledger's columns a spend reads: every covering index of the ledger holds them after its
     /// key, so the sorted subquery reads the index alone.
     static let ledgerColumns =
         "id, cache_hit, failed, unpriced, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
-        + "dollars, naive_dollars"
+        + "dollars, naive_dollars, calls"
 
     /// The run's spend from its running totals (`run_spend`, kept by triggers on the ledger); none
     /// before its first ledger row.

@@ -67,6 +67,16 @@ protocol LedgerStore: AnyObject, Sendable {
     /// Spend grouped by job or by model, most expensive first.
     func costs(groupedBy key: CostLine.Key) throws(OffpeakError) -> [CostLine]
 
+    /// The pruned runs that finished before `cutoff` and whose ledger rows are not rolled up by
+    /// day yet (`LedgerRollUp`), oldest first, at most `limit`: through the partial index
+    /// `runs_ledger_unrolled`.
+    func runsToRollUp(before cutoff: Date, limit: Int) throws(OffpeakError) -> [String]
+
+    /// Rolls the pruned run's ledger rows up by local day (in `calendar`'s time zone), in one
+    /// transaction; `dryRun` only counts them (for a run not pruned yet too).
+    func rollUpLedger(runID: String, calendar: Calendar, at now: Date, dryRun: Bool)
+        throws(OffpeakError) -> LedgerRollUpReport
+
     /// Every total in one read. Each query reads an index or a small table (run counters, the
     /// deferred queue, the cache's daily counters, provider batches), but the lane split, which
     /// reads the ledger once when the workspace has used the batch lane (as `costs` does).

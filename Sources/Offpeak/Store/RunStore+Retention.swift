@@ -8,6 +8,8 @@ public struct PruneReport: Sendable, Equatable, Encodable {
     public var results = 0
     /// System prompts stored once (`shared_texts`) that no request uses any more.
     public var sharedTexts = 0
+    /// The ledger rows of pruned runs rolled up by day (`LedgerRollUp`).
+    public var ledger = LedgerRollUpReport()
 
     /// `2 finished runs (8 requests, 8 results, 1 stored prompt)`.
     var sentence: String {
@@ -16,11 +18,18 @@ public struct PruneReport: Sendable, Equatable, Encodable {
         return "\(Plural.count(runs, "finished run")) (\(parts.joined(separator: ", ")))"
     }
 
+    /// `rolled up the ledger rows of 2 runs by day: 1253 rows into 3`, `verb` first.
+    func ledgerSentence(_ verb: String) -> String {
+        "\(verb) the ledger rows of \(Plural.count(ledger.runs, "run")) by day: "
+            + "\(Plural.count(ledger.rows, "row")) into \(ledger.rowsLeft)"
+    }
+
     mutating func add(_ other: PruneReport) {
         runs += other.runs
         requests += other.requests
         results += other.results
         sharedTexts += other.sharedTexts
+        ledger.add(other.ledger)
     }
 }
 

@@ -43,4 +43,7 @@ enum SchemaChange: CaseIterable, Sendable {
     case lostCalls
     /// Claims on probing a batch size, so hosts probe each size once (`AuditStore+Probes`).
     case probeClaims
+    /// The ledger rolled up by day (`LedgerRollUp`): a row may stand for several calls (`calls`),
+    /// and a pruned run says when its rows were rolled up.
+    case rolledLedger
 }

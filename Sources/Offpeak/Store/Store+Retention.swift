@@ -3,17 +3,30 @@ import Foundation
 extension Store {
     /// Prunes the finished runs last touched more than `keep` before `now` (`RunStore+Retention`),
     /// oldest first, at most `limit` of them (nil: every one), then removes the system prompts no
-    /// request uses any more and gives the freed space back (`reclaimSpace`).
-    /// - Parameter dryRun: only count what would be removed.
-    func prune(keeping keep: TimeInterval, now: Date, limit: Int?, dryRun: Bool = false)
-        throws(OffpeakError) -> PruneReport
-    {
+    /// request uses any more; then rolls up by day the ledger rows of the pruned runs last touched
+    /// more than `keepLedger` before `now` (`LedgerRollUp`), at most `limit` runs again.
+    /// - Parameters:
+    ///   - keepLedger: nil keeps every ledger row (`retention.ledger: off`).
+    ///   - dryRun: only count what would be removed (and rolled up, of the runs it would prune too).
+    func prune(
+        keeping keep: TimeInterval, keepingLedger keepLedger: TimeInterval?, now: Date, limit: Int?,
+        dryRun: Bool = false, calendar: Calendar = .current
+    ) throws(OffpeakError) -> PruneReport {
         var report = PruneReport()
-        for id in try runs.prunableRuns(before: now - keep, limit: limit ?? Int(Int32.max)) {
+        let limit = limit ?? Int(Int32.max)
+        for id in try runs.prunableRuns(before: now - keep, limit: limit) {
             let removed = dryRun ? try runs.pruneCounts(runID: id) : try runs.prune(runID: id, at: now)
             if let removed { report.add(removed) }
         }
         if !dryRun, report.runs > 0 { report.sharedTexts = try runs.dropUnusedSharedTexts() }
+        guard let keepLedger else { return report }
+        var toRollUp = try ledger.runsToRollUp(before: now - keepLedger, limit: limit)
+        if dryRun {  // the runs it would prune now, and roll up as well
+            toRollUp += try runs.prunableRuns(before: now - keepLedger, limit: limit - toRollUp.count)
+        }
+        for id in toRollUp {
+            report.ledger.add(try ledger.rollUpLedger(runID: id, calendar: calendar, at: now, dryRun: dryRun))
+        }
         return report
     }
 
@@ -30,7 +43,7 @@ extension Store {
             try engine.store.query(
                 """
                 VACUUM (ANALYZE) requests, results, runs, shared_texts, provider_batches, batch_items,
-                    checkpoints, audit_queue
+                    checkpoints, audit_queue, ledger
                 """)
             return nil
         }

@@ -78,6 +78,7 @@ public struct Tick: Sendable {
             for line in jobs { out += "\(line.job) [\(line.why)]: \(line.message)\n" }
             if purgedCacheEntries > 0 { out += "purged \(purgedCacheEntries) expired cache entries\n" }
             if pruned.runs > 0 { out += "pruned \(pruned.sentence)\n" }
+            if pruned.ledger.runs > 0 { out += "\(pruned.ledgerSentence("rolled up"))\n" }
             return out
         }
     }
@@ -137,7 +138,8 @@ public struct Tick: Sendable {
         return report
     }
 
-    /// Finished runs a tick prunes at most (`Store.prune`); `offpeak store prune` does the rest at once.
+    /// Finished runs a tick prunes at most, and pruned runs whose ledger rows it rolls up at most
+    /// (`Store.prune`); `offpeak store prune` does the rest at once.
     static let pruneRunsPerTick = 5
 
     /// What a tick that found another holding the tick lock says: it did nothing.
@@ -160,8 +162,12 @@ public struct Tick: Sendable {
         try store.ledger.bookLostCalls()
         // Retention, a few runs a tick: the store stops growing past the horizon, no tick slowed.
         if let keep = context.config.keepRuns {
-            report.pruned = try store.prune(keeping: keep, now: options.now, limit: Self.pruneRunsPerTick)
-            if report.pruned.runs > 0 { _ = try store.reclaimSpace(whole: false) }
+            report.pruned = try store.prune(
+                keeping: keep, keepingLedger: context.config.keepLedgerRows, now: options.now,
+                limit: Self.pruneRunsPerTick)
+            if report.pruned.runs > 0 || report.pruned.ledger.runs > 0 {
+                _ = try store.reclaimSpace(whole: false)
+            }
         }
         let windowEnd = options.window.map { Date() + $0 }  // the machine's clock, as calls take it
         // Only the tick's first call starts whatever the window says; after it, every job's calls

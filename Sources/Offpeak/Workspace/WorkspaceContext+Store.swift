@@ -59,18 +59,21 @@ extension WorkspaceContext {
 }
 
 extension WorkspaceContext {
-    /// `offpeak store prune [--dry-run]`: every finished run past `retention.runs` pruned now
-    /// (`Store.prune`), and on SQLite the file shrunk back with one whole `VACUUM` if it was made
-    /// before offpeak made stores that give pages back as they go.
+    /// `offpeak store prune [--dry-run]`: every finished run past `retention.runs` pruned now, and
+    /// the ledger rows of every pruned run past `retention.ledger` rolled up by day (`Store.prune`),
+    /// and on SQLite the file shrunk back with one whole `VACUUM` if it was made before offpeak made
+    /// stores that give pages back as they go.
     /// - Parameter now: the moment the horizon is counted back from (tests move it).
     public func pruneStore(dryRun: Bool, now: Date? = nil) throws(OffpeakError) -> StorePruneOutcome {
         let now = now ?? Date()
         guard let keep = config.keepRuns else {
-            return StorePruneOutcome(keep: nil, before: now, dryRun: dryRun)
+            return StorePruneOutcome(keep: nil, keepLedger: nil, now: now, dryRun: dryRun)
         }
         let store = try openStore()
-        var outcome = StorePruneOutcome(keep: keep, before: now - keep, dryRun: dryRun)
-        outcome.report = try store.prune(keeping: keep, now: now, limit: nil, dryRun: dryRun)
+        var outcome = StorePruneOutcome(
+            keep: keep, keepLedger: config.keepLedgerRows, now: now, dryRun: dryRun)
+        outcome.report = try store.prune(
+            keeping: keep, keepingLedger: config.keepLedgerRows, now: now, limit: nil, dryRun: dryRun)
         if !dryRun { outcome.sizes = try store.reclaimSpace(whole: true) }
         return outcome
     }

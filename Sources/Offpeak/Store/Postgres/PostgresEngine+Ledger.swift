@@ -20,15 +20,15 @@ extension PostgresEngine: LedgerStore {
     static func spendColumns(order: String = "id") -> String {
         let order = " ORDER BY \(order)"
         return """
-            count(*) FILTER (WHERE NOT cache_hit) AS calls,
+            coalesce(sum(calls) FILTER (WHERE NOT cache_hit), 0)::bigint AS calls,
             coalesce(sum(input_tokens), 0)::bigint AS input_tokens,
             coalesce(sum(output_tokens), 0)::bigint AS output_tokens,
             coalesce(sum(cache_read_tokens), 0)::bigint AS cache_read_tokens,
             coalesce(sum(cache_write_tokens), 0)::bigint AS cache_write_tokens,
             coalesce(sum(dollars\(order)), 0) AS dollars,
             coalesce(sum(naive_dollars\(order)), 0) AS naive_dollars,
-            count(*) FILTER (WHERE failed) AS failed_calls,
-            count(*) FILTER (WHERE unpriced AND NOT cache_hit) AS unpriced_calls
+            coalesce(sum(calls) FILTER (WHERE failed), 0)::bigint AS failed_calls,
+            coalesce(sum(calls) FILTER (WHERE unpriced AND NOT cache_hit), 0)::bigint AS unpriced_calls
             """
     }
 

@@ -138,6 +138,11 @@ enum PostgresMigrations {
                 Migration(
                     version: 21, name: "claims on probing a batch size", statements: PostgresSchema.version21)
             ]
+        case .rolledLedger:
+            return [
+                Migration(
+                    version: 22, name: "the ledger rolled up by day", statements: PostgresSchema.version22)
+            ]
         }
     }
 

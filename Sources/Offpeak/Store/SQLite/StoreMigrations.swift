@@ -169,6 +169,10 @@ enum StoreMigrations {
             migrator.registerMigration("v29: claims on probing a batch size") { db in
                 try createProbeClaims(db)
             }
+        case .rolledLedger:
+            migrator.registerMigration("v30: the ledger rolled up by day") { db in
+                try rollUpLedgerByDay(db)
+            }
         }
     }
 }
