@@ -9,7 +9,7 @@ SWIFT_BUILD_FLAGS ?=
 # (24.3 MB peak memory for `--version`, 21.4 MB without).
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -no-pie
 
-.PHONY: deps test-deps build demo test bench format lint clean chaos chaos-postgres chaos-hosts chaos-batch stress llama-check release \
+.PHONY: deps test-deps build reference demo test bench format lint clean chaos chaos-postgres chaos-hosts chaos-batch stress llama-check release \
 	install uninstall
 
 ## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
@@ -17,10 +17,18 @@ deps:
 	@scripts/install-deps.sh $(DEBIAN_PACKAGES)
 
 ## build: debug build of the library, the CLI and offpeak-sim (and swift-argument-parser's
-## generate-manual, which `make install` writes the man page with).
+## generate-manual, which `make install` writes the man page with, and generate-docc-reference,
+## which writes docs/reference.md).
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product generate-manual
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product generate-docc-reference
+
+## reference: docs/reference.md, every command and option, from the argument parser (the source of
+## the man page and the completions too); a test fails when the committed file is stale.
+reference: build
+	bin="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" && \
+		"$$bin/generate-docc-reference" "$$bin/offpeak" --output-directory - --style github > docs/reference.md
 
 ## demo: summarize the sample documents through offpeak-sim and print the cost.
 demo: build

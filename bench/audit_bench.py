@@ -37,6 +37,7 @@ sys.path.insert(0, str(HERE))
 import report  # noqa: E402
 import sides  # noqa: E402
 import workloads  # noqa: E402
+from binpath import default_bin  # noqa: E402
 from sim import Sim  # noqa: E402
 
 SLOPE = ["--degrading-model", f"{sides.MODEL}:wrong-label:slope=1.5%", "--seed", "7"]
@@ -118,10 +119,10 @@ def percent(value) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin", type=Path, default=Path("/work/main/.build/debug"))
+    parser.add_argument("--bin", type=Path, default=None)
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder")
     args = parser.parse_args()
-    bin_dir = args.bin.resolve()
+    bin_dir = (args.bin or default_bin()).resolve()
     scratch = Path(tempfile.mkdtemp(prefix="offpeak-audit-bench-"))
     lines = [
         "## The batch audit against answers that slide with position (issue 44)",

@@ -31,6 +31,7 @@ import scale_bench  # noqa: E402
 import durability_bench  # noqa: E402
 import sides  # noqa: E402
 import workloads  # noqa: E402
+from binpath import default_bin  # noqa: E402
 from sim import Sim, SimError, has_batch_mode, has_flags  # noqa: E402
 
 DAMAGE_ARGS = ["--damage-rate", "0.2", "--seed", "7"]
@@ -143,8 +144,8 @@ def caption(args, bin_dir: Path) -> str:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin", type=Path, default=Path("/work/main/.build/debug"),
-                        help="folder with the built offpeak and offpeak-sim (default: %(default)s)")
+    parser.add_argument("--bin", type=Path, default=None,
+                        help="folder with the built offpeak and offpeak-sim (default: this checkout's debug build)")
     parser.add_argument("--only", action="append", metavar="WORKLOAD",
                         help="run only this workload (W-classify, W-summarize, W-inbox); repeatable")
     parser.add_argument("--scale", type=float, default=1.0,
@@ -181,7 +182,7 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
-    bin_dir = args.bin.resolve()
+    bin_dir = (args.bin or default_bin()).resolve()
     for tool in ["offpeak", "offpeak-sim"]:
         if not (bin_dir / tool).exists():
             log(f"bench: {bin_dir / tool} is missing; build first (swift build)")

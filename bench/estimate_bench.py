@@ -27,6 +27,7 @@ sys.path.insert(0, str(HERE))
 
 import sides  # noqa: E402
 import workloads  # noqa: E402
+from binpath import default_bin  # noqa: E402
 from sim import Sim  # noqa: E402
 
 TOLERANCE = 0.10
@@ -130,12 +131,12 @@ def section(bin_dir: Path, scale: float = 1.0, only: list[str] | None = None, ba
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin", type=Path, default=Path("/work/main/.build/debug"))
+    parser.add_argument("--bin", type=Path, default=None)
     parser.add_argument("--scale", type=float, default=1.0)
     parser.add_argument("--only", action="append", metavar="WORKLOAD")
     parser.add_argument("--no-batch-lane", action="store_true")
     args = parser.parse_args()
-    text, ok = section(args.bin.resolve(), args.scale, args.only, not args.no_batch_lane)
+    text, ok = section((args.bin or default_bin()).resolve(), args.scale, args.only, not args.no_batch_lane)
     print(text, end="")
     return 0 if ok else 1
 

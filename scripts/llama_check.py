@@ -17,7 +17,7 @@ What it does, all on 127.0.0.1 and bounded by `--time-limit` (default 900 s):
 2. puts a small recording proxy in front of it (stdlib; `--no-proxy` skips it), so each HTTP
    call offpeak makes is listed with its items, `response_format`, status, usage, time and the
    start of the model's raw answer;
-3. builds a temporary workspace as README.md "Local model servers" says (`provider: openai`,
+3. builds a temporary workspace as docs/providers.md "Local model servers" says (`provider: openai`,
    `base_url: .../v1`, every tier mapped to the server's model name, the model free with its
    context window in `prices.json`, a 10-minute HTTP timeout, `OPENAI_API_KEY=none`) and a
    `classify` prompt job of `--items` support tickets (default 12) with

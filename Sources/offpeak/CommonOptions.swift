@@ -34,7 +34,9 @@ struct OutputOptions: ParsableArguments {
 /// Which provider, at which URL: `--provider` and `--base-url`, for the commands that call one and
 /// for `estimate`, which plans as a run on it would.
 struct ProviderChoice: ParsableArguments {
-    @Option(name: .long, help: "anthropic, openai or sim (overrides offpeak.yaml).")
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The provider to call: \(ProviderKind.names) (overrides offpeak.yaml)."))
     var provider: ProviderKind?
 
     @Option(

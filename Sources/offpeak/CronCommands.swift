@@ -59,7 +59,9 @@ extension OffpeakCommand.Cron {
         static let configuration = CommandConfiguration(
             commandName: "next",
             abstract: "Print when a cron expression fires next, one ISO-8601 time a line.",
-            discussion: "Fire times are wall-clock times in the zone; see `Schedules` in the README for DST.")
+            discussion:
+                "Fire times are wall-clock times in the zone; see Schedules in docs/conditions-queue-tick.md for DST."
+        )
 
         @Argument(help: "A 5-field cron expression or a macro like @daily, quoted.")
         var expression: String

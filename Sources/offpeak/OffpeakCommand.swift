@@ -12,12 +12,13 @@ struct OffpeakCommand: ParsableCommand {
         abstract: "Runs LLM work cheaply: cached, batched, budgeted, and only when conditions allow.",
         discussion: """
             Exit statuses: 0 done, 64 usage, 65 bad input data, 69 provider unavailable or items failed,
-            74 the store or outputs cannot be read or written, 75 interrupted (run again or wait for the
-            next tick to finish), 78 configuration.
+            73 a file to create exists or cannot be made (init), 74 the store or outputs cannot be read
+            or written, 75 interrupted (run again or wait for the next tick to finish), 78 configuration.
             """,
         version: OffpeakVersion.current,
         subcommands: [
-            Run.self, Summarize.self, Estimate.self, Submit.self, Result.self, Jobs.self, Status.self,
+            Init.self, Run.self, Summarize.self, Estimate.self, Submit.self, Result.self, Jobs.self,
+            Status.self,
             Batches.self, Hosts.self, Outputs.self,
             Costs.self, Audit.self, Cancel.self, Cache.self, Conditions.self, Queue.self, Tick.self,
             Cron.self,

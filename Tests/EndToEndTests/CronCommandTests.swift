@@ -96,6 +96,6 @@ struct CronCommandTests {
             #expect(text.contains("\n\(line)\n"), "missing: \(line)")
         }
         #expect(!text.contains("sk-ant-secret"))
-        #expect(text.contains("ANTHROPIC_API_KEY=... in"))
+        #expect(text.contains("a NAME=... line each (ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY);"))
     }
 }

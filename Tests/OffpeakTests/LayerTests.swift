@@ -5,7 +5,7 @@ import Testing
 /// newcomer knows what a file may touch and the bottom can be read without the top.
 struct LayerTests {
     /// `Sources/Offpeak/`'s folders, bottom first: each may use only those listed before it. The one
-    /// place the order is written down (the README's Layout part says the same in words).
+    /// place the order is written down (CONTRIBUTING.md's Layout part says the same in words).
     static let layers = [
         "Support", "HTTP", "Schedule", "Providers", "Pricing", "Spec", "Conditions", "Store", "Cache",
         "Research", "Planning", "Intake", "Execution", "Reporting", "Workspace",

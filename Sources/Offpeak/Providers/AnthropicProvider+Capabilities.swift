@@ -21,7 +21,8 @@ extension AnthropicProvider {
         sim.batchesOnThisMachine = true
         sim.loopbackInFlight = ProviderLimits.remoteInFlight
         sim.environment = .init(
-            key: nil, baseURL: ["OFFPEAK_SIM_URL"], defaultBaseURL: "http://127.0.0.1:8089")
+            key: nil, baseURL: ["OFFPEAK_SIM_URL"], defaultBaseURL: "http://127.0.0.1:8089",
+            serverCommand: "offpeak-sim &")
         return sim
     }()
 }

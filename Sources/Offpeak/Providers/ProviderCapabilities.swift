@@ -62,6 +62,9 @@ struct ProviderCapabilities: Sendable {
         var baseURL: [String]
         /// The base URL when none is set.
         var defaultBaseURL: String
+        /// The command that starts a server of this kind on this machine, when the provider is
+        /// one (offpeak-sim): what `offpeak init` says to start first, where others say to set a key.
+        var serverCommand: String? = nil
     }
 
     var structured: Structured

@@ -5,6 +5,12 @@ import Logging
 /// how one is made. Adding a provider adds its case to `ProviderKind`, its own files, and its
 /// lines here.
 extension ProviderKind {
+    /// The provider a workspace calls when offpeak.yaml names none.
+    public static let standard: ProviderKind = .anthropic
+
+    /// `anthropic, openai, sim, gemini`: every registered provider, as help texts list them.
+    public static var names: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
     var capabilities: ProviderCapabilities {
         switch self {
         case .anthropic: AnthropicProvider.capabilities

@@ -1,6 +1,6 @@
 /// Estimates token counts before a call, for budgets and window planning.
 ///
-/// The rule is the one `offpeak-sim` bills with (its README documents it): one token per four
+/// The rule is the one `offpeak-sim` bills with (docs/offpeak-sim.md documents it): one token per four
 /// UTF-8 bytes, rounded up. Real tokenizers differ by model; budgets leave headroom for that.
 enum TokenEstimator {
     static func tokens(_ text: String) -> Int {

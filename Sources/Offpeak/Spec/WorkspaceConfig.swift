@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Every field has a default, so a workspace with no `offpeak.yaml` works (with the sim, or with a key).
 struct WorkspaceConfig: Sendable, Equatable {
-    var provider: ProviderKind = .anthropic
+    var provider: ProviderKind = .standard
     /// Overrides the provider's base URL (and the `*_BASE_URL` variable).
     var baseURL: String?
     /// Tier -> model, per provider.

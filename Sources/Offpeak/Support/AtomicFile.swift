@@ -72,6 +72,28 @@ enum AtomicFile {
         }
     }
 
+    /// Writes a new file at `url`, whole, never over one that exists: the bytes go to this
+    /// process's temporary file, which is linked at `url` (`link` refuses a name that exists, with
+    /// no window between looking and writing) and then unlinked.
+    /// - Throws: `.cannotCreate` when `url` exists, or cannot be made in its folder.
+    static func create(_ data: Data, at url: URL) throws(OffpeakError) {
+        let temporary = temporaryURL(for: url, suffix: ".new")
+        do {
+            try write(data, to: temporary)
+        } catch {
+            throw OffpeakError(
+                .cannotCreate, "cannot create \(url.path)", cause: error.cause ?? error.message)
+        }
+        defer { unlink(temporary.path) }
+        guard link(temporary.path, url.path) == 0 else {
+            let exists = errno == EEXIST
+            let cause = String(cString: strerror(errno))
+            throw OffpeakError(
+                .cannotCreate, exists ? "\(url.path) exists already" : "cannot create \(url.path)",
+                cause: exists ? nil : cause)
+        }
+    }
+
     /// Deletes the temporary files of writers that are no longer running. A live writer's file
     /// (this process's, or any other host's) is left to its writer.
     static func removeLeftovers(in directory: URL) {

@@ -9,6 +9,8 @@ public enum ExitStatus: Int32, Sendable, Codable {
     case unavailable = 69
     /// Something internal went wrong that is not the user's input.
     case software = 70
+    /// A file offpeak would create exists already, or cannot be made there (`offpeak init`).
+    case cannotCreate = 73
     /// I/O on the workspace failed.
     case ioError = 74
     /// Temporary: the run was interrupted or stopped and resumes on the next `run` or `tick`.

@@ -34,6 +34,14 @@ public struct TickInstallation: Sendable {
         return "offpeak-" + (name.isEmpty || name == "/" ? "workspace" : name)
     }
 
+    /// `ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY`: the variables the registered
+    /// providers read their keys from, as they declare them.
+    static var keyNames: String {
+        let names = ProviderKind.allCases.compactMap { $0.capabilities.environment.key }
+        guard let last = names.last, names.count > 1 else { return names.first ?? "NAME_API_KEY" }
+        return names.dropLast().joined(separator: ", ") + " or " + last
+    }
+
     var root: String { workspace.root.path }
     var log: String { workspace.cacheDirectory.appendingPathComponent("tick.log").path }
 
@@ -60,7 +68,7 @@ public struct TickInstallation: Sendable {
             Type=oneshot
             WorkingDirectory=\(root.replacingOccurrences(of: "%", with: "%%"))
             Environment=\(quote("OFFPEAK_WORKSPACE=" + root))
-            # API keys: ANTHROPIC_API_KEY=... and OPENAI_API_KEY=... lines in this file (chmod 600).
+            # API keys: a NAME=... line each in this file (chmod 600), NAME one of \(Self.keyNames).
             EnvironmentFile=-%h/.config/offpeak/env
             ExecStart=\(quote(binary)) tick --workspace \(quote(root)) --window \(quote(window))
             # 75: the run was interrupted or its window ended; it resumes on the next tick.
@@ -95,8 +103,9 @@ public struct TickInstallation: Sendable {
         # offpeak: run `offpeak tick` every \(everyMinutes) minute\(everyMinutes == 1 ? "" : "s") \
         for \(root)
         #
-        # Keep API keys out of crontabs and unit files: put lines like ANTHROPIC_API_KEY=... in
-        # ~/.config/offpeak/env (chmod 600); both set-ups below read that file.
+        # Keep API keys out of crontabs and unit files: put them in ~/.config/offpeak/env (chmod 600),
+        # a NAME=... line each (\(Self.keyNames));
+        # both set-ups below read that file.
 
         # --- Either: cron. Run `crontab -e` and add this line:
         \(crontabLine)

@@ -36,7 +36,13 @@ extension WorkspaceContext {
     /// is no reason to refuse one (a placeholder stands in; the run still needs the real key).
     private func planningProvider() throws(OffpeakError) -> any CompletionProvider {
         var environment = self.environment
-        for variable in ["ANTHROPIC_API_KEY", "OPENAI_API_KEY"] where (environment[variable] ?? "").isEmpty {
+        // The variable this provider reads its key from, as it declares it: any provider's.
+        if let variable = config.provider.capabilities.environment.key,
+            config.provider.capabilities.environment.overridingKeys.allSatisfy({
+                (environment[$0] ?? "").isEmpty
+            }),
+            (environment[variable] ?? "").isEmpty
+        {
             environment[variable] = "estimate-only"
         }
         do {

@@ -124,7 +124,7 @@ final class SQLiteStore: RunStore, LedgerStore, BatchStore, ScheduleStore, Submi
     /// connection (GRDB leaves WAL pools at `NORMAL`, which survives `kill -9` but may lose the last
     /// commits to a power cut). A commit records answers already paid for, so it must outlive the
     /// machine, not only the process; the price is one `fsync` of the WAL per write transaction
-    /// (the README's "What offpeak promises" gives the measured cost per call).
+    /// ("What a stop can lose" in docs/conditions-queue-tick.md gives the measured cost per call).
     ///
     /// The writer's statement journals stay in memory (`temp_store = MEMORY`): each insert of a
     /// request (its trigger keeps the run's counters) journals the pages it changes in case it must
