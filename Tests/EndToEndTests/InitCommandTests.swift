@@ -30,7 +30,7 @@ struct InitCommandTests {
                 wrote offpeak.yaml (provider: sim) and jobs/hello.yaml
                 next:
                   offpeak-sim &       # the provider's server, on http://127.0.0.1:8089
-                  offpeak run hello   # three questions in one batched call; the answers go to out/hello/
+                  offpeak run hello   # three questions; the answers go to out/hello/, and a second run costs nothing
                   crontab -e          # and add this line, to do what is due every 5 minutes (offpeak cron print says more):
                 \(try Self.crontabLine(workspace))
 
@@ -46,6 +46,10 @@ struct InitCommandTests {
         let answers = try FileManager.default.contentsOfDirectory(
             atPath: workspace.root.appendingPathComponent("out/hello").path)
         #expect(Set(answers).isSuperset(of: ["tides.md", "sourdough.md", "chains.md"]), "\(answers)")
+        // As the next step says: a second run costs nothing.
+        let again = try workspace.offpeak(["run", "hello"], environment: ["OFFPEAK_SIM_URL": sim.url])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("\ncost: $0.00 for 0 calls,"), "\(again.stdout)")
     }
 
     @Test func itNeverWritesOverAFileAndWritesNothingThen() throws {

@@ -79,7 +79,7 @@ public struct WorkspaceInit: Sendable {
             first,
             (
                 "offpeak run \(Self.exampleJob)",
-                "three questions in one batched call; the answers go to out/hello/"
+                "three questions; the answers go to out/hello/, and a second run costs nothing"
             ),
             (
                 "crontab -e",
@@ -131,9 +131,9 @@ public struct WorkspaceInit: Sendable {
     /// A small job to run first.
     var example: String {
         """
-        # An example job, written by `offpeak init`: three short questions. offpeak asks them in one
-        # batched call, keeps the answers in its cache for a day (a second run costs nothing), and
-        # writes them to out/hello/. Run it with `offpeak run hello`; docs/jobs.md has every field.
+        # An example job, written by `offpeak init`: three short questions. offpeak writes the
+        # answers to out/hello/ and keeps them in its cache for a day, so a second run costs
+        # nothing. Run it with `offpeak run hello`; docs/jobs.md has every field.
         name: \(Self.exampleJob)
         kind: prompt
         tier: fast
