@@ -5,7 +5,9 @@ import Testing
 /// The shell blocks of the README and the guides are run (issue 47, item 4): each ```sh block in
 /// a fresh workspace, with the built binaries first on PATH and offpeak-sim answering
 /// (`OFFPEAK_SIM_URL`), on the suite's store, must exit 0; each ```console
-/// block's `$ ` commands must print what the block shows, exactly. A block a test cannot run here
+/// block's `$ ` commands must print what the block shows, exactly. A block marked
+/// `<!-- workspace: example -->` runs in a copy of the checkout's example workspace (offpeak.yaml,
+/// jobs/ and samples/, what `make demo` runs) instead of an empty one. A block a test cannot run here
 /// (a real API key, sudo, a crontab, a server of the reader's) says so on the line before it,
 /// `<!-- not run: why -->`, and is counted, with its reason.
 @Suite(.serialized) struct DocsBlocksTests {
@@ -16,6 +18,9 @@ import Testing
         var text: String
         /// Why it is not run; nil: it is.
         var notRun: String?
+        /// Run in a copy of the checkout's example workspace (`<!-- workspace: example -->`), not
+        /// an empty one.
+        var inExample = false
 
         var description: String { "\(file):\(line)" }
     }
@@ -55,7 +60,7 @@ import Testing
                     Block(
                         file: file, line: index + 1, language: language,
                         text: lines[(index + 1)..<min(end, lines.count)].joined(separator: "\n"),
-                        notRun: notRun))
+                        notRun: notRun, inExample: before == "<!-- workspace: example -->"))
             }
             index = end + 1
         }
@@ -90,6 +95,16 @@ import Testing
                     continue
                 }
                 let workspace = try TemporaryWorkspace()
+                if block.inExample {
+                    // The checkout's example workspace: offpeak.yaml, jobs/digest.yaml and
+                    // jobs/questions.yaml, and the documents in samples/.
+                    try FileManager.default.removeItem(at: workspace.root.appendingPathComponent("jobs"))
+                    for item in ["offpeak.yaml", "jobs", "samples"] {
+                        try FileManager.default.copyItem(
+                            at: Self.root.appendingPathComponent(item),
+                            to: workspace.root.appendingPathComponent(item))
+                    }
+                }
                 if block.language == "sh" {
                     let result = try Self.bash(block.text, in: workspace, sim: sim)
                     #expect(result.status == 0, "\(block): exit \(result.status)\n\(result.stderr)")
