@@ -38,7 +38,8 @@ extension PostgresSchema {
         """
     }
 
-    private static func replace(_ name: String, _ body: String) -> String {
+    /// A trigger function made, or remade in place, with `body`.
+    static func replace(_ name: String, _ body: String) -> String {
         """
         CREATE OR REPLACE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $body$
         BEGIN

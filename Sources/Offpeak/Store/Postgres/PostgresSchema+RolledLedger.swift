@@ -6,43 +6,14 @@ extension PostgresSchema {
     ///
     /// The text is frozen with the version, as a migration's is.
     static let version22: [String] = {
-        let columns =
-            "id, cache_hit, failed, unpriced, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
-            + "dollars, naive_dollars, calls"
-        // Each sum of `run_spend`, and what one ledger row (`NEW` or `OLD`) adds to it.
-        let sums: [(column: String, value: (String) -> String)] = [
-            ("calls", { "CASE WHEN NOT \($0).cache_hit THEN \($0).calls ELSE 0 END" }),
-            ("input_tokens", { "\($0).input_tokens" }), ("output_tokens", { "\($0).output_tokens" }),
-            ("cache_read_tokens", { "\($0).cache_read_tokens" }),
-            ("cache_write_tokens", { "\($0).cache_write_tokens" }),
-            ("dollars", { "\($0).dollars" }), ("naive_dollars", { "\($0).naive_dollars" }),
-            ("failed_calls", { "CASE WHEN \($0).failed THEN \($0).calls ELSE 0 END" }),
-            (
-                "unpriced_calls",
-                { "CASE WHEN \($0).unpriced AND NOT \($0).cache_hit THEN \($0).calls ELSE 0 END" }
-            ),
-        ]
+        let columns = RolledLedgerSchema.spendIndexColumns
+        let sums = RolledLedgerSchema.runSpendSums
         let insert = "INSERT INTO run_spend AS s (run_id, \(sums.map(\.column).joined(separator: ", ")))"
         let merge =
             "ON CONFLICT (run_id) DO UPDATE SET "
             + sums.map { "\($0.column) = s.\($0.column) + excluded.\($0.column)" }.joined(separator: ", ")
-        let values = { (row: String) in
-            (["\(row).run_id"] + sums.map { $0.value(row) }).joined(separator: ", ")
-        }
-        let subtract =
-            "UPDATE run_spend SET "
-            + sums.map { "\($0.column) = \($0.column) - (\($0.value("OLD")))" }.joined(separator: ", ")
-            + " WHERE run_id = OLD.run_id;"
-        let function = { (name: String, body: String) in
-            """
-            CREATE OR REPLACE FUNCTION \(name)() RETURNS trigger LANGUAGE plpgsql AS $body$
-            BEGIN
-            \(body)
-            RETURN NULL;
-            END
-            $body$
-            """
-        }
+        let values = RolledLedgerSchema.runSpendValues
+        let subtract = RolledLedgerSchema.runSpendSubtract
         return [
             "ALTER TABLE ledger ADD COLUMN calls bigint NOT NULL DEFAULT 1",
             "ALTER TABLE runs ADD COLUMN ledger_rolled_at timestamptz",
@@ -56,9 +27,9 @@ extension PostgresSchema {
             "CREATE INDEX ledger_spend_by_job ON ledger (job, \(columns))",
             "CREATE INDEX ledger_spend_by_model ON ledger (model, \(columns))",
             "CREATE INDEX ledger_spend_by_time ON ledger (at, \(columns))",
-            function("offpeak_run_spend_insert", "\(insert) VALUES (\(values("NEW"))) \(merge);"),
-            function("offpeak_run_spend_delete", subtract),
-            function(
+            replace("offpeak_run_spend_insert", "\(insert) VALUES (\(values("NEW"))) \(merge);"),
+            replace("offpeak_run_spend_delete", subtract),
+            replace(
                 "offpeak_run_spend_update",
                 "IF OLD.run_id IS NOT NULL THEN \(subtract) END IF;\n"
                     + "IF NEW.run_id IS NOT NULL THEN \(insert) VALUES (\(values("NEW"))) \(merge); END IF;"),

@@ -9,33 +9,14 @@ extension StoreMigrations {
     ///
     /// The text is frozen with the migration.
     static func rollUpLedgerByDay(_ db: Database) throws {
-        let columns =
-            "id, cache_hit, failed, unpriced, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, "
-            + "dollars, naive_dollars, calls"
-        // Each sum of `run_spend`, and what one ledger row (`NEW` or `OLD`) adds to it.
-        let sums: [(column: String, value: (String) -> String)] = [
-            ("calls", { "CASE WHEN NOT \($0).cache_hit THEN \($0).calls ELSE 0 END" }),
-            ("input_tokens", { "\($0).input_tokens" }), ("output_tokens", { "\($0).output_tokens" }),
-            ("cache_read_tokens", { "\($0).cache_read_tokens" }),
-            ("cache_write_tokens", { "\($0).cache_write_tokens" }),
-            ("dollars", { "\($0).dollars" }), ("naive_dollars", { "\($0).naive_dollars" }),
-            ("failed_calls", { "CASE WHEN \($0).failed THEN \($0).calls ELSE 0 END" }),
-            (
-                "unpriced_calls",
-                { "CASE WHEN \($0).unpriced AND NOT \($0).cache_hit THEN \($0).calls ELSE 0 END" }
-            ),
-        ]
-        let values = { (row: String) in
-            (["\(row).run_id"] + sums.map { $0.value(row) }).joined(separator: ", ")
-        }
+        let columns = RolledLedgerSchema.spendIndexColumns
+        let sums = RolledLedgerSchema.runSpendSums
+        let values = RolledLedgerSchema.runSpendValues
         let insert = "INSERT INTO run_spend (run_id, \(sums.map(\.column).joined(separator: ", ")))"
         let merge =
             "ON CONFLICT (run_id) DO UPDATE SET "
             + sums.map { "\($0.column) = \($0.column) + excluded.\($0.column)" }.joined(separator: ", ")
-        let subtract =
-            "UPDATE run_spend SET "
-            + sums.map { "\($0.column) = \($0.column) - (\($0.value("OLD")))" }.joined(separator: ", ")
-            + " WHERE run_id = OLD.run_id;"
+        let subtract = RolledLedgerSchema.runSpendSubtract
         try db.execute(
             sql: """
                 ALTER TABLE ledger ADD COLUMN calls INTEGER NOT NULL DEFAULT 1;
