@@ -100,7 +100,7 @@ let package = Package(
         ),
         .testTarget(
             name: "OffpeakTests",
-            dependencies: ["Offpeak", "OffpeakSimKit", "OffpeakTestSupport", "offpeak-sim"],
+            dependencies: ["Offpeak", "OffpeakSimKit", "OffpeakTestSupport", "offpeak", "offpeak-sim"],
             swiftSettings: strict
         ),
         .testTarget(

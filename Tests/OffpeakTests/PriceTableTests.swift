@@ -15,6 +15,15 @@ struct PriceTableTests {
             "gpt-4.1-mini", "o3", "gpt-5", "gpt-5-mini",
         ]
         for name in names { #expect(PriceTable.bundled.models[name] != nil, "\(name)") }
+        // Each provider's own prices decode in full, and each prices the models of its tiers.
+        for provider in ProviderRegistry.builtIn {
+            let table = try PriceTable.decode(Data(provider.prices.utf8), source: provider.name)
+            let tiers = provider.capabilities.models
+            for model in [tiers.fast, tiers.balanced, tiers.powerful] {
+                #expect(table.price(for: model) != nil, "\(provider.name): \(model)")
+            }
+        }
+        #expect(PriceTable.bundled.models.count == 15)
         let opus = try #require(PriceTable.bundled.price(for: "claude-opus-4-1"))
         #expect(opus.maxInputTokens == 200_000 && opus.maxOutputTokens == 32_000)
         let gpt5 = try #require(PriceTable.bundled.price(for: "gpt-5"))

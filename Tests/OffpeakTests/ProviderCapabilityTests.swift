@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 
 @testable import Offpeak
@@ -6,16 +7,44 @@ import Testing
 /// Providers declare what they can do (`ProviderCapabilities`), and the rest of offpeak asks that,
 /// never which provider it is: adding a provider touches its own files and one registration.
 struct ProviderCapabilityTests {
-    /// The files that may name a provider kind's cases: the providers' own, and the registration.
+    /// What begins the names of each registered provider's own files: its type's name without
+    /// `Provider` (`AnthropicProvider`: Anthropic*.swift), as a provider of it made now says.
+    static let ownPrefixes: [String: String] = Dictionary(
+        uniqueKeysWithValues: ProviderRegistry.builtIn.map { registration in
+            let provider = registration.make(
+                nil, registration.capabilities.environment.defaultBaseURL, ProviderOptions(),
+                Logger(label: "test"))
+            let type = String(describing: Swift.type(of: provider))
+            return (registration.name, type.replacingOccurrences(of: "Provider", with: ""))
+        })
+
+    /// The files that may name a provider kind's cases: the registered providers' own, and the
+    /// registry's.
     static func isProvidersOwn(_ file: String) -> Bool {
         let name = (file as NSString).lastPathComponent
         return file.hasPrefix("Providers/")
-            && (name.hasPrefix("Anthropic") || name.hasPrefix("OpenAI") || name == "ProviderRegistry.swift")
+            && (ownPrefixes.values.contains { name.hasPrefix($0) }
+                || ["ProviderRegistry.swift", "ProviderKind.swift"].contains(name))
+    }
+
+    @Test func everyRegisteredProviderHasItsOwnFiles() throws {
+        #expect(
+            Self.ownPrefixes == [
+                "anthropic": "Anthropic", "openai": "OpenAI", "sim": "Anthropic", "gemini": "Gemini",
+            ])
+        let files = try FileManager.default.contentsOfDirectory(
+            atPath: LayerTests.library.appendingPathComponent("Providers").path)
+        for (kind, prefix) in Self.ownPrefixes {
+            #expect(files.contains("\(prefix)Provider+Capabilities.swift"), "\(kind)")
+        }
     }
 
     @Test func nothingOutsideTheProvidersOwnFilesSwitchesOnTheKind() throws {
-        // `== .openai`, `!= .sim`, `case .anthropic`, `case (.openai, …)`: a decision on the kind.
-        let switchOnKind = try Regex(#"([=!]=\s*\.|case\s*\(?\s*\.)(anthropic|openai|sim)\b"#)
+        // `== .openai`, `!= .sim`, `case .gemini`, `case (.openai, …)`: a decision on the kind, for
+        // every registered kind.
+        let kinds = ProviderKind.allCases.map(\.rawValue).joined(separator: "|")
+        #expect(kinds == "anthropic|openai|sim|gemini")
+        let switchOnKind = try Regex(#"([=!]=\s*\.|case\s*\(?\s*\.)("# + kinds + #")\b"#)
         let manager = FileManager.default
         let root = LayerTests.library
         let files = (manager.enumerator(atPath: root.path)?.allObjects as? [String] ?? [])

@@ -9,9 +9,28 @@ struct PriceTable: Sendable, Equatable {
         self.models = models
     }
 
-    /// The prices offpeak ships with (`BundledPrices`). Checked by a test to decode in full.
-    static let bundled: PriceTable =
-        (try? decode(Data(BundledPrices.json.utf8), source: "bundled prices")) ?? PriceTable()
+    /// The prices offpeak ships with: each registered provider's own (`ProviderRegistration.prices`),
+    /// read once for the built-in providers. Checked by a test to decode in full.
+    static var bundled: PriceTable {
+        let registered = ProviderRegistry.registered
+        guard registered.map(\.name) == ProviderRegistry.builtIn.map(\.name) else {
+            return table(of: registered)
+        }
+        return builtIn
+    }
+
+    private static let builtIn = table(of: ProviderRegistry.builtIn)
+
+    /// The providers' prices merged, each text read once (offpeak-sim's are Anthropic's).
+    static func table(of providers: [ProviderRegistration]) -> PriceTable {
+        var read: Set<String> = []
+        var table = PriceTable()
+        for provider in providers where read.insert(provider.prices).inserted {
+            let source = "\(provider.name)'s bundled prices"
+            table = table.merging((try? decode(Data(provider.prices.utf8), source: source)) ?? PriceTable())
+        }
+        return table
+    }
 
     /// Reads the workspace's price file (`prices:` in `offpeak.yaml`).
     /// - Parameters:

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What the Anthropic Messages API can do, and offpeak-sim, which speaks its shape.
 extension AnthropicProvider {
@@ -25,4 +26,18 @@ extension AnthropicProvider {
             serverCommand: "offpeak-sim &")
         return sim
     }()
+
+    static let registration: ProviderRegistration = .init(
+        name: "anthropic", capabilities: capabilities, prices: prices
+    ) {
+        key, baseURL, options, logger in
+        AnthropicProvider(apiKey: key ?? "", baseURL: baseURL, options: options, logger: logger)
+    }
+
+    static let simRegistration: ProviderRegistration = .init(
+        name: "sim", capabilities: simCapabilities, prices: prices
+    ) {
+        _, baseURL, options, logger in
+        AnthropicProvider(apiKey: "sim", baseURL: baseURL, kind: .sim, options: options, logger: logger)
+    }
 }

@@ -1,17 +1,5 @@
 import Foundation
 
-/// Which wire API a provider speaks.
-public enum ProviderKind: String, Sendable, Codable, CaseIterable {
-    /// Anthropic Messages API, with `ANTHROPIC_API_KEY` / `ANTHROPIC_BASE_URL`.
-    case anthropic
-    /// OpenAI-compatible chat completions, with `OPENAI_API_KEY` / `OPENAI_BASE_URL`.
-    case openai
-    /// The local `offpeak-sim`, spoken to in the Anthropic shape; no key needed.
-    case sim
-    /// Google's Gemini API, with `GEMINI_API_KEY` (or `GOOGLE_API_KEY`) / `GEMINI_BASE_URL`.
-    case gemini
-}
-
 /// One chat message.
 public struct ChatMessage: Sendable, Equatable, Codable {
     public enum Role: String, Sendable, Codable { case user, assistant }

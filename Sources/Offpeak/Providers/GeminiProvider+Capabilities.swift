@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What Google's Gemini API can do.
 extension GeminiProvider {
@@ -18,4 +19,11 @@ extension GeminiProvider {
         environment: .init(
             key: "GEMINI_API_KEY", overridingKeys: ["GOOGLE_API_KEY"], baseURL: ["GEMINI_BASE_URL"],
             defaultBaseURL: defaultBaseURL))
+
+    static let registration: ProviderRegistration = .init(
+        name: "gemini", capabilities: capabilities, prices: prices
+    ) {
+        key, baseURL, options, logger in
+        GeminiProvider(apiKey: key ?? "", baseURL: baseURL, options: options, logger: logger)
+    }
 }

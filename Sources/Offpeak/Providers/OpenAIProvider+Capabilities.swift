@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What OpenAI's chat completions can do, and the OpenAI-compatible servers (llama.cpp, vLLM,
 /// Ollama, LiteLLM) that speak its shape.
@@ -24,4 +25,11 @@ extension OpenAIProvider {
         models: .init(fast: "gpt-4o-mini", balanced: "gpt-4.1", powerful: "o3"),
         environment: .init(
             key: "OPENAI_API_KEY", baseURL: ["OPENAI_BASE_URL"], defaultBaseURL: defaultBaseURL))
+
+    static let registration: ProviderRegistration = .init(
+        name: "openai", capabilities: capabilities, prices: prices
+    ) {
+        key, baseURL, options, logger in
+        OpenAIProvider(apiKey: key ?? "", baseURL: baseURL, options: options, logger: logger)
+    }
 }

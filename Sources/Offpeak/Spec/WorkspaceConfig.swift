@@ -9,7 +9,7 @@ struct WorkspaceConfig: Sendable, Equatable {
     /// Overrides the provider's base URL (and the `*_BASE_URL` variable).
     var baseURL: String?
     /// Tier -> model, per provider.
-    var models: [ProviderKind: [JobSpec.Tier: String]] = WorkspaceConfig.defaultModels
+    var models: [ProviderKind: [JobSpec.Tier: String]] = [:]
     /// A LiteLLM-format price file, relative to the workspace, merged over the bundled prices.
     var pricesPath: String?
     /// Where `prices` is written (`offpeak.yaml:4:9`), so a problem in the price file points there too.
@@ -58,13 +58,6 @@ struct WorkspaceConfig: Sendable, Equatable {
 
     init() {}
 
-    /// Each provider's models per tier, as it declares them (`ProviderCapabilities.models`).
-    static let defaultModels: [ProviderKind: [JobSpec.Tier: String]] = Dictionary(
-        uniqueKeysWithValues: ProviderKind.allCases.map { kind in
-            let models = kind.capabilities.models
-            return (kind, [.fast: models.fast, .balanced: models.balanced, .powerful: models.powerful])
-        })
-
     /// The limits configured for `provider` (the configured one by default); unset fields take
     /// their defaults when the limiter is made (`CallLimiter`).
     func limits(for provider: ProviderKind? = nil) -> ProviderLimits {
@@ -74,7 +67,7 @@ struct WorkspaceConfig: Sendable, Equatable {
     /// The model a tier maps to for the configured provider.
     func model(for tier: JobSpec.Tier, provider: ProviderKind? = nil) -> String {
         let provider = provider ?? self.provider
-        return models[provider]?[tier] ?? WorkspaceConfig.defaultModels[provider]?[tier] ?? tier.rawValue
+        return models[provider]?[tier] ?? provider.capabilities.models[tier]
     }
 }
 
@@ -90,4 +83,15 @@ enum StructuredOutput: String, Sendable, Codable, CaseIterable {
     case on
     /// Never: for servers that reject the form (a rejection is also detected and remembered).
     case off
+}
+
+extension ProviderCapabilities.TierModels {
+    /// The provider's model for `tier`.
+    subscript(tier: JobSpec.Tier) -> String {
+        switch tier {
+        case .fast: fast
+        case .balanced: balanced
+        case .powerful: powerful
+        }
+    }
 }

@@ -181,11 +181,12 @@ enum WorkspaceConfigParser {
         return text
     }
 
-    /// Tier -> model per provider, merged over `WorkspaceConfig.defaultModels`.
+    /// Tier -> model per provider, where offpeak.yaml sets one; the rest are the provider's own
+    /// (`ProviderCapabilities.models`).
     private static func models(
         _ root: YAMLMapping
     ) throws(OffpeakError) -> [ProviderKind: [JobSpec.Tier: String]] {
-        var models = WorkspaceConfig.defaultModels
+        var models: [ProviderKind: [JobSpec.Tier: String]] = [:]
         let providers = ProviderKind.allCases.map(\.rawValue)
         guard let byProvider = try root.mapping("models", allowed: providers) else { return models }
         for provider in ProviderKind.allCases {
