@@ -5,9 +5,14 @@ import Testing
 /// The shell blocks of the README and the guides are run (issue 47, item 4): each ```sh block in
 /// a fresh workspace, with the built binaries first on PATH and offpeak-sim answering
 /// (`OFFPEAK_SIM_URL`), on the suite's store, must exit 0; each ```console
-/// block's `$ ` commands must print what the block shows, exactly. A block marked
+/// block's `$ ` commands must print what the block shows, exactly: stdout and stderr, in the
+/// order a terminal shows them. A block marked
 /// `<!-- workspace: example -->` runs in a copy of the checkout's example workspace (offpeak.yaml,
-/// jobs/ and samples/, what `make demo` runs) instead of an empty one. A block a test cannot run here
+/// jobs/ and samples/, what `make demo` runs) instead of an empty one. Blocks marked
+/// `<!-- session: NAME -->` are one walk-through: they run in order in one shell, in one workspace,
+/// so what one block starts (`cd`, a server in the background) the next one has; `; waits for
+/// PORT` after the name makes the next block wait until a server listens on that loopback port, as a
+/// reader would. A block a test cannot run here
 /// (a real API key, sudo, a crontab, a server of the reader's) says so on the line before it,
 /// `<!-- not run: why -->`, and is counted, with its reason.
 @Suite(.serialized) struct DocsBlocksTests {
@@ -21,6 +26,10 @@ import Testing
         /// Run in a copy of the checkout's example workspace (`<!-- workspace: example -->`), not
         /// an empty one.
         var inExample = false
+        /// The walk-through it is a step of (`<!-- session: NAME -->`); nil: it runs alone.
+        var session: String?
+        /// Loopback ports the next step waits for, which this one starts a server on.
+        var waitsFor: [Int] = []
 
         var description: String { "\(file):\(line)" }
     }
@@ -56,15 +65,65 @@ import Testing
                 let notRun =
                     before.hasPrefix(prefix) && before.hasSuffix(" -->")
                     ? String(before.dropFirst(prefix.count).dropLast(4)) : nil
-                blocks.append(
-                    Block(
-                        file: file, line: index + 1, language: language,
-                        text: lines[(index + 1)..<min(end, lines.count)].joined(separator: "\n"),
-                        notRun: notRun, inExample: before == "<!-- workspace: example -->"))
+                var block = Block(
+                    file: file, line: index + 1, language: language,
+                    text: lines[(index + 1)..<min(end, lines.count)].joined(separator: "\n"),
+                    notRun: notRun, inExample: before == "<!-- workspace: example -->")
+                let session = "<!-- session: "
+                if before.hasPrefix(session) && before.hasSuffix(" -->") {
+                    let marker = before.dropFirst(session.count).dropLast(4).components(
+                        separatedBy: "; waits for ")
+                    block.session = marker[0]
+                    block.waitsFor = marker.dropFirst().flatMap {
+                        $0.components(separatedBy: ", ").compactMap { Int($0) }
+                    }
+                }
+                blocks.append(block)
             }
             index = end + 1
         }
         return blocks
+    }
+
+    /// A console block's `$ ` commands, each with the lines it prints, up to the next.
+    static func commands(_ block: Block) -> [(command: String, output: String)] {
+        var commands: [(command: String, output: [String])] = []
+        for line in block.text.components(separatedBy: "\n") {
+            if line.hasPrefix("$ ") {
+                commands.append((String(line.dropFirst(2)), []))
+            } else if !commands.isEmpty {
+                commands[commands.count - 1].output.append(line)
+            }
+        }
+        return commands.map {
+            ($0.command, $0.output.joined(separator: "\n") + ($0.output.isEmpty ? "" : "\n"))
+        }
+    }
+
+    /// One walk-through's blocks as one bash script: each `sh` block under `set -e`, each console
+    /// command with what it prints (stdout and stderr) kept in `folder`/N.out and its status in
+    /// N.status, N counting the steps from 0. The servers it starts are killed when it ends (with
+    /// SIGKILL: a child of the test process may have SIGTERM blocked).
+    static func sessionScript(_ blocks: [Block], folder: URL) -> (script: String, steps: [(Block, String?)]) {
+        var script = "trap 'kill -KILL $(jobs -p) 2>/dev/null; wait' EXIT\nset -o pipefail\n"
+        var steps: [(Block, String?)] = []
+        for block in blocks {
+            let step = { "\(folder.path)/\(steps.count)" }
+            if block.language == "sh" {
+                script += "set -e\n\(block.text)\nset +e\necho 0 > \(step()).status\n"
+                steps.append((block, nil))
+            } else {
+                for (command, output) in commands(block) {
+                    script += "{ \(command)\n} > \(step()).out 2>&1; echo $? > \(step()).status\n"
+                    steps.append((block, output))
+                }
+            }
+            for port in block.waitsFor {
+                script +=
+                    "for _ in $(seq 600); do (exec 3<>/dev/tcp/127.0.0.1/\(port)) 2>/dev/null && break; sleep 0.1; done\n"
+            }
+        }
+        return (script, steps)
     }
 
     /// Runs `script` with bash in `workspace`, as a reader would paste it.
@@ -77,9 +136,12 @@ import Testing
             "OFFPEAK_SIM_URL": sim.url, "OFFPEAK_WORKSPACE": nil,
         ]
         for (name, value) in try workspace.storeEnvironment() { environment[name] = value }
+        // Each line out as it is printed (`stdbuf -oL`, as on a terminal), so what a command writes
+        // to stdout and to stderr comes in the order a reader sees it.
         return try CommandResult.run(
-            URL(fileURLWithPath: "/bin/bash"), ["-e", "-o", "pipefail", "-c", script], in: workspace.root,
-            environment: environment)
+            URL(fileURLWithPath: "/usr/bin/stdbuf"),
+            ["-oL", "/bin/bash", "-e", "-o", "pipefail", "-c", script],
+            in: workspace.root, environment: environment)
     }
 
     @Test func everyShellBlockRunsOrSaysWhyNot() throws {
@@ -88,10 +150,19 @@ import Testing
         var notRun: [String: [String]] = [:]
         for document in Self.documents {
             let text = try String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8)
-            for block in Self.blocks(text, file: document) {
+            let blocks = Self.blocks(text, file: document)
+            var sessionsRun: Set<String> = []
+            for block in blocks {
                 if let reason = block.notRun {
                     #expect(!reason.isEmpty, "\(block): a block not run says why")
                     notRun[reason, default: []].append(block.description)
+                    continue
+                }
+                if let session = block.session {
+                    guard sessionsRun.insert(session).inserted else { continue }
+                    let steps = blocks.filter { $0.session == session }
+                    compared += try Self.runSession(steps, sim: sim)
+                    run += steps.count
                     continue
                 }
                 let workspace = try TemporaryWorkspace()
@@ -111,20 +182,11 @@ import Testing
                     run += 1
                     continue
                 }
-                // A console block: each `$ ` command and the lines it prints, up to the next.
-                var commands: [(command: String, output: [String])] = []
-                for line in block.text.components(separatedBy: "\n") {
-                    if line.hasPrefix("$ ") {
-                        commands.append((String(line.dropFirst(2)), []))
-                    } else if !commands.isEmpty {
-                        commands[commands.count - 1].output.append(line)
-                    }
-                }
+                let commands = Self.commands(block)
                 #expect(!commands.isEmpty, "\(block): a console block shows a `$ ` command")
                 for (command, output) in commands {
                     let result = try Self.bash(command + " 2>&1", in: workspace, sim: sim)
-                    let expected = output.joined(separator: "\n") + (output.isEmpty ? "" : "\n")
-                    #expect(result.stdout == expected, "\(block): \(command)")
+                    #expect(result.stdout == output, "\(block): \(command)")
                     compared += 1
                 }
                 run += 1
@@ -135,5 +197,32 @@ import Testing
             "docs blocks: \(run) run, \(compared) commands' output compared, "
                 + "\(notRun.values.map(\.count).reduce(0, +)) not run:\n" + reasons.joined(separator: "\n"))
         #expect(run >= 5)
+    }
+
+    /// Runs one walk-through's blocks in one shell and one workspace, and compares what each
+    /// console command printed. - Returns: the commands compared.
+    static func runSession(_ blocks: [Block], sim: SimProcess) throws -> Int {
+        let workspace = try TemporaryWorkspace()
+        let folder = try TemporaryWorkspace()
+        let (script, steps) = sessionScript(blocks, folder: folder.root)
+        let result = try bash(script, in: workspace, sim: sim)
+        var compared = 0
+        for (index, (block, expected)) in steps.enumerated() {
+            let status = try? String(
+                contentsOf: folder.root.appendingPathComponent("\(index).status"), encoding: .utf8)
+            guard let status else {
+                Issue.record("\(block): the walk-through stopped before this block\n\(result.stderr)")
+                break
+            }
+            guard let expected else {
+                #expect(status == "0\n", "\(block): exit \(status)")
+                continue
+            }
+            let printed = try String(
+                contentsOf: folder.root.appendingPathComponent("\(index).out"), encoding: .utf8)
+            #expect(printed == expected, "\(block): step \(index)")
+            compared += 1
+        }
+        return compared
     }
 }
