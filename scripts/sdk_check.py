@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks that the official `anthropic` and `openai` Python SDKs parse offpeak-sim's answers.
+"""Checks that the official `anthropic` and `openai` Python SDKs parse offpeak-sim's answers (DeepSeek's too).
 
 Usage: python3 scripts/sdk_check.py --base http://127.0.0.1:PORT
 
@@ -145,6 +145,32 @@ def check_openai(base: str) -> None:
     )
 
 
+def check_deepseek(base: str) -> None:
+    """DeepSeek's API as its docs use it: the `openai` SDK pointed at its base URL (the sim's
+    `/deepseek`), usage in its own fields, JSON output mode, and `json_schema` refused."""
+    client = openai.OpenAI(base_url=base + "/deepseek", api_key="sim", max_retries=0)
+    long_system = f"Run {uuid.uuid4()}. Answer in JSON. " + "Follow the house style closely. " * 20
+    messages = [{"role": "system", "content": long_system}, {"role": "user", "content": PROMPT}]
+    first = client.chat.completions.create(model="deepseek-flash", messages=messages)
+    second = client.chat.completions.create(
+        model="deepseek-flash", messages=messages, response_format={"type": "json_object"}
+    )
+    for usage in (first.usage, second.usage):
+        check(usage.prompt_tokens_details is None, f"deepseek prompt_tokens_details: {usage}")
+        hit, miss = usage.prompt_cache_hit_tokens, usage.prompt_cache_miss_tokens
+        check(hit + miss == usage.prompt_tokens, f"deepseek hit + miss: {usage}")
+    check(first.usage.prompt_cache_hit_tokens == 0, f"deepseek first call: {first.usage}")
+    hit = second.usage.prompt_cache_hit_tokens
+    check(hit == tokens(long_system) // 64 * 64 and hit > 0, f"deepseek cache hit in units of 64: {second.usage}")
+    expect_error(
+        lambda: client.chat.completions.create(
+            model="deepseek-flash", messages=messages,
+            response_format={"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object"}}},
+        ),
+        openai.BadRequestError, "This response_format type is unavailable now",
+    )
+
+
 def wait_until(retrieve, done, what: str):
     """Retrieves until `done(batch)`; the sim ends a batch after `--batch-delay` seconds."""
     deadline = time.monotonic() + 60
@@ -248,6 +274,7 @@ def main() -> int:
     try:
         check_anthropic(base)
         check_openai(base)
+        check_deepseek(base)
         check_anthropic_batches(base)
         check_openai_batches(base)
     except AssertionError as failure:

@@ -82,6 +82,10 @@ public struct SimOptions: Sendable, Equatable {
     /// When set, the server exits at once, as a crash or `kill -9` would (no answer, connections
     /// reset), when API call number `crashAfterCalls + 1` arrives.
     public var crashAfterCalls: Int?
+    /// Seconds the sim's clock runs ahead of the machine's (behind, when negative): the time its
+    /// answers say they were made (`created`) and the hours DeepSeek's prices are read at
+    /// (`DeepSeekHours`), so a test can put the sim at 05:59 UTC and see peak prices begin.
+    public var clockOffsetSeconds = 0.0
     /// swift-log level name for the server's own log on stderr.
     public var logLevel = "info"
 

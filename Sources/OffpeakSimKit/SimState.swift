@@ -1,3 +1,5 @@
+import Foundation
+
 /// The state every request shares: counters, the prompt cache, the fault queue, the damage
 /// generator, the latency draws and the rate limiter.
 ///
@@ -23,6 +25,9 @@ struct SimState: Sendable {
     let flex: FlexGate
     /// Gemini's explicit context caches.
     let cachedContents = GeminiCachedContents()
+
+    /// The sim's clock: the machine's, moved by `--clock-offset`.
+    func now() -> Date { Date().addingTimeInterval(options.clockOffsetSeconds) }
 
     init(options: SimOptions) {
         self.options = options

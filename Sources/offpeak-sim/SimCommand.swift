@@ -237,6 +237,12 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "Every batch results download answers this status (400-599).")
     var resultsStatus: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds the sim's clock runs ahead of this machine's (negative: behind): the time answers "
+                + "are made at, and DeepSeek's peak hours are read by.", valueName: "seconds"))
+    var clockOffset = SimOptions().clockOffsetSeconds
+
     @Option(help: "Server log level on stderr (trace, debug, info, notice, warning, error, critical).")
     var logLevel = SimOptions().logLevel
 
@@ -300,6 +306,7 @@ struct SimCommand: AsyncParsableCommand {
         options.resultsOrigin = resultsOrigin
         options.resultsStatus = resultsStatus
         options.logLevel = logLevel
+        options.clockOffsetSeconds = clockOffset
         return options
     }
 }

@@ -96,6 +96,9 @@ struct CronCommandTests {
             #expect(text.contains("\n\(line)\n"), "missing: \(line)")
         }
         #expect(!text.contains("sk-ant-secret"))
-        #expect(text.contains("a NAME=... line each (ANTHROPIC_API_KEY, OPENAI_API_KEY or GEMINI_API_KEY);"))
+        #expect(
+            text.contains(
+                "a NAME=... line each (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or DEEPSEEK_API_KEY);"
+            ))
     }
 }

@@ -12,7 +12,7 @@ struct PriceTableTests {
         let names = [
             "claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-1", "claude-opus-4-5", "gpt-4o-mini",
             "gpt-4.1",
-            "gpt-4.1-mini", "o3", "gpt-5", "gpt-5-mini",
+            "gpt-4.1-mini", "o3", "gpt-5", "gpt-5-mini", "deepseek-flash", "deepseek-v4-pro",
         ]
         for name in names { #expect(PriceTable.bundled.models[name] != nil, "\(name)") }
         // Each provider's own prices decode in full, and each prices the models of its tiers.
@@ -23,7 +23,7 @@ struct PriceTableTests {
                 #expect(table.price(for: model) != nil, "\(provider.name): \(model)")
             }
         }
-        #expect(PriceTable.bundled.models.count == 15)
+        #expect(PriceTable.bundled.models.count == 17)
         let opus = try #require(PriceTable.bundled.price(for: "claude-opus-4-1"))
         #expect(opus.maxInputTokens == 200_000 && opus.maxOutputTokens == 32_000)
         let gpt5 = try #require(PriceTable.bundled.price(for: "gpt-5"))
@@ -112,7 +112,7 @@ struct PriceTableTests {
             Issue.record("expected an error")
         } catch {
             #expect(error.status == .configuration)
-            #expect(error.location == file.path)
+            #expect(error.location == file.path + ":1:36", "the line and column of the bad value")
             #expect(error.description.contains("gpt-x"))
             #expect(error.description.contains("input_cost_per_token"))
         }

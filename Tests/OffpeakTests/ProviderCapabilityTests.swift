@@ -31,6 +31,7 @@ struct ProviderCapabilityTests {
         #expect(
             Self.ownPrefixes == [
                 "anthropic": "Anthropic", "openai": "OpenAI", "sim": "Anthropic", "gemini": "Gemini",
+                "deepseek": "DeepSeek",
             ])
         let files = try FileManager.default.contentsOfDirectory(
             atPath: LayerTests.library.appendingPathComponent("Providers").path)
@@ -43,7 +44,7 @@ struct ProviderCapabilityTests {
         // `== .openai`, `!= .sim`, `case .gemini`, `case (.openai, …)`: a decision on the kind, for
         // every registered kind.
         let kinds = ProviderKind.allCases.map(\.rawValue).joined(separator: "|")
-        #expect(kinds == "anthropic|openai|sim|gemini")
+        #expect(kinds == "anthropic|openai|sim|gemini|deepseek")
         let switchOnKind = try Regex(#"([=!]=\s*\.|case\s*\(?\s*\.)("# + kinds + #")\b"#)
         let manager = FileManager.default
         let root = LayerTests.library

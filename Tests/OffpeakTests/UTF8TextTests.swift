@@ -126,7 +126,7 @@ struct UTF8TextTests {
         ),
         (
             Array(#"{"m": {"input_cost_per_token": "cheap"}}"#.utf8),
-            "prices.json: price entry \"m\" is not valid (input_cost_per_token: Expected to decode Double but found a string instead.)"
+            "prices.json:1:32: price entry \"m\" is not valid (input_cost_per_token: Expected to decode Double but found a string instead.)"
         ),
         (
             Array("[1, 2]".utf8),

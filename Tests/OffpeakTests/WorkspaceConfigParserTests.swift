@@ -76,7 +76,9 @@ struct WorkspaceConfigParserTests {
         #expect(top?.message.contains("did you mean 'base_url'?") == true)
         let provider = configError("provider: simm\n")
         #expect(provider?.location == "offpeak.yaml:1:11")
-        #expect(provider?.message == "provider: expected one of anthropic, openai, sim, gemini, got 'simm'")
+        #expect(
+            provider?.message
+                == "provider: expected one of anthropic, openai, sim, gemini, deepseek, got 'simm'")
         let size = configError("cache:\n  max_bytes: lots\n")
         #expect(size?.location == "offpeak.yaml:2:14")
         #expect(size?.message.hasPrefix("cache.max_bytes: expected a size") == true)

@@ -30,6 +30,25 @@ struct RunContext: Sendable {
     /// What the budgets take as now (which day and month a call counts in, and its ledger row's
     /// time); tests move it to the next day.
     var clock: @Sendable () -> Date = { Date() }
+    /// The moment the provider billed `done`, on the run's clock (moved as far as it is from the
+    /// machine's: `tick --now`): when the call ended here, to the millisecond, unless the
+    /// provider's own clock (its answer's `Date`, `CallReply.servedAt`, whole seconds) says
+    /// otherwise by more than `clockSkew`: then this machine's clock is wrong, and the provider's
+    /// is what it bills by. A call is priced wholly as of then: one that straddles a change of
+    /// prices is billed at those in force as it ended, as LiteLLM prices a call at its response
+    /// (docs/budgets-and-costs.md, "Prices that change with the clock").
+    func billedAt(_ done: CallsInFlight.Finished) -> Date {
+        var at = done.ended
+        if let served = done.reply.servedAt, abs(served.timeIntervalSince(at)) > Self.clockSkew {
+            at = served
+        }
+        return at.addingTimeInterval(clock().timeIntervalSinceNow)
+    }
+
+    /// How far the provider's `Date` may be from this machine's clock before it is believed
+    /// instead: it is whole seconds, and a server may stamp it a second late.
+    static let clockSkew: TimeInterval = 2
+
     /// The models' measured speeds as read lately (`latency(of:)`).
     let latencies = RecentReads<LatencyEstimate>()
 

@@ -136,7 +136,8 @@ extension RunSession {
         let now = context.clock()
         var commit = auditCommit(
             record, target: target, model: model, answer: done.reply.answer,
-            latency: done.ended.timeIntervalSince(done.started), lane: done.lane, now: now)
+            latency: done.ended.timeIntervalSince(done.started), lane: done.lane, now: now,
+            billedAt: context.billedAt(done))
         commit.queued = record.id
         commit.reservation = done.reservation
         if case .failure(let error) = done.reply.answer {
@@ -167,9 +168,10 @@ extension RunSession {
     /// did not answer the item) nothing is compared.
     func auditCommit(
         _ record: RequestRecord, target: AuditTarget?, model: String,
-        answer: Result<CompletionResponse, any Error>, latency: TimeInterval, lane: CallLane, now: Date
+        answer: Result<CompletionResponse, any Error>, latency: TimeInterval, lane: CallLane, now: Date,
+        billedAt: Date
     ) -> AuditCommit {
-        let price = context.prices.cost(of: model)
+        let price = context.prices.cost(of: model, at: billedAt)
         guard case .success(let response) = answer else {
             var ledger = ledgerLine.entry(
                 model: model, items: 1, usage: Usage(input: 0, output: 0), usageEstimated: false,

@@ -54,7 +54,7 @@ extension RunSession {
             case .succeeded(let response):
                 commit = auditCommit(
                     record, target: target, model: batch.model, answer: .success(response),
-                    latency: now.timeIntervalSince(started), lane: .batch, now: now)
+                    latency: now.timeIntervalSince(started), lane: .batch, now: now, billedAt: now)
                 booked = .succeeded
             case .expired: (commit, booked) = (AuditCommit(ledger: nil), .expired)
             case .canceled: (commit, booked) = (AuditCommit(ledger: nil), .canceled)

@@ -117,7 +117,7 @@ extension RunSession {
             }
         }
         if batch.pollFailures > 0 { try store.batches.clearPollFailures(batchID: batch.id) }
-        let price = context.prices.cost(of: batch.model)
+        let price = context.prices.cost(of: batch.model, at: context.clock())
         var seen = Set<String>()
         var receipts: [(customID: String, receipt: BatchReceipt)] = []
         var audited: [String: BatchResult.Outcome] = [:]

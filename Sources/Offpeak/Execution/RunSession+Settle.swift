@@ -58,7 +58,9 @@ extension RunSession {
         let call = done.call
         FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
         var receipt = CallReceipt.answered(
-            call, response: response, price: context.prices.cost(of: call.request.model), line: ledgerLine,
+            call, response: response,
+            price: context.prices.cost(of: call.request.model, at: context.billedAt(done)),
+            line: ledgerLine,
             started: done.started, now: done.ended, lane: done.lane)
         let cache = cacheWrite(receipt.cacheEntries)
         try readCommit()  // the model's record as the last commit left it
@@ -77,7 +79,9 @@ extension RunSession {
         try readCommit()  // the run's counts as the last call left them
         let ledger = ledgerLine.entry(
             model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
-            usageEstimated: false, price: context.prices.cost(of: call.request.model), at: done.ended,
+            usageEstimated: false,
+            price: context.prices.cost(of: call.request.model, at: context.billedAt(done)),
+            at: done.ended,
             latency: done.ended.timeIntervalSince(done.started), lane: done.lane)
         var receipt: CallReceipt
         if refusedStructured(call, error: error) {

@@ -234,8 +234,11 @@ struct RunSession {
             plan.replanRound = true
             return nil
         }
-        let price = context.prices.cost(of: request.model)
         let lane = lanes.direct
+        let timeout = try context.timeout(for: request, inputTokens: inputTokens, lane: lane)
+        // Reserved at the dearest prices the call may be billed at, up to its timeout.
+        let sent = context.clock()
+        let price = context.prices.cost(of: request.model, from: sent, to: sent + (timeout ?? 0))
         if let refused = try checkGate(call, price: price, inFlight: calls.worst, lane: lane) {
             context.limiter.withdraw(ticket)
             return refused
@@ -256,7 +259,6 @@ struct RunSession {
             return stop
         }
         tally.callsMade += 1
-        let timeout = try context.timeout(for: request, inputTokens: inputTokens, lane: lane)
         calls.start(call, ticket: ticket, worst: worst, reservation: reserved.id, lane: lane) {
             [provider = context.provider] in
             provider.call($0, timeout: timeout, lane: lane)

@@ -1,8 +1,10 @@
+import Foundation
+
 /// One model's prices and limits, as an entry of LiteLLM's `model_prices_and_context_window.json`.
 ///
 /// Costs are dollars per token. Any field may be missing; a missing input or output cost counts
 /// as free, so a local model with no entry costs nothing.
-struct ModelPrice: Sendable, Equatable, Codable {
+struct ModelPrice: Sendable, Equatable, Decodable {
     var inputCostPerToken: Double?
     var outputCostPerToken: Double?
     var cacheReadInputTokenCost: Double?
@@ -23,9 +25,15 @@ struct ModelPrice: Sendable, Equatable, Codable {
     /// Dollars per web search (`WebSearch`), by LiteLLM's search context sizes; offpeak asks for
     /// the default size, so it reads `medium` (else `low`, else `high`).
     var searchContextCostPerQuery: SearchCost?
+    /// Prices that change with the clock (`PriceWindows`): offpeak's `price_windows`, else LiteLLM's
+    /// `off_peak_pricing`. The other fields are the prices outside every window.
+    var priceWindows: PriceWindows?
+    var offPeakPricing: OffPeakPricing?
+    /// The window these prices are in force for (`at(_:)`); nil: prices that do not change.
+    var window: String? = nil
 
     /// LiteLLM's `search_context_cost_per_query`.
-    struct SearchCost: Sendable, Equatable, Codable {
+    struct SearchCost: Sendable, Equatable, Decodable {
         var low: Double?
         var medium: Double?
         var high: Double?
@@ -54,6 +62,8 @@ struct ModelPrice: Sendable, Equatable, Codable {
         case litellmProvider = "litellm_provider"
         case mode
         case searchContextCostPerQuery = "search_context_cost_per_query"
+        case priceWindows = "price_windows"
+        case offPeakPricing = "off_peak_pricing"
     }
 
     init(
@@ -75,6 +85,26 @@ struct ModelPrice: Sendable, Equatable, Codable {
         self.litellmProvider = litellmProvider
         self.mode = mode
         self.searchContextCostPerQuery = perSearch.map { SearchCost(medium: $0) }
+    }
+
+    /// When the prices change with the clock; nil: they do not.
+    var windows: PriceWindows? { priceWindows ?? offPeakPricing?.windows }
+
+    /// The prices in force at `date`, named by their window (`window`); these prices themselves
+    /// when they do not change with the clock.
+    func at(_ date: Date) -> ModelPrice {
+        guard let windows else { return self }
+        let period = windows.period(at: date)
+        var price = period.prices?.applied(to: self) ?? self
+        price.priceWindows = nil
+        price.offPeakPricing = nil
+        price.window = period.name
+        return price
+    }
+
+    /// A million tokens each of input and output, live: for telling which of two prices is dearer.
+    var referenceDollars: Double {
+        dollars(for: Usage(input: 1_000_000, output: 1_000_000), lane: .live)
     }
 
     /// What one web search costs; nil when the table does not say.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whether a price is known. A model with no entry, or an entry with limits only, is *unpriced*:
 /// its calls are recorded at $0 and marked so, and a dollar budget cannot stop it, so a job with
 /// one refuses to start (`JobRunner`). A local model priced at 0 in the table is free, not unpriced.
@@ -11,6 +13,26 @@ extension PriceTable {
     func cost(of model: String) -> ModelPrice? {
         guard let price = price(for: model), price.hasCost else { return nil }
         return price
+    }
+
+    /// `cost(of:)` at the prices in force at `date`: a call's prices where they change with the clock.
+    func cost(of model: String, at date: Date) -> ModelPrice? {
+        cost(of: model)?.at(date)
+    }
+
+    /// The dearest prices of `model` in force at any moment from `start` to `end`: what a call sent
+    /// at `start` that may answer as late as `end` is reserved at.
+    func cost(of model: String, from start: Date, to end: Date) -> ModelPrice? {
+        guard let price = cost(of: model) else { return nil }
+        guard let windows = price.windows else { return price }
+        var dearest = price.at(start)
+        var at = start
+        while let change = windows.nextChange(after: at, horizon: end.timeIntervalSince(at)), change <= end {
+            let then = price.at(change)
+            if then.referenceDollars > dearest.referenceDollars { dearest = then }
+            at = change
+        }
+        return dearest
     }
 
     /// What to tell a user whose model has no price.

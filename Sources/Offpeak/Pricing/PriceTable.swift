@@ -98,8 +98,13 @@ struct PriceTable: Sendable, Equatable {
                     withJSONObject: entry, options: [.fragmentsAllowed])
                 models[name] = try decoder.decode(ModelPrice.self, from: entryData)
             } catch {
+                var location = source
+                let path = [JSONPosition.Step.key(name)] + JSONPosition.steps(codingPath(of: error))
+                if let position = JSONPosition.of(path, in: data) {
+                    location += ":\(position.line):\(position.column)"
+                }
                 throw OffpeakError(
-                    .configuration, "price entry \"\(name)\" is not valid", location: source,
+                    .configuration, "price entry \"\(name)\" is not valid", location: location,
                     cause: reason(error))
             }
         }
@@ -118,6 +123,11 @@ struct PriceTable: Sendable, Equatable {
     /// This table with `other`'s entries added; where both have a model, `other` wins.
     func merging(_ other: PriceTable) -> PriceTable {
         PriceTable(models: models.merging(other.models) { _, newer in newer })
+    }
+
+    /// The prices of `model` in force at `date` (`ModelPrice.at(_:)`), named by their window.
+    func price(for model: String, at date: Date) -> ModelPrice? {
+        price(for: model)?.at(date)
     }
 
     /// The prices of `model`: by exact name, then without a provider prefix (`anthropic/...`),
@@ -165,14 +175,26 @@ struct PriceTable: Sendable, Equatable {
         return OffpeakError(.configuration, "not valid JSON", location: location, cause: detail)
     }
 
+    /// The field a decoding error is about, as a reader writes it (`price_windows.windows[1].hours`).
     private static func reason(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }
+        let field = JSONPosition.text(JSONPosition.steps(codingPath(of: error)))
+        return "\(field.isEmpty ? "entry" : field): \(context(of: error)?.debugDescription ?? "\(error)")"
+    }
+
+    /// Where in an entry a decoding error is: the field's path, or the missing key's.
+    private static func codingPath(of error: any Error) -> [any CodingKey] {
+        guard let error = error as? DecodingError, let context = context(of: error) else { return [] }
+        if case .keyNotFound(let key, _) = error { return context.codingPath + [key] }
+        return context.codingPath
+    }
+
+    private static func context(of error: DecodingError) -> DecodingError.Context? {
         switch error {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context),
             .keyNotFound(_, let context):
-            let field = context.codingPath.last?.stringValue ?? "entry"
-            return "\(field): \(context.debugDescription)"
-        @unknown default: return "\(error)"
+            context
+        @unknown default: nil
         }
     }
 }

@@ -13,6 +13,10 @@ struct CallReply: Sendable {
     var attempts: Int
     /// Attempts the provider answered as too busy (`CallOutcome.throttles`), retried ones included.
     var throttledAttempts: Int
+    /// When the provider made its answer, by its own clock (the response's `Date` header): the moment
+    /// it billed the call, which decides the price where prices change with the clock. nil: it
+    /// did not say.
+    var servedAt: Date? = nil
 
     init(
         answer: Result<CompletionResponse, any Error>, rateLimit: RateLimitHeaders = .none, attempts: Int = 1,

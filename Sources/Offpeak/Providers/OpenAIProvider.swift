@@ -55,6 +55,12 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
     /// A search model's call leaves out `temperature` and `top_p`, which it refuses
     /// (`WebSearchSupport`); the request keeps them, and with them its cache key.
     static func requestBody(for request: CompletionRequest, lane: CallLane) throws(ProviderError) -> Data {
+        try ProviderTransport.encode(chatRequest(for: request, lane: lane))
+    }
+
+    /// The chat completion `requestBody` sends, for a provider speaking the same wire to shape further
+    /// (`DeepSeekProvider`).
+    static func chatRequest(for request: CompletionRequest, lane: CallLane) -> ChatRequest {
         var messages = request.messages.map {
             ChatRequest.Message(role: $0.role.rawValue, content: $0.content)
         }
@@ -63,7 +69,7 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
         }
         let reasoning = usesCompletionTokenLimit(request.model)
         let sampled = capabilities.webSearch?.takesNoSampling(request.model) != true
-        let body = ChatRequest(
+        return ChatRequest(
             model: request.model, messages: messages, maxTokens: reasoning ? nil : request.maxTokens,
             maxCompletionTokens: reasoning ? request.maxTokens : nil,
             temperature: sampled ? request.temperature : nil, topP: sampled ? request.topP : nil,
@@ -73,13 +79,14 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
             },
             webSearchOptions: request.searchUses == nil ? nil : .object([:]),
             serviceTier: lane == .flex ? "flex" : nil)
-        return try ProviderTransport.encode(body)
     }
 
     /// Reads a 2xx chat completion into a `CompletionResponse`, normalizing usage.
     ///
     /// OpenAI counts `cached_tokens` inside `prompt_tokens`, so the uncached input is the
-    /// difference; there is no cache-write charge.
+    /// difference; there is no cache-write charge. A server that reports DeepSeek's
+    /// `prompt_cache_hit_tokens` (DeepSeek, and proxies passing its usage on) is read by those:
+    /// the hit tokens are the cached part of `prompt_tokens`, the miss tokens the rest.
     static func parseResponse(_ body: Data, for request: CompletionRequest, redactor: Redactor)
         throws(ProviderError) -> CompletionResponse
     {
@@ -96,7 +103,8 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
         var estimated = true
         if let reported = answer.usage, reported.promptTokens != nil || reported.completionTokens != nil {
             let prompt = reported.promptTokens ?? 0
-            let cached = min(prompt, reported.promptTokensDetails?.cachedTokens ?? 0)
+            let cached = min(
+                prompt, reported.promptCacheHitTokens ?? reported.promptTokensDetails?.cachedTokens ?? 0)
             usage = Usage(input: prompt - cached, output: reported.completionTokens ?? 0, cacheRead: cached)
             estimated = false
         }
@@ -163,6 +171,8 @@ extension OpenAIProvider {
             var promptTokens: Int?
             var completionTokens: Int?
             var promptTokensDetails: Details?
+            /// DeepSeek's: the prompt's tokens read from its context cache.
+            var promptCacheHitTokens: Int?
         }
 
         var id: String?

@@ -81,4 +81,7 @@ struct ProviderCapabilities: Sendable {
     var webSearch: WebSearchSupport? = nil
     var models: TierModels
     var environment: Environment
+    /// The provider's own limit on an account's calls in flight, which no configured `in_flight`
+    /// goes past; nil: it states none.
+    var mostInFlight: Int? = nil
 }

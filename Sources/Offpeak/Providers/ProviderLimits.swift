@@ -28,9 +28,12 @@ struct ProviderLimits: Sendable, Equatable {
     /// Calls in flight toward `baseURL`: the configured number, else 8 for a remote API, else the
     /// provider's own for a server on loopback (`ProviderCapabilities.loopbackInFlight`: 1, or 8
     /// for offpeak-sim, which answers concurrently).
+    /// Either way no more than the provider lets an account have (`ProviderCapabilities.mostInFlight`).
     func inFlight(for provider: ProviderKind, baseURL: String) -> Int {
-        if let inFlight { return inFlight }
-        return Self.isLoopback(baseURL) ? provider.capabilities.loopbackInFlight : Self.remoteInFlight
+        let chosen =
+            inFlight
+            ?? (Self.isLoopback(baseURL) ? provider.capabilities.loopbackInFlight : Self.remoteInFlight)
+        return min(chosen, provider.capabilities.mostInFlight ?? chosen)
     }
 
     /// True when `baseURL` names this machine: `localhost`, `127.x.x.x` or `[::1]`.

@@ -28,6 +28,7 @@ enum ProviderRegistry {
         OpenAIProvider.registration,
         AnthropicProvider.simRegistration,
         GeminiProvider.registration,
+        DeepSeekProvider.registration,
     ]
 
     /// The registered providers: the built-in ones, unless a scope says otherwise
@@ -41,6 +42,7 @@ extension ProviderKind {
     public static let openai = ProviderKind(OpenAIProvider.registration)
     public static let sim = ProviderKind(AnthropicProvider.simRegistration)
     public static let gemini = ProviderKind(GeminiProvider.registration)
+    public static let deepseek = ProviderKind(DeepSeekProvider.registration)
 
     /// The provider a workspace calls when offpeak.yaml names none.
     public static let standard: ProviderKind = .anthropic

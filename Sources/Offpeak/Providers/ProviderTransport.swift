@@ -30,9 +30,11 @@ struct ProviderTransport: Sendable {
         repeats: Repeats = .asPolicySays, read: (Data) throws(ProviderError) -> CompletionResponse
     ) -> CallReply {
         let sent = send(url, method: "POST", headers: headers, body: body, repeats: repeats, timeout: timeout)
-        return CallReply(
+        var reply = CallReply(
             answer: answer(sent.response, read: read).mapError { error -> any Error in error },
             rateLimit: sent.rateLimit, attempts: sent.attempts, throttledAttempts: sent.throttledAttempts)
+        reply.servedAt = HTTPDate.parse(try? sent.response.get().header("date"))
+        return reply
     }
 
     /// The answer read from a response, or the failure; either way redacted.

@@ -13,6 +13,8 @@ public final class PromptCacheBook: Sendable {
         case openAI
         /// Gemini's implicit caching: as OpenAI's, automatic from a minimum, no write charge.
         case gemini
+        /// DeepSeek's context caching on disk: automatic, in units of 64 tokens, no write charge.
+        case deepSeek
     }
 
     private struct Key: Hashable {
@@ -39,6 +41,7 @@ public final class PromptCacheBook: Sendable {
         switch api {
         case .anthropic: ClaudeCacheMinimum.tokens(for: model) ?? minTokens
         case .openAI, .gemini: minTokens
+        case .deepSeek: min(minTokens, 64)
         }
     }
 
@@ -62,7 +65,12 @@ public final class PromptCacheBook: Sendable {
         case (.anthropic, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)
         case (.anthropic, false): return InputBilling(uncached: rest, cacheCreation: prefix.tokens)
         case (.openAI, true), (.gemini, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)
-        case (.openAI, false), (.gemini, false): return InputBilling(uncached: inputTokens)
+        case (.openAI, false), (.gemini, false), (.deepSeek, false):
+            return InputBilling(uncached: inputTokens)
+        case (.deepSeek, true):
+            // Its disk cache holds whole units of 64 tokens: the rest of the prefix is a miss.
+            let read = prefix.tokens / 64 * 64
+            return InputBilling(uncached: inputTokens - read, cacheRead: read)
         }
     }
 
@@ -76,7 +84,8 @@ public final class PromptCacheBook: Sendable {
         else { return 0 }
         let key = Key(api: api, model: model, prefix: prefix.text)
         let hit = expiries.withLock { expiries in expiries[key].map { now < $0 } ?? false }
-        return hit ? prefix.tokens : 0
+        guard hit else { return 0 }
+        return api == .deepSeek ? prefix.tokens / 64 * 64 : prefix.tokens
     }
 
     /// Forgets every cached prefix.

@@ -5,6 +5,8 @@ public enum SimEndpoint: String, CaseIterable, Sendable {
     case messages
     case chatCompletions = "chat_completions"
     case generateContent = "generate_content"
+    /// DeepSeek's chat completions (`POST /chat/completions`, `DeepSeekRoutes`).
+    case deepseek
 }
 
 /// The sim's own counters, so a benchmark can compare clients on the same server.
@@ -40,10 +42,15 @@ public final class SimStats: Sendable {
     /// Bills one answer that is about to be sent.
     /// - Parameter batch: what the answer adds to the batch counters; nil for a prompt that was
     ///   not batched. Counted with the answer, so the counters describe what clients received.
-    public func recordAnswer(_ endpoint: SimEndpoint, billed: BilledTokens, batch: BatchTally? = nil) {
+    /// - Parameter window: the price window the answer is billed in, where the API's prices change
+    ///   with the clock (`DeepSeekHours`); its tokens are counted under it too.
+    public func recordAnswer(
+        _ endpoint: SimEndpoint, billed: BilledTokens, batch: BatchTally? = nil, window: String? = nil
+    ) {
         state.withLock { snapshot in
             snapshot.add(endpoint, okCalls: 1, billed: billed)
             if let batch { snapshot.add(batch) }
+            if let window { snapshot.billedByWindow[window, default: BilledTokens()] += billed }
         }
     }
 

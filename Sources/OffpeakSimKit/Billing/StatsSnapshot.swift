@@ -40,6 +40,8 @@ public struct BilledTokens: Sendable, Equatable, Codable {
         webSearchRequests = try container.decodeIfPresent(Int.self, forKey: .webSearchRequests) ?? 0
     }
 
+    public static func += (lhs: inout BilledTokens, rhs: BilledTokens) { lhs = lhs + rhs }
+
     public static func + (lhs: BilledTokens, rhs: BilledTokens) -> BilledTokens {
         BilledTokens(
             input: lhs.inputTokens + rhs.inputTokens, output: lhs.outputTokens + rhs.outputTokens,
@@ -104,6 +106,9 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
     /// Calls asking for flex processing, and those refused for capacity (`FlexGate`).
     public var flexCalls = 0
     public var flexRefused = 0
+    /// Tokens billed where prices change with the clock (DeepSeek's), by the window each answer
+    /// was billed in on the sim's clock (`peak`, `off-peak`).
+    public var billedByWindow: [String: BilledTokens] = [:]
 
     public init() {}
 
@@ -120,6 +125,25 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         case sources
         case flexCalls = "flex_calls"
         case flexRefused = "flex_refused"
+        case billedByWindow = "billed_by_window"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let fields = try decoder.container(keyedBy: CodingKeys.self)
+        calls = try fields.decode(Int.self, forKey: .calls)
+        okCalls = try fields.decode(Int.self, forKey: .okCalls)
+        faults = try fields.decode([String: Int].self, forKey: .faults)
+        billed = try fields.decode(BilledTokens.self, forKey: .billed)
+        byEndpoint = try fields.decode([String: EndpointStats].self, forKey: .byEndpoint)
+        batchedCalls = try fields.decode(Int.self, forKey: .batchedCalls)
+        batchedItems = try fields.decode(Int.self, forKey: .batchedItems)
+        degradedItems = try fields.decode(Int.self, forKey: .degradedItems)
+        damage = try fields.decode([String: Int].self, forKey: .damage)
+        sources = try fields.decode(SourceStats.self, forKey: .sources)
+        flexCalls = try fields.decode(Int.self, forKey: .flexCalls)
+        flexRefused = try fields.decode(Int.self, forKey: .flexRefused)
+        billedByWindow =
+            try fields.decodeIfPresent([String: BilledTokens].self, forKey: .billedByWindow) ?? [:]
     }
 }
 

@@ -41,6 +41,13 @@ protocol CompletionAPI: Sendable {
     func inputTokensForLimits(_ call: ParsedCall, cacheRead: Int) -> Int
     /// This API's rate-limit headers for the limits' state at `wallNow`.
     func limitHeaders(_ report: RateLimitReport, at wallNow: Date) -> [(name: String, value: String)]
+    /// The price window an answer made at `now` (the sim's clock) is billed in, where this API's
+    /// prices change with the clock; nil where they do not.
+    func billingWindow(at now: Date) -> String?
+}
+
+extension CompletionAPI {
+    func billingWindow(at now: Date) -> String? { nil }
 }
 
 extension HTTPFields {

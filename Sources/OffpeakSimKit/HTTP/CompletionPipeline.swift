@@ -129,7 +129,7 @@ struct CompletionPipeline: Sendable {
         let billed = BilledTokens(billing, outputTokens: answer.outputTokens, searches: call.searches.count)
         let stats = state.stats
         let endpoint = api.endpoint
-        stats.recordAnswer(endpoint, billed: billed, batch: batch)
+        stats.recordAnswer(endpoint, billed: billed, batch: batch, window: api.billingWindow(at: state.now()))
         // Billed once made, whether or not its caller is still there to read it: a provider runs a
         // call that is not streamed to its end and bills it when its caller left (OpenRouter's
         // documentation says so; Anthropic and OpenAI bill calls their caller timed out).

@@ -131,13 +131,18 @@ struct ChatCompletionResponse: Encodable, Sendable {
         var promptTokens: Int
         var completionTokens: Int
         var totalTokens: Int
-        var promptTokensDetails: PromptDetails
+        /// OpenAI's report of the cached part; DeepSeek sends its own two fields instead.
+        var promptTokensDetails: PromptDetails?
+        var promptCacheHitTokens: Int?
+        var promptCacheMissTokens: Int?
 
         enum CodingKeys: String, CodingKey {
             case promptTokens = "prompt_tokens"
             case completionTokens = "completion_tokens"
             case totalTokens = "total_tokens"
             case promptTokensDetails = "prompt_tokens_details"
+            case promptCacheHitTokens = "prompt_cache_hit_tokens"
+            case promptCacheMissTokens = "prompt_cache_miss_tokens"
         }
     }
 
@@ -147,8 +152,8 @@ struct ChatCompletionResponse: Encodable, Sendable {
     var model: String
     var choices: [Choice]
     var usage: Usage
-    /// The tier that answered: `flex`, or `default`.
-    var serviceTier: String
+    /// The tier that answered: `flex`, or `default`; nil for an API that names none (DeepSeek).
+    var serviceTier: String?
 
     enum CodingKeys: String, CodingKey {
         case id, object, created, model, choices, usage
