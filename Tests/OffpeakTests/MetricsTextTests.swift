@@ -124,6 +124,7 @@ struct MetricsTextTests {
             offpeak_deferred_jobs{reason="battery_low"} 2
             offpeak_deferred_jobs{reason="offline"} 0
             offpeak_deferred_jobs{reason="budget"} 1
+            offpeak_deferred_jobs{reason="cheaper_prices"} 0
             offpeak_deferred_jobs{reason="conditions_unknown"} 0
             offpeak_deferred_jobs{reason="other"} 1
             # HELP offpeak_cache_hits_total Lookups the response cache answered, by kind.

@@ -12,6 +12,9 @@ public struct ConditionGate: Sendable {
         /// A workspace or job budget (per day, per month) is reached: the stop's reason says which
         /// and when it resumes.
         case budget = "budget reached"
+        /// The job waits for its model's cheaper hours (`wait_for_cheaper_prices`): the reason says
+        /// until when and what it saves.
+        case cheaperPrices = "waiting for cheaper prices"
         /// A reading the job needs could not be made (a file under the sysfs root that cannot be
         /// read): the stop's reason names the file. Never taken as the conditions holding or not.
         case unknown = "conditions unknown"

@@ -13,7 +13,8 @@ extension JobRunner {
     /// Puts the job in the deferred queue, and its run (a new, empty one if it has none: its
     /// requests are planned when it runs) in `waiting`. Nothing is sent or dropped.
     func deferRun(
-        _ spec: JobSpec, reasons: [ConditionGate.Reason], sentence: String, resuming: RunRecord?
+        _ spec: JobSpec, reasons: [ConditionGate.Reason], sentence: String, resuming: RunRecord?,
+        then: String = "`offpeak tick` runs it once its conditions hold, `offpeak run --force` runs it now"
     ) throws(OffpeakError) -> RunOutcome {
         let now = Date()
         // A new run holds no requests yet: they are planned when it runs.
@@ -37,8 +38,7 @@ extension JobRunner {
             deferred.deferredAt == now ? "" : " (deferred since \(Timestamp.text(deferred.deferredAt)))"
         return RunOutcome(
             run: run, status: .temporaryFailure,
-            message: "job \(spec.name) deferred: \(sentence)\(since); `offpeak tick` runs it once "
-                + "its conditions hold, `offpeak run --force` runs it now",
+            message: "job \(spec.name) deferred: \(sentence)\(since); \(then)",
             spend: try store.ledger.spend(runID: run.id), outputDirectory: spec.output, answeredNow: 0,
             deferred: reasons)
     }

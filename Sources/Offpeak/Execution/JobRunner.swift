@@ -103,6 +103,18 @@ public struct JobRunner: Sendable {
         let tier = downgraded ? spec.tier.lower : spec.tier
         let model = config.model(for: tier, provider: provider.kind)
         try checkModel(model, tier: tier, for: spec)
+        let pricePlan = try pricePlan(spec, model: model, options: options)
+        if let wait = pricePlan.wait, holdCalls == nil {
+            guard try hasBatchesOut(job: spec.name) else {
+                return try deferRun(
+                    spec, reasons: [.cheaperPrices], sentence: wait, resuming: options.resuming,
+                    then:
+                        "`offpeak tick` runs it when they begin, `offpeak run --force` runs it now at today's prices"
+                )
+            }
+            holdCalls = RunStop(
+                state: .waiting, reason: wait, status: .temporaryFailure, deferred: [.cheaperPrices])
+        }
         if let note = Self.samplingNote(spec, model: model, provider: provider.kind) {
             logger.info("\(note)")
         }
@@ -146,6 +158,11 @@ public struct JobRunner: Sendable {
             context: context, spec: spec, run: run, options: options, lanes: lane, holdCalls: holdCalls,
             canceled: try store.runs.isCanceled(runID: run.id))
         if !failing.isEmpty && options.force { session.tally.forcedPast = failing }
+        session.prices = pricePlan.watch
+        if let note = pricePlan.note {
+            logger.info("job \(spec.name) \(note)")
+            session.tally.notices.append("job \(spec.name) \(note)")
+        }
         if let why = lane.why { logger.info("job \(spec.name): \(why)") }
         if let notice = Self.droppedNotice(dropped + droppedNow, spec: spec) {
             logger.warning("\(notice)")

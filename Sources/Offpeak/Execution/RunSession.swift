@@ -19,6 +19,8 @@ struct RunSession {
     var commits = CommitStage()
     var audit = AuditPass()
     var tally = PassTally()
+    /// The watch on the model's price windows, for a job that waits for cheaper prices.
+    var prices: PriceWatch?
 
     /// - Parameters:
     ///   - lanes: where the pass's calls go.
@@ -239,6 +241,10 @@ struct RunSession {
         // Reserved at the dearest prices the call may be billed at, up to its timeout.
         let sent = context.clock()
         let price = context.prices.cost(of: request.model, from: sent, to: sent + (timeout ?? 0))
+        if let stop = try watchPrices(request, inputTokens: inputTokens, at: sent) {
+            context.limiter.withdraw(ticket)
+            return stop
+        }
         if let refused = try checkGate(call, price: price, inFlight: calls.worst, lane: lane) {
             context.limiter.withdraw(ticket)
             return refused
@@ -264,6 +270,28 @@ struct RunSession {
             provider.call($0, timeout: timeout, lane: lane)
         }
         return nil
+    }
+
+    /// Whether the call goes at the prices it would land in (`PriceWatch`): a pass whose cheap hours
+    /// end stops, unless its deadline needs it to go on, which it says once.
+    mutating func watchPrices(_ request: CompletionRequest, inputTokens: Int, at now: Date)
+        throws(OffpeakError) -> RunStop?
+    {
+        guard var watch = prices else { return nil }
+        defer { prices = watch }
+        let call =
+            try context.latency(of: request.model, lane: lanes.direct)?.expectedSeconds(
+                input: inputTokens, maxOutput: request.maxTokens) ?? 30
+        let left = Double(max(0, run.itemsTotal - run.itemsDone - run.itemsFailed))
+        let work = (left / Double(max(1, context.limiter.inFlightCap))).rounded(.up) * call
+        switch watch.check(now: now, lead: call, work: work) {
+        case .go: return nil
+        case .stop(let stop): return stop
+        case .goesOn(let why):
+            context.logger.info("job \(spec.name) \(why)")
+            tally.notices.append("job \(spec.name) \(why)")
+            return nil
+        }
     }
 
     /// The ledger row `call` leaves if this process dies with it in flight (`LostCalls`): its input

@@ -102,6 +102,19 @@ struct ModelPrice: Sendable, Equatable, Decodable {
         return price
     }
 
+    /// The dearest prices in force at any moment from `start` to `end` (`at(_:)`).
+    func dearest(from start: Date, to end: Date) -> ModelPrice {
+        guard let windows else { return self }
+        var dearest = at(start)
+        var moment = start
+        while let change = windows.nextChange(after: moment, horizon: end.timeIntervalSince(moment)) {
+            let then = at(change)
+            if then.referenceDollars > dearest.referenceDollars { dearest = then }
+            moment = change
+        }
+        return dearest
+    }
+
     /// A million tokens each of input and output, live: for telling which of two prices is dearer.
     var referenceDollars: Double {
         dollars(for: Usage(input: 1_000_000, output: 1_000_000), lane: .live)

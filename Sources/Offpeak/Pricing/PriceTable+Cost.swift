@@ -23,16 +23,7 @@ extension PriceTable {
     /// The dearest prices of `model` in force at any moment from `start` to `end`: what a call sent
     /// at `start` that may answer as late as `end` is reserved at.
     func cost(of model: String, from start: Date, to end: Date) -> ModelPrice? {
-        guard let price = cost(of: model) else { return nil }
-        guard let windows = price.windows else { return price }
-        var dearest = price.at(start)
-        var at = start
-        while let change = windows.nextChange(after: at, horizon: end.timeIntervalSince(at)), change <= end {
-            let then = price.at(change)
-            if then.referenceDollars > dearest.referenceDollars { dearest = then }
-            at = change
-        }
-        return dearest
+        cost(of: model)?.dearest(from: start, to: end)
     }
 
     /// What to tell a user whose model has no price.

@@ -18,20 +18,23 @@ struct MetricsText {
         if reason.contains(ConditionGate.Reason.budget.rawValue) { return "budget" }
         // An unknown condition's reason names the file that could not be read.
         if reason.hasPrefix(ConditionGate.Reason.unknown.rawValue) { return "conditions_unknown" }
+        // A wait for cheaper prices names the window, when it opens and what it saves.
+        if reason.hasPrefix("waiting for "), reason.contains(" prices at ") { return "cheaper_prices" }
         switch ConditionGate.Reason(rawValue: reason) {
         case .externalPower: return "external_power"
         case .unmeteredNetwork: return "unmetered_network"
         case .batteryLow: return "battery_low"
         case .offline: return "offline"
         case .budget: return "budget"
+        case .cheaperPrices: return "cheaper_prices"
         case .unknown: return "conditions_unknown"
         case nil: return "other"
         }
     }
 
     static let reasonKinds = [
-        "external_power", "unmetered_network", "battery_low", "offline", "budget", "conditions_unknown",
-        "other",
+        "external_power", "unmetered_network", "battery_low", "offline", "budget", "cheaper_prices",
+        "conditions_unknown", "other",
     ]
 
     var text: String {

@@ -293,6 +293,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// Seconds after the run is created by which it must be done (kept as the run's `deadline_at`).
     /// 24 h or more lets the `auto` lane send the job through the provider's batch API.
     var deadline: TimeInterval?
+    /// `wait_for_cheaper_prices: true`: where the model's prices change with the clock, a run starts
+    /// (and goes on) only at the cheapest prices its `deadline` leaves time for (`PriceWait`).
+    /// Optional so a spec without it encodes, and hashes, as it did before it existed.
+    var waitForCheaperPrices: Bool?
     /// `live`, `batch` or `auto` (nil: `auto`); see `Lane`.
     var lane: Lane?
     /// Seconds each pass of the job (a `run`, a tick's turn) may send calls for; a tick's own

@@ -11,7 +11,8 @@ enum JobSpecParser {
     /// The top-level fields a spec may have.
     static let fields = [
         "name", "kind", "tier", "system", "template", "items", "inputs", "output", "max_tokens",
-        "temperature", "constraints", "budget", "cache_ttl", "deadline", "window", "schedule", "timezone",
+        "temperature", "constraints", "budget", "cache_ttl", "deadline", "wait_for_cheaper_prices", "window",
+        "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
         "sources", "max_attempts", "chunking", "lane", "reuse", "digest", "feeds", "max_new", "search",
         "audit", "robots",
@@ -51,6 +52,15 @@ enum JobSpecParser {
         spec.robots = try root.choice("robots", as: JobSpec.Robots.self)
         spec.digest = try digest(root)
         spec.deadline = try root.duration("deadline", atMost: long)
+        if try root.bool("wait_for_cheaper_prices") == true {
+            guard spec.deadline != nil else {
+                throw reader.error(
+                    "wait_for_cheaper_prices",
+                    "needs a deadline: how long the job may wait for them (deadline: 24h)",
+                    at: root.location("wait_for_cheaper_prices"))
+            }
+            spec.waitForCheaperPrices = true
+        }
         spec.lane = try root.choice("lane", as: JobSpec.Lane.self)
         spec.window = try root.duration("window", atMost: ValueLimits.window)
         spec.schedule = try schedule(root)
