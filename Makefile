@@ -71,6 +71,7 @@ bench: build
 		$(if $(BEFORE_BIN),--before-bin "$(BEFORE_BIN)")
 	python3 bench/research_bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 	python3 bench/flex_bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+	python3 bench/offpeak_hours_bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 	python3 bench/audit_bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 	python3 bench/retention_bench.py --postgres --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 

@@ -67,6 +67,9 @@ struct ProviderOptions: ParsableArguments {
     )
     var wait = false
 
+    /// The moment the run takes as now for its prices, cache and budgets, going on at the machine's pace.
+    @OptionGroup var now: NowOption
+
     func validate() throws {
         if noCache && refresh { throw ValidationError("--no-cache and --refresh are alternatives; give one") }
     }
@@ -104,3 +107,20 @@ struct ConditionOptions: ParsableArguments {
 extension ProviderKind: ExpressibleByArgument {}
 extension JobSpec.Tier: ExpressibleByArgument {}
 extension CostReport.Grouping: ExpressibleByArgument {}
+
+/// `--now`: the moment a command takes as now (hidden). Tests and the docs' examples move the clock
+/// with it: a tick's schedules, the store's horizon, and the prices that change with the clock
+/// (`run`, `estimate`).
+struct NowOption: ParsableArguments {
+    @Option(help: .hidden)
+    var now: String?
+
+    /// `--now` read in the local zone, or nil for the machine's clock.
+    func date() throws -> Date? {
+        try Terminal.attempt {
+            try now.map { text throws(OffpeakError) in
+                try OffpeakCommand.Cron.Next.date(text, in: .current, option: "--now")
+            }
+        }
+    }
+}

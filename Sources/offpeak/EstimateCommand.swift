@@ -26,7 +26,8 @@ extension OffpeakCommand {
                 provider: planning.choice.provider, baseURL: planning.choice.baseURL)
             let spec = try Terminal.attempt { try context.loadJob(job) }
             try EstimateReporter.print(
-                spec, context: context, cachePolicy: planning.cachePolicy, json: output.json)
+                spec, context: context, cachePolicy: planning.cachePolicy, now: try planning.now.date(),
+                json: output.json)
         }
     }
 }
@@ -41,6 +42,8 @@ struct EstimateOptions: ParsableArguments {
     @Flag(name: .long, help: "Estimate a run that asks again for every item.")
     var refresh = false
 
+    @OptionGroup var now: NowOption
+
     func validate() throws {
         if noCache && refresh { throw ValidationError("--no-cache and --refresh are alternatives; give one") }
     }
@@ -51,11 +54,12 @@ struct EstimateOptions: ParsableArguments {
 /// Prints an estimate: shared by `estimate` and `summarize --estimate`.
 enum EstimateReporter {
     static func print(
-        _ spec: JobSpec, context: WorkspaceContext, cachePolicy: RequestRecord.CachePolicy, json: Bool
+        _ spec: JobSpec, context: WorkspaceContext, cachePolicy: RequestRecord.CachePolicy, now: Date? = nil,
+        json: Bool
     )
         throws
     {
-        let estimate = try Terminal.attempt { try context.estimate(spec, cachePolicy: cachePolicy) }
+        let estimate = try Terminal.attempt { try context.estimate(spec, cachePolicy: cachePolicy, now: now) }
         if json { try Terminal.printJSON(estimate) } else { Swift.print(estimate.text, terminator: "") }
     }
 }

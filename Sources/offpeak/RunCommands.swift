@@ -100,6 +100,8 @@ enum RunReporter {
         var spend: Spend
         var deferred: [String]
         var forced: Bool
+        /// What the text output's first line says: the verdict, with any notice before it.
+        var message: String
     }
 
     static func execute(
@@ -112,7 +114,8 @@ enum RunReporter {
             force: flags.force, cachePolicy: flags.cachePolicy,
             progress: json ? nil : Terminal.progressLine(),
             gate: context.gate(sysfsRoot: conditions.sysfs.sysfsRoot),
-            stop: Signals.stopOnTermination(grace: conditions.grace), waitForBatches: flags.wait)
+            stop: Signals.stopOnTermination(grace: conditions.grace), waitForBatches: flags.wait,
+            now: try flags.now.date())
         let outcome: RunOutcome
         do {
             outcome = try Terminal.attempt { try context.run(spec, options: options) }
@@ -129,7 +132,7 @@ enum RunReporter {
                     run: run.id, job: run.job, state: run.state.rawValue, reason: run.reason,
                     itemsTotal: run.itemsTotal, itemsDone: run.itemsDone, itemsFailed: run.itemsFailed,
                     answeredNow: outcome.answeredNow, output: outcome.outputDirectory, spend: outcome.spend,
-                    deferred: outcome.deferred.map(\.rawValue), forced: run.forced))
+                    deferred: outcome.deferred.map(\.rawValue), forced: run.forced, message: outcome.message))
         } else {
             print(outcome.message)
             let nothingRan = !outcome.deferred.isEmpty && outcome.spend.calls == 0 && outcome.answeredNow == 0

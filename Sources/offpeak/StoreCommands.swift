@@ -80,16 +80,11 @@ extension OffpeakCommand {
             @Flag(help: "Say what would be removed, and remove nothing.")
             var dryRun = false
 
-            /// The moment the horizon is counted back from: hidden, for tests that move the clock.
-            @Option(help: .hidden)
-            var now: String?
+            /// The moment the horizon is counted back from.
+            @OptionGroup var now: NowOption
 
             func run() throws {
-                let clock = try Terminal.attempt {
-                    try now.map { text throws(OffpeakError) in
-                        try OffpeakCommand.Cron.Next.date(text, in: .current, option: "--now")
-                    }
-                }
+                let clock = try now.date()
                 let context = try common.context()
                 let outcome = try Terminal.attempt {
                     try context.pruneStore(dryRun: dryRun, now: clock)

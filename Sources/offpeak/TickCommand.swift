@@ -20,10 +20,9 @@ extension OffpeakCommand {
         )
         var window: String?
 
-        /// The clock a tick reads schedules, leases aside, by: hidden, for tests that move it (issue 23:
+        /// The clock a tick reads schedules, leases aside, by: for tests that move it (issue 23:
         /// hosts ticking slot after slot) and for replaying what a tick at another time would do.
-        @Option(help: .hidden)
-        var now: String?
+        @OptionGroup var now: NowOption
 
         @OptionGroup var common: CommonOptions
         @OptionGroup var conditions: ConditionOptions
@@ -38,11 +37,7 @@ extension OffpeakCommand {
         }
 
         func run() throws {
-            let clock = try Terminal.attempt {
-                try now.map { text throws(OffpeakError) in
-                    try OffpeakCommand.Cron.Next.date(text, in: .current, option: "--now")
-                }
-            }
+            let clock = try now.date()
             let context = try common.context()
             let options = Offpeak.Tick.Options(
                 window: window.flatMap(DurationParser.seconds),

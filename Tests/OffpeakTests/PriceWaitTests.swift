@@ -177,6 +177,54 @@ struct PriceWaitTests {
         #expect(Set((try sim.stats()["billed_by_window"] as? [String: Any] ?? [:]).keys) == ["peak"])
     }
 
+    /// `estimate` shows each plan (a lane, now or when the cheaper prices begin), its dollars and
+    /// finish, and the one the run takes; a job that does not wait is told what waiting would save.
+    @Test func theEstimateShowsEachPlanAndTheOneTheRunTakes() throws {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: deepseek\n")
+        let items = "items: [tides, waves, storms, currents]\nmax_tokens: 100\nbatching: off\n"
+        try workspace.write(
+            "jobs/tides.yaml",
+            "kind: prompt\ntemplate: \"{{item}}\"\ndeadline: 24h\nwait_for_cheaper_prices: true\n" + items)
+        try workspace.write("jobs/now.yaml", "kind: prompt\ntemplate: \"{{item}}\"\n" + items)
+        let context = try WorkspaceContext(
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
+        let now = try Self.at("2026-11-30T06:05:00Z")
+        let waits = try context.estimate(try context.loadJob("tides"), now: now)
+        let plans = try #require(waits.plans)
+        #expect(plans.map(\.window) == ["peak", "off-peak"])
+        #expect(plans.map(\.takes) == [false, true])
+        #expect(abs(plans[1].dollars * 2 - plans[0].dollars) < 1e-12, "off-peak is half")
+        #expect(waits.dollars == plans[1].dollars)
+        let text = waits.text.components(separatedBy: "\n")
+        let at = try #require(text.firstIndex { $0.hasPrefix("prices change with the clock") })
+        #expect(
+            Array(text[at...])
+                == [
+                    "prices change with the clock: peak now, off-peak from 10:00 UTC",
+                    "PLAN                     STARTS     FINISHES  COST",
+                    "live, now (peak)         06:05 UTC  unknown   \(Money.dollars(plans[0].dollars))",
+                    "live, wait (off-peak) *  10:00 UTC  unknown   \(Money.dollars(plans[1].dollars))",
+                    "* the plan the run takes: waiting for off-peak prices at 10:00 UTC (saves about 50 %, "
+                        + "deadline Tue 06:05 UTC)",
+                    "",
+                ])
+        let runsNow = try context.estimate(try context.loadJob("now"), now: now)
+        #expect(runsNow.plans?.map(\.takes) == [true, false])
+        #expect(runsNow.dollars == runsNow.plans?.first?.dollars)
+        #expect(
+            runsNow.text.contains(
+                "* the plan the run takes: waiting for off-peak prices at 10:00 UTC would save about 50 % "
+                    + "(wait_for_cheaper_prices: true, with a deadline, lets a run wait)\n"))
+        // A model whose prices do not change shows no plans.
+        try workspace.write("offpeak.yaml", "provider: anthropic\n")
+        let flat = try WorkspaceContext(
+            workspace: Workspace(root: workspace.root), environment: try workspace.environment(),
+            logger: Logger(label: "test"))
+        #expect(try flat.estimate(try flat.loadJob("tides"), now: now).plans == nil)
+    }
+
     /// A run of `job` on DeepSeek, on a clock `offset` seconds ahead of the machine's.
     static func run(
         _ workspace: TemporaryWorkspace, job: String = "tides", offset: TimeInterval, force: Bool = false

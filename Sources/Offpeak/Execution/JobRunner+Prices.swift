@@ -52,9 +52,8 @@ extension JobRunner {
         let items = open.map { max(0, $0.itemsTotal - $0.itemsDone - $0.itemsFailed) } ?? spec.items.count
         let inFlight = config.limits(for: provider.kind).inFlight(
             for: provider.kind, baseURL: provider.baseURL)
-        let measured = try store.ledger.latency(model: LatencyEstimate.key(model: model, lane: .live))
-        let call = measured.map { $0.msPerCall / 1_000 } ?? 30
-        let rounds = (Double(items) / Double(max(1, inFlight))).rounded(.up)
-        return (rounds * call, call)
+        let call = PriceWait.callSeconds(
+            try store.ledger.latency(model: LatencyEstimate.key(model: model, lane: .live)))
+        return (PriceWait.work(items: items, inFlight: inFlight, call: call), call)
     }
 }

@@ -35,11 +35,15 @@ public struct JobRunner: Sendable {
         /// opens it (its holder finished it between the tick's reads), the pass starts none: a new
         /// run would answer the job a second time.
         var resuming: RunRecord?
+
+        /// - Parameter now: the moment the run takes as now (`run --now`), its clock going on from
+        ///   there at the machine's pace; nil: the machine's clock.
         public init(
             force: Bool = false, cachePolicy: RequestRecord.CachePolicy = .normal,
             progress: (@Sendable (RunProgress) -> Void)? = nil, gate: ConditionGate? = nil,
-            windowEnd: Date? = nil, stop: StopSignal? = nil, waitForBatches: Bool = false
+            windowEnd: Date? = nil, stop: StopSignal? = nil, waitForBatches: Bool = false, now: Date? = nil
         ) {
+            clock = MovedClock.from(now)
             self.waitForBatches = waitForBatches
             self.force = force
             self.cachePolicy = cachePolicy

@@ -283,7 +283,7 @@ struct RunSession {
             try context.latency(of: request.model, lane: lanes.direct)?.expectedSeconds(
                 input: inputTokens, maxOutput: request.maxTokens) ?? 30
         let left = Double(max(0, run.itemsTotal - run.itemsDone - run.itemsFailed))
-        let work = (left / Double(max(1, context.limiter.inFlightCap))).rounded(.up) * call
+        let work = PriceWait.work(items: Int(left), inFlight: context.limiter.inFlightCap, call: call)
         switch watch.check(now: now, lead: call, work: work) {
         case .go: return nil
         case .stop(let stop): return stop

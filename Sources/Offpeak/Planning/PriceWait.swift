@@ -92,6 +92,17 @@ enum PriceWait {
         return nil
     }
 
+    /// About how long `items` take, `inFlight` calls at once, each taking `call` seconds.
+    static func work(items: Int, inFlight: Int, call: TimeInterval) -> TimeInterval {
+        (Double(items) / Double(max(1, inFlight))).rounded(.up) * call
+    }
+
+    /// How long a call of a model takes, as its calls were measured (`LatencyEstimate.msPerCall`),
+    /// or 30 s when none was: what the plan takes a call to need.
+    static func callSeconds(_ latency: LatencyEstimate?) -> TimeInterval {
+        latency.map { $0.msPerCall / 1_000 } ?? 30
+    }
+
     /// `10:00 UTC` on `now`'s day in `zone`, else `Mon 01:00 UTC`; a week or more away, with its date.
     static func time(_ date: Date, in zone: TimeZone, now: Date) -> String {
         let wall = WallClock(date, in: zone)

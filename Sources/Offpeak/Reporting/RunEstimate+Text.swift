@@ -48,9 +48,42 @@ extension RunEstimate {
                     + (searchesPriced ? "" : "; \(model) has no price per search: they are counted as 0"))
         }
         lines.append("time: \(timeSentence)")
+        lines += plansText
         if unpriced { lines.append("\(model) has no price: its dollars are unknown, shown as 0") }
         lines += notes
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// The plans of a model whose prices change with the clock: each lane now and at the next
+    /// cheaper prices, marked `*` where the run would take it.
+    private var plansText: [String] {
+        guard let plans, let first = plans.first else { return [] }
+        var head = "prices change with the clock: \(first.window) now"
+        if let later = plans.first(where: { $0.starts > first.starts }) {
+            head += ", \(later.window) from \(time(later.starts))"
+        }
+        let table = TextTable(columns: ["PLAN", "STARTS", "FINISHES", "COST"])
+        for plan in plans {
+            let when = plan.starts == first.starts ? "now" : "wait"
+            table.add([
+                "\(plan.lane), \(when) (\(plan.window))" + (plan.takes ? " *" : ""), time(plan.starts),
+                plan.finishes.map(time) ?? "unknown", cost(plan.dollars),
+            ])
+        }
+        var lines = ["", head, table.render().dropLast(1).description]
+        let taken = plans.contains(where: \.takes) ? "* the plan the run takes" : nil
+        switch (taken, planNote) {
+        case (let taken?, let note?): lines.append("\(taken): \(note)")
+        case (let taken?, nil): lines.append(taken)
+        case (nil, let note?): lines.append(note)
+        case (nil, nil): break
+        }
+        return lines
+    }
+
+    private func time(_ date: Date) -> String {
+        let zone = plansTimeZone.flatMap(TimeZone.init(identifier:)) ?? .gmt
+        return PriceWait.time(date, in: zone, now: plans?.first?.starts ?? date)
     }
 
     private func cost(_ dollars: Double) -> String {

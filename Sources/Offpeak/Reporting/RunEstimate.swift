@@ -79,4 +79,24 @@ public struct RunEstimate: Encodable, Sendable {
     public var inFlight: Int
     /// What the reader should know about what the estimate could not see.
     public var notes: [String]
+    /// Where the model's prices change with the clock: each lane now and at the next cheaper
+    /// prices, one of them the run's (`RunEstimate+Plans`); nil (left out of the JSON) otherwise.
+    public var plans: [Plan]? = nil
+    /// What the plans' marked one is, or what waiting would save (`wait_for_cheaper_prices`).
+    public var planNote: String? = nil
+    /// The zone the price page states its hours in: the plans' times are said in it.
+    public var plansTimeZone: String? = nil
+
+    /// One way of doing the work: a lane, started now or when cheaper prices begin.
+    public struct Plan: Encodable, Sendable, Equatable {
+        public var lane: String
+        /// The window whose prices it is billed at (`peak`, `off-peak`).
+        public var window: String
+        public var starts: Date
+        /// When it would be done; nil when the model's speed is not measured yet.
+        public var finishes: Date?
+        public var dollars: Double
+        /// The plan the run would take.
+        public var takes: Bool
+    }
 }

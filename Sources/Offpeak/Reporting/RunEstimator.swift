@@ -85,6 +85,18 @@ struct RunEstimator {
             searchesPriced: prices.cost(of: model)?.perSearch != nil, wallSeconds: wall,
             inFlight: inFlight, notes: work.notes)
         estimate.flex = flex.map(RunEstimate.Lane.init)
+        let lanes =
+            [(CallLane.live, live)] + (batch.map { [(.batch, $0)] } ?? [])
+            + (flex.map { [(.flex, $0)] } ?? [])
+        if let plans = try plans(
+            lanes: lanes, chosen: lane.lane, wall: wall, items: estimate.itemsToAsk, inFlight: inFlight,
+            deadline: open?.deadlineAt ?? spec.deadline.map { now + $0 })
+        {
+            estimate.plans = plans.plans
+            estimate.planNote = plans.note
+            estimate.plansTimeZone = prices.cost(of: model)?.windows?.timeZone.identifier
+            estimate.dollars = plans.plans.first(where: \.takes)?.dollars ?? estimate.dollars
+        }
         return estimate
     }
 
@@ -95,7 +107,7 @@ struct RunEstimator {
         _ rounds: [[Entry]], lane: CallLane, answers: AnswerLength, latency: LatencyEstimate?
     ) throws(OffpeakError) -> LaneTally {
         let batchLane = lane == .batch
-        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), lane: lane)
+        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model, at: now), lane: lane)
         var batchedSizes: [Int] = []  // items in each batched call, for the audit
         var single: (request: CompletionRequest, output: Int)?
         let limit = CallPlanning.roundLimit(
@@ -171,7 +183,7 @@ struct RunEstimator {
 
     /// The naive way: each item asked alone and whole, live, with no prompt cache.
     private func naiveTally(_ requests: [CompletionRequest], answers: AnswerLength) -> LaneTally {
-        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model), lane: .live)
+        var tally = LaneTally(provider: provider.kind, price: prices.cost(of: model, at: now), lane: .live)
         tally.promptCache = false
         for request in requests {
             tally.add(request, items: 1, output: answers.tokens(maxTokens: request.maxTokens), latency: nil)

@@ -29,12 +29,7 @@ public struct Tick: Sendable {
             self.gate = gate
             self.stop = stop
             self.now = now ?? Date()
-            if let now {
-                let ahead = now.timeIntervalSinceNow
-                self.clock = { Date().addingTimeInterval(ahead) }
-            } else {
-                self.clock = { Date() }
-            }
+            self.clock = MovedClock.from(now)
             self.version = version
         }
     }

@@ -5,8 +5,10 @@ import Foundation
 extension WorkspaceContext {
     /// Plans `spec` as `run` would now, reading the store (if there is one) through a read-only
     /// connection: a workspace without a store is estimated as new, and gets none.
-    /// - Parameter cachePolicy: `--no-cache` or `--refresh`, as the run would be given them.
-    public func estimate(_ spec: JobSpec, cachePolicy: RequestRecord.CachePolicy = .normal)
+    /// - Parameters:
+    ///   - cachePolicy: `--no-cache` or `--refresh`, as the run would be given them.
+    ///   - now: the moment taken as now (`estimate --now`); nil: the machine's clock.
+    public func estimate(_ spec: JobSpec, cachePolicy: RequestRecord.CachePolicy = .normal, now: Date? = nil)
         throws(OffpeakError) -> RunEstimate
     {
         let provider = try planningProvider()
@@ -24,7 +26,7 @@ extension WorkspaceContext {
         let cache = store.map { ResponseCache(store: $0, maxBytes: config.cacheMaxBytes, logger: logger) }
         var estimate = try RunEstimator(
             spec: spec, model: model, provider: provider, config: config, prices: prices, store: store,
-            cache: cache, cachePolicy: cachePolicy, now: Date()
+            cache: cache, cachePolicy: cachePolicy, now: now ?? Date()
         ).estimate()
         if let note = JobRunner.samplingNote(spec, model: model, provider: provider.kind) {
             estimate.notes.append(note)
