@@ -16,22 +16,15 @@ struct PriceWatch {
 
     /// nil when the model's prices do not change with the clock.
     init?(price: ModelPrice?, deadline: Date?, now: Date) {
-        guard let price, let windows = price.windows, let deadline else { return nil }
+        guard let price, price.windows != nil, let deadline else { return nil }
         self.price = price
         self.deadline = deadline
         let start = price.at(now).referenceDollars
-        var at = now
-        var until = Date.distantFuture
         // A week ahead at most: prices no dearer than these all week hold for the pass.
-        let horizon = now + 8 * 86_400
-        while let change = windows.nextChange(after: at, horizon: max(0, horizon.timeIntervalSince(at))) {
-            if price.at(change).referenceDollars > start {
-                until = change
-                break
-            }
-            at = change
-        }
-        holdsUntil = until
+        holdsUntil =
+            price.changes(after: now, through: now + 8 * 86_400).first { $0.price.referenceDollars > start }?
+            .at
+            ?? .distantFuture
     }
 
     enum Check: Equatable {

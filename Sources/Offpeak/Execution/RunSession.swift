@@ -281,7 +281,7 @@ struct RunSession {
         defer { prices = watch }
         let call =
             try context.latency(of: request.model, lane: lanes.direct)?.expectedSeconds(
-                input: inputTokens, maxOutput: request.maxTokens) ?? 30
+                input: inputTokens, maxOutput: request.maxTokens) ?? PriceWait.unmeasuredCall
         let left = Double(max(0, run.itemsTotal - run.itemsDone - run.itemsFailed))
         let work = PriceWait.work(items: Int(left), inFlight: context.limiter.inFlightCap, call: call)
         switch watch.check(now: now, lead: call, work: work) {

@@ -48,11 +48,9 @@ enum PriceWait {
         let landing = price.dearest(from: now, to: now + lead)
         let latestStart = deadline - work
         var best: (at: Date, price: ModelPrice)?
-        var at = now
-        while let change = windows.nextChange(after: at, horizon: max(0, latestStart.timeIntervalSince(at))) {
-            let then = price.at(change)
-            if then.referenceDollars < (best?.price ?? landing).referenceDollars { best = (change, then) }
-            at = change
+        for change in price.changes(after: now, through: latestStart)
+        where change.price.referenceDollars < (best?.price ?? landing).referenceDollars {
+            best = change
         }
         if let best {
             let saves = 1 - best.price.referenceDollars / landing.referenceDollars
@@ -81,15 +79,9 @@ enum PriceWait {
     static func cheaper(_ price: ModelPrice, windows: PriceWindows, than: ModelPrice, after now: Date)
         -> (at: Date, price: ModelPrice)?
     {
-        var at = now
-        while let change = windows.nextChange(
-            after: at, horizon: max(0, (now + 86_400).timeIntervalSince(at)))
-        {
-            let then = price.at(change)
-            if then.referenceDollars < than.referenceDollars { return (change, then) }
-            at = change
+        price.changes(after: now, through: now + 86_400).first {
+            $0.price.referenceDollars < than.referenceDollars
         }
-        return nil
     }
 
     /// About how long `items` take, `inFlight` calls at once, each taking `call` seconds.
@@ -100,8 +92,11 @@ enum PriceWait {
     /// How long a call of a model takes, as its calls were measured (`LatencyEstimate.msPerCall`),
     /// or 30 s when none was: what the plan takes a call to need.
     static func callSeconds(_ latency: LatencyEstimate?) -> TimeInterval {
-        latency.map { $0.msPerCall / 1_000 } ?? 30
+        latency.map { $0.msPerCall / 1_000 } ?? unmeasuredCall
     }
+
+    /// What a call is taken to need before any call of its model is measured.
+    static let unmeasuredCall: TimeInterval = 30
 
     /// `10:00 UTC` on `now`'s day in `zone`, else `Mon 01:00 UTC`; a week or more away, with its date.
     static func time(_ date: Date, in zone: TimeZone, now: Date) -> String {

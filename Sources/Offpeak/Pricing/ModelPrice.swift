@@ -102,17 +102,24 @@ struct ModelPrice: Sendable, Equatable, Decodable {
         return price
     }
 
-    /// The dearest prices in force at any moment from `start` to `end` (`at(_:)`).
-    func dearest(from start: Date, to end: Date) -> ModelPrice {
-        guard let windows else { return self }
-        var dearest = at(start)
+    /// Each change of prices after `start`, up to `end` included, with the prices in force from
+    /// then (`at(_:)`); none when the prices do not change with the clock.
+    func changes(after start: Date, through end: Date) -> [(at: Date, price: ModelPrice)] {
+        guard let windows else { return [] }
+        var changes: [(at: Date, price: ModelPrice)] = []
         var moment = start
         while let change = windows.nextChange(after: moment, horizon: end.timeIntervalSince(moment)) {
-            let then = at(change)
-            if then.referenceDollars > dearest.referenceDollars { dearest = then }
+            changes.append((change, at(change)))
             moment = change
         }
-        return dearest
+        return changes
+    }
+
+    /// The dearest prices in force at any moment from `start` to `end` (`at(_:)`).
+    func dearest(from start: Date, to end: Date) -> ModelPrice {
+        changes(after: start, through: end).map(\.price).reduce(at(start)) { dearest, then in
+            then.referenceDollars > dearest.referenceDollars ? then : dearest
+        }
     }
 
     /// A million tokens each of input and output, live: for telling which of two prices is dearer.

@@ -72,15 +72,26 @@ struct PriceWindows: Sendable, Equatable {
         var outputCostPerTokenBatches: Double?
         var factor: Double?
 
-        enum CodingKeys: String, CodingKey {
-            case inputCostPerToken = "input_cost_per_token"
-            case outputCostPerToken = "output_cost_per_token"
-            case cacheReadInputTokenCost = "cache_read_input_token_cost"
-            case cacheCreationInputTokenCost = "cache_creation_input_token_cost"
-            case inputCostPerTokenBatches = "input_cost_per_token_batches"
-            case outputCostPerTokenBatches = "output_cost_per_token_batches"
-            case factor
+        init() {}
+
+        /// The prices by the entry's own field names (`ModelPrice.CodingKeys`), and `factor`.
+        init(from decoder: any Decoder) throws {
+            let fields = try decoder.container(keyedBy: ModelPrice.CodingKeys.self)
+            inputCostPerToken = try fields.decodeIfPresent(Double.self, forKey: .inputCostPerToken)
+            outputCostPerToken = try fields.decodeIfPresent(Double.self, forKey: .outputCostPerToken)
+            cacheReadInputTokenCost = try fields.decodeIfPresent(
+                Double.self, forKey: .cacheReadInputTokenCost)
+            cacheCreationInputTokenCost = try fields.decodeIfPresent(
+                Double.self, forKey: .cacheCreationInputTokenCost)
+            inputCostPerTokenBatches = try fields.decodeIfPresent(
+                Double.self, forKey: .inputCostPerTokenBatches)
+            outputCostPerTokenBatches = try fields.decodeIfPresent(
+                Double.self, forKey: .outputCostPerTokenBatches)
+            factor = try decoder.container(keyedBy: FactorKey.self).decodeIfPresent(
+                Double.self, forKey: .factor)
         }
+
+        private enum FactorKey: String, CodingKey { case factor }
 
         /// `price` with this window's prices in force.
         func applied(to price: ModelPrice) -> ModelPrice {

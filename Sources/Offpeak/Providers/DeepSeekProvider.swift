@@ -30,12 +30,7 @@ struct DeepSeekProvider: HTTPProvider, CustomStringConvertible {
     /// DeepSeek has no batch API.
     var batches: (any BatchAPI)? { nil }
 
-    var headers: [(name: String, value: String)] {
-        [
-            (name: "authorization", value: "Bearer \(apiKey)"),
-            (name: "content-type", value: "application/json"),
-        ]
-    }
+    var headers: [(name: String, value: String)] { OpenAIProvider.headers(apiKey: apiKey) }
 
     /// OpenAI's chat completion, its answer shape asked for as DeepSeek's JSON output mode takes it
     /// (the batched prompt says "JSON", which the mode requires of the prompt).

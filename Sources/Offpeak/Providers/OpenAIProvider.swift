@@ -33,7 +33,10 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
         OpenAIBatches(baseURL: baseURL, exchange: BatchExchange(transport: transport, headers: headers))
     }
 
-    var headers: [(name: String, value: String)] {
+    var headers: [(name: String, value: String)] { Self.headers(apiKey: apiKey) }
+
+    /// A JSON request with the key as a bearer token: OpenAI's, and every server speaking its wire.
+    static func headers(apiKey: String) -> [(name: String, value: String)] {
         [
             (name: "authorization", value: "Bearer \(apiKey)"),
             (name: "content-type", value: "application/json"),
