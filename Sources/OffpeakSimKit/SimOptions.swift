@@ -77,6 +77,10 @@ public struct SimOptions: Sendable, Equatable {
     /// Chance, in 0...1, that a flex call (`service_tier: "flex"` on chat completions) is refused
     /// for capacity: a 429 `resource_unavailable`, not billed (`FlexGate`).
     public var flexRefuseRate = 0.0
+    /// Chance, in 0...1, that a flex call taken is answered at the default tier instead (its
+    /// response says `service_tier: "default"`, billed at the live prices), as OpenAI answers a
+    /// project whose flex requests it serves at the default tier.
+    public var flexAsDefaultRate = 0.0
     /// How many times longer a flex call takes than a live one.
     public var flexSlowdown = 3.0
     /// When set, the server exits at once, as a crash or `kill -9` would (no answer, connections
@@ -130,6 +134,7 @@ public struct SimOptions: Sendable, Equatable {
         try check(timeoutDelaySeconds >= 0, "--timeout-delay must not be negative")
         try check(batchDelaySeconds >= 0, "--batch-delay must not be negative")
         try check((0...1).contains(flexRefuseRate), "--flex-refuse-rate must be in 0...1")
+        try check((0...1).contains(flexAsDefaultRate), "--flex-as-default-rate must be in 0...1")
         try check(flexSlowdown >= 1, "--flex-slowdown must be at least 1")
         try check((crashAfterCalls ?? 0) >= 0, "--crash-after must not be negative")
         try check(

@@ -48,7 +48,9 @@ struct SimState: Sendable {
         self.limiter = RateLimiter(limits: options.rateLimits)
         self.sources = SourceLibrary()
         self.shutdown = ShutdownNotice()
-        self.flex = FlexGate(refuseRate: options.flexRefuseRate, slowdown: options.flexSlowdown, seed: seed)
+        self.flex = FlexGate(
+            refuseRate: options.flexRefuseRate, asDefaultRate: options.flexAsDefaultRate,
+            slowdown: options.flexSlowdown, seed: seed)
     }
 
     /// `POST /sim/reset`: a fresh sim without a restart.

@@ -214,6 +214,12 @@ struct SimCommand: AsyncParsableCommand {
     )
     var flexRefuseRate = 0.0
 
+    @Option(
+        help:
+            "Chance, in 0...1, that a flex call taken is answered at the default tier (service_tier default), billed at the live prices."
+    )
+    var flexAsDefaultRate = 0.0
+
     @Option(help: "How many times longer a flex call takes than a live one.")
     var flexSlowdown = SimOptions().flexSlowdown
 
@@ -299,6 +305,7 @@ struct SimCommand: AsyncParsableCommand {
         options.batchExpireRate = batchExpireRate
         options.batchCancelRate = batchCancelRate
         options.flexRefuseRate = flexRefuseRate
+        options.flexAsDefaultRate = flexAsDefaultRate
         options.flexSlowdown = flexSlowdown
         options.crashAfterCalls = crashAfter
         options.pathPrefix = pathPrefix

@@ -27,7 +27,7 @@ extension OffpeakCommand {
             commandName: "costs",
             abstract: "What was spent, by job, model or day, against what the naive way would have cost.")
 
-        @Option(help: "job, model or day.")
+        @Option(help: "job, model, day or tag.")
         var by: CostReport.Grouping = .job
 
         @OptionGroup var common: CommonOptions

@@ -51,6 +51,19 @@ extension OffpeakCommand {
         @Flag(help: "Print what summarizing would do and cost, as `offpeak estimate` does; send nothing.")
         var estimate = false
 
+        @Option(help: "How long the summaries may take, like 6h or 2d, as a job's deadline.")
+        var deadline: String?
+
+        @Flag(
+            name: .customLong("wait-for-cheaper-prices"),
+            help: "Where the model's prices change with the clock, start at the cheapest the deadline allows."
+        )
+        var waitForCheaperPrices = false
+
+        @Option(
+            name: .customLong("tag"), help: "A tag the spend is counted under (costs --by tag); repeatable.")
+        var tags: [String] = []
+
         @OptionGroup var common: CommonOptions
         @OptionGroup var providerOptions: ProviderOptions
         @OptionGroup var conditions: ConditionOptions
@@ -60,6 +73,12 @@ extension OffpeakCommand {
             guard !files.isEmpty else { throw ValidationError("name at least one file to summarize") }
             guard maxTokens >= 1 else {
                 throw ValidationError("--max-tokens: expected 1 or more, got \(maxTokens)")
+            }
+            if let deadline, DurationParser.seconds(deadline).map({ $0 > 0 }) != true {
+                throw ValidationError("--deadline: expected a duration like 6h or 2d, got '\(deadline)'")
+            }
+            if waitForCheaperPrices && deadline == nil {
+                throw ValidationError("--wait-for-cheaper-prices needs --deadline: how long it may wait")
             }
         }
 
@@ -73,7 +92,9 @@ extension OffpeakCommand {
             let spec = try Terminal.attempt {
                 try JobSpec.summarize(
                     files: files, tier: tier, output: out, maxTokens: maxTokens, promptCache: !noPromptCache,
-                    workspace: context.workspace)
+                    workspace: context.workspace, tags: tags,
+                    deadline: deadline.flatMap(DurationParser.seconds),
+                    waitForCheaperPrices: waitForCheaperPrices)
             }
             if estimate {
                 return try EstimateReporter.print(

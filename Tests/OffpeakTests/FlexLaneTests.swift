@@ -199,6 +199,45 @@ struct FlexLaneTests {
                 """)
     }
 
+    /// A flex call the provider answers at the default tier (its response says `service_tier:
+    /// "default"`) is billed as it says, at the live prices, and booked in the live lane: the ledger
+    /// is what the provider billed, not what was asked (issue 48, item 4).
+    @Test func aFlexCallAnsweredAtTheDefaultTierIsBilledAsLive() throws {
+        let sim = try SimProcess(arguments: [
+            "--require-key", "sk-test", "--flex-as-default-rate", "0.5", "--seed", "7", "--latency-ms", "20",
+        ])
+        let workspace = try Self.workspace(sim: sim, count: 10, extra: "lane: flex\nbatching: off")
+        let outcome = try Self.run(workspace)
+        #expect(outcome.status == .ok, "\(outcome.message)")
+        let stats = try sim.stats()
+        let asDefault = try #require(stats["flex_as_default"] as? Int)
+        #expect(stats["flex_calls"] as? Int == 10 && asDefault > 0 && asDefault < 10, "\(stats)")
+        let store = try workspace.openStore()
+        let flex = try store.values("SELECT flex FROM ledger ORDER BY id", as: Bool.self).compactMap { $0 }
+        #expect(flex.count == 10 && flex.filter { !$0 }.count == asDefault, "\(flex)")
+        // Each row at its own lane's prices: the live ones at twice the flex ones' for the same usage.
+        let price = try #require(PriceTable.bundled.cost(of: "gpt-5-mini"))
+        let rows = try store.values("SELECT dollars FROM ledger ORDER BY id", as: Double.self).compactMap {
+            $0
+        }
+        let inputs = try store.values("SELECT input_tokens FROM ledger ORDER BY id", as: Int.self).compactMap
+        { $0 }
+        let outputs = try store.values("SELECT output_tokens FROM ledger ORDER BY id", as: Int.self)
+            .compactMap { $0 }
+        let cached = try store.values("SELECT cache_read_tokens FROM ledger ORDER BY id", as: Int.self)
+            .compactMap { $0 }
+        for index in rows.indices {
+            let usage = Usage(input: inputs[index], output: outputs[index], cacheRead: cached[index])
+            let expected = price.dollars(for: usage, lane: flex[index] ? .flex : .live)
+            #expect(abs(rows[index] - expected) < 1e-15, "row \(index)")
+        }
+        #expect(CallLane.flex.billed(asReported: "default") == .live)
+        #expect(CallLane.live.billed(asReported: "flex") == .flex)
+        #expect(CallLane.flex.billed(asReported: "priority") == .flex)
+        #expect(CallLane.batch.billed(asReported: "default") == .batch)
+        #expect(CallLane.flex.billed(asReported: nil) == .flex)
+    }
+
     /// Refused every time with the deadline far: the items wait a minute, their attempts as they
     /// were (the provider's want of room is not their fault), and the run says when they go again.
     @Test func aRefusalWithTheDeadlineFarAsksTheItemsAgainLaterWithoutChargingAnAttempt() throws {

@@ -155,7 +155,45 @@ struct PriceWaitTests {
         #expect(second.run.itemsDone == 30)
         let after = try #require(try later.stats()["billed_by_window"] as? [String: [String: Int]])
         #expect(Set(after.keys) == ["off-peak"], "\(after)")
-        #expect(try QueueReport.make(store: try workspace.openStore(), conditions: nil).deferred.isEmpty)
+        let store = try workspace.openStore()
+        #expect(try QueueReport.make(store: store, conditions: nil).deferred.isEmpty)
+        // The ledger: every call (the warm-up's, the 30 items') billed off-peak; waiting saved, on
+        // the calls after the wait, what they cost (peak prices are twice off-peak's).
+        let shares = try store.ledger.windowShares(by: .all, calendar: .current)
+        #expect(shares.map { "\($0.window) \($0.calls)" } == ["off-peak 31"])
+        let saved = try store.ledger.waitingSavings()
+        #expect(saved.calls == 30 - first.run.itemsDone)
+        let afterWait = second.spend.dollars - first.spend.dollars
+        #expect(abs(saved.dollars - afterWait) <= 1e-9 * afterWait, "\(saved) \(afterWait)")
+    }
+
+    /// A budget reserves each call at the dearest prices from its start to its timeout: with room for
+    /// one call at off-peak prices and not at peak ones, the call sent at 00:30 UTC on a Monday goes,
+    /// and the same call sent ten seconds before peak hours begin, which may land in them, is held
+    /// by the budget, billed nothing.
+    @Test func aBudgetReservesACallThatMayLandInPeakHoursAtPeakPrices() throws {
+        let job =
+            "kind: prompt\ntemplate: \"{{item}}\"\nbatching: off\nmax_tokens: 1000\nitems: [tides]\n"
+            + "budget: {max_dollars: 0.003}\n"
+        func run(at instant: String) throws -> (RunOutcome, SimProcess) {
+            let offset = try Self.at(instant).timeIntervalSinceNow
+            let sim = try SimProcess(arguments: ["--clock-offset", "\(offset)"])
+            let workspace = try TemporaryWorkspace()
+            try workspace.write("offpeak.yaml", "provider: deepseek\nbase_url: \(sim.url)/deepseek\n")
+            try workspace.write("jobs/tides.yaml", job)
+            return (try Self.run(workspace, offset: offset), sim)
+        }
+        let (early, earlySim) = try run(at: "2026-11-30T00:30:00Z")
+        #expect(early.status == .ok, "\(early.message)")
+        #expect(try earlySim.stats()["calls"] as? Int == 1)
+        let (late, lateSim) = try run(at: "2026-11-30T00:59:50Z")
+        #expect(late.status == .temporaryFailure && late.run.state == .interrupted, "\(late.message)")
+        // $0.003963: the peak prices (the same call at 00:30 was held to at most half of it).
+        #expect(
+            late.message
+                == "job tides: stopped by budget max_dollars: $0.00 spent, next call may cost up to $0.003963, "
+                + "limit $0.003000; 0 of 1 item answered (0 now); run it again to do the rest")
+        #expect(try lateSim.stats()["calls"] as? Int == 0)
     }
 
     /// `--force` runs now at today's prices, and says what waiting would have saved.

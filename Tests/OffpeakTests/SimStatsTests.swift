@@ -31,7 +31,8 @@ struct SimStatsTests {
         #expect(
             Set(json.keys) == [
                 "calls", "ok_calls", "faults", "billed", "by_endpoint", "batched_calls", "batched_items",
-                "degraded_items", "damage", "sources", "flex_calls", "flex_refused", "billed_by_window",
+                "degraded_items", "damage", "sources", "flex_calls", "flex_refused", "flex_as_default",
+                "billed_by_window",
             ])
         #expect(json["batched_calls"] as? Int == 0)
         #expect(json["degraded_items"] as? Int == 0)

@@ -58,6 +58,12 @@ struct StoreQueryPlanTests {
                     StoreCountersTests.result(requests[1], cached: true)
                 )
             ], lease: RunHold(owner: "test", ttl: 60))
+        // A call billed in a price window, of a run that waited for it, with tags: the splits' reports.
+        var windowed = StoreCountersTests.ledger(
+            run: "r1", items: 1, hit: false, failed: false, dollars: 0.01)
+        (windowed.priceWindow, windowed.waitingSaved, windowed.tags) = ("off-peak", 0.01, "project:atlas")
+        try store.runs.commitCall(
+            run: run, ledger: windowed, results: [StoreCountersTests.result(requests[2], cached: false)])
         try cache.save(
             answers: [(key: "k", answer: ResponseCacheTests.answer(1))], job: "j", provider: "sim", ttl: 60)
         try store.schedules.deferJob("held", run: nil, reasons: "on battery", host: "test-host", at: Date())
@@ -94,6 +100,8 @@ struct StoreQueryPlanTests {
                         || step.hasPrefix("SCAN ledger USING INDEX ledger_flex")
                         // The partial index holds calls lost in flight alone (a few a kill).
                         || step.hasPrefix("SCAN ledger USING INDEX ledger_lost")
+                        // The partial index holds the calls of runs that waited for cheaper prices.
+                        || step.hasPrefix("SCAN ledger USING COVERING INDEX ledger_waited")
                         || step.hasPrefix("SCAN runs USING INDEX runs_by_created")
                         || step.hasPrefix("SCAN requests USING INDEX requests_retrying")
                     #expect(covered, "\(sql)\n  scans: \(step)")
@@ -118,7 +126,8 @@ struct StoreQueryPlanTests {
             "runs_by_created", "requests_retrying", "ledger_spend_by_time", "ledger_spend_by_job",
             "ledger_spend_by_model", "ledger_cache_hits", "cache_entries_by_created",
             "cache_entries_on_expires_at",
-            "run_spend", "ledger_unpriced_models",
+            "run_spend", "ledger_unpriced_models", "ledger_windowed_by_job", "ledger_windowed_by_model",
+            "ledger_windowed_by_time", "ledger_tagged", "ledger_waited",
         ] {
             #expect(plans.contains(index), "no plan uses \(index):\n\(plans)")
         }

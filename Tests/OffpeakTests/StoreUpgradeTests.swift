@@ -142,14 +142,17 @@ extension LedgerEntry {
     /// `search_requests`, v21's `audit`, v23's `flex` or v30's `calls`).
     func insertBeforeHosts(_ db: Database) throws {
         try insertAsBefore(
-            db, table: "ledger", without: ["host", "search_requests", "audit", "flex", "calls"])
+            db, table: "ledger",
+            without: [
+                "host", "search_requests", "audit", "flex", "calls", "price_window", "waiting_saved", "tags",
+            ])
     }
 }
 
 extension RequestRecord {
     /// Inserts the row as a store from before v19 (no `sources` column) holds it.
     func insertBeforeSources(_ db: Database) throws {
-        try insertAsBefore(db, table: "requests", without: ["sources"])
+        try insertAsBefore(db, table: "requests", without: ["sources", "tags"])
     }
 }
 

@@ -49,6 +49,22 @@ struct LedgerLine: Sendable {
     var downgraded: Bool
     /// The host making the calls (`HostName`).
     var host: String
+    /// The tags of the work, as the ledger keeps them (`Tags.stored`).
+    var tags = ""
+    /// By model, the dearest prices the run's wait for cheaper ones went through (`PriceWatch.waited`):
+    /// each call's usage at them, less what it was billed, is what waiting saved on it. Nil when the
+    /// run did not wait.
+    var pricesWhenWaiting: (@Sendable (String) -> ModelPrice?)? = nil
+
+    /// The line for a call answering `requests`: their own tags (submitted requests') with the
+    /// job's. A batched call's requests all have the same (`BatchPlanner` keeps other tags apart).
+    func answering(_ requests: [RequestRecord]) -> LedgerLine {
+        let own = requests.compactMap(\.tags)
+        guard !own.isEmpty else { return self }
+        var line = self
+        line.tags = Tags.stored(Tags.tags(tags) + own.flatMap(Tags.tags))
+        return line
+    }
 
     /// A row for one call, priced with `price` (`nil`: unpriced, recorded at $0 and marked so) at
     /// the prices of the call's `lane`.
@@ -68,6 +84,11 @@ struct LedgerLine: Sendable {
         entry.host = host
         entry.flex = lane == .flex
         entry.searchRequests = usage.searches
+        entry.priceWindow = price?.window ?? ""
+        entry.tags = tags
+        if let price, let then = pricesWhenWaiting?(model), then.window != nil {
+            entry.waitingSaved = then.dollars(for: usage, lane: lane) - price.dollars(for: usage, lane: lane)
+        }
         return entry
     }
 }
@@ -80,7 +101,7 @@ extension CallReceipt {
         _ call: PlannedCall, response: CompletionResponse, price: ModelPrice?, line: LedgerLine,
         started: Date, now: Date, lane: CallLane = .live
     ) -> CallReceipt {
-        let ledger = line.entry(
+        let ledger = line.answering(call.requests).entry(
             model: call.request.model, items: call.requests.count, usage: response.usage,
             usageEstimated: response.usageEstimated, price: price, at: now,
             latency: now.timeIntervalSince(started), lane: lane)
@@ -163,7 +184,7 @@ extension CallReceipt {
         _ hits: [(record: RequestRecord, answer: CachedAnswer)], line: LedgerLine, now: Date
     ) -> [(ledger: LedgerEntry, result: ResultRecord)] {
         hits.map { record, answer in
-            var ledger = line.entry(
+            var ledger = line.answering([record]).entry(
                 model: answer.model, items: 1, usage: Usage(input: 0, output: 0), usageEstimated: false,
                 price: nil, at: now, latency: 0)
             ledger.cacheHit = true

@@ -14,7 +14,8 @@ extension JobRunner {
     /// requests are planned when it runs) in `waiting`. Nothing is sent or dropped.
     func deferRun(
         _ spec: JobSpec, reasons: [ConditionGate.Reason], sentence: String, resuming: RunRecord?,
-        then: String = "`offpeak tick` runs it once its conditions hold, `offpeak run --force` runs it now"
+        then: String = "`offpeak tick` runs it once its conditions hold, `offpeak run --force` runs it now",
+        deferredAt: Date = Date()
     ) throws(OffpeakError) -> RunOutcome {
         let now = Date()
         // A new run holds no requests yet: they are planned when it runs.
@@ -33,9 +34,10 @@ extension JobRunner {
             throw OffpeakError(.software, error.description)
         }
         let deferred = try store.schedules.deferJob(
-            spec.name, run: run, reasons: sentence, host: host, at: now)
+            spec.name, run: run, reasons: sentence, host: host, at: deferredAt)
         let since =
-            deferred.deferredAt == now ? "" : " (deferred since \(Timestamp.text(deferred.deferredAt)))"
+            deferred.deferredAt == deferredAt
+            ? "" : " (deferred since \(Timestamp.text(deferred.deferredAt)))"
         return RunOutcome(
             run: run, status: .temporaryFailure,
             message: "job \(spec.name) deferred: \(sentence)\(since); \(then)",

@@ -43,6 +43,16 @@ extension JobRunner {
         return plan
     }
 
+    /// When the job began to wait for cheaper prices: the first time of its open deferral, when that
+    /// waits for them (`PriceWait.isSentence`), on the clock of the run that deferred it (the
+    /// machine's, but under `--now`); nil when it does not wait for them.
+    func waitedForPrices(job: String) throws(OffpeakError) -> Date? {
+        guard let deferral = try store.schedules.deferred().first(where: { $0.job == job }),
+            deferral.reasonList.contains(where: PriceWait.isSentence)
+        else { return nil }
+        return deferral.deferredAt
+    }
+
     /// About how long the run's work left takes, and one call: its items not answered, as many
     /// calls at once as the provider allows, each as long as the model's typical call as measured
     /// (30 s when none is).

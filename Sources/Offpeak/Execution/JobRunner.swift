@@ -113,8 +113,8 @@ public struct JobRunner: Sendable {
                 return try deferRun(
                     spec, reasons: [.cheaperPrices], sentence: wait, resuming: options.resuming,
                     then:
-                        "`offpeak tick` runs it when they begin, `offpeak run --force` runs it now at today's prices"
-                )
+                        "`offpeak tick` runs it when they begin, `offpeak run --force` runs it now at today's prices",
+                    deferredAt: options.clock())
             }
             holdCalls = RunStop(
                 state: .waiting, reason: wait, status: .temporaryFailure, deferred: [.cheaperPrices])
@@ -151,6 +151,7 @@ public struct JobRunner: Sendable {
             logger.info(
                 "on battery or in a low-power profile: \(spec.name) runs as \(tier.rawValue) (\(model))")
         }
+        let waitedFrom = pricePlan.watch == nil ? nil : try waitedForPrices(job: spec.name)
         try move(&run, to: .running, reason: nil)
         try store.schedules.releaseDeferred(job: spec.name, at: Date())
         let context = self.context(for: spec, hold: lease, options: options)
@@ -163,6 +164,9 @@ public struct JobRunner: Sendable {
             canceled: try store.runs.isCanceled(runID: run.id))
         if !failing.isEmpty && options.force { session.tally.forcedPast = failing }
         session.prices = pricePlan.watch
+        if let waitedFrom, waitedFrom < options.clock() {
+            session.prices?.waited = DateInterval(start: waitedFrom, end: options.clock())
+        }
         if let note = pricePlan.note {
             logger.info("job \(spec.name) \(note)")
             session.tally.notices.append("job \(spec.name) \(note)")

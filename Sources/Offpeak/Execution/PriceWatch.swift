@@ -13,6 +13,11 @@ struct PriceWatch {
     private var holdsUntil: Date
     /// The deadline made the pass go on at dearer prices: it goes on to the end.
     private var goesOn = false
+    /// The wait that brought the run to the prices it runs at now, on the run's clock: from when it
+    /// began to wait to the start of this pass. Its calls are compared with the dearest prices the
+    /// wait went through (those it waited not to pay), for what waiting saved
+    /// (`LedgerEntry.waitingSaved`). Nil when it did not wait.
+    var waited: DateInterval?
 
     /// nil when the model's prices do not change with the clock.
     init?(price: ModelPrice?, deadline: Date?, now: Date) {

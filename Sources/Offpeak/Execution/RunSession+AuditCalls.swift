@@ -173,7 +173,7 @@ extension RunSession {
     ) -> AuditCommit {
         let price = context.prices.cost(of: model, at: billedAt)
         guard case .success(let response) = answer else {
-            var ledger = ledgerLine.entry(
+            var ledger = ledgerLine.answering([record]).entry(
                 model: model, items: 1, usage: Usage(input: 0, output: 0), usageEstimated: false,
                 price: price, at: now, latency: latency, lane: lane)
             ledger.audit = true
@@ -181,7 +181,7 @@ extension RunSession {
             ledger.naiveDollars = 0
             return AuditCommit(ledger: ledger)
         }
-        var ledger = ledgerLine.entry(
+        var ledger = ledgerLine.answering([record]).entry(
             model: model, items: 1, usage: response.usage, usageEstimated: response.usageEstimated,
             price: price, at: now, latency: latency, lane: lane)
         ledger.audit = true

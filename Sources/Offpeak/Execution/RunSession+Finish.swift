@@ -50,7 +50,7 @@ extension RunSession {
         try store.move(&run, to: verdict.state, reason: verdict.reason)
         if !verdict.deferred.isEmpty, let stop {
             try store.schedules.deferJob(
-                spec.name, run: run, reasons: stop.reason, host: context.host, at: Date())
+                spec.name, run: run, reasons: stop.reason, host: context.host, at: context.clock())
         }
         return RunOutcome(
             run: run, status: verdict.status, message: verdict.message,

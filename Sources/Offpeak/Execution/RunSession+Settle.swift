@@ -57,11 +57,17 @@ extension RunSession {
     {
         let call = done.call
         FailureStreak().store(in: &run)  // an answer ends any streak of alike failures
+        let lane = done.lane.billed(asReported: response.serviceTier)
+        if lane != done.lane {
+            context.logger.info(
+                "a \(done.lane.rawValue) call to \(call.request.model) was answered, and billed, as \(lane.rawValue)"
+            )
+        }
         var receipt = CallReceipt.answered(
             call, response: response,
             price: context.prices.cost(of: call.request.model, at: context.billedAt(done)),
             line: ledgerLine,
-            started: done.started, now: done.ended, lane: done.lane)
+            started: done.started, now: done.ended, lane: lane)
         let cache = cacheWrite(receipt.cacheEntries)
         try readCommit()  // the model's record as the last commit left it
         let taught = receipt.batchedAnswer.map { lesson(from: $0, model: call.request.model) }
@@ -77,7 +83,7 @@ extension RunSession {
     {
         let call = done.call
         try readCommit()  // the run's counts as the last call left them
-        let ledger = ledgerLine.entry(
+        let ledger = ledgerLine.answering(call.requests).entry(
             model: call.request.model, items: call.requests.count, usage: Usage(input: 0, output: 0),
             usageEstimated: false,
             price: context.prices.cost(of: call.request.model, at: context.billedAt(done)),
@@ -175,9 +181,16 @@ extension RunSession {
 
     /// The ledger's names for this run.
     var ledgerLine: LedgerLine {
-        LedgerLine(
+        var line = LedgerLine(
             job: spec.name, runID: run.id, provider: context.provider.kind, tier: run.tier,
-            downgraded: run.downgraded, host: context.host)
+            downgraded: run.downgraded, host: context.host, tags: Tags.stored(spec.tags ?? []))
+        if let waited = prices?.waited {
+            let table = context.prices
+            line.pricesWhenWaiting = { @Sendable model in
+                table.cost(of: model, from: waited.start, to: waited.end)
+            }
+        }
+        return line
     }
 
     private func report(spent: Spend) {

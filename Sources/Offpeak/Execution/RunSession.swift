@@ -238,9 +238,11 @@ struct RunSession {
         }
         let lane = lanes.direct
         let timeout = try context.timeout(for: request, inputTokens: inputTokens, lane: lane)
-        // Reserved at the dearest prices the call may be billed at, up to its timeout.
+        // Reserved at the dearest prices the call may be billed at, up to its timeout (`http.timeout`
+        // when it is not raised for the model).
         let sent = context.clock()
-        let price = context.prices.cost(of: request.model, from: sent, to: sent + (timeout ?? 0))
+        let price = context.prices.cost(
+            of: request.model, from: sent, to: sent + (timeout ?? context.callTimeout.floor))
         if let stop = try watchPrices(request, inputTokens: inputTokens, at: sent) {
             context.limiter.withdraw(ticket)
             return stop
@@ -307,7 +309,7 @@ struct RunSession {
         let usage = Usage(
             input: inputTokens, output: min(request.maxTokens, typical ?? request.maxTokens),
             searches: request.searchUses ?? 0)
-        var entry = ledgerLine.entry(
+        var entry = ledgerLine.answering(call.requests).entry(
             model: request.model, items: call.requests.count, usage: usage, usageEstimated: true,
             price: price,
             at: context.clock(), latency: 0, lane: lane)

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// `{"id": "client-7", "vars": {"item": "..."}, "tier": "fast"}` fills the job's template;
 /// `{"prompt": "..."}` is sent as the user message as it is. `id` is the caller's own id and must be
-/// unique within the job's open run; `tier` overrides the job's.
+/// unique within the job's open run; `tier` overrides the job's; `tags` (a list of tags: `Tags`)
+/// count its spend under them besides its job's.
 struct Submission: Sendable, Equatable {
     var clientId: String?
     var variables: [String: String]
@@ -13,6 +14,8 @@ struct Submission: Sendable, Equatable {
     var tier: JobSpec.Tier?
     /// `"cache": "no-cache"` (don't read the cache) or `"refresh"` (read nothing, write anew).
     var cachePolicy: RequestRecord.CachePolicy = .normal
+    /// `"tags": ["customer:acme"]`: what its calls' spend is counted under, besides its job's tags.
+    var tags: [String] = []
     /// Where it came from (`stdin:12`, `spool/inbox/a.jsonl:3`, `spool/inbox/note.txt`), so a
     /// refusal after parsing (a repeated id) names its line too.
     var location: String?
@@ -28,7 +31,7 @@ struct Submission: Sendable, Equatable {
         self.location = location
     }
 
-    static let fields: Set<String> = ["id", "vars", "prompt", "tier", "cache"]
+    static let fields: Set<String> = ["id", "vars", "prompt", "tier", "cache", "tags"]
 
     /// Parses one JSON line for `spec`.
     /// - Parameter location: where the line is, for the message (`stdin:12`, `spool/j/a.json:3`).
@@ -43,7 +46,7 @@ struct Submission: Sendable, Equatable {
             throw fail("", "expected one JSON object per line, like {\"vars\": {\"item\": \"...\"}}")
         }
         if let unknown = object.keys.sorted().first(where: { !fields.contains($0) }) {
-            throw fail(unknown, "unknown field; expected id, vars, prompt, tier or cache")
+            throw fail(unknown, "unknown field; expected id, vars, prompt, tier, cache or tags")
         }
         var submission = Submission(location: location)
         if let id = object["id"] {
@@ -79,6 +82,16 @@ struct Submission: Sendable, Equatable {
                 throw fail("cache", "expected default, no-cache or refresh")
             }
             submission.cachePolicy = policy
+        }
+        if let tags = object["tags"] {
+            guard let list = tags as? [Any] else {
+                throw fail("tags", "expected a list of tags, like [\"customer:acme\"]")
+            }
+            for (index, tag) in list.enumerated() {
+                guard let text = tag as? String else { throw fail("tags[\(index + 1)]", "expected a string") }
+                if let problem = Tags.problem(text) { throw fail("tags[\(index + 1)]", problem) }
+                submission.tags.append(text)
+            }
         }
         switch (submission.prompt, submission.variables.isEmpty) {
         case (nil, true): throw fail("", "expected 'vars' (the template's variables) or 'prompt'")

@@ -80,6 +80,7 @@ struct SubmissionQueue: Sendable {
             payload: encoded.payload, cacheKey: encoded.cacheKey, state: .pending,
             attempts: 0, nextAttemptAt: nil, error: nil, createdAt: now, updatedAt: now)
         record.cachePolicy = submission.cachePolicy
+        record.tags = submission.tags.isEmpty ? nil : Tags.stored(submission.tags)
         return record
     }
 

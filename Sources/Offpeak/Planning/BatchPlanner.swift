@@ -76,7 +76,9 @@ struct BatchPlanner: Sendable {
             var shape = request
             shape.messages = []
             shape.maxTokens = 0
-            let key = ShapeKey(model: shape.model, systemBytes: shape.system?.utf8.count ?? -1)
+            // Requests with other tags never share a call: its spend is counted under its tags.
+            let key = ShapeKey(
+                model: shape.model, systemBytes: shape.system?.utf8.count ?? -1, tags: record.tags ?? "")
             let member = (record, request, TokenEstimator.inputTokens(userOnly(request)))
             if let index = byKey[key]?.first(where: { groups[$0].shape == shape }) {
                 groups[index].members.append(member)
@@ -94,6 +96,7 @@ struct BatchPlanner: Sendable {
     private struct ShapeKey: Hashable {
         let model: String
         let systemBytes: Int
+        let tags: String
     }
 
     private func pack(_ group: [Member]) -> [PlannedCall] {

@@ -37,6 +37,12 @@ enum PriceWait {
         }
     }
 
+    /// Whether `reason` (a deferral's, as stored) is a wait's `sentence`: it names the prices it
+    /// waits for and when they begin.
+    static func isSentence(_ reason: String) -> Bool {
+        reason.hasPrefix("waiting for ") && reason.contains(" prices at ")
+    }
+
     /// The plan for work of `price`'s model that takes about `work` seconds, at `now`.
     /// - Parameters:
     ///   - lead: how long a call takes to land: prices are read at the dearest over it.

@@ -6,6 +6,19 @@ import Foundation
 /// at the batch prices.
 enum CallLane: String, Sendable, Codable, CaseIterable {
     case live, flex, batch
+
+    /// The lane a live or flex call is billed in: the tier its provider says answered it (OpenAI's
+    /// `service_tier` in the response: `flex`, or `default` at the live prices), whatever was
+    /// asked; the lane asked for when the provider names none, or one the price table has no
+    /// prices for (`scale`, `priority`). A provider batch's requests are billed as a batch.
+    func billed(asReported tier: String?) -> CallLane {
+        guard self != .batch else { return self }
+        switch tier {
+        case "flex": return .flex
+        case "default": return .live
+        default: return self
+        }
+    }
 }
 
 /// What a provider's flex processing (`CallLane.flex`) is, declared in its capabilities.

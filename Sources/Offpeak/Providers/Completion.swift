@@ -120,6 +120,9 @@ struct CompletionResponse: Sendable, Equatable, Codable {
     var usageEstimated: Bool
     /// The web search results the answer cites (`WebSearch`), each URL once.
     var citations: [SearchCitation] = []
+    /// The tier the provider says answered (OpenAI's `service_tier`: `default`, `flex`, …), which
+    /// it bills by (`CallLane.billed(asReported:)`); nil when it names none.
+    var serviceTier: String?
 
     init(
         text: String, finishReason: FinishReason, usage: Usage, model: String, id: String? = nil,

@@ -116,6 +116,7 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
             text: text, finishReason: finish, usage: usage, model: answer.model ?? request.model,
             id: answer.id,
             usageEstimated: estimated)
+        response.serviceTier = answer.serviceTier
         response.citations = SearchCitation.distinct(
             (choice.message?.annotations ?? []).compactMap { annotation in
                 guard annotation.type == "url_citation", let cited = annotation.urlCitation else {
@@ -182,5 +183,7 @@ extension OpenAIProvider {
         var model: String?
         var choices: [Choice]
         var usage: Usage?
+        /// The tier that answered, as OpenAI reports it.
+        var serviceTier: String?
     }
 }

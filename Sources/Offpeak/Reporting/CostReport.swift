@@ -5,7 +5,7 @@ import Foundation
 /// used the batch lane, the split of live and batch spend and what the batch lane saved.
 public struct CostReport: Sendable, Codable {
     public enum Grouping: String, Sendable, Codable, CaseIterable {
-        case job, model, day
+        case job, model, day, tag
     }
 
     var groupedBy: Grouping
@@ -22,6 +22,14 @@ public struct CostReport: Sendable, Codable {
     var audit: Calls?
     /// Calls booked as lost in flight (`LostCalls`), already in `total`; absent when none was.
     var lost: Calls?
+    /// Calls to models whose prices change with the clock, by the key of the report's lines (by tag:
+    /// of them all) and the window each was billed in; absent when there were none.
+    var windows: [WindowShare]?
+    /// What waiting for cheaper prices saved; absent when no run waited for them.
+    var waiting: WaitingSavings?
+    /// Of `total`, the calls made with no tag (`--by tag` only: the tags' lines leave them out, and
+    /// a call with several tags is in each of their lines).
+    var untagged: Spend?
 
     /// The ledger's web searches (`WebSearch`), priced per search by the price table.
     struct Searches: Sendable, Codable, Equatable {
@@ -63,14 +71,20 @@ public struct CostReport: Sendable, Codable {
     static func make(
         store: Store, by grouping: Grouping, prices: PriceTable = .bundled, calendar: Calendar = .current
     ) throws(OffpeakError) -> CostReport {
-        let lines: [CostLine]
+        var lines: [CostLine]
+        let windowKey: WindowKey
         switch grouping {
-        case .job: lines = try store.ledger.costs(groupedBy: .job)
-        case .model: lines = try store.ledger.costs(groupedBy: .model)
-        case .day:
-            lines = try store.ledger.costsByDay(calendar: calendar)
+        case .job, .tag: (lines, windowKey) = (try store.ledger.costs(groupedBy: .job), .job)
+        case .model: (lines, windowKey) = (try store.ledger.costs(groupedBy: .model), .model)
+        case .day: (lines, windowKey) = (try store.ledger.costsByDay(calendar: calendar), .day)
         }
         let total = lines.reduce(into: Spend()) { sum, line in sum.add(line.spend) }
+        var untagged: Spend?
+        if grouping == .tag {
+            let tags = try store.ledger.costsByTag()
+            lines = tags.lines
+            untagged = Self.untagged(total: total, tagged: tags.tagged)
+        }
         let unpriced = total.unpricedCalls > 0 ? try store.ledger.unpricedModels() : []
         let lanes = try store.ledger.spendByLane().map { LaneSplit($0, prices: prices) }
         let (audited, lost) = (
@@ -80,7 +94,26 @@ public struct CostReport: Sendable, Codable {
             groupedBy: grouping, lines: lines, total: total, unpricedModels: unpriced, lanes: lanes,
             searches: Searches(byModel: try store.ledger.searchesByModel(), prices: prices),
             audit: Calls(calls: audited.calls, dollars: audited.dollars),
-            lost: Calls(calls: lost.calls, dollars: lost.dollars))
+            lost: Calls(calls: lost.calls, dollars: lost.dollars),
+            windows: Self.inOrder(
+                try store.ledger.windowShares(by: grouping == .tag ? .all : windowKey, calendar: calendar),
+                of: lines),
+            waiting: Optional(try store.ledger.waitingSavings()).flatMap { $0.calls == 0 ? nil : $0 },
+            untagged: untagged)
+    }
+
+    /// `shares` in the order of the report's lines (their windows by name); nil when there are none.
+    static func inOrder(_ shares: [WindowShare], of lines: [CostLine]) -> [WindowShare]? {
+        guard !shares.isEmpty else { return nil }
+        let rank = Dictionary(lines.enumerated().map { ($1.key, $0) }, uniquingKeysWith: min)
+        return shares.sorted { (rank[$0.key] ?? 0, $0.window) < (rank[$1.key] ?? 0, $1.window) }
+    }
+
+    /// The ledger's total less its tagged calls (each set of tags once).
+    static func untagged(total: Spend, tagged: Spend) -> Spend {
+        var left = total
+        left.subtract(tagged)
+        return left
     }
 
     public var text: String {
@@ -88,7 +121,9 @@ public struct CostReport: Sendable, Codable {
             groupedBy.rawValue.uppercased(), "CALLS", "INPUT", "CACHE-READ", "OUTPUT", "COST", "NAIVE",
             "SAVED",
         ])
-        for line in lines + [CostLine(key: "total", spend: total)] {
+        let untaggedLine =
+            untagged.flatMap { $0 == Spend() ? nil : [CostLine(key: "(no tag)", spend: $0)] } ?? []
+        for line in lines + untaggedLine + [CostLine(key: "total", spend: total)] {
             let spend = line.spend
             table.add([
                 line.key, spend.callsCell, "\(spend.inputTokens)", "\(spend.cacheReadTokens)",
@@ -97,7 +132,12 @@ public struct CostReport: Sendable, Codable {
                 spend.dollarCell(spend.savedDollars),
             ])
         }
-        return table.render() + (lanes.map { "\n" + $0.text } ?? "") + (searches.map { "\n" + $0.text } ?? "")
+        return table.render()
+            + (groupedBy == .tag && !lines.isEmpty
+                ? "(a call made with several tags is in each of their lines)\n" : "")
+            + (windows.map { "\n" + windowText($0) } ?? "")
+            + (waiting.map { "\n" + Self.waitingText($0) } ?? "")
+            + (lanes.map { "\n" + $0.text } ?? "") + (searches.map { "\n" + $0.text } ?? "")
             + (audit.map { "\n" + $0.text("batch audit", " (offpeak audit JOB says what it found)") } ?? "")
             + (lost.map {
                 "\n"
@@ -105,5 +145,25 @@ public struct CostReport: Sendable, Codable {
                         "lost in flight", ", estimated (their process died before their answers were kept)")
             } ?? "")
             + (Spend.unpricedNote(calls: total.unpricedCalls, models: unpricedModels) ?? "")
+    }
+}
+
+extension CostReport {
+    /// The calls to models whose prices change with the clock, by line and price window.
+    func windowText(_ shares: [WindowShare]) -> String {
+        let keyed = groupedBy != .tag
+        let table = TextTable(
+            columns: (keyed ? [groupedBy.rawValue.uppercased()] : []) + ["WINDOW", "CALLS", "COST"])
+        for share in shares {
+            table.add(
+                (keyed ? [share.key] : []) + [share.window, "\(share.calls)", Money.dollars(share.dollars)])
+        }
+        return "by price window (models whose prices change with the clock):\n" + table.render()
+    }
+
+    /// `saved by waiting for cheaper prices: $0.0420 on 40 calls (…)`.
+    static func waitingText(_ saved: WaitingSavings) -> String {
+        "saved by waiting for cheaper prices: \(Money.dollars(saved.dollars)) on \(Plural.count(saved.calls, "call")) "
+            + "(against the prices their runs waited through)\n"
     }
 }

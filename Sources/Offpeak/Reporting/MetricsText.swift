@@ -3,7 +3,8 @@ import Foundation
 /// The workspace's totals in Prometheus' text exposition format, for node_exporter's textfile
 /// collector: counters named `offpeak_…_total`, units in the name (`_dollars`, `_seconds`), a
 /// `# HELP` and a `# TYPE` line per family, and every label value from a fixed set (lanes, token
-/// kinds, states, reason kinds), so no job name, prompt or provider text reaches the scrape.
+/// kinds, states, reason kinds) or from the workspace's own configuration (the price table's window
+/// names, the job specs' tags), so no job name, prompt or provider text reaches the scrape.
 ///
 /// Each family lists every value of its label, zeros included, so a series does not vanish and
 /// come back as work comes and goes (`rate()` and alerts read a missing series as no data).
@@ -19,7 +20,7 @@ struct MetricsText {
         // An unknown condition's reason names the file that could not be read.
         if reason.hasPrefix(ConditionGate.Reason.unknown.rawValue) { return "conditions_unknown" }
         // A wait for cheaper prices names the window, when it opens and what it saves.
-        if reason.hasPrefix("waiting for "), reason.contains(" prices at ") { return "cheaper_prices" }
+        if PriceWait.isSentence(reason) { return "cheaper_prices" }
         switch ConditionGate.Reason(rawValue: reason) {
         case .externalPower: return "external_power"
         case .unmeteredNetwork: return "unmetered_network"
@@ -118,6 +119,29 @@ struct MetricsText {
         out.add(
             "offpeak_cache_misses_total", .counter, "Lookups the response cache could not answer, by kind.",
             kinds.map { (["kind": $0], Double(totals.cacheMisses[$0] ?? 0)) })
+        if !totals.windows.isEmpty {
+            out.add(
+                "offpeak_window_spent_dollars_total", .counter,
+                "Dollars booked for calls to models whose prices change with the clock, by the price "
+                    + "window each was billed in (the window names are the price table's).",
+                totals.windows.map { (["window": $0.window], $0.dollars) })
+            out.add(
+                "offpeak_window_calls_total", .counter,
+                "Calls to models whose prices change with the clock, by the price window each was billed in.",
+                totals.windows.map { (["window": $0.window], Double($0.calls)) })
+            out.add(
+                "offpeak_waiting_saved_dollars", .gauge,
+                "What waiting for cheaper prices saved: the calls of runs that waited, at the dearest "
+                    + "prices each run waited through, less what they cost.",
+                [([:], totals.waiting.dollars)])
+        }
+        if !totals.tags.isEmpty {
+            out.add(
+                "offpeak_tag_spent_dollars_total", .counter,
+                "Dollars booked for the calls of work tagged so (the tags are the job specs'); a call "
+                    + "with several tags counts under each.",
+                totals.tags.map { (["tag": $0.key], $0.spend.dollars) })
+        }
         out.add(
             "offpeak_batches_in_flight", .gauge, "Provider batches made and not yet collected.",
             [([:], Double(totals.batchesInFlight))])

@@ -297,6 +297,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// (and goes on) only at the cheapest prices its `deadline` leaves time for (`PriceWait`).
     /// Optional so a spec without it encodes, and hashes, as it did before it existed.
     var waitForCheaperPrices: Bool?
+    /// `tags:`: what the job's spend is counted under besides its name (a project, a customer, an
+    /// agent), kept with each of its ledger rows (`Tags`). Optional so a spec without them encodes,
+    /// and hashes, as it did before they existed.
+    var tags: [String]?
     /// `live`, `batch` or `auto` (nil: `auto`); see `Lane`.
     var lane: Lane?
     /// Seconds each pass of the job (a `run`, a tick's turn) may send calls for; a tick's own

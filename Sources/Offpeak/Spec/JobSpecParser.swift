@@ -15,7 +15,7 @@ enum JobSpecParser {
         "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
         "sources", "max_attempts", "chunking", "lane", "reuse", "digest", "feeds", "max_new", "search",
-        "audit", "robots",
+        "audit", "robots", "tags",
     ]
 
     /// Parses one spec.
@@ -61,6 +61,7 @@ enum JobSpecParser {
             }
             spec.waitForCheaperPrices = true
         }
+        spec.tags = try tags(root, reader: reader)
         spec.lane = try root.choice("lane", as: JobSpec.Lane.self)
         spec.window = try root.duration("window", atMost: ValueLimits.window)
         spec.schedule = try schedule(root)
@@ -89,6 +90,20 @@ enum JobSpecParser {
         try checkSearches(&spec, root: root, items: items)
         spec.sourcePath = path
         return spec
+    }
+
+    /// `tags:`, each one a tag (`Tags.problem`); nil when there are none.
+    static func tags(_ root: YAMLMapping, reader: YAMLNodeReader) throws(OffpeakError) -> [String]? {
+        guard let node = root.value("tags") else { return nil }
+        var tags: [String] = []
+        for (index, (text, element)) in try reader.strings(node, at: "tags").enumerated() {
+            if let problem = Tags.problem(text) {
+                throw reader.error(
+                    "tags[\(index + 1)]", "\(problem); expected a tag like project:atlas", at: element)
+            }
+            tags.append(text)
+        }
+        return tags.isEmpty ? nil : tags
     }
 
     /// A list of research-source URLs (a single URL counts as a list of one). Each must be http or

@@ -46,6 +46,15 @@ struct LedgerEntry: StoredRecord, Equatable {
     /// How many calls the row stands for: 1, but on a row rolled up from a day's (`LedgerRollUp`),
     /// whose tokens, dollars, items, searches and latency are the sums of its calls'.
     var calls = 1
+    /// The price window the call was billed in (`ModelPrice.window`: `peak`, `off-peak`, …); '' for
+    /// a model whose prices do not change with the clock, and on rows written before windows.
+    var priceWindow = ""
+    /// What waiting for cheaper prices saved on the call: its usage at the dearest prices its run
+    /// waited through, less `dollars` (`LedgerLine.pricesWhenWaiting`); 0 for a call of a run that
+    /// did not wait.
+    var waitingSaved = 0.0
+    /// The tags of the work that made the call (`JobSpec.tags`), `Tags.stored`: '' for none.
+    var tags = ""
 
     /// The lane the call went in.
     var lane: CallLane { batchApi ? .batch : flex ? .flex : .live }

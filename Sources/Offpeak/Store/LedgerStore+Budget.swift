@@ -81,12 +81,12 @@ enum BudgetRules {
             """
             INSERT INTO budget_reservations (run_id, job, owner, host, dollars, tokens, reserved_at,
                 provider, model, tier, downgraded, items, input_tokens, output_tokens, expected_dollars,
-                unpriced, search_requests, audit, flex)
+                unpriced, search_requests, audit, flex, price_window, tags)
             VALUES (\(ask.runID), \(ask.job), \(ask.owner), \(ask.host), \(ask.dollars), \(ask.tokens), \(now),
                 \(call?.provider), \(call?.model), \(call?.tier ?? ""), \(call?.downgraded ?? false),
                 \(call?.items ?? 0), \(call?.inputTokens ?? 0), \(call?.outputTokens ?? 0),
                 \(call?.dollars ?? 0), \(call?.unpriced ?? false), \(call?.searchRequests ?? 0),
-                \(call?.audit ?? false), \(call?.flex ?? false))
+                \(call?.audit ?? false), \(call?.flex ?? false), \(call?.priceWindow ?? ""), \(call?.tags ?? ""))
             RETURNING id
             """)
         guard let row = rows.first else {

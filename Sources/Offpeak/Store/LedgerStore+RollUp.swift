@@ -31,14 +31,14 @@ enum LedgerRollUp {
     /// their run and day) become one.
     static let keys =
         "job, provider, model, tier, downgraded, batch_api, cache_hit, usage_estimated, failed, unpriced, host, "
-        + "audit, flex, lost"
+        + "audit, flex, lost, price_window, tags"
 
     /// What a rolled-up row holds the sum of.
     static let sums = [
         "calls", "items", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens",
         "latency_ms", "search_requests",
     ]
-    static let dollarSums = ["dollars", "naive_dollars"]
+    static let dollarSums = ["dollars", "naive_dollars", "waiting_saved"]
 
     /// Walks the local days of `runID`'s ledger rows (as `LedgerDay.costs` walks the ledger's):
     /// `day` is given each day holding a row of the run.

@@ -67,6 +67,17 @@ protocol LedgerStore: AnyObject, Sendable {
     /// Spend grouped by job or by model, most expensive first.
     func costs(groupedBy key: CostLine.Key) throws(OffpeakError) -> [CostLine]
 
+    /// The ledger's calls to models whose prices change with the clock, by `key` and the price
+    /// window each was billed in (`LedgerSplits`); local days in `calendar`'s time zone.
+    func windowShares(by key: WindowKey, calendar: Calendar) throws(OffpeakError) -> [WindowShare]
+
+    /// What waiting for cheaper prices saved, over the whole ledger.
+    func waitingSavings() throws(OffpeakError) -> WaitingSavings
+
+    /// Spend by tag (`Tags`), most expensive first (a call with several tags counts under each),
+    /// and the spend of every tagged call, each once.
+    func costsByTag() throws(OffpeakError) -> (lines: [CostLine], tagged: Spend)
+
     /// The pruned runs that finished before `cutoff` and whose ledger rows are not rolled up by
     /// day yet (`LedgerRollUp`), oldest first, at most `limit`: through the partial index
     /// `runs_ledger_unrolled`.

@@ -23,10 +23,10 @@ enum LostCalls {
             INSERT INTO ledger (at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
                 output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars, batch_api,
                 cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit, flex,
-                lost)
+                lost, price_window, tags)
             SELECT reserved_at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
                 output_tokens, 0, 0, expected_dollars, 0.0, \(false), \(false), \(true), 0, \(false), unpriced,
-                host, search_requests, audit, flex, \(true)
+                host, search_requests, audit, flex, \(true), price_window, tags
             FROM budget_reservations
             WHERE run_id = \(runID) AND owner = \(owner) AND model IS NOT NULL
             ORDER BY id

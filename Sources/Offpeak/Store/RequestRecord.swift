@@ -46,6 +46,9 @@ public struct RequestRecord: Codable, Sendable, Equatable {
     var cachePolicy: CachePolicy = .normal
     /// The research sources its prompt was built from (`SourceCitation.stored`); nil for none.
     var sources: String?
+    /// A submitted request's own tags (`Tags.stored`), its calls counted under them besides its
+    /// job's; nil for none. Requests with other tags never share a batched prompt.
+    var tags: String?
 
     /// A new request id: `r`, the time in milliseconds (11 hex digits) and 52 random bits (13).
     ///
@@ -63,7 +66,7 @@ public struct RequestRecord: Codable, Sendable, Equatable {
     /// Its columns, in the order the statements that read whole requests list them.
     static let columns = """
         id, run_id, job, item_id, position, source, client_id, tier, payload, cache_key, state, attempts,
-        next_attempt_at, error, created_at, updated_at, cache_policy, sources
+        next_attempt_at, error, created_at, updated_at, cache_policy, sources, tags
         """
 
     /// A step of a long document (a chunk's summary, a reduce level): work, not an item.

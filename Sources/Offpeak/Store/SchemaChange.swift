@@ -46,4 +46,8 @@ enum SchemaChange: CaseIterable, Sendable {
     /// The ledger rolled up by day (`LedgerRollUp`): a row may stand for several calls (`calls`),
     /// and a pruned run says when its rows were rolled up.
     case rolledLedger
+    /// The price window each call was billed in (`ModelPrice.window`), what waiting for it saved
+    /// (`waiting_saved`), and the tags of the work that made it, on every ledger row and on every
+    /// call in flight (a lost call keeps them); partial indexes find the rows that have them.
+    case ledgerWindowsAndTags
 }

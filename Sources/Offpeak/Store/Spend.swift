@@ -36,6 +36,25 @@ public struct Spend: Sendable, Equatable, Codable {
         unpricedCalls += entry.unpriced && !entry.cacheHit ? 1 : 0
     }
 
+    /// Takes `other`, a part of this spend, off it.
+    mutating func subtract(_ other: Spend) {
+        calls -= other.calls
+        inputTokens -= other.inputTokens
+        outputTokens -= other.outputTokens
+        cacheReadTokens -= other.cacheReadTokens
+        cacheWriteTokens -= other.cacheWriteTokens
+        // What is left of a sum of doubles less a part of it is off by the part's rounding.
+        dollars = Self.cents(dollars - other.dollars)
+        naiveDollars = Self.cents(naiveDollars - other.naiveDollars)
+        failedCalls -= other.failedCalls
+        unpricedCalls -= other.unpricedCalls
+    }
+
+    /// `amount` with what lies below a millionth of a cent dropped.
+    private static func cents(_ amount: Double) -> Double {
+        (amount * 1e8).rounded() / 1e8
+    }
+
     mutating func add(_ other: Spend) {
         calls += other.calls
         inputTokens += other.inputTokens

@@ -23,4 +23,17 @@ struct WorkspaceTotals: Sendable, Equatable {
     var cacheMisses: [String: Int] = [:]
     /// Provider batches made and not yet collected or failed.
     var batchesInFlight = 0
+    /// Calls to models whose prices change with the clock, by the window each was billed in.
+    var windows: [WindowShare] = []
+    /// What waiting for cheaper prices saved.
+    var waiting = WaitingSavings()
+    /// Spend by tag.
+    var tags: [CostLine] = []
+
+    /// The ledger's splits (`LedgerSplits`), read in the snapshot the rest is read in.
+    mutating func readSplits(_ sql: any SQLConnection) throws(OffpeakError) {
+        windows = try LedgerSplits.windowShares(sql, key: .all)
+        waiting = try LedgerSplits.waitingSavings(sql)
+        tags = try LedgerSplits.costsByTag(sql).lines
+    }
 }

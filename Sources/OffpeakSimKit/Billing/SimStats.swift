@@ -54,11 +54,13 @@ public final class SimStats: Sendable {
         }
     }
 
-    /// One flex call (`service_tier: "flex"`), refused for capacity or taken.
-    public func recordFlex(refused: Bool) {
+    /// One flex call (`service_tier: "flex"`), refused for capacity or taken (at the default tier,
+    /// `asDefault`, or as flex).
+    public func recordFlex(refused: Bool, asDefault: Bool = false) {
         state.withLock { snapshot in
             snapshot.flexCalls += 1
             if refused { snapshot.flexRefused += 1 }
+            if asDefault { snapshot.flexAsDefault += 1 }
         }
     }
 

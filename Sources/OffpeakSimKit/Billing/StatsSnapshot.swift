@@ -106,6 +106,8 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
     /// Calls asking for flex processing, and those refused for capacity (`FlexGate`).
     public var flexCalls = 0
     public var flexRefused = 0
+    /// Flex calls taken at the default tier, billed at the live prices (`FlexGate.answersAsDefault`).
+    public var flexAsDefault = 0
     /// Tokens billed where prices change with the clock (DeepSeek's), by the window each answer
     /// was billed in on the sim's clock (`peak`, `off-peak`).
     public var billedByWindow: [String: BilledTokens] = [:]
@@ -125,6 +127,7 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         case sources
         case flexCalls = "flex_calls"
         case flexRefused = "flex_refused"
+        case flexAsDefault = "flex_as_default"
         case billedByWindow = "billed_by_window"
     }
 
@@ -142,6 +145,7 @@ public struct StatsSnapshot: Sendable, Equatable, Codable {
         sources = try fields.decode(SourceStats.self, forKey: .sources)
         flexCalls = try fields.decode(Int.self, forKey: .flexCalls)
         flexRefused = try fields.decode(Int.self, forKey: .flexRefused)
+        flexAsDefault = try fields.decodeIfPresent(Int.self, forKey: .flexAsDefault) ?? 0
         billedByWindow =
             try fields.decodeIfPresent([String: BilledTokens].self, forKey: .billedByWindow) ?? [:]
     }

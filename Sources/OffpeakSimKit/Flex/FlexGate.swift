@@ -8,6 +8,7 @@ import Synchronization
 /// and latency sequences of other calls as they were.
 final class FlexGate: Sendable {
     private let refuseRate: Double
+    private let asDefaultRate: Double
     let slowdown: Double
     private let seed: UInt64
     private let random: Mutex<SplitMix64>
@@ -17,8 +18,9 @@ final class FlexGate: Sendable {
         "Resource Unavailable: flex processing has no capacity for this request right now; "
         + "retry later or send it without service_tier flex"
 
-    init(refuseRate: Double, slowdown: Double, seed: UInt64) {
+    init(refuseRate: Double, asDefaultRate: Double = 0, slowdown: Double, seed: UInt64) {
         self.refuseRate = refuseRate
+        self.asDefaultRate = asDefaultRate
         self.slowdown = slowdown
         self.seed = seed ^ 0x666C_6578  // "flex"
         self.random = Mutex(SplitMix64(seed: self.seed))
@@ -28,6 +30,13 @@ final class FlexGate: Sendable {
     func refuses() -> Bool {
         guard refuseRate > 0 else { return false }
         return random.withLock { $0.nextUnitDouble() } < refuseRate
+    }
+
+    /// Whether the next flex call taken is answered at the default tier (drawn from the same
+    /// sequence, only when the rate is set, so the refusals stay as they were without it).
+    func answersAsDefault() -> Bool {
+        guard asDefaultRate > 0 else { return false }
+        return random.withLock { $0.nextUnitDouble() } < asDefaultRate
     }
 
     /// `POST /sim/reset`: the refusal sequence from its start.

@@ -12,6 +12,9 @@ struct ParsedCall: Sendable {
     var searches: [SimWebSearch.Search] = []
     /// The call asked for flex processing (`service_tier: "flex"`, `FlexGate`).
     var flex = false
+    /// A flex call taken at the default tier (`FlexGate.answersAsDefault`): answered as a live
+    /// call, and its response says `service_tier: "default"`.
+    var flexAsDefault = false
     /// Tokens of the explicit context cache the call names (Gemini's `cachedContent`), billed as
     /// cached whatever the implicit cache holds; nil: none named.
     var cachedTokens: Int?

@@ -42,7 +42,7 @@ struct CompletionPipeline: Sendable {
         if let key = state.options.requireKey, api.presentedKey(in: request.headers) != key {
             return (api.errorResponse(SimAPIError(.authentication, "invalid API key")), nil)
         }
-        let parsed: Result<ParsedCall, SimAPIError>
+        var parsed: Result<ParsedCall, SimAPIError>
         do {
             let call = try api.parse(Data(body.readableBytesView))
             parsed = state.refusal(of: call).map { .failure($0) } ?? .success(call)
@@ -56,12 +56,14 @@ struct CompletionPipeline: Sendable {
         // counted against the limits.
         // A flex call refused for capacity is turned away before the limiter: not billed, and not
         // counted against the limits.
-        if case .success(let call) = parsed, call.flex {
+        if case .success(var call) = parsed, call.flex {
             let refused = state.flex.refuses()
-            state.stats.recordFlex(refused: refused)
+            call.flexAsDefault = !refused && state.flex.answersAsDefault()
+            state.stats.recordFlex(refused: refused, asDefault: call.flexAsDefault)
             if refused {
                 return (api.errorResponse(SimAPIError(.resourceUnavailable, FlexGate.refusal)), nil)
             }
+            parsed = .success(call)
         }
         var ticket: RateTicket?
         var report: RateLimitReport?
@@ -120,7 +122,7 @@ struct CompletionPipeline: Sendable {
                 ?? state.cacheBook.bill(
                     api: api.cacheAPI, model: call.model, inputTokens: inputTokens,
                     prefix: api.cacheablePrefix(of: call.conversation)))
-        let slowdown = call.flex ? state.flex.slowdown : 1
+        let slowdown = call.flex && !call.flexAsDefault ? state.flex.slowdown : 1
         await pause(
             milliseconds: state.latency.nextMilliseconds(outputTokens: answer.outputTokens) * slowdown)
         let json = api.answerBody(for: call, answer: answer, billing: billing)

@@ -39,7 +39,7 @@ struct OpenAIRoutes: CompletionAPI {
         let response = ChatCompletionResponse(
             id: "chatcmpl-sim" + randomHex(), created: Int(Date().timeIntervalSince1970), model: call.model,
             answer: answer, billing: billing, searches: call.searches,
-            serviceTier: call.flex ? "flex" : "default")
+            serviceTier: call.flex && !call.flexAsDefault ? "flex" : "default")
         return JSONBody.encode(response)
     }
 

@@ -44,11 +44,12 @@ extension PostgresEngine {
                     samples = m.samples + 1, updated_at = excluded.updated_at)
             INSERT INTO ledger (at, job, run_id, provider, model, tier, downgraded, items, input_tokens,
                 output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars, batch_api,
-                cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit, flex)
+                cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit, flex,
+                price_window, waiting_saved, tags)
             SELECT at, job, CASE WHEN has_run THEN run_id END, provider, model, tier, downgraded, items,
                 input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
                 batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests, audit,
-                flex
+                flex, price_window, waiting_saved, tags
             FROM unnest(\(entries.map(\.at))::timestamptz[], \(entries.map(\.job))::text[],
                 \(entries.map { $0.runId ?? "" })::text[], \(entries.map { $0.runId != nil })::boolean[],
                 \(entries.map(\.provider))::text[], \(entries.map(\.model))::text[], \(entries.map(\.tier))::text[],
@@ -60,11 +61,13 @@ extension PostgresEngine {
                 \(entries.map(\.usageEstimated))::boolean[], \(column { $0.latencyMs })::bigint[],
                 \(entries.map(\.failed))::boolean[], \(entries.map(\.unpriced))::boolean[],
                 \(entries.map(\.host))::text[], \(column { $0.searchRequests })::bigint[],
-                \(entries.map(\.audit))::boolean[], \(entries.map(\.flex))::boolean[])
+                \(entries.map(\.audit))::boolean[], \(entries.map(\.flex))::boolean[],
+                \(entries.map(\.priceWindow))::text[], \(entries.map(\.waitingSaved))::float8[],
+                \(entries.map(\.tags))::text[])
                 WITH ORDINALITY AS t(at, job, run_id, has_run, provider, model, tier, downgraded, items,
                     input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, dollars, naive_dollars,
                     batch_api, cache_hit, usage_estimated, latency_ms, failed, unpriced, host, search_requests,
-                    audit, flex, ordinal)
+                    audit, flex, price_window, waiting_saved, tags, ordinal)
             ORDER BY ordinal
             RETURNING id
             """

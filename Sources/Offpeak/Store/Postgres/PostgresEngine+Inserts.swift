@@ -48,7 +48,7 @@ extension PostgresEngine {
                 SELECT id, run_id, job, item_id, position, source, CASE WHEN has_client THEN client_id END,
                     tier, payload, cache_key, state, attempts, CASE WHEN has_next THEN next_at END,
                     CASE WHEN has_error THEN error END, created_at, updated_at, cache_policy,
-                    CASE WHEN has_sources THEN sources END
+                    CASE WHEN has_sources THEN sources END, CASE WHEN has_tags THEN tags END
                 FROM unnest(\(chunk.map(\.id))::text[], \(chunk.map(\.runId))::text[],
                     \(chunk.map(\.job))::text[], \(chunk.map(\.itemId))::text[], \(chunk.map(\.position))::bigint[],
                     \(chunk.map(\.source.rawValue))::text[], \(chunk.map { $0.clientId ?? "" })::text[],
@@ -58,10 +58,11 @@ extension PostgresEngine {
                     \(chunk.map { $0.nextAttemptAt != nil })::boolean[], \(chunk.map { $0.error ?? "" })::text[],
                     \(chunk.map { $0.error != nil })::boolean[], \(chunk.map(\.createdAt))::timestamptz[],
                     \(chunk.map(\.updatedAt))::timestamptz[], \(chunk.map(\.cachePolicy.rawValue))::text[],
-                    \(chunk.map { $0.sources ?? "" })::text[], \(chunk.map { $0.sources != nil })::boolean[])
+                    \(chunk.map { $0.sources ?? "" })::text[], \(chunk.map { $0.sources != nil })::boolean[],
+                    \(chunk.map { $0.tags ?? "" })::text[], \(chunk.map { $0.tags != nil })::boolean[])
                     AS t(id, run_id, job, item_id, position, source, client_id, has_client, tier, payload,
                         cache_key, state, attempts, next_at, has_next, error, has_error, created_at, updated_at,
-                        cache_policy, sources, has_sources)
+                        cache_policy, sources, has_sources, tags, has_tags)
                 \(unescaped: conflict == .replaceByID ? Self.replaceClause : "ON CONFLICT (run_id, item_id) DO NOTHING")
                 RETURNING id
                 """)

@@ -9,6 +9,7 @@ extension PostgresEngine {
             var totals = WorkspaceTotals()
             totals.spend = try spendRow("SELECT \(unescaped: Self.spendColumns()) FROM ledger")
             totals.lanes = try lanes()
+            try totals.readSplits(PostgresSQLConnection(engine: self))
             // A canceled run's items not answered nor failed are the ones `cancel` dropped.
             if let row = try store.query(
                 """

@@ -14,7 +14,7 @@ extension PostgresEngine {
     /// A request as its row holds it: its payload may name a shared text (`expand` makes it whole).
     func storedRequest(_ row: PostgresRow) throws(OffpeakError) -> RequestRecord {
         let column = PostgresColumns(row, store)
-        return RequestRecord(
+        var record = RequestRecord(
             id: try column("id"), runId: try column("run_id"), job: try column("job"),
             itemId: try column("item_id"), position: try column("position"),
             source: try column.value("source", as: RequestSource.self), clientId: try column("client_id"),
@@ -24,6 +24,8 @@ extension PostgresEngine {
             createdAt: try column("created_at"), updatedAt: try column("updated_at"),
             cachePolicy: try column.value("cache_policy", as: RequestRecord.CachePolicy.self),
             sources: try column("sources"))
+        record.tags = try column("tags")
+        return record
     }
 
     /// Requests with whole payloads, from the rows of a query listing `requestColumns`.

@@ -143,6 +143,12 @@ enum PostgresMigrations {
                 Migration(
                     version: 22, name: "the ledger rolled up by day", statements: PostgresSchema.version22)
             ]
+        case .ledgerWindowsAndTags:
+            return [
+                Migration(
+                    version: 23, name: "the price window, waiting's savings and the tags of each call",
+                    statements: PostgresSchema.version23)
+            ]
         }
     }
 

@@ -15,8 +15,8 @@ import GRDBSQLite
 struct RequestInserter {
     static let insertSQL = """
         INSERT INTO requests (id, run_id, job, item_id, position, source, client_id, tier, payload, cache_key,
-            state, attempts, next_attempt_at, error, created_at, updated_at, cache_policy, sources)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            state, attempts, next_attempt_at, error, created_at, updated_at, cache_policy, sources, tags)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (run_id, item_id) DO NOTHING
         """
 
@@ -65,6 +65,7 @@ struct RequestInserter {
         bind(16, text(of: record.updatedAt))
         bind(17, record.cachePolicy.rawValue)
         bind(18, record.sources)
+        bind(19, record.tags)
         let code = sqlite3_step(statement)
         guard code == SQLITE_DONE else {
             throw DatabaseError(

@@ -9,6 +9,7 @@ extension SQLiteStore {
                 totals.spend = try SQLiteStore.spend(row)
             }
             totals.lanes = try SQLiteStore.spendByLane(db)
+            try totals.readSplits(SQLiteConnection(db: db))
             if let items = try Row.fetchOne(
                 db,
                 sql: """

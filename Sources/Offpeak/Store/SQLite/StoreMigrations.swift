@@ -173,6 +173,11 @@ enum StoreMigrations {
             migrator.registerMigration("v30: the ledger rolled up by day") { db in
                 try rollUpLedgerByDay(db)
             }
+        case .ledgerWindowsAndTags:
+            migrator.registerMigration("v31: the price window, waiting's savings and the tags of each call") {
+                db in
+                try markWindowsAndTags(db)
+            }
         }
     }
 }
