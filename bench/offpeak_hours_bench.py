@@ -72,6 +72,15 @@ def run(binary: Path, root: Path, at: datetime.datetime) -> tuple[dict, int, flo
     return json.loads(done.stdout), done.returncode, time.monotonic() - started
 
 
+def waiting_saved(binary: Path, root: Path) -> float:
+    """What `offpeak costs` says waiting saved, from its JSON."""
+    done = subprocess.run(
+        [str(binary), "costs", "--workspace", str(root), "--json"], capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise SystemExit(f"hours bench: offpeak costs failed ({done.returncode}): {done.stderr.strip()[-600:]}")
+    return (json.loads(done.stdout).get("waiting") or {}).get("dollars", 0.0)
+
+
 def sim_at(binary: Path, at: datetime.datetime, args: list[str], scratch: Path, label: str) -> Sim:
     offset = at.timestamp() - time.time()
     return Sim(binary, [*args, "--clock-offset", f"{offset:.3f}"], scratch, label)
@@ -125,6 +134,7 @@ def main() -> int:
                 "calls": spend["calls"], "done": outcome["items_done"], "total": outcome["items_total"],
                 "dollars": spend["dollars"], "naive": spend["naive_dollars"], "billed": bill,
                 "finished": finished, "deadline": deadline, "status": status, "said": said,
+                "saved": waiting_saved(binaries / "offpeak", root),
             }
             print(f"{side}: {spend['calls']} calls, ${spend['dollars']:.6f}, status {status}", file=sys.stderr)
     now = rows["now"]
@@ -145,7 +155,9 @@ def main() -> int:
         and waits["finished"] <= waits["deadline"]
     ran_now = hour["status"] == 0 and hour["done"] == hour["total"]
     ledger_is_bill = all(abs(row["dollars"] - row["billed"]) < 1e-9 for row in rows.values())
-    ok = target and ran_now and ledger_is_bill
+    # What costs says waiting saved: the waiting side's calls at the peak prices it waited through.
+    saved_is_difference = abs(waits["saved"] - (now["dollars"] - waits["dollars"])) < 1e-9
+    ok = target and ran_now and ledger_is_bill and saved_is_difference
     table += [
         "",
         f"- waits: {waits['dollars'] / now['dollars']:.2f}x of running now (target <= 0.55x), "
@@ -153,6 +165,8 @@ def main() -> int:
         f"{'yes' if waits['finished'] <= waits['deadline'] else 'NO'}; {'met' if target else 'MISSED'}.",
         f"- 1-hour deadline: {'ran at once' if ran_now else 'DID NOT RUN AT ONCE'}; it said: \"{hour['said']}\".",
         f"- the ledger equals the sim's bill on every side: {'yes' if ledger_is_bill else 'NO'}.",
+        f"- costs' 'saved by waiting': ${waits['saved']:.6f}, the run-now side's dollars less the waiting "
+        f"side's: ${now['dollars'] - waits['dollars']:.6f}; {'equal' if saved_is_difference else 'NOT EQUAL'}.",
     ]
     print("\n".join(table))
     return 0 if ok else 1
