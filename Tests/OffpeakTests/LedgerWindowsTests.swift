@@ -153,6 +153,23 @@ struct LedgerWindowsTests {
             ], "\(text)")
     }
 
+    /// Past the 20 dearest tags, the metrics sum the rest as one, so a tag per customer cannot grow
+    /// the scrape without bound.
+    @Test func theMetricsNameTheDearestTagsAndSumTheRest() {
+        var tags: [CostLine] = []
+        for index in 0..<23 {
+            let entry = StoreCountersTests.ledger(
+                run: "r", items: 1, hit: false, failed: false, dollars: Double(30 - index))
+            var line = CostLine(key: "customer:c\(index)", spend: Spend())
+            line.spend.add(entry)
+            tags.append(line)
+        }
+        let samples = MetricsText.tagSamples(tags)
+        #expect(samples.count == 21)
+        #expect(samples.first?.0 == ["tag": "customer:c0"] && samples.first?.1 == 30)
+        #expect(samples.last?.0 == ["tag": "(others)"] && samples.last?.1 == 10 + 9 + 8)
+    }
+
     /// Rolling a pruned run's rows up keeps each window's and each tag's calls apart, and sums what
     /// waiting saved.
     @Test func aRolledUpLedgerKeepsWindowsTagsAndSavings() throws {

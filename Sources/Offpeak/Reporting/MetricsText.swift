@@ -33,6 +33,18 @@ struct MetricsText {
         }
     }
 
+    /// How many tags the metrics name, the dearest first: tags come from specs and submitted
+    /// requests, and a label value per customer must not grow the scrape without bound.
+    static let mostTags = 20
+
+    /// The tags' samples: the `mostTags` dearest (`tags` comes dearest first), then the rest as one.
+    static func tagSamples(_ tags: [CostLine]) -> [([String: String], Double)] {
+        let named = tags.prefix(mostTags).map { (["tag": $0.key], $0.spend.dollars) }
+        let rest = tags.dropFirst(mostTags)
+        guard !rest.isEmpty else { return Array(named) }
+        return named + [(["tag": "(others)"], rest.reduce(0) { $0 + $1.spend.dollars })]
+    }
+
     static let reasonKinds = [
         "external_power", "unmetered_network", "battery_low", "offline", "budget", "cheaper_prices",
         "conditions_unknown", "other",
@@ -138,9 +150,10 @@ struct MetricsText {
         if !totals.tags.isEmpty {
             out.add(
                 "offpeak_tag_spent_dollars_total", .counter,
-                "Dollars booked for the calls of work tagged so (the tags are the job specs'); a call "
-                    + "with several tags counts under each.",
-                totals.tags.map { (["tag": $0.key], $0.spend.dollars) })
+                "Dollars booked for the calls of work tagged so (the tags of job specs and submitted "
+                    + "requests); a call with several tags counts under each; past the \(Self.mostTags) "
+                    + "dearest tags, the rest are summed as (others).",
+                Self.tagSamples(totals.tags))
         }
         out.add(
             "offpeak_batches_in_flight", .gauge, "Provider batches made and not yet collected.",
