@@ -19,7 +19,7 @@ struct OffpeakCommand: ParsableCommand {
         subcommands: [
             Init.self, Run.self, Summarize.self, Estimate.self, Submit.self, Result.self, Jobs.self,
             Status.self,
-            Batches.self, Hosts.self, Outputs.self,
+            Batches.self, Hosts.self, Outputs.self, Dashboard.self,
             Costs.self, Audit.self, Cancel.self, Cache.self, Conditions.self, Queue.self, Tick.self,
             Cron.self,
             StoreCommand.self,

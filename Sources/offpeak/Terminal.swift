@@ -54,11 +54,7 @@ enum Terminal {
     }
 
     static func printJSON<T: Encodable>(_ value: T) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        print(String(decoding: try ReportJSON.encode(value), as: UTF8.self))
     }
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

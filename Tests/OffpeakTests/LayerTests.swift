@@ -8,7 +8,7 @@ struct LayerTests {
     /// place the order is written down (CONTRIBUTING.md's Layout part says the same in words).
     static let layers = [
         "Support", "HTTP", "Schedule", "Providers", "Pricing", "Spec", "Conditions", "Store", "Cache",
-        "Research", "Planning", "Intake", "Execution", "Reporting", "Workspace",
+        "Research", "Planning", "Intake", "Execution", "Reporting", "Workspace", "Dashboard",
     ]
 
     static let library = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import Offpeak
+import Synchronization
+
+extension OffpeakCommand {
+    struct Dashboard: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "dashboard",
+            abstract:
+                "Serve the workspace's page on 127.0.0.1: runs, the deferred queue, the money, the cache.",
+            discussion: """
+                Read-only, loopback only, no script. Each view is JSON too: /api/status.json, \
+                /api/queue.json, /api/costs.json?by=job|model|day|tag, /api/cache.json. Stops at SIGINT or SIGTERM.
+                """)
+
+        @Option(help: "The port to listen on (0: any free one).")
+        var port = 8470
+
+        @Option(help: "Seconds between the page's reloads (0: never).")
+        var refresh = 30
+
+        @OptionGroup var common: CommonOptions
+
+        func validate() throws {
+            guard (0...65535).contains(port) else {
+                throw ValidationError("--port: expected 0 to 65535, got \(port)")
+            }
+            guard (0...86_400).contains(refresh) else {
+                throw ValidationError("--refresh: expected 0 to 86400 seconds, got \(refresh)")
+            }
+        }
+
+        func run() throws {
+            let context = try common.context()
+            let server = DashboardServer(
+                context: context, options: DashboardServer.Options(port: port, refresh: refresh))
+            let failure = Mutex<String?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                do {
+                    try await server.run { port in
+                        FileHandle.standardOutput.write(
+                            Data("offpeak dashboard: http://127.0.0.1:\(port)/\n".utf8))
+                    }
+                } catch {
+                    failure.withLock { $0 = "\(error)" }
+                }
+                done.signal()
+            }
+            done.wait()
+            if let message = failure.withLock({ $0 }) {
+                Terminal.printError("dashboard: \(message)")
+                throw ExitCode(ExitStatus.unavailable.rawValue)
+            }
+        }
+    }
+}
