@@ -21,14 +21,7 @@ struct DashboardTests {
             process.standardOutput = out
             process.standardError = FileHandle.nullDevice
             try process.run()
-            var buffer = Data()
-            let deadline = Date() + 30
-            while !buffer.contains(UInt8(ascii: "\n")), Date() < deadline {
-                let chunk = out.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-            }
-            let line = String(decoding: buffer, as: UTF8.self)
+            let line = out.firstLine()
             let prefix = "offpeak dashboard: "
             #expect(line.hasPrefix(prefix + "http://127.0.0.1:"), "\(line)")
             url = String(line.dropFirst(prefix.count).dropLast().dropLast())  // no "/\n"

@@ -27,15 +27,8 @@ public final class LocalSite: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()
-        var buffer = Data()
-        let deadline = Date() + 30
-        while !buffer.contains(UInt8(ascii: "\n")), Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
         // "Serving HTTP on 127.0.0.1 port 41234 (http://127.0.0.1:41234/) ..."
-        let line = String(decoding: buffer, as: UTF8.self)
+        let line = out.firstLine()
         guard let range = line.range(of: " port "),
             let port = Int(line[range.upperBound...].prefix { $0.isNumber })
         else {

@@ -15,15 +15,7 @@ public final class SimProcess: @unchecked Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let handle = out.fileHandleForReading
-        var buffer = Data()
-        let deadline = Date() + 30
-        while !buffer.contains(UInt8(ascii: "\n")), Date() < deadline {
-            let chunk = handle.availableData
-            if chunk.isEmpty { break }
-            buffer.append(chunk)
-        }
-        let line = String(decoding: buffer, as: UTF8.self)
+        let line = out.firstLine()
         // `--host 0.0.0.0` (every address) is reached here on 127.0.0.1 too.
         guard let range = line.range(of: "http://127.0.0.1:") ?? line.range(of: "http://0.0.0.0:"),
             let port = Int(line[range.upperBound...].prefix { $0.isNumber })

@@ -74,7 +74,9 @@ public struct CostReport: Sendable, Codable {
         var lines: [CostLine]
         let windowKey: WindowKey
         switch grouping {
-        case .job, .tag: (lines, windowKey) = (try store.ledger.costs(groupedBy: .job), .job)
+        case .job: (lines, windowKey) = (try store.ledger.costs(groupedBy: .job), .job)
+        // The tags' lines come below; the jobs' give the total. Its windows are the whole ledger's.
+        case .tag: (lines, windowKey) = (try store.ledger.costs(groupedBy: .job), .all)
         case .model: (lines, windowKey) = (try store.ledger.costs(groupedBy: .model), .model)
         case .day: (lines, windowKey) = (try store.ledger.costsByDay(calendar: calendar), .day)
         }
@@ -96,7 +98,7 @@ public struct CostReport: Sendable, Codable {
             audit: Calls(calls: audited.calls, dollars: audited.dollars),
             lost: Calls(calls: lost.calls, dollars: lost.dollars),
             windows: Self.inOrder(
-                try store.ledger.windowShares(by: grouping == .tag ? .all : windowKey, calendar: calendar),
+                try store.ledger.windowShares(by: windowKey, calendar: calendar),
                 of: lines),
             waiting: Optional(try store.ledger.waitingSavings()).flatMap { $0.calls == 0 ? nil : $0 },
             untagged: untagged)

@@ -104,23 +104,27 @@ enum LedgerSplits {
     {
         var shares: [WindowShare] = []
         for window in try windows(sql) {
-            var start: Date? = nil
-            while true {
-                let row = try sql.rows(
-                    """
-                    SELECT MIN(at) AS at FROM ledger
-                    WHERE price_window <> '' AND price_window = \(window) AND (\(start == nil) OR at >= \(start ?? Date()))
-                    """
-                ).first
-                guard let at = try row.flatMap({ row throws(OffpeakError) in try row("at", as: Date?.self) })
-                else { break }
-                let day = LedgerDay(containing: at, calendar: calendar)
-                let part = try sum(
-                    sql, "AND price_window = \(window) AND at >= \(day.start) AND at < \(day.end)",
-                    order: "at, id")
-                shares.append(
-                    WindowShare(key: day.text, window: window, calls: part.calls, dollars: part.dollars))
-                start = day.end
+            let inWindow: SQLStatement = "AND price_window = \(window)"
+            // The walk `costs --by day` makes (`LedgerDay.costs`), over this window's rows.
+            let days = try LedgerDay.costs(
+                calendar: calendar,
+                firstCall: { (start: Date?) throws(OffpeakError) -> Date? in
+                    try sql.rows(
+                        """
+                        SELECT MIN(at) AS at FROM ledger
+                        WHERE price_window <> '' \(inWindow) AND (\(start == nil) OR at >= \(start ?? Date()))
+                        """
+                    ).first.flatMap { row throws(OffpeakError) in try row("at", as: Date?.self) }
+                },
+                spend: { (day: LedgerDay) throws(OffpeakError) -> Spend in
+                    let part = try sum(
+                        sql, "\(inWindow) AND at >= \(day.start) AND at < \(day.end)", order: "at, id")
+                    var spend = Spend()
+                    (spend.calls, spend.dollars) = (part.calls, part.dollars)
+                    return spend
+                })
+            shares += days.map {
+                WindowShare(key: $0.key, window: window, calls: $0.spend.calls, dollars: $0.spend.dollars)
             }
         }
         return shares.sorted { ($1.key, $0.window) < ($0.key, $1.window) }
