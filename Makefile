@@ -73,6 +73,7 @@ bench: build
 	python3 bench/flex_bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 	python3 bench/offpeak_hours_bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 	python3 bench/audit_bench.py --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+	python3 bench/dashboard_bench.py
 	python3 bench/retention_bench.py --postgres --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 
 ## chaos: kill -9 offpeak 100 times mid-run; every answer must match an uninterrupted run's (not a test).

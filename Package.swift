@@ -25,6 +25,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         // The dashboard's pages: logic-less templates that escape every value they print.
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        // Hummingbird's header types, named by the dashboard (`Server-Timing` has no constant there).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // The PostgreSQL store's client (no libpq): the wire protocol over SwiftNIO, TLS by NIOSSL.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -61,6 +63,7 @@ let package = Package(
                 // `offpeak dashboard`: the local page's server and its templates.
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: strict
         ),

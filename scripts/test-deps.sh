@@ -9,7 +9,9 @@
 # /usr/lib/postgresql/VERSION/bin) the PostgreSQL store's tests start their own throwaway cluster with
 # (Tests/OffpeakTestSupport/PostgresCluster.swift), on a private port; a system server its postinst
 # may start is never used by them. iproute2's `ip` puts a host in its own network namespace, reaching
-# the store over a veth pair that a test cuts (Tests/EndToEndTests/NetworkCutTests.swift).
+# the store over a veth pair that a test cuts (Tests/EndToEndTests/NetworkCutTests.swift). Debian's
+# chromium and chromium-driver, driven from Python's selenium (scripts/browse.py), look at
+# `offpeak dashboard` as a person's browser does (Tests/EndToEndTests/DashboardBrowserTests.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh util-linux python3-pip iproute2
@@ -20,18 +22,22 @@ scripts/install-deps.sh --no-install-recommends postgresql
 # Debian's pgbouncer: the multi-host suites run once more behind it in transaction mode
 # (Tests/OffpeakTestSupport/PgBouncer.swift); a pooler its postinst may start is never used by them.
 scripts/install-deps.sh --no-install-recommends pgbouncer
+scripts/install-deps.sh --no-install-recommends chromium chromium-driver fonts-dejavu-core
 if ! ls /usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
     echo "error: the PostgreSQL store's tests need initdb and pg_ctl under /usr/lib/postgresql/*/bin" \
         "(Debian's postgresql), and they are missing after installing it" >&2
     exit 1
 fi
-if ! python3 -c 'import anthropic, openai, google.genai, croniter' 2>/dev/null; then
-    python3 -m pip install --quiet anthropic openai google-genai croniter \
-        || python3 -m pip install --quiet --break-system-packages anthropic openai google-genai croniter || true
+if ! python3 -c 'import anthropic, openai, google.genai, croniter, selenium' 2>/dev/null; then
+    python3 -m pip install --quiet anthropic openai google-genai croniter selenium \
+        || python3 -m pip install --quiet --break-system-packages anthropic openai google-genai croniter selenium || true
 fi
-if ! python3 -c 'import anthropic, openai, google.genai, croniter'; then
-    echo "error: the tests need the anthropic, openai and google-genai SDKs and croniter, and they could not" \
-        "be installed (python3 -m pip install anthropic openai google-genai croniter)" >&2
+if ! python3 -c 'import anthropic, openai, google.genai, croniter, selenium'; then
+    echo "error: the tests need the anthropic, openai and google-genai SDKs, croniter and selenium, and they" \
+        "could not be installed (python3 -m pip install anthropic openai google-genai croniter selenium)" >&2
     exit 1
 fi
+for program in /usr/bin/chromium /usr/bin/chromedriver; do
+    [ -x "$program" ] || { echo "error: $program is missing after installing chromium and chromium-driver" >&2; exit 1; }
+done
 command -v promtool >/dev/null || { echo "error: promtool is missing after installing prometheus" >&2; exit 1; }

@@ -8,10 +8,12 @@ extension OffpeakCommand {
         static let configuration = CommandConfiguration(
             commandName: "dashboard",
             abstract:
-                "Serve the workspace's page on 127.0.0.1: runs, the deferred queue, the money, the cache.",
+                "Serve the workspace's page on 127.0.0.1: runs, the deferred queue, the money, the cache, the hosts.",
             discussion: """
-                Read-only, loopback only, no script. Each view is JSON too: /api/status.json, \
-                /api/queue.json, /api/costs.json?by=job|model|day|tag, /api/cache.json. Stops at SIGINT or SIGTERM.
+                Read-only, no script. Each view is JSON too: /api/status.json, /api/run.json?id=RUN, \
+                /api/queue.json, /api/costs.json?by=job|model|day|tag, /api/cache.json, /api/hosts.json. \
+                With --listen it answers on that address, only to requests carrying the token in the \
+                address it prints. Stops at SIGINT or SIGTERM.
                 """)
 
         @Option(help: "The port to listen on (0: any free one).")
@@ -19,6 +21,12 @@ extension OffpeakCommand {
 
         @Option(help: "Seconds between the page's reloads (0: never).")
         var refresh = 30
+
+        @Option(
+            help: ArgumentHelp(
+                "Listen on this address instead of 127.0.0.1 (0.0.0.0: every one); a token is then needed.",
+                valueName: "address"))
+        var listen: String?
 
         @OptionGroup var common: CommonOptions
 
@@ -29,19 +37,23 @@ extension OffpeakCommand {
             guard (0...86_400).contains(refresh) else {
                 throw ValidationError("--refresh: expected 0 to 86400 seconds, got \(refresh)")
             }
+            if let listen, listen.isEmpty || listen.contains(where: { $0 == "/" || $0 == " " }) {
+                throw ValidationError(
+                    "--listen: expected an IP address such as 0.0.0.0 or 192.168.1.5, got '\(listen)'")
+            }
         }
 
         func run() throws {
             let context = try common.context()
-            let server = DashboardServer(
-                context: context, options: DashboardServer.Options(port: port, refresh: refresh))
+            let options = DashboardServer.Options(port: port, refresh: refresh, listen: listen)
+            let server = DashboardServer(context: context, options: options)
             let failure = Mutex<String?>(nil)
             let done = DispatchSemaphore(value: 0)
             Task {
                 do {
                     try await server.run { port in
                         FileHandle.standardOutput.write(
-                            Data("offpeak dashboard: http://127.0.0.1:\(port)/\n".utf8))
+                            Data("offpeak dashboard: \(options.url(port: port))\n".utf8))
                     }
                 } catch {
                     failure.withLock { $0 = "\(error)" }

@@ -21,7 +21,7 @@ extension OffpeakCommand {
             let context = try common.context()
             let conditions = context.gate(sysfsRoot: sysfs.sysfsRoot).read()
             let report = try Terminal.attempt {
-                try QueueReport.make(store: try context.openStoreForReading(), conditions: conditions)
+                try context.reports().queue(conditions: conditions)
             }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
             try Terminal.attempt { if let error = conditions.error { throw error } }

@@ -7,7 +7,15 @@ extension OffpeakCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
             abstract:
-                "Recent runs: their state, what each has done and spent, and why it stopped; spend today.")
+                "Recent runs: their state, what each has done and spent, and why it stopped; spend today.",
+            discussion: """
+                With a run's id: that run alone, its requests by state (how many, the first few of \
+                each, and why they failed or wait), its provider batches out, the batch audit of its \
+                job and where its outputs are.
+                """)
+
+        @Argument(help: "A run's id (offpeak status lists them).")
+        var runID: String?
 
         @Option(help: "How many runs to show.")
         var limit = 20
@@ -17,6 +25,11 @@ extension OffpeakCommand {
 
         func run() throws {
             let context = try common.context()
+            if let runID {
+                let report = try Terminal.attempt { try context.run(id: runID) }
+                if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
+                return
+            }
             let report = try Terminal.attempt { try context.status(limit: limit) }
             if output.json { try Terminal.printJSON(report) } else { print(report.text, terminator: "") }
         }

@@ -54,7 +54,7 @@ enum Terminal {
     }
 
     static func printJSON<T: Encodable>(_ value: T) throws {
-        print(String(decoding: try ReportJSON.encode(value), as: UTF8.self))
+        print(String(decoding: try ReportJSON.printed(value), as: UTF8.self), terminator: "")
     }
 
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

@@ -12,10 +12,13 @@ struct DashboardTests {
     final class Server {
         let process = Process()
         let url: String
+        /// What `--listen` printed after the address: `?token=…`; empty on loopback.
+        let query: String
 
-        init(workspace: URL, environment: [String: String]) throws {
+        init(workspace: URL, environment: [String: String], arguments: [String] = []) throws {
             process.executableURL = BuiltBinaries.offpeak
-            process.arguments = ["dashboard", "--port", "0", "--refresh", "0", "--workspace", workspace.path]
+            process.arguments =
+                ["dashboard", "--port", "0", "--refresh", "0"] + arguments + ["--workspace", workspace.path]
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             let out = Pipe()
             process.standardOutput = out
@@ -23,9 +26,15 @@ struct DashboardTests {
             try process.run()
             let line = out.firstLine()
             let prefix = "offpeak dashboard: "
-            #expect(line.hasPrefix(prefix + "http://127.0.0.1:"), "\(line)")
-            url = String(line.dropFirst(prefix.count).dropLast().dropLast())  // no "/\n"
+            #expect(line.hasPrefix(prefix + "http://"), "\(line)")
+            let address = line.dropFirst(prefix.count).dropLast()  // no "\n"
+            let slash = address.lastIndex(of: "/") ?? address.endIndex
+            url = String(address[..<slash])
+            query = slash < address.endIndex ? String(address[address.index(after: slash)...]) : ""
         }
+
+        /// The port it listens on.
+        var port: String { String(url.split(separator: ":").last ?? "") }
 
         deinit {
             if process.isRunning {
@@ -96,8 +105,8 @@ struct DashboardTests {
             "a point a day for 30 days")
 
         // The JSON views are what --json prints.
-        #expect(try server.get("/api/status.json").body + "\n" == before[0])
-        #expect(try server.get("/api/costs.json?by=job").body + "\n" == before[2])
+        #expect(try server.get("/api/status.json").body == before[0])
+        #expect(try server.get("/api/costs.json?by=job").body == before[2])
         #expect(try server.get("/api/costs.json?by=tag").status == 200)
         let bad = try server.get("/api/costs.json?by=hour")
         #expect(bad.status == 400 && bad.body == "by: expected job, model, day or tag, got hour\n")

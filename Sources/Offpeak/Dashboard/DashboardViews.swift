@@ -2,29 +2,30 @@ import Foundation
 import Hummingbird
 import Mustache
 
-/// What the dashboard shows, read from the store for each request: the page (`DashboardTemplates`)
-/// and each view as JSON. Every text on the page goes through the template's escaping: a job or an
-/// item named `<script>` is shown as text.
+/// What the dashboard shows, read from the store for each request (opened once per request): the
+/// pages (`DashboardTemplates`) and each view as JSON. Every text on a page goes through the
+/// template's escaping: a job or an item named `<script>` is shown as text.
 struct DashboardViews: Sendable {
     let context: WorkspaceContext
     let refresh: Int
 
-    /// Days the spend chart shows, today the last.
-    static let chartDays = 30
+    /// The spans the spend chart shows, in days (today the last); the first is the default.
+    static let chartSpans = [30, 90]
+    /// Runs the page lists.
+    static let runs = 20
+    /// Retrying items and schedules the page lists.
+    static let listed = 20
 
-    func queue() throws(OffpeakError) -> QueueReport {
-        try QueueReport.make(store: try context.openStoreForReading(), conditions: context.gate().read())
-    }
-
-    func cacheStats() throws(OffpeakError) -> CacheStatsReport {
-        CacheStatsReport(try context.openCache(forReading: true).stats())
-    }
-
-    /// `report` as the command line's `--json` writes it.
-    func json(_ report: () throws -> some Encodable) throws -> Response {
+    /// `report` as the command line's `--json` writes it; a store that cannot be read is a 503.
+    func json(_ report: (WorkspaceReports) throws(OffpeakError) -> some Encodable) -> Response {
         let data: Data
-        do { data = try ReportJSON.encode(try report()) } catch let error as OffpeakError {
-            return Self.plain(.serviceUnavailable, error.description + "\n")
+        do { data = try ReportJSON.printed(try report(try context.reports())) } catch let error
+            as OffpeakError
+        {
+            return Self.plain(
+                error.status == .dataError ? .notFound : .serviceUnavailable, error.description + "\n")
+        } catch {
+            return Self.plain(.internalServerError, "\(error)\n")
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json"],
@@ -37,15 +38,34 @@ struct DashboardViews: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// The page: now, runs, the deferred queue, money (the last 30 days as a chart, spend by job),
-    /// the cache. A store that cannot be read is an error page saying why (503).
-    func page(now: Date = Date()) throws -> Response {
-        let model: DashboardPage
-        do { model = try DashboardPage.make(self, now: now) } catch {
-            return Self.html(
-                .serviceUnavailable, DashboardTemplates.render(ErrorPage(message: error.description)))
+    /// The main page: now, runs, the deferred queue, money (`days` of spend as a chart, spend by
+    /// job, model and tag), the cache, the hosts.
+    func page(days: Int, now: Date = Date()) -> Response {
+        html { reports throws(OffpeakError) in
+            DashboardTemplates.render(
+                try DashboardPage.make(reports, views: self, days: days, now: now), "page")
         }
-        return Self.html(.ok, DashboardTemplates.render(model))
+    }
+
+    /// A run's page; 404 for a run the store does not hold.
+    func run(id: String, now: Date = Date()) -> Response {
+        html { reports throws(OffpeakError) in
+            DashboardTemplates.render(
+                RunPage(try reports.run(id: id, now: now), head: head(title: id, now: now)), "run")
+        }
+    }
+
+    /// The page `render` makes from the store; a store that cannot be read is a page that says why
+    /// (503), a run that is not there one that says so (404): never a stack trace.
+    private func html(_ render: (WorkspaceReports) throws(OffpeakError) -> String) -> Response {
+        do { return Self.html(.ok, try render(try context.reports())) } catch {
+            let status: Hummingbird.HTTPResponse.Status =
+                error.status == .dataError ? .notFound : .serviceUnavailable
+            let title = status == .notFound ? "not found" : "the store cannot be read"
+            return Self.html(
+                status,
+                DashboardTemplates.render(ErrorPage(title: title, message: error.description), "error"))
+        }
     }
 
     static func html(_ status: Hummingbird.HTTPResponse.Status, _ text: String) -> Response {
@@ -53,71 +73,259 @@ struct DashboardViews: Sendable {
             status: status, headers: [.contentType: "text/html; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(string: text)))
     }
+
+    func head(title: String, now: Date) -> PageHead {
+        PageHead(
+            title: title, workspace: context.workspace.root.path, refresh: refresh > 0 ? refresh : nil,
+            now: Timestamp.text(now))
+    }
+}
+
+/// What the top of every page shows.
+struct PageHead {
+    let title: String
+    let workspace: String
+    let refresh: Int?
+    let now: String
 }
 
 /// The error page's model.
 struct ErrorPage {
+    let title: String
     let message: String
 }
 
-/// The page's model: every value already a text, as the template prints it.
-struct DashboardPage {
-    struct Run {
-        let job, id, state, items, percent, dollars, why: String
-    }
-    struct Waiting {
-        let job, since, why: String
-    }
-    struct Cost {
+/// A name and its value, as a row of a two-column table.
+struct Fact {
+    let name, value: String
+}
+
+/// A table of spend by one key, as the page prints it.
+struct CostTable {
+    struct Line {
         let key, calls, dollars, naive, saved: String
     }
+    let id: String
+    let key: String
+    let lines: [Line]
 
-    let workspace: String
-    let refresh: Int?
-    let now: String
+    /// `report`'s lines as `offpeak costs` prints them: by tag, the untagged calls' line too, then
+    /// the total.
+    init(id: String, key: String, report: CostReport) {
+        self.id = id
+        self.key = key
+        var lines = report.lines
+        if let untagged = report.untagged, untagged.calls > 0 {
+            lines.append(CostLine(key: "(no tag)", spend: untagged))
+        }
+        if !lines.isEmpty { lines.append(CostLine(key: "total", spend: report.total)) }
+        self.lines = lines.map { line in
+            Line(
+                key: line.key, calls: "\(line.spend.calls)", dollars: Money.dollars(line.spend.dollars),
+                naive: Money.dollars(line.spend.naiveDollars), saved: Money.dollars(line.spend.savedDollars))
+        }
+    }
+}
+
+/// The main page's model: every value already a text, as the template prints it.
+struct DashboardPage {
+    struct Run {
+        let job, id, state, items, percent, calls, dollars, why: String
+    }
+    struct Waiting {
+        let job, since, host, items, why: String
+    }
+    struct Retry {
+        let job, item, attempts, next, error: String
+    }
+    struct Schedule {
+        let job, cron, next, last: String
+    }
+    struct Rows<Row> {
+        let rows: [Row]
+        /// Nil for no rows: the template then leaves the table out.
+        static func of(_ rows: [Row]) -> Rows? { rows.isEmpty ? nil : Rows(rows: rows) }
+    }
+    struct Span {
+        let days: Int
+        let current: Bool
+    }
+    struct Host {
+        let name, version, tick, status, runsHeld, callsInFlight, conditions: String
+    }
+
+    let head: PageHead
     let conditions: String
     let spentToday: String
+    let budgets: [String]
+    let scheduleTable: Rows<Schedule>?
     let runs: [Run]
     let waiting: [Waiting]
+    let retryTable: Rows<Retry>?
+    let spans: [Span]
     let chart: String
     let chartNote: String
-    let costs: [Cost]
-    let cache: String
+    let waitingSaved: String?
+    let byJob, byModel: CostTable
+    let byTag: CostTable?
+    let cache: [Fact]
+    let hosts: [Host]
 
-    static func make(_ views: DashboardViews, now: Date) throws(OffpeakError) -> DashboardPage {
-        let context = views.context
-        let status = try context.status(limit: 20)
-        let queue = try views.queue()
-        let cache = try views.cacheStats()
-        let byDay = try context.costs(by: .day)
-        let byJob = try context.costs(by: .job)
-        let chart = SpendChart(
-            lines: byDay.lines, days: DashboardViews.chartDays, now: now, calendar: .current)
+    static func make(_ reports: WorkspaceReports, views: DashboardViews, days: Int, now: Date)
+        throws(OffpeakError)
+        -> DashboardPage
+    {
+        let status = try reports.status(limit: DashboardViews.runs, now: now)
+        let queue = try reports.queue(conditions: views.context.gate().read())
+        let byDay = try reports.costs(by: .day)
+        let byJob = try reports.costs(by: .job)
+        let byTag = try reports.costs(by: .tag)
+        let chart = SpendChart(lines: byDay.lines, days: days, now: now, calendar: .current)
         let today = status.spendToday
         return DashboardPage(
-            workspace: context.workspace.root.path, refresh: views.refresh > 0 ? views.refresh : nil,
-            now: Timestamp.text(now), conditions: queue.now ?? "conditions not read",
+            head: views.head(title: views.context.workspace.root.lastPathComponent, now: now),
+            conditions: queue.now ?? "conditions not read",
             spentToday: "\(Money.dollars(today.dollars)) for \(Plural.count(today.calls, "call"))",
+            budgets: (status.budgets ?? []).map { TextTable.oneLine($0.text) },
+            scheduleTable: .of(
+                try reports.schedules().prefix(DashboardViews.listed).map { record in
+                    Schedule(
+                        job: record.job, cron: record.cron,
+                        next: record.nextDueAt.map { Timestamp.text($0) } ?? "never",
+                        last: record.lastFiredAt.map { Timestamp.text($0) } ?? "-")
+                }),
             runs: status.runs.map { run in
-                let total = max(run.itemsTotal, 1)
-                return Run(
-                    job: run.job, id: run.id, state: run.state.rawValue,
-                    items: "\(run.itemsDone) of \(run.itemsTotal)",
-                    percent: "\(Int((Double(run.itemsDone) / Double(total) * 100).rounded()))",
-                    dollars: Money.dollars(run.spend.dollars), why: run.reason ?? "")
+                Run(
+                    job: run.job, id: run.id,
+                    state: run.host.map { "\(run.state.rawValue) on \($0)" } ?? run.state.rawValue,
+                    items: run.itemsCell, percent: Self.percent(run.itemsDone, of: run.itemsTotal),
+                    calls: run.spend.callsCell, dollars: Money.dollars(run.spend.dollars), why: run.why)
             },
             waiting: queue.deferred.map { entry in
                 Waiting(
-                    job: entry.job, since: Timestamp.text(entry.deferredAt),
-                    why: entry.reasons.joined(separator: "; "))
+                    job: entry.job, since: Timestamp.text(entry.deferredAt), host: entry.host ?? "-",
+                    items: "\(entry.itemsWaiting)", why: entry.reasons.joined(separator: "; "))
             },
+            retryTable: .of(
+                queue.retrying.prefix(DashboardViews.listed).map { retry in
+                    Retry(
+                        job: retry.job, item: retry.item, attempts: "\(retry.attempts)",
+                        next: retry.nextAttemptAt.map { Timestamp.text($0) } ?? "now",
+                        error: retry.error ?? "")
+                }),
+            spans: DashboardViews.chartSpans.map { Span(days: $0, current: $0 == days) },
             chart: chart.svg, chartNote: chart.note,
-            costs: (byJob.lines + [CostLine(key: "total", spend: byJob.total)]).map { line in
-                Cost(
-                    key: line.key, calls: "\(line.spend.calls)", dollars: Money.dollars(line.spend.dollars),
-                    naive: Money.dollars(line.spend.naiveDollars),
-                    saved: Money.dollars(line.spend.savedDollars))
+            waitingSaved: byJob.waiting.flatMap { saved in
+                saved.calls > 0
+                    ? "saved by waiting for cheaper prices: \(Money.dollars(saved.dollars)) on "
+                        + Plural.count(saved.calls, "call") : nil
             },
-            cache: cache.text)
+            byJob: CostTable(id: "by-job", key: "job", report: byJob),
+            byModel: CostTable(id: "by-model", key: "model", report: try reports.costs(by: .model)),
+            byTag: byTag.lines.isEmpty ? nil : CostTable(id: "by-tag", key: "tag", report: byTag),
+            cache: Self.cache(try reports.cacheStats()),
+            hosts: try reports.hosts(now: now).hosts.map { host in
+                Host(
+                    name: host.name, version: host.version, tick: Timestamp.text(host.lastTickStartedAt),
+                    status: host.statusCell, runsHeld: "\(host.runsHeld)",
+                    callsInFlight: "\(host.callsInFlight)",
+                    conditions: host.conditions)
+            })
+    }
+
+    /// `done` of `total` as a whole percent, for a `<progress>` bar.
+    static func percent(_ done: Int, of total: Int) -> String {
+        "\(Int((Double(done) / Double(max(total, 1)) * 100).rounded()))"
+    }
+
+    static func cache(_ stats: CacheStatsReport) -> [Fact] {
+        let asked = stats.hitsTotal + stats.missesTotal
+        let rate = asked > 0 ? String(format: "%.1f %%", Double(stats.hitsTotal) / Double(asked) * 100) : "-"
+        return [
+            Fact(name: "entries", value: "\(stats.entries) (\(stats.expiredEntries) expired)"),
+            Fact(
+                name: "size",
+                value:
+                    "\(ReportFormat.bytes(stats.rawBytes)) raw, \(ReportFormat.bytes(stats.storedBytes)) compressed"
+                    + (stats.compressionRatio.map { String(format: " (%.2fx)", $0) } ?? "")),
+            Fact(name: "hit rate", value: "\(rate) (\(stats.hitsTotal) hits, \(stats.missesTotal) misses)"),
+            Fact(name: "hits today", value: "\(stats.hitsToday) (\(stats.missesToday) misses)"),
+            Fact(
+                name: "saved",
+                value:
+                    "\(Money.dollars(stats.savedDollarsToday)) today, \(Money.dollars(stats.savedDollarsTotal)) in all"
+            ),
+            Fact(name: "oldest", value: stats.oldest.map { Timestamp.text($0) } ?? "-"),
+            Fact(name: "newest", value: stats.newest.map { Timestamp.text($0) } ?? "-"),
+        ]
+    }
+}
+
+/// A run's page model.
+struct RunPage {
+    struct State {
+        let state, count: String
+        let first: [Item]
+        let more: String?
+    }
+    struct Item {
+        let name: String
+        let error: String?
+    }
+    struct Batch {
+        let id, remote, status, progress, submitted: String
+    }
+    struct Audit {
+        let model, agreed, now, answers: String
+    }
+
+    let head: PageHead
+    let id: String
+    let facts: [Fact]
+    let percent: String
+    let items: String
+    let states: [State]
+    let batches: [Batch]
+    let audits: [Audit]
+    let outputs: RunReport.Outputs?
+
+    init(_ report: RunReport, head: PageHead) {
+        let run = report.run
+        self.head = head
+        id = run.id
+        var facts = [
+            Fact(name: "job", value: run.job),
+            Fact(
+                name: "state", value: run.host.map { "\(run.state.rawValue) on \($0)" } ?? run.state.rawValue),
+            Fact(name: "model", value: "\(run.model) (\(report.provider), \(report.tier) tier)"),
+            Fact(name: "created", value: Timestamp.text(run.createdAt)),
+        ]
+        if let started = report.startedAt {
+            facts.append(Fact(name: "started", value: Timestamp.text(started)))
+        }
+        if let finished = report.finishedAt {
+            facts.append(Fact(name: "finished", value: Timestamp.text(finished)))
+        }
+        facts.append(Fact(name: "cost", value: String(run.spend.costLine.dropFirst("cost: ".count))))
+        if !run.why.isEmpty { facts.append(Fact(name: "why", value: run.why)) }
+        self.facts = facts
+        percent = DashboardPage.percent(run.itemsDone, of: run.itemsTotal)
+        items = run.itemsCell + " items"
+        states = report.states.map { line in
+            State(
+                state: line.state, count: "\(line.count)",
+                first: line.first.map { Item(name: $0.name, error: $0.error) },
+                more: line.count > line.first.count ? "\(line.count - line.first.count)" : nil)
+        }
+        batches = report.batches.map { line in
+            Batch(
+                id: line.id, remote: line.remoteIdCell, status: line.remoteStatusCell,
+                progress: line.progressCell,
+                submitted: BatchLine.time(line.submittedAt))
+        }
+        audits = report.audits.map { line in
+            Audit(model: line.model, agreed: line.agreedCell, now: line.nowCell, answers: line.answersCell)
+        }
+        outputs = report.outputs
     }
 }

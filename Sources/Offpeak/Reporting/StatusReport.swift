@@ -21,6 +21,56 @@ public struct StatusReport: Sendable, Codable {
         var spend: Spend
         var createdAt: Date
         var updatedAt: Date
+
+        /// `run` as the table shows it: its spend from the ledger, and with `inBatch` how many of its
+        /// requests are out in a provider batch.
+        init(_ run: RunRecord, store: Store, inBatch: Bool, host: String?) throws(OffpeakError) {
+            self.init(
+                id: run.id, job: run.job, state: run.state, reason: run.reason, budgetStop: run.budgetStop,
+                model: run.model, itemsTotal: run.itemsTotal, itemsDone: run.itemsDone,
+                itemsFailed: run.itemsFailed, itemsCached: run.itemsCached,
+                itemsInBatch: inBatch ? try store.batches.requestsInBatch(runID: run.id) : 0, host: host,
+                spend: try store.ledger.spend(runID: run.id), createdAt: run.createdAt,
+                updatedAt: run.updatedAt)
+        }
+
+        init(
+            id: String, job: String, state: RunState, reason: String?, budgetStop: String?, model: String,
+            itemsTotal: Int, itemsDone: Int, itemsFailed: Int, itemsCached: Int, itemsInBatch: Int = 0,
+            host: String? = nil, spend: Spend, createdAt: Date, updatedAt: Date
+        ) {
+            self.id = id
+            self.job = job
+            self.state = state
+            self.reason = reason
+            self.budgetStop = budgetStop
+            self.model = model
+            self.itemsTotal = itemsTotal
+            self.itemsDone = itemsDone
+            self.itemsFailed = itemsFailed
+            self.itemsCached = itemsCached
+            self.itemsInBatch = itemsInBatch
+            self.host = host
+            self.spend = spend
+            self.createdAt = createdAt
+            self.updatedAt = updatedAt
+        }
+
+        /// "2/3 (1 failed) (4 in batch)": the ITEMS cell.
+        var itemsCell: String {
+            var items = "\(itemsDone)/\(itemsTotal)"
+            if itemsFailed > 0 { items += " (\(itemsFailed) failed)" }
+            if itemsCached > 0 { items += " (\(itemsCached) cached)" }
+            if itemsInBatch > 0 { items += " (\(itemsInBatch) in batch)" }
+            return items
+        }
+
+        /// Why it is in its state, with the budget that stopped it.
+        var why: String {
+            var why = reason ?? ""
+            if let limit = budgetStop, !why.contains(limit) { why = "budget \(limit): " + why }
+            return why
+        }
     }
 
     var runs: [RunLine]
@@ -55,19 +105,8 @@ public struct StatusReport: Sendable, Codable {
         let runsOut = Set(batches.map(\.run))
         let held = try store.leases.liveLeases(now: now)
         for run in rows.runs {
-            var line =
-                RunLine(
-                    id: run.id, job: run.job, state: run.state, reason: run.reason,
-                    budgetStop: run.budgetStop,
-                    model: run.model, itemsTotal: run.itemsTotal, itemsDone: run.itemsDone,
-                    itemsFailed: run.itemsFailed, itemsCached: run.itemsCached,
-                    spend: try store.ledger.spend(runID: run.id),
-                    createdAt: run.createdAt, updatedAt: run.updatedAt)
-            if runsOut.contains(run.id) {
-                line.itemsInBatch = try store.batches.requestsInBatch(runID: run.id)
-            }
-            line.host = held[run.id]?.host
-            lines.append(line)
+            lines.append(
+                try RunLine(run, store: store, inBatch: runsOut.contains(run.id), host: held[run.id]?.host))
         }
         let midnight = Calendar.current.startOfDay(for: now)
         return StatusReport(
@@ -87,17 +126,12 @@ public struct StatusReport: Sendable, Codable {
         if runs.isEmpty && unreadable.isEmpty { return out + "no runs yet\n" }
         let table = TextTable(columns: ["RUN", "STATE", "ITEMS", "CALLS", "COST", "WHY"])
         for run in runs {
-            var items = "\(run.itemsDone)/\(run.itemsTotal)"
-            if run.itemsFailed > 0 { items += " (\(run.itemsFailed) failed)" }
-            if run.itemsCached > 0 { items += " (\(run.itemsCached) cached)" }
-            if run.itemsInBatch > 0 { items += " (\(run.itemsInBatch) in batch)" }
-            var why = run.reason ?? ""
-            if let limit = run.budgetStop, !why.contains(limit) { why = "budget \(limit): " + why }
             table.add([
-                run.id, run.host.map { "\(run.state.rawValue) on \($0)" } ?? run.state.rawValue, items,
+                run.id, run.host.map { "\(run.state.rawValue) on \($0)" } ?? run.state.rawValue,
+                run.itemsCell,
                 run.spend.callsCell,
                 run.spend.dollarCell(run.spend.dollars),
-                TextTable.shortened(TextTable.oneLine(why), to: Self.whyWidth),
+                TextTable.shortened(TextTable.oneLine(run.why), to: Self.whyWidth),
             ])
         }
         for run in unreadable {

@@ -24,12 +24,16 @@ struct RequestOutline: Sendable, Equatable {
     }
 }
 
-/// How many of a run's requests are in one state, and the one a message names.
+/// How many of a run's requests are in one state, and the first few of them.
 struct StateSummary: Sendable, Equatable {
     var count = 0
-    /// The first in item order (for `retrying`: the next due, then item order).
-    var first: RequestOutline?
+    /// The first in item order (for `retrying`: the next due, then item order), as many as asked.
+    var examples: [RequestOutline] = []
+    /// For `retrying`: when the first is due.
     var firstDue: Date?
+
+    /// The one a message names.
+    var first: RequestOutline? { examples.first }
 }
 
 /// An item's answer from an earlier run of its job, as the job's outputs list it.

@@ -60,7 +60,9 @@ extension RunStore where Self: SQLEngine {
         ).map { row throws(OffpeakError) in try RequestOutline(row: row) }
     }
 
-    func summary(runID: String, state: RequestRecord.State) throws(OffpeakError) -> StateSummary {
+    func summary(runID: String, state: RequestRecord.State, examples: Int) throws(OffpeakError)
+        -> StateSummary
+    {
         try reading { sql throws(OffpeakError) -> StateSummary in
             let count =
                 try sql.rows(
@@ -69,17 +71,18 @@ extension RunStore where Self: SQLEngine {
             guard count > 0 else { return StateSummary() }
             // A retry with no time is due first.
             let order = state == .retrying ? "next_attempt_at NULLS FIRST, position" : "position"
-            guard
-                let first = try sql.rows(
-                    """
-                    SELECT id, item_id, state, error, source, next_attempt_at FROM requests
-                    WHERE run_id = \(runID) AND state = \(state.rawValue) ORDER BY \(unescaped: order) LIMIT 1
-                    """
-                ).first
-            else { return StateSummary(count: count) }
+            let rows = try sql.rows(
+                """
+                SELECT id, item_id, state, error, source, next_attempt_at FROM requests
+                WHERE run_id = \(runID) AND state = \(state.rawValue) ORDER BY \(unescaped: order)
+                LIMIT \(max(1, examples))
+                """)
             return StateSummary(
-                count: count, first: try RequestOutline(row: first),
-                firstDue: try first("next_attempt_at", as: Date?.self))
+                count: count,
+                examples: try rows.map { row throws(OffpeakError) in try RequestOutline(row: row) },
+                firstDue: try rows.first.flatMap { row throws(OffpeakError) in
+                    try row("next_attempt_at", as: Date?.self)
+                })
         }
     }
 

@@ -38,8 +38,10 @@ protocol RunStore: AnyObject, Sendable {
     /// The run's answers one at a time, so a run's answers never need to fit in memory together.
     func forEachResult(runID: String, _ body: (ResultRecord) throws -> Void) throws(OffpeakError)
 
-    /// The run's requests in `state`: how many, and the first (two reads of the run-and-state index).
-    func summary(runID: String, state: RequestRecord.State) throws(OffpeakError) -> StateSummary
+    /// The run's requests in `state`: how many, and the first `examples` of them (two reads of the
+    /// run-and-state index).
+    func summary(runID: String, state: RequestRecord.State, examples: Int) throws(OffpeakError)
+        -> StateSummary
 
     /// Decides and applies the next steps of a run's long items in one transaction, so two
     /// decisions never see the same rows: `decide` reads the run's requests and answers as
@@ -199,6 +201,11 @@ extension RunStore {
     func runs() throws(OffpeakError) -> [RunRecord] { try runs(limit: 50) }
 
     func runRows() throws(OffpeakError) -> RunRows { try runRows(limit: 50) }
+
+    /// The run's requests in `state`: how many, and the first.
+    func summary(runID: String, state: RequestRecord.State) throws(OffpeakError) -> StateSummary {
+        try summary(runID: runID, state: state, examples: 1)
+    }
 
     func requests(runID: String) throws(OffpeakError) -> [RequestRecord] {
         try requests(runID: runID, states: nil)

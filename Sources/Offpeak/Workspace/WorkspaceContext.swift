@@ -36,20 +36,24 @@ public struct WorkspaceContext: Sendable {
         self.logger = logger
     }
 
-    /// `offpeak costs`: the ledger, the batch lane's saving priced with this workspace's prices.
+    /// `offpeak costs`.
     public func costs(by grouping: CostReport.Grouping) throws(OffpeakError) -> CostReport {
-        try CostReport.make(store: try openStoreForReading(), by: grouping, prices: prices)
+        try reports().costs(by: grouping)
     }
 
-    /// `offpeak status`: recent runs, batches out, and spend against the workspace's budgets.
+    /// `offpeak status`.
     public func status(limit: Int) throws(OffpeakError) -> StatusReport {
-        try StatusReport.make(
-            store: try openStoreForReading(), now: Date(), limit: limit, budget: config.budget)
+        try reports().status(limit: limit, now: Date())
     }
 
-    /// `offpeak hosts`: every host that has ticked against the store, with what it holds now.
+    /// `offpeak status RUN`.
+    public func run(id: String) throws(OffpeakError) -> RunReport {
+        try reports().run(id: id, now: Date())
+    }
+
+    /// `offpeak hosts`.
     public func hosts() throws(OffpeakError) -> HostReport {
-        try HostReport.make(store: try openStoreForReading(), now: Date())
+        try reports().hosts(now: Date())
     }
 
     /// The workspace's cache, capped as `offpeak.yaml` says, on a store opened read-only when this
