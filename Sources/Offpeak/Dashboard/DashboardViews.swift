@@ -1,13 +1,21 @@
 import Foundation
 import Hummingbird
 import Mustache
+import Synchronization
 
-/// What the dashboard shows, read from the store for each request (opened once per request): the
-/// pages (`DashboardTemplates`) and each view as JSON. Every text on a page goes through the
-/// template's escaping: a job or an item named `<script>` is shown as text.
+/// What the dashboard shows, read from the store for each request: the pages
+/// (`DashboardTemplates`) and each view as JSON. Every text on a page goes through the template's
+/// escaping: a job or an item named `<script>` is shown as text.
 struct DashboardViews: Sendable {
     let context: WorkspaceContext
     let refresh: Int
+    let store: OpenStore
+
+    init(context: WorkspaceContext, refresh: Int) {
+        self.context = context
+        self.refresh = refresh
+        self.store = OpenStore(context: context)
+    }
 
     /// The spans the spend chart shows, in days (today the last); the first is the default.
     static let chartSpans = [30, 90]
@@ -19,7 +27,7 @@ struct DashboardViews: Sendable {
     /// `report` as the command line's `--json` writes it; a store that cannot be read is a 503.
     func json(_ report: (WorkspaceReports) throws(OffpeakError) -> some Encodable) -> Response {
         let data: Data
-        do { data = try ReportJSON.printed(try report(try context.reports())) } catch let error
+        do { data = try ReportJSON.printed(try store.read(report)) } catch let error
             as OffpeakError
         {
             return Self.plain(
@@ -58,7 +66,7 @@ struct DashboardViews: Sendable {
     /// The page `render` makes from the store; a store that cannot be read is a page that says why
     /// (503), a run that is not there one that says so (404): never a stack trace.
     private func html(_ render: (WorkspaceReports) throws(OffpeakError) -> String) -> Response {
-        do { return Self.html(.ok, try render(try context.reports())) } catch {
+        do { return Self.html(.ok, try store.read(render)) } catch {
             let status: Hummingbird.HTTPResponse.Status =
                 error.status == .dataError ? .notFound : .serviceUnavailable
             let title = status == .notFound ? "not found" : "the store cannot be read"
@@ -78,6 +86,33 @@ struct DashboardViews: Sendable {
         PageHead(
             title: title, workspace: context.workspace.root.path, refresh: refresh > 0 ? refresh : nil,
             now: Timestamp.text(now))
+    }
+}
+
+/// The workspace's store, opened for reading at the first request that can and kept open for the
+/// next ones (a PostgreSQL store's connections too), so a page pays for its reads, not for opening
+/// the store. Reads see what every process has committed. A read that fails drops it: the next
+/// request opens it again (a store that was moved, a server that went away).
+final class OpenStore: Sendable {
+    let context: WorkspaceContext
+    private let opened = Mutex<WorkspaceReports?>(nil)
+
+    init(context: WorkspaceContext) {
+        self.context = context
+    }
+
+    func read<Value>(_ body: (WorkspaceReports) throws(OffpeakError) -> Value) throws(OffpeakError) -> Value {
+        let reports: WorkspaceReports
+        if let open = opened.withLock({ $0 }) {
+            reports = open
+        } else {
+            reports = try context.reports()
+            opened.withLock { $0 = reports }
+        }
+        do { return try body(reports) } catch {
+            if error.status != .dataError { opened.withLock { $0 = nil } }
+            throw error
+        }
     }
 }
 
@@ -109,9 +144,9 @@ struct CostTable {
     let key: String
     let lines: [Line]
 
-    /// `report`'s lines as `offpeak costs` prints them: by tag, the untagged calls' line too, then
-    /// the total.
-    init(id: String, key: String, report: CostReport) {
+    /// The lines as `offpeak costs` prints them (`CostReport.lines`): by tag, the untagged calls'
+    /// line too, then the total.
+    init(id: String, key: String, lines report: (lines: [CostLine], total: Spend, untagged: Spend?)) {
         self.id = id
         self.key = key
         var lines = report.lines
@@ -171,43 +206,67 @@ struct DashboardPage {
     let cache: [Fact]
     let hosts: [Host]
 
+    /// The page, its reads of the store made at once (`Concurrently`): it takes as long as the
+    /// longest of them. Money reads only the lines it shows, the chart only its days.
     static func make(_ reports: WorkspaceReports, views: DashboardViews, days: Int, now: Date)
         throws(OffpeakError)
         -> DashboardPage
     {
-        let status = try reports.status(limit: DashboardViews.runs, now: now)
-        let queue = try reports.queue(conditions: views.context.gate().read())
-        let byDay = try reports.costs(by: .day)
-        let byJob = try reports.costs(by: .job)
-        let byTag = try reports.costs(by: .tag)
-        let chart = SpendChart(lines: byDay.lines, days: days, now: now, calendar: .current)
-        let today = status.spendToday
+        let store = reports.store
+        let calendar = Calendar.current
+        let since = calendar.date(byAdding: .day, value: 1 - days, to: calendar.startOfDay(for: now))
+        let gate = views.context.gate()
+        let status = Concurrent { () throws(OffpeakError) in
+            try reports.status(limit: DashboardViews.runs, now: now)
+        }
+        let queue = Concurrent { () throws(OffpeakError) in try reports.queue(conditions: gate.read()) }
+        let byDay = Concurrent { () throws(OffpeakError) in
+            try CostReport.lines(store: store, by: .day, calendar: calendar, since: since).lines
+        }
+        let byJob = Concurrent { () throws(OffpeakError) in
+            try CostReport.lines(store: store, by: .job, calendar: calendar)
+        }
+        let byModel = Concurrent { () throws(OffpeakError) in
+            try CostReport.lines(store: store, by: .model, calendar: calendar)
+        }
+        let tags = Concurrent { () throws(OffpeakError) in try store.ledger.costsByTag() }
+        let waiting = Concurrent { () throws(OffpeakError) in try store.ledger.waitingSavings() }
+        let cache = Concurrent { () throws(OffpeakError) in try reports.cacheStats() }
+        let hosts = Concurrent { () throws(OffpeakError) in try reports.hosts(now: now) }
+        let schedules = Concurrent { () throws(OffpeakError) in try reports.schedules() }
+        Concurrently.run([status, queue, byDay, byJob, byModel, tags, waiting, cache, hosts, schedules])
+
+        let chart = SpendChart(lines: try byDay.value(), days: days, now: now, calendar: calendar)
+        let jobs = try byJob.value()
+        let byTag = CostReport.tagLines(try tags.value(), total: jobs.total)
+        let saved = try waiting.value()
+        let today = try status.value().spendToday
         return DashboardPage(
             head: views.head(title: views.context.workspace.root.lastPathComponent, now: now),
-            conditions: queue.now ?? "conditions not read",
+            conditions: try queue.value().now ?? "conditions not read",
             spentToday: "\(Money.dollars(today.dollars)) for \(Plural.count(today.calls, "call"))",
-            budgets: (status.budgets ?? []).map { TextTable.oneLine($0.text) },
+            budgets: (try status.value().budgets ?? []).map { TextTable.oneLine($0.text) },
             scheduleTable: .of(
-                try reports.schedules().prefix(DashboardViews.listed).map { record in
+                try schedules.value().prefix(DashboardViews.listed).map { record in
                     Schedule(
                         job: record.job, cron: record.cron,
                         next: record.nextDueAt.map { Timestamp.text($0) } ?? "never",
                         last: record.lastFiredAt.map { Timestamp.text($0) } ?? "-")
                 }),
-            runs: status.runs.map { run in
+            runs: try status.value().runs.map { run in
                 Run(
                     job: run.job, id: run.id,
                     state: run.host.map { "\(run.state.rawValue) on \($0)" } ?? run.state.rawValue,
                     items: run.itemsCell, percent: Self.percent(run.itemsDone, of: run.itemsTotal),
                     calls: run.spend.callsCell, dollars: Money.dollars(run.spend.dollars), why: run.why)
             },
-            waiting: queue.deferred.map { entry in
+            waiting: try queue.value().deferred.map { entry in
                 Waiting(
                     job: entry.job, since: Timestamp.text(entry.deferredAt), host: entry.host ?? "-",
                     items: "\(entry.itemsWaiting)", why: entry.reasons.joined(separator: "; "))
             },
             retryTable: .of(
-                queue.retrying.prefix(DashboardViews.listed).map { retry in
+                try queue.value().retrying.prefix(DashboardViews.listed).map { retry in
                     Retry(
                         job: retry.job, item: retry.item, attempts: "\(retry.attempts)",
                         next: retry.nextAttemptAt.map { Timestamp.text($0) } ?? "now",
@@ -215,16 +274,14 @@ struct DashboardPage {
                 }),
             spans: DashboardViews.chartSpans.map { Span(days: $0, current: $0 == days) },
             chart: chart.svg, chartNote: chart.note,
-            waitingSaved: byJob.waiting.flatMap { saved in
-                saved.calls > 0
-                    ? "saved by waiting for cheaper prices: \(Money.dollars(saved.dollars)) on "
-                        + Plural.count(saved.calls, "call") : nil
-            },
-            byJob: CostTable(id: "by-job", key: "job", report: byJob),
-            byModel: CostTable(id: "by-model", key: "model", report: try reports.costs(by: .model)),
-            byTag: byTag.lines.isEmpty ? nil : CostTable(id: "by-tag", key: "tag", report: byTag),
-            cache: Self.cache(try reports.cacheStats()),
-            hosts: try reports.hosts(now: now).hosts.map { host in
+            waitingSaved: saved.calls > 0
+                ? "saved by waiting for cheaper prices: \(Money.dollars(saved.dollars)) on "
+                    + Plural.count(saved.calls, "call") : nil,
+            byJob: CostTable(id: "by-job", key: "job", lines: jobs),
+            byModel: CostTable(id: "by-model", key: "model", lines: try byModel.value()),
+            byTag: byTag.lines.isEmpty ? nil : CostTable(id: "by-tag", key: "tag", lines: byTag),
+            cache: Self.cache(try cache.value()),
+            hosts: try hosts.value().hosts.map { host in
                 Host(
                     name: host.name, version: host.version, tick: Timestamp.text(host.lastTickStartedAt),
                     status: host.statusCell, runsHeld: "\(host.runsHeld)",

@@ -10,7 +10,7 @@ public struct CostReport: Sendable, Codable {
 
     var groupedBy: Grouping
     var lines: [CostLine]
-    var total: Spend
+    let total: Spend
     /// Models with calls in the ledger and no price: their calls count at $0, unknown, not free.
     var unpricedModels: [String]
     /// Live and batch spend; absent when the workspace never made a provider batch (all was live).
@@ -71,22 +71,15 @@ public struct CostReport: Sendable, Codable {
     static func make(
         store: Store, by grouping: Grouping, prices: PriceTable = .bundled, calendar: Calendar = .current
     ) throws(OffpeakError) -> CostReport {
-        var lines: [CostLine]
-        let windowKey: WindowKey
-        switch grouping {
-        case .job: (lines, windowKey) = (try store.ledger.costs(groupedBy: .job), .job)
-        // The tags' lines come below; the jobs' give the total. Its windows are the whole ledger's.
-        case .tag: (lines, windowKey) = (try store.ledger.costs(groupedBy: .job), .all)
-        case .model: (lines, windowKey) = (try store.ledger.costs(groupedBy: .model), .model)
-        case .day: (lines, windowKey) = (try store.ledger.costsByDay(calendar: calendar), .day)
-        }
-        let total = lines.reduce(into: Spend()) { sum, line in sum.add(line.spend) }
-        var untagged: Spend?
-        if grouping == .tag {
-            let tags = try store.ledger.costsByTag()
-            lines = tags.lines
-            untagged = Self.untagged(total: total, tagged: tags.tagged)
-        }
+        let (lines, total, untagged) = try Self.lines(store: store, by: grouping, calendar: calendar)
+        let windowKey: WindowKey =
+            switch grouping {
+            case .job: .job
+            case .model: .model
+            case .day: .day
+            // A tag's calls are other tags' too: its windows are the whole ledger's.
+            case .tag: .all
+            }
         let unpriced = total.unpricedCalls > 0 ? try store.ledger.unpricedModels() : []
         let lanes = try store.ledger.spendByLane().map { LaneSplit($0, prices: prices) }
         let (audited, lost) = (
@@ -104,11 +97,39 @@ public struct CostReport: Sendable, Codable {
             untagged: untagged)
     }
 
+    /// The report's lines by `grouping` and the ledger's total; by tag, what the untagged calls
+    /// spent too. The tags' lines do not add up to the total (a call is in each of its tags'), so
+    /// it comes from the jobs' lines, or is `total` when the caller has summed them already. With
+    /// `since`, by day, only the days from it on (their sum is then the total).
+    static func lines(
+        store: Store, by grouping: Grouping, calendar: Calendar, since: Date? = nil, total known: Spend? = nil
+    ) throws(OffpeakError) -> (lines: [CostLine], total: Spend, untagged: Spend?) {
+        func sum(_ lines: [CostLine]) -> Spend { lines.reduce(into: Spend()) { $0.add($1.spend) } }
+        let lines: [CostLine]
+        switch grouping {
+        case .job: lines = try store.ledger.costs(groupedBy: .job)
+        case .model: lines = try store.ledger.costs(groupedBy: .model)
+        case .day: lines = try store.ledger.costsByDay(calendar: calendar, since: since)
+        case .tag:
+            let total: Spend
+            if let known { total = known } else { total = sum(try store.ledger.costs(groupedBy: .job)) }
+            return Self.tagLines(try store.ledger.costsByTag(), total: total)
+        }
+        return (lines, sum(lines), nil)
+    }
+
     /// `shares` in the order of the report's lines (their windows by name); nil when there are none.
     static func inOrder(_ shares: [WindowShare], of lines: [CostLine]) -> [WindowShare]? {
         guard !shares.isEmpty else { return nil }
         let rank = Dictionary(lines.enumerated().map { ($1.key, $0) }, uniquingKeysWith: min)
         return shares.sorted { (rank[$0.key] ?? 0, $0.window) < (rank[$1.key] ?? 0, $1.window) }
+    }
+
+    /// The tags' lines, the ledger's `total`, and what its untagged calls spent.
+    static func tagLines(_ tags: (lines: [CostLine], tagged: Spend), total: Spend)
+        -> (lines: [CostLine], total: Spend, untagged: Spend?)
+    {
+        (tags.lines, total, Self.untagged(total: total, tagged: tags.tagged))
     }
 
     /// The ledger's total less its tagged calls (each set of tags once).

@@ -24,11 +24,11 @@ extension LedgerDay {
     ///   - firstCall: when the first call at or after a time (or the first of all, given nil) was made.
     ///   - spend: the sums of a day's rows.
     static func costs<Failure: Error>(
-        calendar: Calendar, firstCall: (_ atOrAfter: Date?) throws(Failure) -> Date?,
+        calendar: Calendar, since: Date? = nil, firstCall: (_ atOrAfter: Date?) throws(Failure) -> Date?,
         spend: (LedgerDay) throws(Failure) -> Spend
     ) throws(Failure) -> [CostLine] {
         var days: [String: Spend] = [:]
-        var next = try firstCall(nil)
+        var next = try firstCall(since)
         while let at = next {
             let day = LedgerDay(containing: at, calendar: calendar)
             days[day.text, default: Spend()].add(try spend(day))

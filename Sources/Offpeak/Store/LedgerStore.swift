@@ -35,7 +35,8 @@ protocol LedgerStore: AnyObject, Sendable {
     /// covers every summed column: no row is read or decoded one by one. Only days with calls are
     /// visited: after each day, the next is the one holding the first row at or after its end. Rows
     /// add up in the order of `at`, then `id`, as they always have.
-    func costsByDay(calendar: Calendar) throws(OffpeakError) -> [CostLine]
+    /// With `since` (a local midnight), only the days from it on.
+    func costsByDay(calendar: Calendar, since: Date?) throws(OffpeakError) -> [CostLine]
 
     /// Output tokens per answered item, measured over the newest `calls` paid calls to `model`
     /// (of `job` only, when given): nil when the ledger has none.
@@ -92,6 +93,13 @@ protocol LedgerStore: AnyObject, Sendable {
     /// deferred queue, the cache's daily counters, provider batches), but the lane split, which
     /// reads the ledger once when the workspace has used the batch lane (as `costs` does).
     func workspaceTotals() throws(OffpeakError) -> WorkspaceTotals
+}
+
+extension LedgerStore {
+    /// Every day with calls.
+    func costsByDay(calendar: Calendar) throws(OffpeakError) -> [CostLine] {
+        try costsByDay(calendar: calendar, since: nil)
+    }
 }
 
 extension LedgerStore {

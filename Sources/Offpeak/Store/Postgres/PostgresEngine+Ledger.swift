@@ -62,9 +62,15 @@ extension PostgresEngine: LedgerStore {
     /// the walk from day to day with calls (`LedgerDay.costs`, two statements a day) when the
     /// calendar's days do not follow one another as `days(from:through:)` needs, or when a call
     /// lies so near a day's end that the walk would stretch that day over it.
-    func costsByDay(calendar: Calendar) throws(OffpeakError) -> [CostLine] {
+    func costsByDay(calendar: Calendar, since: Date?) throws(OffpeakError) -> [CostLine] {
         try snapshot { () throws(OffpeakError) -> [CostLine] in
-            let bounds = try store.query("SELECT min(at) AS first, max(at) AS last FROM ledger")
+            let range: PostgresQuery =
+                if let since {
+                    "SELECT min(at) AS first, max(at) AS last FROM ledger WHERE at >= \(since)"
+                } else {
+                    "SELECT min(at) AS first, max(at) AS last FROM ledger"
+                }
+            let bounds = try store.query(range)
             guard let row = bounds.first else { return [] }
             let columns = PostgresColumns(row, store)
             guard let first = try columns("first", as: Date?.self),
@@ -75,7 +81,7 @@ extension PostgresEngine: LedgerStore {
             {
                 return lines
             }
-            return try walkDays(calendar: calendar)
+            return try walkDays(calendar: calendar, since: since)
         }
     }
 
@@ -112,9 +118,9 @@ extension PostgresEngine: LedgerStore {
     }
 
     /// `costsByDay` as the SQLite engine makes it: from each day with calls to the next.
-    private func walkDays(calendar: Calendar) throws(OffpeakError) -> [CostLine] {
+    private func walkDays(calendar: Calendar, since: Date?) throws(OffpeakError) -> [CostLine] {
         try LedgerDay.costs(
-            calendar: calendar,
+            calendar: calendar, since: since,
             firstCall: { (start: Date?) throws(OffpeakError) -> Date? in
                 let row = try store.query(
                     "SELECT min(at) AS at FROM ledger WHERE \(start == nil) OR at >= \(start ?? Date())"

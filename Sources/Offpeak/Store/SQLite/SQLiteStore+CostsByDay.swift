@@ -2,10 +2,11 @@ import Foundation
 import GRDB
 
 extension SQLiteStore {
-    func costsByDay(calendar: Calendar) throws(OffpeakError) -> [CostLine] {
+    func costsByDay(calendar: Calendar, since: Date?) throws(OffpeakError) -> [CostLine] {
         try read { db in
             try LedgerDay.costs(
-                calendar: calendar, firstCall: { start in try SQLiteStore.firstCall(db, atOrAfter: start) },
+                calendar: calendar, since: since,
+                firstCall: { start in try SQLiteStore.firstCall(db, atOrAfter: start) },
                 spend: { day in
                     let row = try Row.fetchOne(
                         db, sql: "SELECT \(SQLiteStore.spendColumns) FROM ledger WHERE at >= ? AND at < ?",
