@@ -28,6 +28,9 @@ extension OffpeakCommand {
                 valueName: "address"))
         var listen: String?
 
+        @Flag(help: "Open the page in the desktop's browser (xdg-open) once it is served.")
+        var open = false
+
         @OptionGroup var common: CommonOptions
 
         func validate() throws {
@@ -51,9 +54,15 @@ extension OffpeakCommand {
             let done = DispatchSemaphore(value: 0)
             Task {
                 do {
+                    let (open, environment) = (self.open, common.environment)
                     try await server.run { port in
-                        FileHandle.standardOutput.write(
-                            Data("offpeak dashboard: \(options.url(port: port))\n".utf8))
+                        let url = options.url(port: port)
+                        FileHandle.standardOutput.write(Data("offpeak dashboard: \(url)\n".utf8))
+                        guard open else { return }
+                        // A page that cannot be opened is still served: say so, and go on.
+                        do { try DashboardServer.openInBrowser(url, environment: environment) } catch {
+                            Terminal.printError("\(error)")
+                        }
                     }
                 } catch {
                     failure.withLock { $0 = "\(error)" }

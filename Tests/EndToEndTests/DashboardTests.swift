@@ -123,4 +123,28 @@ struct DashboardTests {
         let after = try ["status", "queue", "costs"].map { try offpeak([$0, "--json"]).stdout }
         #expect(after == before, "the store is as it was")
     }
+
+    /// `--open` hands the address to the desktop's `xdg-open` once the page is served (here a
+    /// stand-in on PATH that writes down what it was given).
+    @Test func openHandsTheAddressToXdgOpen() throws {
+        let temporary = try TemporaryWorkspace()
+        try temporary.write("offpeak.yaml", "provider: sim\n")
+        let bin = temporary.root.appendingPathComponent("bin")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let opened = temporary.root.appendingPathComponent("opened")
+        let opener = bin.appendingPathComponent("xdg-open")
+        try "#!/bin/sh\nprintf '%s\\n' \"$1\" > '\(opened.path)'\n".write(
+            to: opener, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: opener.path)
+        var environment = try temporary.storeEnvironment()
+        environment["PATH"] = bin.path + ":/usr/bin:/bin"
+        let server = try Server(workspace: temporary.root, environment: environment, arguments: ["--open"])
+        var text = ""
+        for _ in 0..<100 where text.isEmpty {
+            text = (try? String(contentsOf: opened, encoding: .utf8)) ?? ""
+            if text.isEmpty { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        #expect(text == server.url + "/\n")
+        #expect(try server.get("/api/hosts.json").status == 200)
+    }
 }

@@ -54,6 +54,28 @@ public struct DashboardServer: Sendable {
     /// The address it listens on unless told otherwise.
     public static let loopback = "127.0.0.1"
 
+    /// Opens `url` in the desktop's browser (`xdg-open`), without waiting for the browser.
+    /// - Throws: `.unavailable` when there is no `xdg-open` to ask, or it cannot be started.
+    public static func openInBrowser(_ url: String, environment: [String: String]) throws(OffpeakError) {
+        let path = (environment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":")
+        guard
+            let opener = path.map({ URL(fileURLWithPath: String($0)).appendingPathComponent("xdg-open") })
+                .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) })
+        else {
+            throw OffpeakError(
+                .unavailable, "--open: no xdg-open on PATH to open the browser with; open \(url) yourself")
+        }
+        let process = Process()
+        process.executableURL = opener
+        process.arguments = [url]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch {
+            throw OffpeakError(.unavailable, "--open: \(opener.path) could not be started: \(error)")
+        }
+    }
+
     /// `address:port` as a `Host` header names it (an IPv6 address in brackets).
     static func authority(_ address: String, port: Int) -> String {
         (address.contains(":") ? "[\(address)]" : address) + ":\(port)"
