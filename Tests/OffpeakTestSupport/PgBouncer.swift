@@ -70,11 +70,17 @@ public final class PgBouncer: @unchecked Sendable {
             user + ["/usr/sbin/pgbouncer", "-d", folder.appendingPathComponent("pgbouncer.ini").path],
             environment: [:], in: folder)
         guard status == 0 else { throw PostgresCluster.ClusterError.failed("pgbouncer: \(output)") }
-        let pidFile = folder.appendingPathComponent("pgbouncer.pid").path
-        Self.running.withLock { $0.append(pidFile) }
         // Started once it accepts connections.
         let deadline = Date() + 10
         while !Self.accepts(port: port), Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        // Its pid, not its pid file: the cluster's folder, which holds the file, is removed at exit
+        // before the pooler is stopped.
+        let pidFile = folder.appendingPathComponent("pgbouncer.pid").path
+        if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            Self.running.withLock { $0.append(pid) }
+        }
     }
 
     /// The URL of `database` through the pooler, without the password.
@@ -110,16 +116,11 @@ public final class PgBouncer: @unchecked Sendable {
         }
     }
 
-    /// Pid files of poolers still running: stopped at exit.
-    private static let running: Mutex<[String]> = {
+    /// Poolers still running: killed at exit. SIGKILL: once its cluster is gone, pgbouncer 1.18
+    /// took no notice of SIGTERM, SIGINT or SIGQUIT, and every pass left one running.
+    private static let running: Mutex<[pid_t]> = {
         atexit {
-            for file in PgBouncer.running.withLock({ $0 }) {
-                if let text = try? String(contentsOfFile: file, encoding: .utf8),
-                    let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
-                {
-                    kill(pid, SIGTERM)
-                }
-            }
+            for pid in PgBouncer.running.withLock({ $0 }) { kill(pid, SIGKILL) }
         }
         return Mutex([])
     }()
