@@ -9,7 +9,7 @@ SWIFT_BUILD_FLAGS ?=
 # (24.3 MB peak memory for `--version`, 21.4 MB without).
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xlinker -no-pie
 
-.PHONY: deps test-deps build reference demo test bench format lint clean chaos chaos-postgres chaos-hosts chaos-batch stress llama-check release \
+.PHONY: deps test-deps build reference demo test bench format lint clean chaos chaos-postgres chaos-hosts chaos-fallback chaos-batch stress llama-check release \
 	install uninstall
 
 ## deps: install the system libraries offpeak links (Debian/Ubuntu), only when missing.
@@ -89,6 +89,11 @@ chaos-postgres: build
 ## round a process on each at once, 100 kills and a server crash; outputs byte-identical on every host.
 chaos-hosts: build
 	python3 scripts/chaos.py --postgres --hosts 3 --restarts 1 --kills 100 --items 3000 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
+
+## chaos-fallback: kill -9 offpeak 50 times while a fifth of the provider's calls fail with a 529 and a
+## fallback answers them; every answer equal to an uninterrupted run's, none answered twice (not a test).
+chaos-fallback: build
+	python3 scripts/chaos.py --fallback 0.2 --kills 50 --items 2000 --bin "$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)"
 
 ## chaos-batch: kill -9 the batch lane 50 times across submit, poll and collect; each item answered
 ## and billed once, every answer equal to an uninterrupted run's (not a test).

@@ -18,6 +18,13 @@ Checks (any failure exits 1):
     ledger errs on the side of what may have been spent). With --restarts only the upper bound: a
     call written down just before the server crashed may be lost with the crash, as with a power cut.
 
+With --fallback RATE, the chaos workspace's provider fails that share of its calls with a 529 that
+asks to be left a second (`--overloaded-retry-after 1`), with no retries (`max_retries: 0`), and a
+second sim stands behind it in `fallbacks:` (the same model at another base URL, so the answers
+are the reference's): calls go back and forth between the two while the kills land. The checks
+count what the two sims answered (`ok_calls`; a 529 is billed by no provider), and the ledger must
+still hold each item answered once.
+
 Batching is off, so one item is one call and the planned-call count is exact; with batching on, a
 killed batched call would be retried in smaller batches and the bound would be looser.
 
@@ -40,7 +47,7 @@ the run, `offpeak outputs` writes the job's folder again on every host, and each
 byte-identical to the reference.
 
 Usage: scripts/chaos.py --bin DIR [--kills 5] [--items 300] [--seed S] [--latency-ms 30] [--in-flight 8]
-                        [--postgres [--restarts 3] [--hosts 3]]
+                        [--postgres [--restarts 3] [--hosts 3]] [--fallback 0.2]
 Python 3 standard library only.
 """
 
@@ -227,9 +234,10 @@ def print_rows(rows):
         print(f"  {name.ljust(width)}  {value}")
 
 
-def wait_for_kill_point(processes, sim, kind, value) -> bool:
-    """Waits until `value` seconds have passed or the sim has taken `value` more calls (at most a
-    minute, for processes that send nothing); True if every process ended on its own first."""
+def wait_for_kill_point(processes, calls, kind, value) -> bool:
+    """Waits until `value` seconds have passed or the sims have taken `value` more calls (`calls()`
+    counts them; at most a minute, for processes that send nothing); True if every process ended on
+    its own first."""
     def alive():
         return any(process.poll() is None for process in processes)
     if kind == "seconds":
@@ -237,8 +245,8 @@ def wait_for_kill_point(processes, sim, kind, value) -> bool:
         while alive() and time.monotonic() < deadline:
             time.sleep(0.003)
         return not alive()
-    start, deadline = sim.calls(), time.monotonic() + 60
-    while alive() and sim.calls() - start < value and time.monotonic() < deadline:
+    start, deadline = calls(), time.monotonic() + 60
+    while alive() and calls() - start < value and time.monotonic() < deadline:
         time.sleep(0.003)
     return not alive()
 
@@ -260,6 +268,8 @@ def main():
                         help="hosts (workspaces with their own OFFPEAK_HOST) on the one store; needs --postgres")
     parser.add_argument("--restarts", type=int, default=3,
                         help="with --postgres: server crashes and restarts during the kill phase (default 3)")
+    parser.add_argument("--fallback", type=float, default=None, metavar="RATE",
+                        help="the provider fails this share of calls with a 529, and a fallback answers them")
     args = parser.parse_args()
     if args.kills < 1 or args.items < 1 or args.in_flight < 1 or args.hosts < 1:
         parser.error("--kills, --items, --in-flight and --hosts must be at least 1")
@@ -271,7 +281,8 @@ def main():
     print(f"chaos: {args.items} items, {args.kills} kills, seed {seed}, sim latency {args.latency_ms} ms; "
           "batching: off, so one item is one call and the planned-call count is exact"
           + (f"; store on PostgreSQL, {restarts_asked} server restarts" if args.postgres else "")
-          + (f"; {args.hosts} hosts" if args.hosts > 1 else ""))
+          + (f"; {args.hosts} hosts" if args.hosts > 1 else "")
+          + (f"; {args.fallback:.0%} of the provider's calls 529, a fallback behind it" if args.fallback else ""))
 
     sims = []
     workspaces = []
@@ -317,9 +328,15 @@ def main():
                 return "seconds", rng.uniform(0.0, first_call)
             return "calls", rng.randint(1, 2 * share_calls)
 
-        sim = Sim(args.bin, args.latency_ms, seed=1)
+        faults = ["--fault-rate", f"529={args.fallback}", "--overloaded-retry-after", "1"] if args.fallback else []
+        sim = Sim(args.bin, args.latency_ms, 1, *faults)
         sims.append(sim)
         store = ""
+        fallback = None
+        if args.fallback:
+            fallback = Sim(args.bin, args.latency_ms, seed=2)
+            sims.append(fallback)
+            store = f"http: {{max_retries: 0}}\nfallbacks: [{{base_url: \"{fallback.url}\"}}]\n"
         if args.postgres:
             try:
                 cluster = Cluster()
@@ -342,8 +359,19 @@ def main():
             hosts.append(other)
             workspaces.append(other)
         kills_by_host = [0] * args.hosts
-        before = sim.calls()
-        paid_before = sim.ok_calls()
+        def sim_calls():
+            # With a fallback, what the two answered: a 529 is billed by no provider.
+            return sim.ok_calls() + fallback.ok_calls() if fallback else sim.calls()
+
+        def sim_paid():
+            return sim.ok_calls() + (fallback.ok_calls() if fallback else 0)
+
+        def every_call():
+            # Calls of either sim, failed or not: how far a process has gone.
+            return sim.calls() + (fallback.calls() if fallback else 0)
+
+        before = sim_calls()
+        paid_before = sim_paid()
         # The processes the server's crashes land on: that many of the first kill-phase processes,
         # each while it works (after a random moment up to its start-up time plus half a second).
         restart_at = set(rng.sample(range(args.kills), min(restarts_asked, args.kills)))
@@ -386,7 +414,7 @@ def main():
                 restarter.start()
                 restarters.append(restarter)
                 restarts += 1
-            if wait_for_kill_point(processes, sim, *kill_point()):
+            if wait_for_kill_point(processes, every_call, *kill_point()):
                 finished_before_kill += 1  # they all ended on their own: not a kill
             else:
                 # Those still alive are killed: the one working on the run, and any host's that had
@@ -425,8 +453,8 @@ def main():
                 shutil.rmtree(os.path.join(folder, "out"), ignore_errors=True)
                 written = offpeak(args.bin, folder, "outputs", JOB, host=host)
                 rewritten.append((host, written))
-        billed = sim.calls() - before
-        paid = sim.ok_calls() - paid_before
+        billed = sim_calls() - before
+        paid = sim_paid() - paid_before
         wall = time.monotonic() - started
 
         violations = []
@@ -493,6 +521,8 @@ def main():
             ("billed calls", str(billed)),
             ("ledger calls", f"{booked} (the sim billed {paid} answers)"),
             ("answered twice", f"{committed - args.items} (the ledger holds {committed} answered items)"),
+            *([("fallback", f"the provider answered {sim.ok_calls()} calls and failed {sim.calls() - sim.ok_calls()} "
+                            f"with a 529; the fallback answered {fallback.ok_calls()}")] if fallback else []),
             ("server restarts", f"{restarts} (store on PostgreSQL)" if args.postgres else "none (store on SQLite)"),
             ("extra calls", f"{billed - planned} (allowed: at most ({killed} processes killed + {cut} cut off "
                             f"by restarts) x {args.in_flight} in flight)"),

@@ -28,6 +28,9 @@ public struct SimOptions: Sendable, Equatable {
     public var retryAfterSeconds = 1
     /// How long a `timeout` fault waits before answering, in seconds.
     public var timeoutDelaySeconds = 30.0
+    /// Seconds in the `retry-after` of a 529 fault (503 at OpenAI); nil: it has none, as Anthropic's
+    /// and OpenAI's overloads mostly have not.
+    public var overloadedRetryAfterSeconds: Int?
     /// Random faults per API call.
     public var faultRates = FaultRates.none
     /// How often and how batched answers are damaged; by default never.

@@ -190,6 +190,9 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "Seconds in the retry-after header of a 429 fault (the rate limiter computes its own).")
     var retryAfter = SimOptions().retryAfterSeconds
 
+    @Option(help: "Seconds in the retry-after header of a 529 fault (503 at OpenAI); none by default.")
+    var overloadedRetryAfter: Int?
+
     @Option(help: "Seconds a timeout fault waits before answering.")
     var timeoutDelay = SimOptions().timeoutDelaySeconds
 
@@ -299,6 +302,7 @@ struct SimCommand: AsyncParsableCommand {
         options.seed = seed
         options.retryAfterSeconds = retryAfter
         options.timeoutDelaySeconds = timeoutDelay
+        options.overloadedRetryAfterSeconds = overloadedRetryAfter
         options.requireKey = requireKey
         options.batchDelaySeconds = batchDelay
         options.batchErrorRate = batchErrorRate

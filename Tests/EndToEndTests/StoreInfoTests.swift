@@ -55,7 +55,7 @@ struct StoreInfoTests {
         #expect(
             result.stdout == """
                 store:          SQLite \(path)
-                schema version: 31
+                schema version: 32
                 size:           \(size) bytes (\(Self.bytes(size)))
 
                 """)
@@ -64,8 +64,8 @@ struct StoreInfoTests {
         let object = try Self.json(json.stdout)
         #expect(object.keys.sorted() == Self.keys)
         #expect(object["engine"] as? String == "sqlite")
-        #expect(object["schema_version"] as? Int == 31)
-        #expect(object["known_schema_version"] as? Int == 31)
+        #expect(object["schema_version"] as? Int == 32)
+        #expect(object["known_schema_version"] as? Int == 32)
         #expect(object["size_bytes"] as? Int == size)
         #expect(object["connections"] is NSNull)
         #expect(object["server_version"] is NSNull)

@@ -29,8 +29,9 @@ extension JobRunner {
         if lane.api != nil { return leave("its calls go in provider batches, which that host collects") }
         if try store.runs.isCanceled(runID: run.id) { return leave("it was canceled") }
         let context = self.context(
-            for: spec, hold: RunHold(owner: owner, ttl: leaseTTL, leased: false), options: options)
-        defer { try? context.limiter.flush(now: Date()) }
+            for: spec, hold: RunHold(owner: owner, ttl: leaseTTL, leased: false), options: options,
+            tier: JobSpec.Tier(rawValue: run.tier) ?? spec.tier, model: run.model)
+        defer { context.flushLimiters() }
         var session = RunSession(context: context, spec: spec, run: run, options: options, lanes: lane)
         defer {
             try? store.audits.releaseProbes(owner: owner, key: nil)

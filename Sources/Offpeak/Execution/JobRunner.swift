@@ -67,6 +67,8 @@ public struct JobRunner: Sendable {
     let host: String
     /// Keeps calls within the provider's limits; `nil`: a new one per run, from `offpeak.yaml`.
     var limiter: CallLimiter?
+    /// Each tier's fallbacks, made (`fallbacks:`); a tier with none has no chain.
+    var fallbacks: [JobSpec.Tier: [FallbackChain.Step]] = [:]
     /// A lease outlives a silent owner by this long before another process may take the run
     /// (`lease:` in offpeak.yaml).
     var leaseTTL: TimeInterval { config.leaseTTL }
@@ -154,8 +156,8 @@ public struct JobRunner: Sendable {
         let waitedFrom = pricePlan.watch == nil ? nil : try waitedForPrices(job: spec.name)
         try move(&run, to: .running, reason: nil)
         try store.schedules.releaseDeferred(job: spec.name, at: Date())
-        let context = self.context(for: spec, hold: lease, options: options)
-        defer { try? context.limiter.flush(now: Date()) }  // what the pass held and did not use goes back
+        let context = self.context(for: spec, hold: lease, options: options, tier: tier, model: model)
+        defer { context.flushLimiters() }  // what the pass held and did not use goes back
         let lane = LaneChoice.choose(
             spec: spec, model: run.model, prices: prices, workspaceLane: config.lane, provider: provider,
             deadlineAt: run.deadlineAt, now: Date())
@@ -213,20 +215,35 @@ public struct JobRunner: Sendable {
         return (failing, sentence)
     }
 
-    /// What a pass over a run of `spec` works with, holding the run as `hold` says. Limits the user
-    /// set hold across every process on the store; the defaults are this one's.
-    func context(for spec: JobSpec, hold: RunHold, options: Options) -> RunContext {
-        let limiter =
-            self.limiter
-            ?? CallLimiter(
-                config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL,
-                sharedOn: store.limits, owner: owner, host: host)
-        return RunContext(
+    /// What a pass over a run of `spec` works with, holding the run as `hold` says, calling `model`
+    /// of `tier` first (then its fallbacks). Limits the user set hold across every process on the
+    /// store; the defaults are this one's.
+    func context(for spec: JobSpec, hold: RunHold, options: Options, tier: JobSpec.Tier, model: String)
+        -> RunContext
+    {
+        let limiter = self.limiter ?? makeLimiter(for: provider)
+        var context = RunContext(
             store: store, cache: cache, provider: provider, prices: prices, logger: logger, lease: hold,
             host: host, outputs: workspace.url(for: spec.output), limiter: limiter,
             callTimeout: CallTimeout(floor: config.requestTimeout, connect: config.connectTimeout),
             structuredOutput: config.structuredOutput,
             budget: BudgetLimits(workspace: config.budget, jobPerDay: spec.budget.perDay),
             clock: options.clock)
+        if let steps = fallbacks[tier], !steps.isEmpty {
+            let primary = FallbackChain.ProviderRoute(provider: provider, model: model, limiter: limiter)
+            let rest = steps.map {
+                FallbackChain.ProviderRoute(
+                    provider: $0.provider, model: $0.model, limiter: makeLimiter(for: $0.provider))
+            }
+            context.chain = FallbackChain(routes: [primary] + rest, retryAfter: config.retryPrimaryAfter)
+        }
+        return context
+    }
+
+    /// The limiter of `provider`'s calls, from `offpeak.yaml`'s limits.
+    private func makeLimiter(for provider: any CompletionProvider) -> CallLimiter {
+        CallLimiter(
+            config.limits(for: provider.kind), provider: provider.kind, baseURL: provider.baseURL,
+            sharedOn: store.limits, owner: owner, host: host)
     }
 }

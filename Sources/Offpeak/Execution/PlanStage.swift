@@ -26,4 +26,6 @@ struct PassTally {
     var forcedPast: [ConditionGate.Reason] = []
     /// What the user should read before the outcome (a changed spec's dropped items).
     var notices: [String] = []
+    /// Items the fallback chain's routes answered, past its first.
+    var fellBack = FallbackChain.Answered()
 }

@@ -8,7 +8,9 @@ struct RunContext: Sendable {
     // bundle handed whole, so the pass never reaches back into what made it.
     let store: Store
     let cache: ResponseCache
-    let provider: any CompletionProvider
+    /// The provider its calls go to: the configured one, or the fallback answering while it cannot
+    /// (`RunSession.chooseRoute`).
+    var provider: any CompletionProvider
     let prices: PriceTable
     let logger: Logger
     /// How this process holds the run (its lease, or only its claims: a helper), renewed with
@@ -20,7 +22,9 @@ struct RunContext: Sendable {
     /// The folder the run's outputs are written to.
     let outputs: URL
     /// Keeps the calls in flight within the provider's limits.
-    let limiter: CallLimiter
+    var limiter: CallLimiter
+    /// The job's fallback chain, the configured provider first; nil when it has none.
+    var chain: FallbackChain?
     /// How long a call may take: longer than `http.timeout` for a slow model's long answer.
     let callTimeout: CallTimeout
     /// Whether batched prompts ask for the provider's structured-output form (offpeak.yaml).
@@ -43,6 +47,15 @@ struct RunContext: Sendable {
             at = served
         }
         return at.addingTimeInterval(clock().timeIntervalSinceNow)
+    }
+
+    /// Gives back what the pass's limiters held and did not use: the route's it sends to, and every
+    /// other route's of the chain.
+    func flushLimiters() {
+        try? limiter.flush(now: Date())
+        for route in chain?.routes ?? [] where route.limiter !== limiter {
+            try? route.limiter.flush(now: Date())
+        }
     }
 
     /// How far the provider's `Date` may be from this machine's clock before it is believed

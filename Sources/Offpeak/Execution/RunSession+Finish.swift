@@ -41,6 +41,7 @@ extension RunSession {
         facts.submittedNow = tally.submittedNow
         facts.canceled = plan.canceled
         facts.audit = try auditClause()
+        facts.fallbacks = tally.fellBack.clause
         let skipped = try store.runs.summary(runID: run.id, state: .skipped)
         if skipped.count > 0 { facts.skipped = (skipped.count, skipped.first?.error ?? "unknown") }
         if let tokens = written.firstCutOffTokens {

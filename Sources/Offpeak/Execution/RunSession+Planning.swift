@@ -68,7 +68,7 @@ extension RunSession {
         var pending: [(record: RequestRecord, request: CompletionRequest)] = []
         for record in due {
             do {
-                pending.append((record, try record.completionRequest()))
+                pending.append(routed((record, try record.completionRequest())))
             } catch {
                 try context.store.runs.commitCall(
                     run: run, ledger: nil, results: [],

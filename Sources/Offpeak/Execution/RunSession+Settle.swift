@@ -99,6 +99,10 @@ extension RunSession {
                 call, ledger: ledger, error: error, job: spec.name, deadline: run.deadlineAt, now: Date())
             if let news = refused.news { context.logger.info("\(news)") }
             receipt = refused.receipt
+        } else if let error = error as? ProviderError,
+            let fellBack = try fallBack(error, done, ledger: ledger)
+        {
+            receipt = fellBack
         } else {
             receipt = failure(error, call: call, ledger: ledger)
         }
@@ -158,7 +162,11 @@ extension RunSession {
         try self.commits.sent(
             pending, ledgers: group.compactMap(\.receipt.ledger), lessons: group.compactMap(\.lesson),
             calls: group.count)
-        tally.answeredNow += group.reduce(0) { $0 + $1.receipt.itemsAnswered }
+        let answered = group.reduce(0) { $0 + $1.receipt.itemsAnswered }
+        tally.answeredNow += answered
+        if let chain = context.chain, route.current > 0 {
+            tally.fellBack.add(answered, by: chain.routes[route.current].name)
+        }
     }
 
     /// Reads what the commit on its way left: the run's counters, its spend, the model's record as

@@ -9,7 +9,9 @@ import Logging
 struct RunSession {
     // The pass's four inputs, its stages in DESIGN.md's order (plan, admit, call, commit, audit;
     // the batch lane's collection works through `lanes` and `commits`) and its tally.
-    let context: RunContext
+    /// What the pass works with; its provider and limiter are those of the fallback chain's route
+    /// the pass sends to (`chooseRoute`).
+    var context: RunContext
     let spec: JobSpec
     var run: RunRecord
     let options: JobRunner.Options
@@ -21,6 +23,8 @@ struct RunSession {
     var tally = PassTally()
     /// The watch on the model's price windows, for a job that waits for cheaper prices.
     var prices: PriceWatch?
+    /// The route of the fallback chain the pass sends to (`RunSession+Fallback`).
+    var route = FallbackChain.Standing()
 
     /// - Parameters:
     ///   - lanes: where the pass's calls go.
@@ -92,6 +96,7 @@ struct RunSession {
     mutating func callRounds(_ calls: CallsInFlight) throws(OffpeakError) -> RunStop? {
         var stop: RunStop?
         while stop == nil {
+            if let down = try chooseRoute() { return down }
             let planned = try nextCalls()
             if planned.isEmpty {
                 // A stop asked for while the cache answered round after round.
@@ -124,7 +129,9 @@ struct RunSession {
             plan.replanRound = false
             // A model whose batched answers just fared badly gets smaller prompts, or the
             // structured form: the rest of the round is planned again (`BatchFitness`).
-            stop = try send(planned, in: calls) { $0.outdated($1) || $0.plan.replanRound }
+            stop = try send(planned, in: calls) {
+                $0.outdated($1) || $0.plan.replanRound || $0.betterRouteDue
+            }
             try readCommit()
             // Some of the round's batched items asked again alone (`RunSession+Audit`).
             if stop == nil { stop = try auditRound(calls) }
@@ -172,7 +179,7 @@ struct RunSession {
     }
 
     /// Whether requests are left to send (pending or retrying).
-    private func hasWorkLeft() throws(OffpeakError) -> Bool {
+    func hasWorkLeft() throws(OffpeakError) -> Bool {
         let store = context.store
         return try store.runs.summary(runID: run.id, state: .pending).count
             + store.runs.summary(runID: run.id, state: .retrying).count > 0
@@ -197,6 +204,8 @@ struct RunSession {
         var ticket: CallLimiter.CallTicket?
         while ticket == nil {
             if let stop = options.stop, stop.isRequested { return .signal(stop.reason) }
+            // A call settled meanwhile changed the round (its route failed): it is planned again.
+            if plan.replanRound { return nil }
             if calls.count > 0,
                 try admit.awaitsMeasurement(
                     measured: context.latency(of: request.model, lane: lanes.direct) != nil)
@@ -231,7 +240,8 @@ struct RunSession {
                 throw error
             }
         }
-        if outdated(call) {  // answers settled while it waited for its slot changed its model's limits
+        // Answers settled while it waited for its slot changed its model's limits, or its route failed.
+        if plan.replanRound || outdated(call) {
             context.limiter.withdraw(ticket)
             plan.replanRound = true
             return nil

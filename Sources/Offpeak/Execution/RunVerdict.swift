@@ -40,6 +40,8 @@ struct RunVerdict: Equatable, Sendable {
         var canceled = false
         /// What the batch audit has to say of the run's answers (`AuditNews.runClause`).
         var audit: String?
+        /// Items this pass's fallbacks answered (`FallbackChain.Answered.clause`).
+        var fallbacks: String?
         /// Answers kept though cut off at `max_tokens`: how many, and what ended the first.
         var cutOff: (count: Int, first: String)?
         /// Items not asked, as the spec says (`robots: skip`): how many, and why the first was.
@@ -114,6 +116,7 @@ struct RunVerdict: Equatable, Sendable {
             verdict.message = "forced past: \(facts.forcedPast.sentence) (--force); " + verdict.message
         }
         for notice in facts.notices.reversed() { verdict.message = notice + "; " + verdict.message }
+        if let fallbacks = facts.fallbacks { verdict.message += "; " + fallbacks }
         if let audit = facts.audit { verdict.message += "; " + audit }
         return verdict
     }

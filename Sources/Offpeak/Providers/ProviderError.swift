@@ -67,6 +67,29 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The provider cannot answer now, whatever is asked, and says nothing of the request: it is down
+    /// or unreachable (refused, reset, timed out, cut off past every retry), overloaded (5xx, 529),
+    /// rate-limited past what a retry waits for, or out of money (OpenAI's `insufficient_quota`,
+    /// Gemini's spent day, Anthropic's 400 "credit balance is too low"). A fallback may answer instead
+    /// (`fallbacks:`). Never a mistake of the user's: a bad request, a refused key, a model the
+    /// provider does not know.
+    var callsForFallback: Bool {
+        switch self {
+        case .unreachable(let why): return why != "cancelled"
+        case .timeout, .truncated: return true
+        case .http(let status, let message, _):
+            return status == 429 || status == 529 || (500...599).contains(status)
+                || (status == 400 && Self.isSpentCredit(message))
+        case .badResponse, .missingKey, .keyRefused: return false
+        }
+    }
+
+    /// Anthropic's answer to an account with no credit left: a 400 `invalid_request_error`, "Your
+    /// credit balance is too low to access the Anthropic API".
+    static func isSpentCredit(_ message: String) -> Bool {
+        message.lowercased().contains("credit balance is too low")
+    }
+
     /// The request itself, or the account, is wrong: every later call would fail the same way.
     var stopsTheRun: Bool {
         switch self {

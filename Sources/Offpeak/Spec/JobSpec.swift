@@ -301,6 +301,9 @@ public struct JobSpec: Sendable, Equatable, Codable {
     /// agent), kept with each of its ledger rows (`Tags`). Optional so a spec without them encodes,
     /// and hashes, as it did before they existed.
     var tags: [String]?
+    /// The job's own fallback chain, instead of its tier's in offpeak.yaml (`fallbacks: []`: none);
+    /// nil: the tier's.
+    var fallbacks: [FallbackRoute]?
     /// `live`, `batch` or `auto` (nil: `auto`); see `Lane`.
     var lane: Lane?
     /// Seconds each pass of the job (a `run`, a tick's turn) may send calls for; a tick's own

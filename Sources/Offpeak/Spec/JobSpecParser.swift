@@ -15,7 +15,7 @@ enum JobSpecParser {
         "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
         "sources", "max_attempts", "chunking", "lane", "reuse", "digest", "feeds", "max_new", "search",
-        "audit", "robots", "tags",
+        "audit", "robots", "tags", "fallbacks",
     ]
 
     /// Parses one spec.
@@ -62,6 +62,9 @@ enum JobSpecParser {
             spec.waitForCheaperPrices = true
         }
         spec.tags = try tags(root, reader: reader)
+        if let chain = root.value("fallbacks") {
+            spec.fallbacks = try FallbackRoute.chain(chain, at: "fallbacks", reader: reader)
+        }
         spec.lane = try root.choice("lane", as: JobSpec.Lane.self)
         spec.window = try root.duration("window", atMost: ValueLimits.window)
         spec.schedule = try schedule(root)

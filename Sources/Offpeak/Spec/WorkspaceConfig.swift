@@ -56,6 +56,13 @@ struct WorkspaceConfig: Sendable, Equatable {
     /// 180 days: half a year of calls one by one; every total is kept after.
     static let defaultKeepLedgerRows: TimeInterval = 180 * 86_400
 
+    /// `fallbacks:`: where each tier's calls go, in order, while the provider cannot answer; a job
+    /// may give its own chain (`JobSpec.fallbacks`).
+    var fallbacks: [JobSpec.Tier: [FallbackRoute]] = [:]
+    /// `retry_primary_after`: how long a provider that failed without saying when to come back
+    /// (no `retry-after`) is left to its fallbacks before it is tried again.
+    var retryPrimaryAfter: TimeInterval = 60
+
     init() {}
 
     /// The limits configured for `provider` (the configured one by default); unset fields take

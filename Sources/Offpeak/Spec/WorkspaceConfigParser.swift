@@ -12,7 +12,8 @@ enum WorkspaceConfigParser {
     static let fileName = "offpeak.yaml"
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
-        "structured_output", "metrics", "budget", "store", "host", "lease", "retention",
+        "structured_output", "metrics", "budget", "store", "host", "lease", "retention", "fallbacks",
+        "retry_primary_after",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -35,9 +36,9 @@ enum WorkspaceConfigParser {
         guard let document = try reader.compose(yaml) else { return config }
         let root = try reader.mapping(document, at: "", allowed: fields)
         config.provider = try root.choice("provider", as: ProviderKind.self) ?? config.provider
-        config.baseURL = try baseURL(root)
+        config.baseURL = try root.httpURL("base_url")
         config.models = try models(root)
-        config.pricesPath = try nonEmptyString(root, "prices")
+        config.pricesPath = try root.nonEmptyString("prices")
         config.pricesLocation = root.value("prices").map(reader.location(of:))
         if let network = try root.mapping("network", allowed: ["metered", "unmetered"]) {
             config.meteredInterfaces = try network.strings("metered")?.map(\.0) ?? []
@@ -68,6 +69,9 @@ enum WorkspaceConfigParser {
         config.host = try host(root)
         config.leaseTTL = try root.duration("lease", atMost: ValueLimits.lease) ?? config.leaseTTL
         (config.keepRuns, config.keepLedgerRows) = try retention(root)
+        config.fallbacks = try fallbacks(root)
+        config.retryPrimaryAfter =
+            try root.duration("retry_primary_after", atMost: ValueLimits.lease) ?? config.retryPrimaryAfter
         return config
     }
 
@@ -136,7 +140,7 @@ enum WorkspaceConfigParser {
     /// those named `*.prom` (a path without it would be written and never collected).
     private static func metricsTextfile(_ root: YAMLMapping) throws(OffpeakError) -> String? {
         guard let metrics = try root.mapping("metrics", allowed: ["textfile"]),
-            let path = try nonEmptyString(metrics, "textfile")
+            let path = try metrics.nonEmptyString("textfile")
         else { return nil }
         let name = path.split(separator: "/").last.map(String.init) ?? ""
         guard name.hasSuffix(".prom"), name.count > ".prom".count, !path.hasSuffix("/"), !path.contains("\0")
@@ -167,20 +171,6 @@ enum WorkspaceConfigParser {
         return limits
     }
 
-    /// An `http://` or `https://` URL with a host; a typo here would otherwise surface as a
-    /// connection error on the first call.
-    private static func baseURL(_ root: YAMLMapping) throws(OffpeakError) -> String? {
-        guard let text = try root.string("base_url") else { return nil }
-        let url = URL(string: text)
-        guard let scheme = url?.scheme?.lowercased(), ["http", "https"].contains(scheme),
-            url?.host?.isEmpty == false
-        else {
-            throw root.reader.error(
-                "base_url", "expected an http:// or https:// URL, got '\(text)'", at: root.value("base_url"))
-        }
-        return text
-    }
-
     /// Tier -> model per provider, where offpeak.yaml sets one; the rest are the provider's own
     /// (`ProviderCapabilities.models`).
     private static func models(
@@ -193,20 +183,29 @@ enum WorkspaceConfigParser {
             let tiers = JobSpec.Tier.allCases.map(\.rawValue)
             guard let byTier = try byProvider.mapping(provider.rawValue, allowed: tiers) else { continue }
             for tier in JobSpec.Tier.allCases {
-                guard let model = try nonEmptyString(byTier, tier.rawValue) else { continue }
+                guard let model = try byTier.nonEmptyString(tier.rawValue) else { continue }
                 models[provider, default: [:]][tier] = model
             }
         }
         return models
     }
 
-    private static func nonEmptyString(_ mapping: YAMLMapping, _ key: String) throws(OffpeakError) -> String?
+    /// `fallbacks:` a chain for every tier (a list), or one per tier (`fallbacks: {balanced: [...]}`).
+    private static func fallbacks(_ root: YAMLMapping) throws(OffpeakError) -> [JobSpec.Tier: [FallbackRoute]]
     {
-        guard let text = try mapping.string(key) else { return nil }
-        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
-            throw mapping.reader.error(
-                mapping.path(key), "expected a non-empty string", at: mapping.value(key))
+        guard let node = root.value("fallbacks") else { return [:] }
+        let reader = root.reader
+        if case .sequence = node {
+            let chain = try FallbackRoute.chain(node, at: "fallbacks", reader: reader)
+            return Dictionary(uniqueKeysWithValues: JobSpec.Tier.allCases.map { ($0, chain) })
         }
-        return text
+        let tiers = JobSpec.Tier.allCases.map(\.rawValue)
+        let byTier = try reader.mapping(node, at: "fallbacks", allowed: tiers)
+        var chains: [JobSpec.Tier: [FallbackRoute]] = [:]
+        for tier in JobSpec.Tier.allCases {
+            guard let list = byTier.value(tier.rawValue) else { continue }
+            chains[tier] = try FallbackRoute.chain(list, at: byTier.path(tier.rawValue), reader: reader)
+        }
+        return chains
     }
 }

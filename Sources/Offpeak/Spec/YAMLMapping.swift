@@ -44,6 +44,29 @@ struct YAMLMapping {
         return try reader.string(node, at: path(key))
     }
 
+    /// A string with something in it besides spaces.
+    func nonEmptyString(_ key: String) throws(OffpeakError) -> String? {
+        guard let text = try string(key) else { return nil }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw reader.error(path(key), "expected a non-empty string", at: value(key))
+        }
+        return text
+    }
+
+    /// An `http://` or `https://` URL with a host (a base URL): a typo here would otherwise surface
+    /// as a connection error on the first call.
+    func httpURL(_ key: String) throws(OffpeakError) -> String? {
+        guard let text = try string(key) else { return nil }
+        let url = URL(string: text)
+        guard let scheme = url?.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url?.host?.isEmpty == false
+        else {
+            throw reader.error(
+                path(key), "expected an http:// or https:// URL, got '\(text)'", at: value(key))
+        }
+        return text
+    }
+
     func wholeNumber(_ key: String, in range: ClosedRange<Int>) throws(OffpeakError) -> Int? {
         guard let node = value(key) else { return nil }
         return try reader.wholeNumber(node, at: path(key), in: range)

@@ -12,4 +12,11 @@ import Foundation
 protocol LimitStore: SharedLimitBook {
     /// The grants held on `key` (`SharedLimits.key`), as the next ask would read them.
     func limitGrants(key: String) throws(OffpeakError) -> [SharedLimitWindow.Grant]
+
+    /// Notes that a route could not answer, for every process on the store: its calls go to its
+    /// fallbacks until `outage.until` (a later note of the same route replaces it).
+    func noteOutage(_ outage: ProviderOutage) throws(OffpeakError)
+
+    /// The routes down at `now`, by key.
+    func outages(now: Date) throws(OffpeakError) -> [String: ProviderOutage]
 }

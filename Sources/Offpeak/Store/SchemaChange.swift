@@ -50,4 +50,7 @@ enum SchemaChange: CaseIterable, Sendable {
     /// (`waiting_saved`), and the tags of the work that made it, on every ledger row and on every
     /// call in flight (a lost call keeps them); partial indexes find the rows that have them.
     case ledgerWindowsAndTags
+    /// Provider routes found down, so every host sends their calls to the fallbacks until the time
+    /// they were given (`ProviderOutage`).
+    case providerOutages
 }

@@ -118,7 +118,7 @@ public struct WorkspaceContext: Sendable {
         -> RunOutcome
     {
         let host = try host()
-        let provider = try makeProvider(cancellation: options.stop?.calls)
+        let callers = try makeCallers(for: spec, cancellation: options.stop?.calls)
         let store = try openStore()
         try JobSpecAgreement(store: store, host: host).require(spec, now: Date())
         if spec.acceptsSubmissions {
@@ -126,15 +126,14 @@ public struct WorkspaceContext: Sendable {
             let taken = try SpoolFolder(workspace: workspace, job: spec.name).take(into: queue, spec: spec)
             for refusal in taken.refused { logger.warning("spool: \(refusal)") }
         }
-        return try run(spec, options: options, provider: provider, store: store, host: host)
+        return try runner(callers, store: store, host: host).run(spec, options: options)
     }
 
     /// Runs a job on a store the caller holds open (a tick opens it once for all its jobs, and has
     /// taken every spool folder already).
     func run(_ spec: JobSpec, options: JobRunner.Options, store: Store) throws(OffpeakError) -> RunOutcome {
-        try run(
-            spec, options: options, provider: try makeProvider(cancellation: options.stop?.calls),
-            store: store, host: try host())
+        let callers = try makeCallers(for: spec, cancellation: options.stop?.calls)
+        return try runner(callers, store: store, host: try host()).run(spec, options: options)
     }
 
     /// Helps the process that holds `run` answer its requests (`JobRunner.help`), on a store the
@@ -142,23 +141,71 @@ public struct WorkspaceContext: Sendable {
     func help(_ spec: JobSpec, run: RunRecord, options: JobRunner.Options, store: Store) throws(OffpeakError)
         -> RunOutcome
     {
-        let runner = JobRunner(
-            workspace: workspace, config: config, store: store,
-            provider: try makeProvider(cancellation: options.stop?.calls), prices: prices, logger: logger,
-            host: try host())
-        return try runner.help(spec, run: run, options: options)
+        let callers = try makeCallers(for: spec, cancellation: options.stop?.calls)
+        return try runner(callers, store: store, host: try host()).help(spec, run: run, options: options)
     }
 
-    private func run(
-        _ spec: JobSpec, options: JobRunner.Options, provider: any CompletionProvider, store: Store,
-        host: String
-    )
-        throws(OffpeakError) -> RunOutcome
-    {
-        let runner = JobRunner(
-            workspace: workspace, config: config, store: store, provider: provider, prices: prices,
+    /// The provider a job calls and its fallbacks, made before anything is opened: a key that is not
+    /// set is a configuration error (78) naming its variable.
+    private func makeCallers(for spec: JobSpec, cancellation: CancellationFlag?) throws(OffpeakError) -> (
+        provider: any CompletionProvider, fallbacks: [JobSpec.Tier: [FallbackChain.Step]]
+    ) {
+        let provider = try makeProvider(cancellation: cancellation)
+        return (provider, try makeFallbacks(for: spec, primary: provider, cancellation: cancellation))
+    }
+
+    private func runner(
+        _ callers: (provider: any CompletionProvider, fallbacks: [JobSpec.Tier: [FallbackChain.Step]]),
+        store: Store, host: String
+    ) -> JobRunner {
+        var runner = JobRunner(
+            workspace: workspace, config: config, store: store, provider: callers.provider, prices: prices,
             logger: logger, host: host)
-        return try runner.run(spec, options: options)
+        runner.fallbacks = callers.fallbacks
+        return runner
+    }
+
+    /// The fallbacks of the tiers `spec` may run at (its own, and the one below for a pass on
+    /// battery), made: the job's own chain, else its tier's in offpeak.yaml. A step whose key is
+    /// not set, or that is the tier's own provider and model again, is a configuration error (78)
+    /// naming it.
+    /// - Parameter environment: where keys are read; nil: the process's.
+    func makeFallbacks(
+        for spec: JobSpec, primary: any CompletionProvider, cancellation: CancellationFlag? = nil,
+        environment: [String: String]? = nil
+    ) throws(OffpeakError) -> [JobSpec.Tier: [FallbackChain.Step]] {
+        var made: [JobSpec.Tier: [FallbackChain.Step]] = [:]
+        for tier in Set([spec.tier, spec.tier.lower]) {
+            let own = ProviderOutage.key(
+                provider: primary.kind, baseURL: primary.baseURL,
+                model: config.model(for: tier, provider: primary.kind))
+            var steps: [FallbackChain.Step] = []
+            let chain = spec.fallbacks ?? config.fallbacks[tier] ?? []
+            for (index, route) in chain.enumerated() {
+                let place =
+                    spec.fallbacks == nil
+                    ? "\(WorkspaceConfigParser.fileName): fallbacks of \(tier.rawValue), [\(index)]"
+                    : "job \(spec.name): fallbacks[\(index)]"
+                let step: FallbackChain.Step
+                do {
+                    step = try ProviderFactory.make(
+                        route, tier: tier, config: config, environment: environment ?? self.environment,
+                        logger: logger,
+                        cancellation: cancellation)
+                } catch {
+                    throw OffpeakError(.configuration, "\(place): \(error.description)")
+                }
+                guard step.key != own, !steps.contains(where: { $0.key == step.key }) else {
+                    throw OffpeakError(
+                        .configuration,
+                        "\(place): \(step.provider.kind.rawValue) \(step.model) at \(step.provider.baseURL) is "
+                            + "already in the chain; a fallback is another model or another provider")
+                }
+                steps.append(step)
+            }
+            made[tier] = steps
+        }
+        return made
     }
 }
 

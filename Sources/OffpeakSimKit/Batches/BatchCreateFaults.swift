@@ -25,8 +25,10 @@ extension BatchHTTP {
             let response = await serve(request, create)
             guard response.status == .ok else { return response }
             return FaultResponses.truncated(ByteBuffer(string: #"{"id": "created but cut off"}"#))
-        case .rateLimited, .serverError, .overloaded, .nonJSON, .badRequest:
-            return fault.immediateResponse(api: api, retryAfter: state.options.retryAfterSeconds)
+        case .rateLimited, .serverError, .overloaded, .nonJSON, .badRequest, .quotaSpent:
+            return fault.immediateResponse(
+                api: api, retryAfter: state.options.retryAfterSeconds,
+                overloadedRetryAfter: state.options.overloadedRetryAfterSeconds)
                 ?? api.errorResponse(SimAPIError(.server, "offpeak-sim: fault \(fault) has no answer"))
         case .echoBadRequest, .echoRateLimited, .echoServerError, .echoBadGateway, .echoOverloaded:
             var request = request

@@ -8,6 +8,9 @@ public enum SimFault: String, CaseIterable, Sendable, Codable {
     case serverError = "500"
     /// 529 `overloaded_error` (the OpenAI endpoint answers 503, as OpenAI does).
     case overloaded = "529"
+    /// The account is out of money: OpenAI's 429 `insufficient_quota`, Anthropic's 400 "Your credit
+    /// balance is too low", Gemini's 429 `RESOURCE_EXHAUSTED`. No retry helps.
+    case quotaSpent = "quota"
     /// Waits `--timeout-delay` seconds, longer than a client's timeout, then answers normally.
     case timeout
     /// A 200 whose body stops half-way and whose connection is closed: a transfer error.

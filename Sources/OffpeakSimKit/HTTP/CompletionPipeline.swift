@@ -99,7 +99,10 @@ struct CompletionPipeline: Sendable {
                     retryAfter: state.options.retryAfterSeconds)
                 return (api.errorResponse(echo), 0)
             }
-            if let response = fault.immediateResponse(api: api, retryAfter: state.options.retryAfterSeconds) {
+            if let response = fault.immediateResponse(
+                api: api, retryAfter: state.options.retryAfterSeconds,
+                overloadedRetryAfter: state.options.overloadedRetryAfterSeconds)
+            {
                 return (response, 0)
             }
             if fault == .timeout { await pause(milliseconds: state.options.timeoutDelaySeconds * 1000) }
@@ -151,7 +154,12 @@ struct CompletionPipeline: Sendable {
 extension SimFault {
     /// The answer of a fault that replaces the call's answer; nil for faults that delay or
     /// damage the normal answer instead.
-    func immediateResponse(api: any CompletionAPI, retryAfter: Int) -> Response? {
+    /// - Parameters:
+    ///   - retryAfter: the `retry-after` seconds of a 429.
+    ///   - overloadedRetryAfter: the `retry-after` seconds of a 529 (503 at OpenAI), if it says one.
+    func immediateResponse(api: any CompletionAPI, retryAfter: Int, overloadedRetryAfter: Int? = nil)
+        -> Response?
+    {
         switch self {
         case .rateLimited:
             return api.errorResponse(
@@ -161,7 +169,12 @@ extension SimFault {
             return api.errorResponse(
                 SimAPIError(.server, "offpeak-sim: simulated internal error (fault 500)"))
         case .overloaded:
-            return api.errorResponse(SimAPIError(.overloaded, "offpeak-sim: simulated overload (fault 529)"))
+            return api.errorResponse(
+                SimAPIError(
+                    .overloaded, "offpeak-sim: simulated overload (fault 529)",
+                    retryAfter: overloadedRetryAfter))
+        case .quotaSpent:
+            return api.errorResponse(SimAPIError(.quotaSpent, SimAPIError.quotaMessage))
         case .nonJSON:
             return FaultResponses.badGatewayPage()
         case .badRequest:

@@ -14,6 +14,22 @@ struct SimAPIError: Error, Sendable, Equatable {
         case overloaded
         /// A flex call refused for capacity (OpenAI's 429 `resource_unavailable`).
         case resourceUnavailable
+        /// The account is out of money (`SimFault.quotaSpent`).
+        case quotaSpent
+    }
+
+    /// The message a spent account's fault carries; each API answers in its own words (`message(anthropic:)`).
+    static let quotaMessage = "offpeak-sim: simulated spent account (fault quota)"
+
+    /// The message as `api` words it: a spent account's is each provider's own sentence, which
+    /// clients recognise it by.
+    func message(anthropic: Bool) -> String {
+        guard kind == .quotaSpent else { return message }
+        return anthropic
+            ? "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to "
+                + "upgrade or purchase credits."
+            : "You exceeded your current quota, please check your plan and billing details. For more "
+                + "information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors."
     }
 
     var kind: Kind
@@ -43,6 +59,7 @@ struct SimAPIError: Error, Sendable, Equatable {
         case .badGateway: return (502, "api_error")
         case .overloaded: return (529, "overloaded_error")
         case .resourceUnavailable: return (429, "rate_limit_error")
+        case .quotaSpent: return (400, "invalid_request_error")
         }
     }
 
@@ -60,18 +77,20 @@ struct SimAPIError: Error, Sendable, Equatable {
         case .badGateway: return (502, "server_error", nil)
         case .overloaded: return (503, "server_error", "service_unavailable")
         case .resourceUnavailable: return (429, "rate_limit_error", "resource_unavailable")
+        case .quotaSpent: return (429, "insufficient_quota", "insufficient_quota")
         }
     }
 
     func anthropicResponse() -> Response {
         let (status, type) = anthropic
-        let body = AnthropicErrorBody(error: .init(type: type, message: message))
+        let body = AnthropicErrorBody(error: .init(type: type, message: message(anthropic: true)))
         return jsonResponse(status: status, body: JSONBody.encode(body))
     }
 
     func openAIResponse() -> Response {
         let (status, type, code) = openAI
-        let body = OpenAIErrorBody(error: .init(message: message, type: type, code: Nullable(code)))
+        let body = OpenAIErrorBody(
+            error: .init(message: message(anthropic: false), type: type, code: Nullable(code)))
         return jsonResponse(status: status, body: JSONBody.encode(body))
     }
 
@@ -82,7 +101,7 @@ struct SimAPIError: Error, Sendable, Equatable {
         switch kind {
         case .invalidRequest, .authentication, .tooLarge: return (400, "INVALID_ARGUMENT")
         case .notFound: return (404, "NOT_FOUND")
-        case .rateLimited, .resourceUnavailable: return (429, "RESOURCE_EXHAUSTED")
+        case .rateLimited, .resourceUnavailable, .quotaSpent: return (429, "RESOURCE_EXHAUSTED")
         case .server: return (500, "INTERNAL")
         case .badGateway: return (502, "UNAVAILABLE")
         case .overloaded: return (503, "UNAVAILABLE")

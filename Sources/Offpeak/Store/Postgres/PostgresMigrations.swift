@@ -149,6 +149,12 @@ enum PostgresMigrations {
                     version: 23, name: "the price window, waiting's savings and the tags of each call",
                     statements: PostgresSchema.version23)
             ]
+        case .providerOutages:
+            return [
+                Migration(
+                    version: 24, name: "provider routes found down, for their fallbacks",
+                    statements: ProviderOutage.tableStatements(postgres: true))
+            ]
         }
     }
 

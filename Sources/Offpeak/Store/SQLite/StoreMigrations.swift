@@ -178,6 +178,12 @@ enum StoreMigrations {
                 db in
                 try markWindowsAndTags(db)
             }
+        case .providerOutages:
+            migrator.registerMigration("v32: provider routes found down, for their fallbacks") { db in
+                for statement in ProviderOutage.tableStatements(postgres: false) {
+                    try db.execute(sql: statement)
+                }
+            }
         }
     }
 }
