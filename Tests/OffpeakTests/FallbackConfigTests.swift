@@ -39,7 +39,7 @@ struct FallbackConfigTests {
         for (yaml, message) in [
             (
                 "fallbacks: [{}]\n",
-                "offpeak.yaml:1:13: fallbacks[0]: a fallback names a provider, a model or both"
+                "offpeak.yaml:1:13: fallbacks[0]: a fallback names a provider, a model or a base URL (or more of them)"
             ),
             (
                 "fallbacks: [{provider: opena}]\n",

@@ -28,7 +28,8 @@ struct FallbackRoute: Sendable, Equatable, Hashable, Codable {
     /// The fields of one step, as offpeak.yaml and job specs spell them.
     static let fields = ["provider", "model", "base_url", "key_env"]
 
-    /// Reads a chain: a list of steps, each a mapping of `fields` naming at least a provider or a model.
+    /// Reads a chain: a list of steps, each a mapping of `fields` naming at least a provider, a model
+    /// or a base URL (the same provider and model behind another proxy or region).
     static func chain(_ node: Node, at field: String, reader: YAMLNodeReader)
         throws(OffpeakError) -> [FallbackRoute]
     {
@@ -49,8 +50,9 @@ struct FallbackRoute: Sendable, Equatable, Hashable, Codable {
                 }
                 route.keyVariable = name
             }
-            guard route.provider != nil || route.model != nil else {
-                throw reader.error(path, "a fallback names a provider, a model or both", at: element)
+            guard route.provider != nil || route.model != nil || route.baseURL != nil else {
+                throw reader.error(
+                    path, "a fallback names a provider, a model or a base URL (or more of them)", at: element)
             }
             chain.append(route)
         }
