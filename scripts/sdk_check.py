@@ -7,7 +7,7 @@ Run it against a sim started with default flags (`offpeak-sim --port 0`). Each S
 document summary and a plain prompt; the parsed text, stop reason and usage must equal what the
 sim's documented rules predict (tokens = (UTF-8 bytes + 3) // 4). It also checks that the SDKs
 read prompt-cache usage, error bodies (429, 529/503) and see a truncated answer as a transfer
-error, and drives both providers' batch APIs (create, retrieve until ended, list, cancel, results
+error, that OpenAI's SDK reads the Responses API (`client.responses.create`), and drives both providers' batch APIs (create, retrieve until ended, list, cancel, results
 and output files; a batch answer equals the live one). Prints `sdk_check: ok` and exits 0, or names the first failed check and exits 1.
 """
 
@@ -145,6 +145,57 @@ def check_openai(base: str) -> None:
     )
 
 
+def check_openai_responses(base: str) -> None:
+    """OpenAI's Responses API (`/v1/responses`): instructions, input messages, usage with cached and
+    reasoning tokens, a cut answer as `incomplete`, a structured answer through `text.format`, the
+    quota fault as the SDK's RateLimitError with OpenAI's `insufficient_quota`."""
+    client = openai.OpenAI(base_url=base + "/v1", api_key="sim", max_retries=0)
+    user = f"Summarize this document.\n<document>\n{DOCUMENT}\n</document>"
+    response = client.responses.create(
+        model="gpt-sim", instructions=SYSTEM, input=[{"role": "user", "content": user}], store=False
+    )
+    check(response.output_text == SUMMARY, f"responses summary text: {response.output_text!r}")
+    check(response.status == "completed", f"responses status: {response.status}")
+    usage = response.usage
+    check(usage.input_tokens == tokens(SYSTEM) + tokens(user), f"responses input_tokens: {usage}")
+    check(usage.output_tokens == tokens(SUMMARY), f"responses output_tokens: {usage}")
+    check(usage.input_tokens_details.cached_tokens == 0, f"responses cached_tokens: {usage}")
+    check(usage.output_tokens_details.reasoning_tokens == 0, f"responses reasoning_tokens: {usage}")
+    check(usage.total_tokens == usage.input_tokens + usage.output_tokens, f"responses total_tokens: {usage}")
+
+    response = client.responses.create(model="gpt-sim", input=PROMPT, max_output_tokens=100)
+    check(response.output_text == PLAIN_ANSWER, f"responses plain text: {response.output_text!r}")
+
+    response = client.responses.create(model="gpt-sim", input=user, max_output_tokens=16)
+    check(response.status == "incomplete", f"responses cut status: {response.status}")
+    check(response.incomplete_details.reason == "max_output_tokens", f"responses cut: {response.incomplete_details}")
+    check(response.usage.output_tokens == 16, f"responses cut usage: {response.usage}")
+
+    long_instructions = f"Run {uuid.uuid4()}. " + "Follow the house style closely. " * 160
+    first = client.responses.create(model="gpt-sim", instructions=long_instructions, input=PROMPT).usage
+    second = client.responses.create(model="gpt-sim", instructions=long_instructions, input=PROMPT).usage
+    check(first.input_tokens_details.cached_tokens == 0, f"responses first cached_tokens: {first}")
+    check(second.input_tokens_details.cached_tokens == tokens(long_instructions), f"responses cache hit: {second}")
+
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
+              "additionalProperties": False}
+    response = client.responses.create(
+        model="gpt-sim", input=PROMPT,
+        text={"format": {"type": "json_schema", "name": "answers", "schema": schema, "strict": True}},
+    )
+    check(response.status == "completed", f"responses structured answer: {response}")
+    expect_error(
+        lambda: client.responses.create(
+            model="gpt-sim", input=PROMPT, text={"format": {"type": "json_schema", "name": "answers"}}),
+        openai.BadRequestError, "text.format.schema",
+    )
+
+    expect_error(
+        lambda: client.responses.create(model="gpt-sim", input=PROMPT, extra_headers={"x-sim-fault": "quota"}),
+        openai.RateLimitError, "You exceeded your current quota",
+    )
+
+
 def check_deepseek(base: str) -> None:
     """DeepSeek's API as its docs use it: the `openai` SDK pointed at its base URL (the sim's
     `/deepseek`), usage in its own fields, JSON output mode, and `json_schema` refused."""
@@ -274,6 +325,7 @@ def main() -> int:
     try:
         check_anthropic(base)
         check_openai(base)
+        check_openai_responses(base)
         check_deepseek(base)
         check_anthropic_batches(base)
         check_openai_batches(base)

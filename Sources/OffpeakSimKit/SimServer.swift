@@ -30,6 +30,7 @@ public struct SimServer: Sendable {
         let pipeline = CompletionPipeline(state: state)
         AnthropicRoutes().register(on: router, pipeline: pipeline)
         OpenAIRoutes().register(on: router, pipeline: pipeline)
+        ResponsesRoutes().register(on: router, pipeline: pipeline)
         DeepSeekRoutes().register(on: router, pipeline: pipeline)
         GeminiRoutes.register(on: router, pipeline: pipeline)
         AnthropicBatchRoutes(state: state).register(on: router)

@@ -152,6 +152,9 @@ struct AnthropicProviderTests {
         }
         let openai = try ProviderFactory.make(
             config: config, environment: ["OPENAI_API_KEY": "k"], logger: logger)
-        #expect(openai.kind == .openai && (openai as? OpenAIProvider)?.baseURL == "https://api.openai.com/v1")
+        #expect(
+            openai.kind == .openai
+                && (openai as? OpenAIResponsesProvider)?.baseURL == "https://api.openai.com/v1",
+            "OpenAI itself is spoken to through its Responses API")
     }
 }

@@ -46,7 +46,9 @@ struct FallbackRunTests {
     static func calls(_ sim: SimProcess) throws -> Int { try sim.stats()["calls"] as? Int ?? -1 }
 
     /// `costs --by model --json`'s lines, by model: calls and dollars.
-    static func costsByModel(_ workspace: TemporaryWorkspace) throws -> [String: [String: Any]] {
+    static func costsByModel(_ workspace: TemporaryWorkspace, environment: [String: String?] = environment)
+        throws -> [String: [String: Any]]
+    {
         let costs = try workspace.offpeak(["costs", "--by", "model", "--json"], environment: environment)
         #expect(costs.status == 0, "\(costs.stderr)")
         let json = try #require(
@@ -159,6 +161,16 @@ struct FallbackRunTests {
         #expect(second.status == 0, "\(second.stderr)")
         #expect(try Self.calls(primary) == 1)
         #expect(try Self.okCalls(fallback) == Self.documents + 3)
+        // status says what is down, until when, and why.
+        let status = try workspace.offpeak(["status"], environment: environment)
+        let down = status.stdout.split(separator: "\n").map(String.init).filter { $0.hasPrefix("down: ") }
+        #expect(down.count == 1, "\(status.stdout)")
+        #expect(down.first?.hasPrefix("down: openai \(primary.url)/v1 gpt-4.1-nano until ") == true)
+        #expect(
+            down.first?.hasSuffix(
+                "/v1/chat/completions: You exceeded your current quota, please check your plan and billing details. "
+                    + "For more information on this error, read the docs: "
+                    + "https://platform.openai.com/docs/guides/error-codes/api-errors.") == true)
         // An estimate says who would answer now, and prices that.
         let estimate = try workspace.offpeak(["estimate", "docs"], environment: environment)
         #expect(estimate.status == 0, "\(estimate.stderr)")

@@ -7,15 +7,21 @@ import Testing
 /// Providers declare what they can do (`ProviderCapabilities`), and the rest of offpeak asks that,
 /// never which provider it is: adding a provider touches its own files and one registration.
 struct ProviderCapabilityTests {
-    /// What begins the names of each registered provider's own files: its type's name without
-    /// `Provider` (`AnthropicProvider`: Anthropic*.swift), as a provider of it made now says.
+    /// What begins the names of each registered provider's own files: what its types' names share,
+    /// without `Provider` (`AnthropicProvider`: Anthropic*.swift; `OpenAIProvider` for servers
+    /// elsewhere and `OpenAIResponsesProvider` at OpenAI itself: OpenAI*.swift), as providers of it
+    /// made now, at its own base URL and at one on this machine, say.
     static let ownPrefixes: [String: String] = Dictionary(
         uniqueKeysWithValues: ProviderRegistry.builtIn.map { registration in
-            let provider = registration.make(
-                nil, registration.capabilities.environment.defaultBaseURL, ProviderOptions(),
-                Logger(label: "test"))
-            let type = String(describing: Swift.type(of: provider))
-            return (registration.name, type.replacingOccurrences(of: "Provider", with: ""))
+            let types = [registration.capabilities.environment.defaultBaseURL, "http://127.0.0.1:8080/v1"].map
+            {
+                String(
+                    describing: Swift.type(
+                        of: registration.make(nil, $0, ProviderOptions(), Logger(label: "test"))))
+            }
+            let shared = String(
+                zip(types[0], types[1]).prefix { $0 == $1 }.map(\.0))
+            return (registration.name, shared.replacingOccurrences(of: "Provider", with: ""))
         })
 
     /// The files that may name a provider kind's cases: the registered providers' own, and the

@@ -7,30 +7,41 @@ import Foundation
 struct OpenAIBatches: BatchAPI {
     /// The live endpoint each batch request stands for, as the API names it (not base-relative).
     static let endpoint = "/v1/chat/completions"
+    /// The Responses API's, for a provider speaking it (`OpenAIResponsesProvider`).
+    static let responsesEndpoint = "/v1/responses"
 
     let baseURL: String
     let exchange: BatchExchange
+    /// Whether batches stand for the Responses API's requests, not chat completions'.
+    var responses = false
 
     var limits: BatchLimits { .openAI }
 
     private var redactor: Redactor { exchange.redactor }
     private func url(_ path: String) -> String { ProviderTransport.endpoint(baseURL, path) }
 
+    /// A batch's requests all stand for one endpoint: the Responses API's for a provider speaking
+    /// it, unless one of them searches the web (searches go through chat completions' search models).
     func create(label: String, requests: [BatchRequest]) throws(ProviderError) -> RemoteBatch {
+        let responses = self.responses && !requests.contains { $0.request.searchUses != nil }
+        let endpoint = responses ? Self.responsesEndpoint : Self.endpoint
         var lines = Data()
         for item in requests {
             lines.append(Data(#"{"body":"#.utf8))
-            lines.append(try OpenAIProvider.requestBody(for: item.request))
+            lines.append(
+                try responses
+                    ? OpenAIResponsesProvider.requestBody(for: item.request)
+                    : OpenAIProvider.requestBody(for: item.request))
             lines.append(Data(#","custom_id":"#.utf8))
             lines.append(try BatchExchange.literal(item.customID))
-            lines.append(Data(#","method":"POST","url":"\#(Self.endpoint)"}"#.utf8))
+            lines.append(Data(#","method":"POST","url":"\#(endpoint)"}"#.utf8))
             lines.append(UInt8(ascii: "\n"))
         }
         // An upload sent twice only leaves a spare file: it is retried as any call is.
         let file = try upload(lines, name: "offpeak-\(label).jsonl")
         let body = try ProviderTransport.encode(
             CreateRequest(
-                inputFileId: file, endpoint: Self.endpoint, completionWindow: "24h",
+                inputFileId: file, endpoint: endpoint, completionWindow: "24h",
                 metadata: ["offpeak_batch": label]))
         // Not idempotent: a create that may have reached the server is never sent again.
         let batch = try exchange.json(
@@ -101,9 +112,13 @@ struct OpenAIBatches: BatchAPI {
         } else if (200..<300).contains(status) {
             do {
                 let request = BatchExchange.request(customID, in: requests)
-                outcome = .succeeded(
-                    try OpenAIProvider.parseResponse(body, for: request, redactor: redactor).redacted(
-                        by: redactor))
+                // A Response object (`"object": "response"`) or a chat completion: whichever
+                // endpoint the batch stood for, read from the answer itself.
+                let parsed =
+                    try Self.isResponse(body)
+                    ? OpenAIResponsesProvider.parseResponse(body, for: request, redactor: redactor)
+                    : OpenAIProvider.parseResponse(body, for: request, redactor: redactor)
+                outcome = .succeeded(parsed.redacted(by: redactor))
             } catch {
                 outcome = .errored(error.redacted(by: redactor).description)
             }
@@ -130,6 +145,12 @@ struct OpenAIBatches: BatchAPI {
             UploadedFile.self, "POST", url("/files"), body: body,
             contentType: "multipart/form-data; boundary=\(boundary)")
         return uploaded.id
+    }
+
+    /// Whether a result's body is the Responses API's answer.
+    private static func isResponse(_ body: Data) -> Bool {
+        ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["object"] as? String
+            == "response"
     }
 
     private static func query(_ text: String) -> String {

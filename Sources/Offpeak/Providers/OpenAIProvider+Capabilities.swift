@@ -30,6 +30,28 @@ extension OpenAIProvider {
         name: "openai", capabilities: capabilities, prices: prices
     ) {
         key, baseURL, options, logger in
-        OpenAIProvider(apiKey: key ?? "", baseURL: baseURL, options: options, logger: logger)
+        if options.openAIWire.speaksResponses(at: baseURL) {
+            return OpenAIResponsesProvider(
+                apiKey: key ?? "", baseURL: baseURL, options: options, logger: logger)
+        }
+        return OpenAIProvider(apiKey: key ?? "", baseURL: baseURL, options: options, logger: logger)
+    }
+}
+
+/// Which of OpenAI's APIs the `openai` provider speaks (`openai_api` in offpeak.yaml): the Responses
+/// API (`OpenAIResponsesProvider`), where OpenAI documents its newer models first, or chat
+/// completions (`OpenAIProvider`), which every OpenAI-compatible server speaks.
+public enum OpenAIWire: String, Sendable, CaseIterable, Codable {
+    /// The Responses API at OpenAI itself (a base URL on `api.openai.com`), chat completions elsewhere.
+    case auto
+    case responses
+    case chatCompletions = "chat_completions"
+
+    func speaksResponses(at baseURL: String) -> Bool {
+        switch self {
+        case .responses: return true
+        case .chatCompletions: return false
+        case .auto: return URL(string: baseURL)?.host?.lowercased() == "api.openai.com"
+        }
     }
 }

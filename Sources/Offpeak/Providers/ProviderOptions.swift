@@ -20,6 +20,8 @@ struct ProviderOptions: Sendable {
     /// Cleans what the server sends back (answers, ids, error messages) of credentials before
     /// offpeak keeps or shows any of it; by default, of this process's keys and every key shape.
     var redactor: Redactor
+    /// Which of OpenAI's APIs the `openai` provider speaks (`openai_api` in offpeak.yaml).
+    var openAIWire: OpenAIWire = .auto
 
     init(
         connectTimeout: TimeInterval = 10, requestTimeout: TimeInterval = 120,

@@ -86,6 +86,9 @@ public struct StatusReport: Sendable, Codable {
     /// Spend against each workspace budget set in offpeak.yaml (`budget:`); `nil` (left out of
     /// `--json`) when none is set.
     var budgets: [BudgetLine]?
+    /// Provider routes found down, whose calls go to their fallbacks until then (`ProviderOutage`);
+    /// `nil` (left out of `--json`) when none is.
+    var down: [DownLine]?
     /// The longest WHY shown in the table; `--json` and `result` have the whole text.
     static let whyWidth = 160
 
@@ -114,7 +117,8 @@ public struct StatusReport: Sendable, Codable {
             batches: batches,
             models: try store.batches.batchFitnessRecords().compactMap { FitnessLine($0, now: now) },
             audits: try store.audits.auditRecords(job: nil).map { AuditLine($0, now: now) },
-            budgets: budget.isSet ? try BudgetLine.lines(budget, store: store, now: now) : nil)
+            budgets: budget.isSet ? try BudgetLine.lines(budget, store: store, now: now) : nil,
+            down: DownLine.lines(try store.limits.outages(now: now)))
     }
 
     /// The report as a person reads it.
@@ -123,6 +127,7 @@ public struct StatusReport: Sendable, Codable {
         out +=
             "\(Plural.count(spendToday.calls, "call")) (naive \(spendToday.dollarCell(spendToday.naiveDollars)))\n"
         for line in budgets ?? [] { out += line.text }
+        for line in down ?? [] { out += line.text }
         if runs.isEmpty && unreadable.isEmpty { return out + "no runs yet\n" }
         let table = TextTable(columns: ["RUN", "STATE", "ITEMS", "CALLS", "COST", "WHY"])
         for run in runs {

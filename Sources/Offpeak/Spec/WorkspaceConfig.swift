@@ -62,6 +62,8 @@ struct WorkspaceConfig: Sendable, Equatable {
     /// `retry_primary_after`: how long a provider that failed without saying when to come back
     /// (no `retry-after`) is left to its fallbacks before it is tried again.
     var retryPrimaryAfter: TimeInterval = 60
+    /// `openai_api`: which of OpenAI's APIs the `openai` provider speaks (`OpenAIWire`).
+    var openAIWire: OpenAIWire = .auto
 
     init() {}
 

@@ -13,7 +13,7 @@ enum WorkspaceConfigParser {
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
         "structured_output", "metrics", "budget", "store", "host", "lease", "retention", "fallbacks",
-        "retry_primary_after",
+        "retry_primary_after", "openai_api",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -70,6 +70,7 @@ enum WorkspaceConfigParser {
         config.leaseTTL = try root.duration("lease", atMost: ValueLimits.lease) ?? config.leaseTTL
         (config.keepRuns, config.keepLedgerRows) = try retention(root)
         config.fallbacks = try fallbacks(root)
+        config.openAIWire = try root.choice("openai_api", as: OpenAIWire.self) ?? config.openAIWire
         config.retryPrimaryAfter =
             try root.duration("retry_primary_after", atMost: ValueLimits.lease) ?? config.retryPrimaryAfter
         return config

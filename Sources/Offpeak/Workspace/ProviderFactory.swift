@@ -36,10 +36,11 @@ enum ProviderFactory {
         }
         let configured = config.baseURL.flatMap { $0.isEmpty ? nil : $0 }
         let baseURL = configured ?? names.baseURL.lazy.compactMap(variable).first ?? names.defaultBaseURL
-        let options = ProviderOptions(
+        var options = ProviderOptions(
             connectTimeout: config.connectTimeout, requestTimeout: config.requestTimeout,
             retryPolicy: RetryPolicy(maxRetries: max(0, config.maxRetries)), cancellation: cancellation,
             redactor: Redactor(environment: environment))
+        options.openAIWire = config.openAIWire
         return config.provider.make(apiKey: apiKey, baseURL: baseURL, options: options, logger: logger)
     }
 

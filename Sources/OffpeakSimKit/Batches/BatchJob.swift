@@ -48,6 +48,9 @@ struct BatchJob: Sendable {
     var failure: String?
     /// OpenAI: the input file, endpoint, window and metadata echoed back.
     var inputFileID: String?
+    /// The live endpoint an OpenAI batch's requests stand for: chat completions, or the Responses
+    /// API (`/v1/responses`).
+    var endpoint = OpenAIBatchRoutes.endpoint
     var metadata: [String: String]?
     /// Gemini: the model of every request (named in the create call's path) and the batch's name.
     var model: String?

@@ -37,7 +37,9 @@ struct BatchRunner: Sendable {
                 case .canceled: outcome = .canceled
                 }
             } else {
-                let (answered, tokens) = answer(request, api: job.api, model: job.model ?? "")
+                let (answered, tokens) = answer(
+                    request, api: job.api, model: job.model ?? "",
+                    responses: job.endpoint == OpenAIBatchRoutes.responsesEndpoint)
                 outcome = answered
                 billed = billed + tokens
             }
@@ -58,12 +60,14 @@ struct BatchRunner: Sendable {
     /// from the same prompt cache (the batch's first request with a prefix writes it, the rest
     /// read it). An OpenAI batch bills every input token uncached, as before: the sim does not
     /// model OpenAI's automatic caching inside the Batch API.
-    private func answer(_ request: BatchRequest, api: BatchAPI, model: String) -> (BatchOutcome, BilledTokens)
+    /// - Parameter responses: an OpenAI batch of the Responses API's requests.
+    private func answer(_ request: BatchRequest, api: BatchAPI, model: String, responses: Bool)
+        -> (BatchOutcome, BilledTokens)
     {
         let routes: any CompletionAPI =
             switch api {
             case .anthropic: AnthropicRoutes()
-            case .openAI: OpenAIRoutes()
+            case .openAI: responses ? ResponsesRoutes() : OpenAIRoutes()
             case .gemini: GeminiRoutes(model: model)
             }
         let call: ParsedCall

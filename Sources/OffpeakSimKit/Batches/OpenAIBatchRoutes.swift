@@ -5,6 +5,8 @@ import Hummingbird
 /// its results are the output and error files (`OpenAIBatchFiles`).
 struct OpenAIBatchRoutes: Sendable {
     static let endpoint = "/v1/chat/completions"
+    /// The Responses API's endpoint, which a batch may stand for too.
+    static let responsesEndpoint = "/v1/responses"
 
     let state: SimState
     private var http: BatchHTTP { BatchHTTP(state: state, api: OpenAIRoutes()) }
@@ -56,17 +58,22 @@ struct OpenAIBatchRoutes: Sendable {
             throw SimAPIError(.invalidRequest, "input_file_id: field required")
         }
         guard let file = state.batches.file(fileID) else { throw BatchHTTP.notFound("file", fileID) }
-        guard object["endpoint"] as? String == Self.endpoint else {
-            throw SimAPIError(.invalidRequest, "endpoint: offpeak-sim batches only \(Self.endpoint)")
+        guard let endpoint = object["endpoint"] as? String,
+            [Self.endpoint, Self.responsesEndpoint].contains(endpoint)
+        else {
+            throw SimAPIError(
+                .invalidRequest,
+                "endpoint: offpeak-sim batches only \(Self.endpoint) and \(Self.responsesEndpoint)")
         }
         guard object["completion_window"] as? String == "24h" else {
             throw SimAPIError(.invalidRequest, "completion_window: expected \"24h\"")
         }
         var job = BatchJob(id: "batch_sim" + randomHex(), api: .openAI, createdAt: Date(), requests: [])
         job.inputFileID = fileID
+        job.endpoint = endpoint
         job.metadata = object["metadata"] as? [String: String]
         do {
-            job.requests = try Self.requests(in: file.data)
+            job.requests = try Self.requests(in: file.data, endpoint: endpoint)
         } catch let error as SimAPIError {
             job.phase = .failed
             job.failure = error.message
@@ -79,8 +86,9 @@ struct OpenAIBatchRoutes: Sendable {
         return http.json(answer)
     }
 
-    /// The input file's requests; the batch fails on a bad line or on more than one model.
-    static func requests(in data: Data) throws -> [BatchRequest] {
+    /// The input file's requests, each for `endpoint`; the batch fails on a bad line or on more than
+    /// one model.
+    static func requests(in data: Data, endpoint: String = endpoint) throws -> [BatchRequest] {
         var requests: [BatchRequest] = []
         var seen = Set<String>()
         var models = Set<String>()
@@ -141,7 +149,7 @@ struct OpenAIBatchRoutes: Sendable {
         let hasOutput = ended && counts.succeeded > 0
         let hasErrors = ended && counts.errored + counts.expired + counts.canceled > 0
         return [
-            "id": job.id, "object": "batch", "endpoint": Self.endpoint, "completion_window": "24h",
+            "id": job.id, "object": "batch", "endpoint": job.endpoint, "completion_window": "24h",
             "input_file_id": job.inputFileID ?? NSNull(), "status": status,
             "errors": job.failure.map { message in
                 [

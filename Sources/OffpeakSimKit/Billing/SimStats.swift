@@ -7,6 +7,8 @@ public enum SimEndpoint: String, CaseIterable, Sendable {
     case generateContent = "generate_content"
     /// DeepSeek's chat completions (`POST /chat/completions`, `DeepSeekRoutes`).
     case deepseek
+    /// OpenAI's Responses API (`POST /v1/responses`, `ResponsesRoutes`).
+    case responses
 }
 
 /// The sim's own counters, so a benchmark can compare clients on the same server.

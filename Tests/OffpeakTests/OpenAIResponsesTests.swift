@@ -1,0 +1,128 @@
+import Foundation
+import Logging
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// OpenAI's Responses API (issue 50, item 2): the `openai` provider speaks it at OpenAI itself
+/// (`/v1/responses`, `store: false`, the system prompt as `instructions`, a batched prompt's shape as
+/// `text.format`), chat completions to OpenAI-compatible servers; `openai_api` in offpeak.yaml
+/// chooses either. offpeak-sim speaks it (checked by the `openai` SDK in `scripts/sdk_check.py`).
+struct OpenAIResponsesTests {
+    static let logger = Logger(label: "test")
+
+    @Test func theRequestIsTheResponsesShapeAndItsUsageIsRead() throws {
+        var request = CompletionRequest(
+            model: "gpt-5-mini", system: "Answer in JSON.", messages: [.init(role: .user, content: "hi")],
+            maxTokens: 100)
+        request.answerKeys = ["a", "b"]
+        let body = try OpenAIResponsesProvider.requestBody(for: request, lane: .flex)
+        let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        #expect(json["store"] as? Bool == false)
+        #expect(json["instructions"] as? String == "Answer in JSON.")
+        #expect(json["max_output_tokens"] as? Int == 100 && json["max_tokens"] == nil)
+        #expect(json["input"] as? [[String: String]] == [["role": "user", "content": "hi"]])
+        #expect(json["service_tier"] as? String == "flex")
+        let format = try #require((json["text"] as? [String: Any])?["format"] as? [String: Any])
+        #expect(
+            format["type"] as? String == "json_schema" && format["name"] as? String == StructuredAnswer.name)
+        #expect(format["strict"] as? Bool == true && format["json_schema"] == nil)
+        #expect((format["schema"] as? [String: Any])?["required"] as? [String] == ["a", "b"])
+
+        let answer = Data(
+            """
+            {"id": "resp_1", "object": "response", "status": "incomplete",
+             "incomplete_details": {"reason": "max_output_tokens"}, "model": "gpt-5-mini-2025-08-07",
+             "output": [{"type": "reasoning", "id": "rs_1", "summary": []},
+                        {"type": "message", "id": "msg_1", "role": "assistant", "status": "incomplete",
+                         "content": [{"type": "output_text", "text": "{\\"a\\": ", "annotations": []}]}],
+             "usage": {"input_tokens": 2000, "input_tokens_details": {"cached_tokens": 1536},
+                       "output_tokens": 100, "output_tokens_details": {"reasoning_tokens": 64}, "total_tokens": 2100},
+             "service_tier": "flex"}
+            """.utf8)
+        let response = try OpenAIResponsesProvider.parseResponse(
+            answer, for: request, redactor: Redactor(environment: [:]))
+        #expect(response.text == "{\"a\": ")
+        #expect(response.finishReason == .length)
+        #expect(response.usage == Usage(input: 464, output: 100, cacheRead: 1536))
+        #expect(
+            !response.usageEstimated && response.serviceTier == "flex"
+                && response.model == "gpt-5-mini-2025-08-07")
+    }
+
+    @Test func openAIItselfGetsTheResponsesAPIAndEveryOtherServerChatCompletions() {
+        func made(_ wire: OpenAIWire, _ baseURL: String) -> String {
+            var options = ProviderOptions()
+            options.openAIWire = wire
+            return
+                "\(type(of: ProviderKind.openai.make(apiKey: "k", baseURL: baseURL, options: options, logger: Self.logger)))"
+        }
+        #expect(made(.auto, "https://api.openai.com/v1") == "OpenAIResponsesProvider")
+        #expect(made(.auto, "http://127.0.0.1:8080/v1") == "OpenAIProvider")
+        #expect(made(.auto, "https://litellm.example/v1") == "OpenAIProvider")
+        #expect(made(.responses, "http://127.0.0.1:8080/v1") == "OpenAIResponsesProvider")
+        #expect(made(.chatCompletions, "https://api.openai.com/v1") == "OpenAIProvider")
+    }
+
+    /// A summarize job through the binary with `openai_api: responses`, batched prompts and single
+    /// ones: every call goes to `/v1/responses`, and the ledger holds what the sim billed.
+    @Test func aRunOnTheResponsesAPIIsBookedAsTheSimBilledIt() throws {
+        let sim = try SimProcess()
+        let workspace = try TemporaryWorkspace()
+        try workspace.write(
+            "offpeak.yaml",
+            "provider: openai\nbase_url: \(sim.url)/v1\nopenai_api: responses\nmodels: {openai: {fast: gpt-4.1-mini}}\n"
+        )
+        try workspace.writeDocuments(6)
+        try workspace.write(
+            "jobs/docs.yaml",
+            "kind: summarize\ntier: fast\ninputs: [docs/*.md]\nmax_tokens: 100\nbatching: off\n")
+        let run = try workspace.offpeak(["run", "docs"], environment: ["OPENAI_API_KEY": "sk-test"])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.hasPrefix("job docs: 6 of 6 items answered (6 now)\n"))
+        let stats = try sim.stats()
+        let endpoints = stats["by_endpoint"] as? [String: [String: Any]] ?? [:]
+        #expect(endpoints["responses"]?["ok_calls"] as? Int == 6, "\(endpoints)")
+        #expect(endpoints["chat_completions"]?["calls"] as? Int == 0)
+        let costs = try FallbackRunTests.costsByModel(workspace, environment: ["OPENAI_API_KEY": "sk-test"])
+        let line = try #require(costs["gpt-4.1-mini"])
+        let billed = try sim.billed()
+        #expect(line["calls"] as? Int == 6)
+        #expect(line["input_tokens"] as? Int == billed["input_tokens"])
+        #expect(line["output_tokens"] as? Int == billed["output_tokens"])
+    }
+
+    /// The batch lane of a provider speaking the Responses API: its batches stand for `/v1/responses`
+    /// and their answers equal the live ones.
+    @Test(.timeLimit(.minutes(1))) func itsBatchesStandForTheResponsesEndpoint() throws {
+        let fixture = BatchAPIFixture(key: "sk-responses-batch")
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let provider = OpenAIResponsesProvider(
+            apiKey: "sk-responses-batch", baseURL: sim.url + "/v1",
+            options: fixture.options(retries: 0, timeout: 30),
+            logger: Self.logger)
+        let live = try fixture.prompts.map { try provider.complete(fixture.request($0)) }
+        let api = try #require(provider.batches)
+        let requests = fixture.batch("r1")
+        let created = try api.create(label: "r1", requests: requests)
+        let done = try fixture.ended(api, created.id)
+        #expect(done.counts == RemoteBatch.Counts(succeeded: fixture.prompts.count))
+        let listed =
+            try JSONSerialization.jsonObject(
+                with: try sim.request("GET", "/v1/batches")) as? [String: Any]
+        let endpoints = (listed?["data"] as? [[String: Any]] ?? []).compactMap { $0["endpoint"] as? String }
+        #expect(endpoints == ["/v1/responses"])
+        let sent = Dictionary(uniqueKeysWithValues: requests.map { ($0.customID, $0.request) })
+        for result in try api.results(of: done, requests: sent) {
+            let index = try #require(Int(result.customID.dropFirst(3)))
+            guard case .succeeded(let answer) = result.outcome else {
+                Issue.record("\(result.customID): \(result.outcome)")
+                continue
+            }
+            #expect(answer.text == live[index].text && answer.usage == live[index].usage)
+        }
+        let endpointsCalled = try sim.stats()["by_endpoint"] as? [String: [String: Any]]
+        #expect(endpointsCalled?["responses"]?["ok_calls"] as? Int == fixture.prompts.count, "the live calls")
+    }
+}
