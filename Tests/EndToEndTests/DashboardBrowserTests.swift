@@ -116,9 +116,7 @@ struct DashboardBrowserTests {
         let sysfs = try SwitchableSysfs("ac-wifi")
         let (workspace, environment) = try Self.workspace(sim, sysfs: sysfs)
         let before = try Self.reports(workspace, environment)
-        let status = try TickTests.json(before[0])
-        let runs = try #require(status["runs"] as? [[String: Any]])
-        let tidesRun = try #require(runs.first { $0["job"] as? String == "tides" }?["id"] as? String)
+        let tidesRun = try workspace.runID(of: "tides", environment: environment)
         let byJob = Self.rows(try workspace.offpeak(["costs"], environment: environment).stdout)
         let byModel = Self.rows(
             try workspace.offpeak(["costs", "--by", "model"], environment: environment).stdout)
@@ -223,9 +221,7 @@ struct DashboardBrowserTests {
         let sysfs = try SwitchableSysfs("ac-wifi")
         let (workspace, environment) = try Self.workspace(sim, sysfs: sysfs)
         let before = try Self.reports(workspace, environment)
-        let status = try TickTests.json(before[0])
-        let runs = try #require(status["runs"] as? [[String: Any]])
-        let reefsRun = try #require(runs.first { $0["job"] as? String == "reefs" }?["id"] as? String)
+        let reefsRun = try workspace.runID(of: "reefs", environment: environment)
 
         var serverEnvironment = try workspace.storeEnvironment()
         serverEnvironment["OFFPEAK_SYSFS_ROOT"] = sysfs.root.path

@@ -35,9 +35,7 @@ struct RunStatusTests {
         let environment: [String: String?] = ["TZ": "UTC"]
         let run = try workspace.offpeak(["run", "tides"], environment: environment)
         #expect(run.status == 0, "\(run.stderr)")
-        let status = try TickTests.json(
-            try workspace.offpeak(["status", "--json"], environment: environment).stdout)
-        let id = try #require((status["runs"] as? [[String: Any]])?.first?["id"] as? String)
+        let id = try workspace.runID(of: "tides", environment: environment)
         let json = try TickTests.json(
             try workspace.offpeak(["status", id, "--json"], environment: environment).stdout)
         let line = try #require(json["run"] as? [String: Any])

@@ -38,6 +38,22 @@ public final class TemporaryWorkspace: @unchecked Sendable {
         try write("offpeak.yaml", (read("offpeak.yaml") ?? "") + "\nlimits: {sim: {in_flight: 1}}\n")
     }
 
+    /// `runID(of:)` found no run of the job.
+    public struct NoRun: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The id of job `job`'s latest run, as `offpeak status --json` lists it.
+    public func runID(of job: String, environment: [String: String?] = [:]) throws -> String {
+        let status = try offpeak(["status", "--json"], environment: environment)
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        let runs = object?["runs"] as? [[String: Any]] ?? []
+        guard let id = runs.first(where: { $0["job"] as? String == job })?["id"] as? String else {
+            throw NoRun(description: "no run of job \(job) in offpeak status: \(status.stdout)")
+        }
+        return id
+    }
+
     public func read(_ path: String) -> String? {
         FileManager.default.contents(atPath: root.appendingPathComponent(path).path).map {
             String(decoding: $0, as: UTF8.self)

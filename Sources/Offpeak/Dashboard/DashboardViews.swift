@@ -30,14 +30,19 @@ struct DashboardViews: Sendable {
         do { data = try ReportJSON.printed(try store.read(report)) } catch let error
             as OffpeakError
         {
-            return Self.plain(
-                error.status == .dataError ? .notFound : .serviceUnavailable, error.description + "\n")
+            return Self.plain(Self.status(of: error), error.description + "\n")
         } catch {
             return Self.plain(.internalServerError, "\(error)\n")
         }
         return Response(
             status: .ok, headers: [.contentType: "application/json"],
             body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    /// The status of a read that failed: what the store does not hold (a run's id) is not found
+    /// (404); a store that cannot be read, unavailable (503).
+    static func status(of error: OffpeakError) -> Hummingbird.HTTPResponse.Status {
+        error.status == .dataError ? .notFound : .serviceUnavailable
     }
 
     static func plain(_ status: Hummingbird.HTTPResponse.Status, _ text: String) -> Response {
@@ -67,8 +72,7 @@ struct DashboardViews: Sendable {
     /// (503), a run that is not there one that says so (404): never a stack trace.
     private func html(_ render: (WorkspaceReports) throws(OffpeakError) -> String) -> Response {
         do { return Self.html(.ok, try store.read(render)) } catch {
-            let status: Hummingbird.HTTPResponse.Status =
-                error.status == .dataError ? .notFound : .serviceUnavailable
+            let status = Self.status(of: error)
             let title = status == .notFound ? "not found" : "the store cannot be read"
             return Self.html(
                 status,
@@ -144,17 +148,13 @@ struct CostTable {
     let key: String
     let lines: [Line]
 
-    /// The lines as `offpeak costs` prints them (`CostReport.lines`): by tag, the untagged calls'
-    /// line too, then the total.
+    /// The lines as `offpeak costs` prints them (`CostReport.printed`): by tag, the untagged calls'
+    /// line too, then the total; none for a ledger with nothing in it.
     init(id: String, key: String, lines report: (lines: [CostLine], total: Spend, untagged: Spend?)) {
         self.id = id
         self.key = key
-        var lines = report.lines
-        if let untagged = report.untagged, untagged.calls > 0 {
-            lines.append(CostLine(key: "(no tag)", spend: untagged))
-        }
-        if !lines.isEmpty { lines.append(CostLine(key: "total", spend: report.total)) }
-        self.lines = lines.map { line in
+        let printed = CostReport.printed(report.lines, total: report.total, untagged: report.untagged)
+        self.lines = (printed.count > 1 ? printed : []).map { line in
             Line(
                 key: line.key, calls: "\(line.spend.calls)", dollars: Money.dollars(line.spend.dollars),
                 naive: Money.dollars(line.spend.naiveDollars), saved: Money.dollars(line.spend.savedDollars))

@@ -139,14 +139,20 @@ public struct CostReport: Sendable, Codable {
         return left
     }
 
+    /// The lines as `costs` prints them: `lines`, the untagged calls' line (`--by tag`, when they
+    /// spent anything), then the total.
+    static func printed(_ lines: [CostLine], total: Spend, untagged: Spend?) -> [CostLine] {
+        let untaggedLine =
+            untagged.flatMap { $0 == Spend() ? nil : [CostLine(key: "(no tag)", spend: $0)] } ?? []
+        return lines + untaggedLine + [CostLine(key: "total", spend: total)]
+    }
+
     public var text: String {
         let table = TextTable(columns: [
             groupedBy.rawValue.uppercased(), "CALLS", "INPUT", "CACHE-READ", "OUTPUT", "COST", "NAIVE",
             "SAVED",
         ])
-        let untaggedLine =
-            untagged.flatMap { $0 == Spend() ? nil : [CostLine(key: "(no tag)", spend: $0)] } ?? []
-        for line in lines + untaggedLine + [CostLine(key: "total", spend: total)] {
+        for line in Self.printed(lines, total: total, untagged: untagged) {
             let spend = line.spend
             table.add([
                 line.key, spend.callsCell, "\(spend.inputTokens)", "\(spend.cacheReadTokens)",
