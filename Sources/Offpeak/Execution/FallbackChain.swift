@@ -71,5 +71,7 @@ extension FallbackChain {
         /// The end of the earliest outage of the routes before `current`: from then the pass plans
         /// its next round for the better route.
         var betterDueAt: Date?
+        /// A call of the round found its route down: no other call of the round starts.
+        var leaving = false
     }
 }

@@ -11,6 +11,7 @@ extension RunSession {
     /// - Returns: the stop when every route of the chain is down.
     mutating func chooseRoute() throws(OffpeakError) -> RunStop? {
         guard let chain = context.chain, lanes.batchAPI == nil else { return nil }
+        route.leaving = false
         let now = Date()
         let outages = try context.store.limits.outages(now: now)
         guard let index = chain.routes.firstIndex(where: { outages[$0.key] == nil }) else {
@@ -63,6 +64,7 @@ extension RunSession {
         let outages = try context.store.limits.outages(now: now)
         guard chain.routes.contains(where: { outages[$0.key] == nil }) else { return nil }
         plan.replanRound = true
+        route.leaving = true
         var ledger = ledger
         ledger.failed = true
         return CallReceipt(ledger: ledger)  // its items stay pending, for the next route

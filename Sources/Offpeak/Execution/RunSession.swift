@@ -204,8 +204,9 @@ struct RunSession {
         var ticket: CallLimiter.CallTicket?
         while ticket == nil {
             if let stop = options.stop, stop.isRequested { return .signal(stop.reason) }
-            // A call settled meanwhile changed the round (its route failed): it is planned again.
-            if plan.replanRound { return nil }
+            // A call settled meanwhile found the round's route down: the call is planned again,
+            // for the next route.
+            if route.leaving { return nil }
             if calls.count > 0,
                 try admit.awaitsMeasurement(
                     measured: context.latency(of: request.model, lane: lanes.direct) != nil)
@@ -241,7 +242,7 @@ struct RunSession {
             }
         }
         // Answers settled while it waited for its slot changed its model's limits, or its route failed.
-        if plan.replanRound || outdated(call) {
+        if route.leaving || outdated(call) {
             context.limiter.withdraw(ticket)
             plan.replanRound = true
             return nil
