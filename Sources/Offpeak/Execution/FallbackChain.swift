@@ -18,20 +18,20 @@ struct FallbackChain: Sendable {
         var key: String {
             ProviderOutage.key(provider: provider.kind, baseURL: provider.baseURL, model: model)
         }
-    }
-
-    /// One route: the provider to call, the model it answers with, and the limiter of its calls.
-    struct ProviderRoute: Sendable {
-        let provider: any CompletionProvider
-        let model: String
-        let limiter: CallLimiter
-
-        /// Its key in the store's outages.
-        var key: String {
-            ProviderOutage.key(provider: provider.kind, baseURL: provider.baseURL, model: model)
-        }
         /// `openai gpt-4.1-mini`, as messages name it.
         var name: String { "\(provider.kind.rawValue) \(model)" }
+    }
+
+    /// One route: a step of the chain (the configured provider and model first), and the limiter
+    /// of its calls.
+    struct ProviderRoute: Sendable {
+        let step: Step
+        let limiter: CallLimiter
+
+        var provider: any CompletionProvider { step.provider }
+        var model: String { step.model }
+        var key: String { step.key }
+        var name: String { step.name }
     }
 
     /// The routes that are down at `now` (`outages`), said for a stop: `anthropic claude-sonnet-4-5

@@ -230,10 +230,10 @@ public struct JobRunner: Sendable {
             budget: BudgetLimits(workspace: config.budget, jobPerDay: spec.budget.perDay),
             clock: options.clock)
         if let steps = fallbacks[tier], !steps.isEmpty {
-            let primary = FallbackChain.ProviderRoute(provider: provider, model: model, limiter: limiter)
+            let primary = FallbackChain.ProviderRoute(
+                step: FallbackChain.Step(provider: provider, model: model), limiter: limiter)
             let rest = steps.map {
-                FallbackChain.ProviderRoute(
-                    provider: $0.provider, model: $0.model, limiter: makeLimiter(for: $0.provider))
+                FallbackChain.ProviderRoute(step: $0, limiter: makeLimiter(for: $0.provider))
             }
             context.chain = FallbackChain(routes: [primary] + rest, retryAfter: config.retryPrimaryAfter)
         }

@@ -73,14 +73,12 @@ enum ProviderError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Gemini's spent day, Anthropic's 400 "credit balance is too low"). A fallback may answer instead
     /// (`fallbacks:`). Never a mistake of the user's: a bad request, a refused key, a model the
     /// provider does not know.
+    /// What waits (`isTransient`, but for a call cancelled by a stop), and Anthropic's spent credit.
     var callsForFallback: Bool {
         switch self {
-        case .unreachable(let why): return why != "cancelled"
-        case .timeout, .truncated: return true
-        case .http(let status, let message, _):
-            return status == 429 || status == 529 || (500...599).contains(status)
-                || (status == 400 && Self.isSpentCredit(message))
-        case .badResponse, .missingKey, .keyRefused: return false
+        case .unreachable("cancelled"): return false
+        case .http(400, let message, _): return Self.isSpentCredit(message)
+        default: return isTransient
         }
     }
 

@@ -22,16 +22,15 @@ extension WorkspaceContext {
             let outages = try store?.limits.outages(now: now ?? Date()) ?? [:]
             let primary = FallbackChain.Step(provider: provider, model: model)
             let routes = [primary] + chain
-            let name = { (step: FallbackChain.Step) in "\(step.provider.kind.rawValue) \(step.model)" }
             if let down = outages[primary.key], let up = routes.first(where: { outages[$0.key] == nil }) {
                 chainNote =
-                    "\(name(primary)) is down until \(Timestamp.text(down.until)) (\(down.reason)): estimated for "
-                    + "\(name(up)), which would answer"
+                    "\(primary.name) is down until \(Timestamp.text(down.until)) (\(down.reason)): estimated for "
+                    + "\(up.name), which would answer"
                 (provider, model) = (up.provider, up.model)
             } else {
                 chainNote =
-                    "fallbacks: if \(name(primary)) cannot answer, "
-                    + routes.dropFirst().map(name).joined(separator: ", then ")
+                    "fallbacks: if \(primary.name) cannot answer, "
+                    + routes.dropFirst().map(\.name).joined(separator: ", then ")
                     + (outages.isEmpty ? "" : " (those down are skipped)")
             }
         }

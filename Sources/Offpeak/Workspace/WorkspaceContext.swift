@@ -176,9 +176,10 @@ public struct WorkspaceContext: Sendable {
     ) throws(OffpeakError) -> [JobSpec.Tier: [FallbackChain.Step]] {
         var made: [JobSpec.Tier: [FallbackChain.Step]] = [:]
         for tier in Set([spec.tier, spec.tier.lower]) {
-            let own = ProviderOutage.key(
-                provider: primary.kind, baseURL: primary.baseURL,
-                model: config.model(for: tier, provider: primary.kind))
+            let own = FallbackChain.Step(
+                provider: primary, model: config.model(for: tier, provider: primary.kind)
+            )
+            .key
             var steps: [FallbackChain.Step] = []
             let chain = spec.fallbacks ?? config.fallbacks[tier] ?? []
             for (index, route) in chain.enumerated() {
