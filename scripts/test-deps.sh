@@ -28,13 +28,15 @@ if ! ls /usr/lib/postgresql/*/bin/initdb /usr/lib/postgresql/*/bin/pg_ctl >/dev/
         "(Debian's postgresql), and they are missing after installing it" >&2
     exit 1
 fi
-if ! python3 -c 'import anthropic, openai, google.genai, croniter, selenium' 2>/dev/null; then
-    python3 -m pip install --quiet anthropic openai google-genai croniter selenium \
-        || python3 -m pip install --quiet --break-system-packages anthropic openai google-genai croniter selenium || true
+if ! python3 -c 'import anthropic, openai, google.genai, mistralai.client, croniter, selenium' 2>/dev/null; then
+    python3 -m pip install --quiet anthropic openai google-genai mistralai croniter selenium \
+        || python3 -m pip install --quiet --break-system-packages anthropic openai google-genai mistralai croniter \
+            selenium || true
 fi
-if ! python3 -c 'import anthropic, openai, google.genai, croniter, selenium'; then
-    echo "error: the tests need the anthropic, openai and google-genai SDKs, croniter and selenium, and they" \
-        "could not be installed (python3 -m pip install anthropic openai google-genai croniter selenium)" >&2
+if ! python3 -c 'import anthropic, openai, google.genai, mistralai.client, croniter, selenium'; then
+    echo "error: the tests need the anthropic, openai, google-genai and mistralai SDKs, croniter and selenium," \
+        "and they could not be installed" \
+        "(python3 -m pip install anthropic openai google-genai mistralai croniter selenium)" >&2
     exit 1
 fi
 for program in /usr/bin/chromium /usr/bin/chromedriver; do

@@ -32,10 +32,13 @@ public struct SimServer: Sendable {
         OpenAIRoutes().register(on: router, pipeline: pipeline)
         ResponsesRoutes().register(on: router, pipeline: pipeline)
         DeepSeekRoutes().register(on: router, pipeline: pipeline)
+        MistralRoutes().register(on: router, pipeline: pipeline)
         GeminiRoutes.register(on: router, pipeline: pipeline)
         AnthropicBatchRoutes(state: state).register(on: router)
         OpenAIBatchRoutes(state: state).register(on: router)
         OpenAIFileRoutes(state: state).register(on: router)
+        OpenAIFileRoutes(state: state, mistral: true).register(on: router)
+        MistralBatchRoutes(state: state).register(on: router)
         ControlRoutes(state: state).register(on: router)
         SourceRoutes(state: state).register(on: router)
         return router

@@ -98,7 +98,8 @@ struct CronCommandTests {
         #expect(!text.contains("sk-ant-secret"))
         #expect(
             text.contains(
-                "a NAME=... line each (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY or DEEPSEEK_API_KEY);"
+                "a NAME=... line each (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, GROQ_API_KEY or "
+                    + "MISTRAL_API_KEY);"
             ))
     }
 }

@@ -166,4 +166,17 @@ struct OffpeakBinaryTests {
         #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
         #expect(result.stdout == "gemini_sdk_check: ok\n")
     }
+
+    /// Mistral's `mistralai` SDK reads the sim's Mistral API and drives its batch jobs.
+    @Test func mistralsSDKDrivesSimBatchJobs() throws {
+        try PythonPackages.require(
+            ["mistralai.client"], packages: ["mistralai"],
+            for: "check that Mistral's SDK reads the sim's answers")
+        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
+        let script = BuiltBinaries.packageRoot.appendingPathComponent("scripts/mistral_sdk_check.py")
+        let result = try CommandResult.run(
+            URL(fileURLWithPath: "/usr/bin/env"), ["python3", script.path, "--base", sim.url])
+        #expect(result.status == 0, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout == "mistral_sdk_check: ok\n")
+    }
 }

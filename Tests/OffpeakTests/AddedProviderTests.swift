@@ -17,7 +17,7 @@ struct AddedProviderTests {
         let workspace = try TemporaryWorkspace()
         try ProviderRegistry.$registered.withValue(Self.registry) {
             let echo = try #require(ProviderKind(rawValue: "echo"))
-            #expect(ProviderKind.names == "anthropic, openai, sim, gemini, deepseek, echo")
+            #expect(ProviderKind.names == "anthropic, openai, sim, gemini, deepseek, groq, mistral, echo")
 
             // `offpeak init --provider echo`: its key, its URL and its models, as it declares them.
             let said = try WorkspaceInit(
@@ -28,7 +28,7 @@ struct AddedProviderTests {
             let lines = written.components(separatedBy: "\n")
             #expect(
                 lines[2...5] == [
-                    "provider: echo                        # one of anthropic, openai, sim, gemini, deepseek, echo",
+                    "provider: echo                        # one of anthropic, openai, sim, gemini, deepseek, groq, mistral, echo",
                     "# base_url: https://echo.invalid/v1   # else $ECHO_BASE_URL when set; a URL here wins",
                     "# The API key is read from $ECHO_API_KEY, never from this file.",
                     "# models:                             # the model each tier of a job asks",
@@ -64,9 +64,11 @@ struct AddedProviderTests {
             let help = OffpeakCommand.helpMessage(for: OffpeakCommand.Estimate.self, columns: 200)
             #expect(
                 help.contains(
-                    "The provider to call: anthropic, openai, sim, gemini, deepseek, echo (overrides offpeak.yaml)."
+                    "The provider to call: anthropic, openai, sim, gemini, deepseek, groq, mistral, echo (overrides offpeak.yaml)."
                 ))
-            #expect(OffpeakCommand._dumpHelp().contains("anthropic, openai, sim, gemini, deepseek, echo"))
+            #expect(
+                OffpeakCommand._dumpHelp().contains(
+                    "anthropic, openai, sim, gemini, deepseek, groq, mistral, echo"))
             let parsed = try OffpeakCommand.parseAsRoot(["estimate", "hello", "--provider", "echo"])
             #expect((parsed as? OffpeakCommand.Estimate)?.planning.choice.provider == echo)
 
@@ -87,6 +89,6 @@ struct AddedProviderTests {
         }
         // Outside the scope, the registry is offpeak's own again.
         #expect(ProviderKind(rawValue: "echo") == nil)
-        #expect(ProviderKind.names == "anthropic, openai, sim, gemini, deepseek")
+        #expect(ProviderKind.names == "anthropic, openai, sim, gemini, deepseek, groq, mistral")
     }
 }

@@ -27,10 +27,12 @@ struct BatchLaneChoiceTests {
 
     func choose(
         _ spec: JobSpec, workspace: JobSpec.Lane = .auto, provider: any CompletionProvider = Self.anthropic,
-        deadlineAt: Date? = nil
+        deadlineAt: Date? = nil, batchAPI: Bool? = nil
     ) -> Bool {
         BatchLane.choose(
-            spec: spec, workspaceLane: workspace, provider: provider, deadlineAt: deadlineAt, now: now
+            spec: spec, workspaceLane: workspace, batchAPI: batchAPI, provider: provider,
+            deadlineAt: deadlineAt,
+            now: now
         ).api != nil
     }
 
@@ -47,7 +49,11 @@ struct BatchLaneChoiceTests {
     @Test func liveAndBatchAreTakenAsAskedUnlessTheDeadlineLeavesNoTimeForABatch() throws {
         #expect(!choose(try Self.spec(lane: .live, deadline: 3 * Self.day), workspace: .batch))
         #expect(choose(try Self.spec(lane: .batch)))
-        #expect(choose(try Self.spec(lane: .batch), provider: Self.localServer))
+        // OpenAI's Batch API is OpenAI's: a server that speaks its chat completions has it only when
+        // offpeak.yaml declares it (`batch_api: true`); `batch_api: false` closes Anthropic's.
+        #expect(!choose(try Self.spec(lane: .batch), provider: Self.localServer))
+        #expect(choose(try Self.spec(lane: .batch), provider: Self.localServer, batchAPI: true))
+        #expect(!choose(try Self.spec(lane: .batch), batchAPI: false))
         let close = BatchLane.choose(
             spec: try Self.spec(lane: .batch, deadline: 3 * Self.day), workspaceLane: .auto,
             provider: Self.anthropic, deadlineAt: now + 24 * 3600, now: now)

@@ -7,21 +7,30 @@ import Testing
 /// The batch lane end to end (issue 12): the built `offpeak` against `offpeak-sim`'s batch APIs,
 /// on a real store. Serialized: each test times a batch's end and counts what the sim billed.
 @Suite(.serialized) struct BatchLaneTests {
-    /// A workspace with the job `classify` of `count` tickets on `sim`, in `lane`.
+    /// A workspace with the job `classify` of `count` tickets on `sim` as `provider` speaks to it:
+    /// `sim` at its root; `openai` under `/v1`, declared to have OpenAI's Batch API there
+    /// (`batch_api: true`), as a loopback server is not OpenAI; `groq` under `/openai/v1`, as Groq
+    /// serves it (a sim started with `simArguments`); `mistral` under `/mistral/v1`.
     static func workspace(
-        _ sim: SimProcess, count: Int, lane: String = "batch", extra: String = "", openAI: Bool = false
+        _ sim: SimProcess, count: Int, lane: String = "batch", extra: String = "", provider: String = "sim"
     ) throws -> TemporaryWorkspace {
-        try workspace(
-            base: openAI ? sim.url + "/v1" : sim.url, provider: openAI ? "openai" : "sim", count: count,
-            lane: lane, extra: extra)
+        let base =
+            ["openai": sim.url + "/v1", "groq": sim.url + "/openai/v1", "mistral": sim.url + "/mistral/v1"][
+                provider]
+            ?? sim.url
+        return try workspace(
+            base: base, provider: provider, count: count, lane: lane, extra: extra,
+            config: provider == "openai" ? "batch_api: true\n" : "")
     }
 
-    /// The same job with `provider` at `base` (a sim's URL, maybe with a path before the API's).
+    /// The same job with `provider` at `base` (a sim's URL, maybe with a path before the API's), and
+    /// `config` added to offpeak.yaml.
     static func workspace(
-        base: String, provider: String = "sim", count: Int, lane: String = "batch", extra: String = ""
+        base: String, provider: String = "sim", count: Int, lane: String = "batch", extra: String = "",
+        config: String = ""
     ) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
-        try workspace.write("offpeak.yaml", "provider: \(provider)\nbase_url: \(base)\n")
+        try workspace.write("offpeak.yaml", "provider: \(provider)\nbase_url: \(base)\n" + config)
         let items = (0..<count).map {
             "  - {id: t\($0), text: 'ticket \($0): my invoice \($0 % 7) is wrong'}"
         }
@@ -41,7 +50,16 @@ import Testing
         return workspace
     }
 
-    static let openAIKey = ["OPENAI_API_KEY": "sk-sim-batch-test"]
+    /// The keys each provider's runs need; the sim takes any.
+    static let keys = [
+        "sim": [:], "openai": ["OPENAI_API_KEY": "sk-sim-batch-test"],
+        "groq": ["GROQ_API_KEY": "gsk-sim-batch-test"], "mistral": ["MISTRAL_API_KEY": "sim-batch-test"],
+    ]
+
+    /// A sim's arguments for `provider`: Groq's API under `/openai`.
+    static func simArguments(_ provider: String, _ arguments: [String]) -> [String] {
+        provider == "groq" ? arguments + ["--path-prefix", "/openai"] : arguments
+    }
 
     static func store(_ workspace: TemporaryWorkspace) throws -> Store {
         try workspace.openStore()
@@ -136,11 +154,11 @@ import Testing
         #expect(try store.batches.batch(id: batch.id)?.polls == batch.polls)
     }
 
-    @Test(arguments: [false, true])
-    func aBatchCreatedButNeverRecordedIsFoundAgainAndCollectedNotSentTwice(openAI: Bool) throws {
-        let sim = try SimProcess(arguments: ["--batch-delay", "1"])
-        let workspace = try Self.workspace(sim, count: 20, openAI: openAI)
-        let environment = openAI ? Self.openAIKey : [:]
+    @Test(arguments: ["sim", "openai", "groq", "mistral"])
+    func aBatchCreatedButNeverRecordedIsFoundAgainAndCollectedNotSentTwice(provider: String) throws {
+        let sim = try SimProcess(arguments: Self.simArguments(provider, ["--batch-delay", "1"]))
+        let workspace = try Self.workspace(sim, count: 20, provider: provider)
+        let environment = Self.keys[provider] ?? [:]
         #expect(try workspace.offpeak(["run", "classify"], environment: environment).status == 75)
         // As if the process was killed after the create call and before storing its answer.
         let store = try Self.store(workspace)

@@ -43,7 +43,7 @@ struct FallbackConfigTests {
             ),
             (
                 "fallbacks: [{provider: opena}]\n",
-                "offpeak.yaml:1:24: fallbacks[0].provider: expected one of anthropic, openai, sim, gemini, deepseek, got 'opena'"
+                "offpeak.yaml:1:24: fallbacks[0].provider: expected one of anthropic, openai, sim, gemini, deepseek, groq, mistral, got 'opena'"
             ),
             (
                 "fallbacks: {fats: [{model: m}]}\n",

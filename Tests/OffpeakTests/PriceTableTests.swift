@@ -13,6 +13,9 @@ struct PriceTableTests {
             "claude-haiku-4-5", "claude-sonnet-4-5", "claude-opus-4-1", "claude-opus-4-5", "gpt-4o-mini",
             "gpt-4.1",
             "gpt-4.1-mini", "o3", "gpt-5", "gpt-5-mini", "deepseek-flash", "deepseek-v4-pro",
+            "llama-3.1-8b-instant",
+            "llama-3.3-70b-versatile", "mistral-small-latest", "mistral-medium-latest",
+            "mistral-large-latest",
         ]
         for name in names { #expect(PriceTable.bundled.models[name] != nil, "\(name)") }
         // Each provider's own prices decode in full, and each prices the models of its tiers.
@@ -23,7 +26,7 @@ struct PriceTableTests {
                 #expect(table.price(for: model) != nil, "\(provider.name): \(model)")
             }
         }
-        #expect(PriceTable.bundled.models.count == 17)
+        #expect(PriceTable.bundled.models.count == 22)
         let opus = try #require(PriceTable.bundled.price(for: "claude-opus-4-1"))
         #expect(opus.maxInputTokens == 200_000 && opus.maxOutputTokens == 32_000)
         let gpt5 = try #require(PriceTable.bundled.price(for: "gpt-5"))

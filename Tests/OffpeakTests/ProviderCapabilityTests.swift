@@ -37,7 +37,7 @@ struct ProviderCapabilityTests {
         #expect(
             Self.ownPrefixes == [
                 "anthropic": "Anthropic", "openai": "OpenAI", "sim": "Anthropic", "gemini": "Gemini",
-                "deepseek": "DeepSeek",
+                "deepseek": "DeepSeek", "groq": "Groq", "mistral": "Mistral",
             ])
         let files = try FileManager.default.contentsOfDirectory(
             atPath: LayerTests.library.appendingPathComponent("Providers").path)
@@ -50,7 +50,7 @@ struct ProviderCapabilityTests {
         // `== .openai`, `!= .sim`, `case .gemini`, `case (.openai, …)`: a decision on the kind, for
         // every registered kind.
         let kinds = ProviderKind.allCases.map(\.rawValue).joined(separator: "|")
-        #expect(kinds == "anthropic|openai|sim|gemini|deepseek")
+        #expect(kinds == "anthropic|openai|sim|gemini|deepseek|groq|mistral")
         let switchOnKind = try Regex(#"([=!]=\s*\.|case\s*\(?\s*\.)("# + kinds + #")\b"#)
         let manager = FileManager.default
         let root = LayerTests.library

@@ -78,7 +78,8 @@ struct WorkspaceConfigParserTests {
         #expect(provider?.location == "offpeak.yaml:1:11")
         #expect(
             provider?.message
-                == "provider: expected one of anthropic, openai, sim, gemini, deepseek, got 'simm'")
+                == "provider: expected one of anthropic, openai, sim, gemini, deepseek, groq, mistral, got 'simm'"
+        )
         let size = configError("cache:\n  max_bytes: lots\n")
         #expect(size?.location == "offpeak.yaml:2:14")
         #expect(size?.message.hasPrefix("cache.max_bytes: expected a size") == true)

@@ -31,10 +31,12 @@ enum BatchLane {
 
     /// The lane of the pass: `batch` with the provider's batch API, or `live` (nil) with why.
     /// - Parameters:
+    ///   - batchAPI: offpeak.yaml's `batch_api`: whether the server has the provider's batch API,
+    ///     whatever the provider declares for its host (`ProviderCapabilities.batchHosts`).
     ///   - deadlineAt: the run's deadline, if it has one; a batch must be able to finish before it.
     static func choose(
-        spec: JobSpec, workspaceLane: JobSpec.Lane, provider: any CompletionProvider, deadlineAt: Date?,
-        now: Date
+        spec: JobSpec, workspaceLane: JobSpec.Lane, batchAPI: Bool? = nil, provider: any CompletionProvider,
+        deadlineAt: Date?, now: Date
     ) -> (api: (any BatchAPI)?, why: String?) {
         let asked = spec.lane ?? .auto
         if asked == .live || asked == .flex || (asked == .auto && [.live, .flex].contains(workspaceLane)) {
@@ -42,6 +44,12 @@ enum BatchLane {
         }
         guard let api = provider.batches else {
             return (nil, asked == .batch ? "\(provider.kind.rawValue) has no batch API; calls go live" : nil)
+        }
+        guard provider.capabilities.hasBatchAPI(at: provider.baseURL, declared: batchAPI) else {
+            let why =
+                "no batch API is declared for \(provider.kind.rawValue) at \(provider.baseURL) (`batch_api: true` "
+                + "in offpeak.yaml declares one); calls go live"
+            return (nil, asked == .batch ? why : nil)
         }
         if asked == .auto {
             let longDeadline = (spec.deadline ?? 0) >= completionWindow

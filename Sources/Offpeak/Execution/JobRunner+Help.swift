@@ -24,7 +24,9 @@ extension JobRunner {
             return leave("its conditions do not hold here (\(sentence))")
         }
         let lane = LaneChoice.choose(
-            spec: spec, model: run.model, prices: prices, workspaceLane: config.lane, provider: provider,
+            spec: spec, model: run.model, prices: prices, workspaceLane: config.lane,
+            batchAPI: config.batchAPI,
+            provider: provider,
             deadlineAt: run.deadlineAt, now: Date())
         if lane.api != nil { return leave("its calls go in provider batches, which that host collects") }
         if try store.runs.isCanceled(runID: run.id) { return leave("it was canceled") }

@@ -159,7 +159,9 @@ public struct JobRunner: Sendable {
         let context = self.context(for: spec, hold: lease, options: options, tier: tier, model: model)
         defer { context.flushLimiters() }  // what the pass held and did not use goes back
         let lane = LaneChoice.choose(
-            spec: spec, model: run.model, prices: prices, workspaceLane: config.lane, provider: provider,
+            spec: spec, model: run.model, prices: prices, workspaceLane: config.lane,
+            batchAPI: config.batchAPI,
+            provider: provider,
             deadlineAt: run.deadlineAt, now: Date())
         var session = RunSession(
             context: context, spec: spec, run: run, options: options, lanes: lane, holdCalls: holdCalls,

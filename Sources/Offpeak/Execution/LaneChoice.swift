@@ -15,11 +15,12 @@ struct LaneChoice {
     var callLane: CallLane { lane == .flex ? .flex : .live }
 
     static func choose(
-        spec: JobSpec, model: String, prices: PriceTable, workspaceLane: JobSpec.Lane,
+        spec: JobSpec, model: String, prices: PriceTable, workspaceLane: JobSpec.Lane, batchAPI: Bool? = nil,
         provider: any CompletionProvider, deadlineAt: Date?, now: Date
     ) -> LaneChoice {
         let batch = BatchLane.choose(
-            spec: spec, workspaceLane: workspaceLane, provider: provider, deadlineAt: deadlineAt, now: now)
+            spec: spec, workspaceLane: workspaceLane, batchAPI: batchAPI, provider: provider,
+            deadlineAt: deadlineAt, now: now)
         if let api = batch.api { return LaneChoice(lane: .batch, api: api) }
         // A deadline too close for a batch may leave room for flex.
         let flex = FlexLane.choose(

@@ -32,12 +32,9 @@ struct DeepSeekProvider: HTTPProvider, CustomStringConvertible {
 
     var headers: [(name: String, value: String)] { OpenAIProvider.headers(apiKey: apiKey) }
 
-    /// OpenAI's chat completion, its answer shape asked for as DeepSeek's JSON output mode takes it
-    /// (the batched prompt says "JSON", which the mode requires of the prompt).
+    /// OpenAI's chat completion, its answer shape asked for as DeepSeek's JSON output mode takes it.
     static func requestBody(for request: CompletionRequest) throws(ProviderError) -> Data {
-        var body = OpenAIProvider.chatRequest(for: request, lane: .live)
-        if body.responseFormat != nil { body.responseFormat = .object(["type": .string("json_object")]) }
-        return try ProviderTransport.encode(body)
+        try OpenAIProvider.jsonModeBody(for: request)
     }
 
     static func parseResponse(_ body: Data, for request: CompletionRequest, redactor: Redactor)

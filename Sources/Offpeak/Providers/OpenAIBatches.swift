@@ -14,6 +14,11 @@ struct OpenAIBatches: BatchAPI {
     let exchange: BatchExchange
     /// Whether batches stand for the Responses API's requests, not chat completions'.
     var responses = false
+    /// The body of a chat completion in a batch: OpenAI's, or a provider's that shapes it its own
+    /// way behind the same Batch API (`GroqProvider`, JSON mode only).
+    var chatBody: @Sendable (CompletionRequest) throws(ProviderError) -> Data = {
+        request throws(ProviderError) in try OpenAIProvider.requestBody(for: request)
+    }
 
     var limits: BatchLimits { .openAI }
 
@@ -31,7 +36,7 @@ struct OpenAIBatches: BatchAPI {
             lines.append(
                 try responses
                     ? OpenAIResponsesProvider.requestBody(for: item.request)
-                    : OpenAIProvider.requestBody(for: item.request))
+                    : chatBody(item.request))
             lines.append(Data(#","custom_id":"#.utf8))
             lines.append(try BatchExchange.literal(item.customID))
             lines.append(Data(#","method":"POST","url":"\#(endpoint)"}"#.utf8))
@@ -131,7 +136,7 @@ struct OpenAIBatches: BatchAPI {
     }
 
     /// `POST /files` as `multipart/form-data`: `purpose=batch` and the file; answers its id.
-    private func upload(_ file: Data, name: String) throws(ProviderError) -> String {
+    func upload(_ file: Data, name: String) throws(ProviderError) -> String {
         let boundary = "offpeak-" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
         var body = Data()
         body.append(

@@ -9,6 +9,8 @@ extension OpenAIProvider {
         // the schema. Small local models damage plain batched answers: `auto` asks from the start.
         structured: .init(forms: [.jsonSchema, .jsonObject], fromTheStart: true, wire: .responseFormat),
         promptCache: .automatic(minimumTokens: 1024),
+        // The Batch API is OpenAI's: a compatible server declares one with `batch_api: true`.
+        batchHosts: [ownHost],
         batchesOnThisMachine: false, loopbackInFlight: ProviderLimits.loopbackInFlight,
         // Flex processing, at the batch prices, for the models OpenAI's pricing page lists it for;
         // its guide raises the client's timeout to 15 minutes.
@@ -25,6 +27,9 @@ extension OpenAIProvider {
         models: .init(fast: "gpt-4o-mini", balanced: "gpt-4.1", powerful: "o3"),
         environment: .init(
             key: "OPENAI_API_KEY", baseURL: ["OPENAI_BASE_URL"], defaultBaseURL: defaultBaseURL))
+
+    /// OpenAI's own API host, where its Batch and Responses APIs are.
+    static let ownHost = "api.openai.com"
 
     static let registration: ProviderRegistration = .init(
         name: "openai", capabilities: capabilities, prices: prices
@@ -51,7 +56,7 @@ public enum OpenAIWire: String, Sendable, CaseIterable, Codable {
         switch self {
         case .responses: return true
         case .chatCompletions: return false
-        case .auto: return URL(string: baseURL)?.host?.lowercased() == "api.openai.com"
+        case .auto: return URL(string: baseURL)?.host?.lowercased() == OpenAIProvider.ownHost
         }
     }
 }

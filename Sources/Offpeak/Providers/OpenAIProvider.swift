@@ -61,6 +61,15 @@ struct OpenAIProvider: HTTPProvider, CustomStringConvertible {
         try ProviderTransport.encode(chatRequest(for: request, lane: lane))
     }
 
+    /// A live chat completion whose answer shape is asked for as JSON mode (`json_object`, no
+    /// schema): how the servers that speak the wire but take no schema want it (DeepSeek, Groq's
+    /// Llama models). The batched prompt says "JSON", which the mode requires of the prompt.
+    static func jsonModeBody(for request: CompletionRequest) throws(ProviderError) -> Data {
+        var body = chatRequest(for: request, lane: .live)
+        if body.responseFormat != nil { body.responseFormat = .object(["type": .string("json_object")]) }
+        return try ProviderTransport.encode(body)
+    }
+
     /// The chat completion `requestBody` sends, for a provider speaking the same wire to shape further
     /// (`DeepSeekProvider`).
     static func chatRequest(for request: CompletionRequest, lane: CallLane) -> ChatRequest {

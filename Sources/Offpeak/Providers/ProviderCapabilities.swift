@@ -69,6 +69,11 @@ struct ProviderCapabilities: Sendable {
 
     var structured: Structured
     var promptCache: PromptCache
+    /// The hosts whose servers have the provider's batch API, for the batch lane to open there
+    /// (`BatchLane`); nil: any base URL the provider is given (a proxy in front of Anthropic passes
+    /// Message Batches on). OpenAI's Batch API is OpenAI's own, not every server's that speaks its
+    /// chat completions. `batch_api` in offpeak.yaml says otherwise for a workspace.
+    var batchHosts: [String]? = nil
     /// Whether a server of this kind on this machine has the batch API too (offpeak-sim does);
     /// the local servers that imitate a real provider (llama.cpp, Ollama) have none.
     var batchesOnThisMachine: Bool
@@ -84,4 +89,12 @@ struct ProviderCapabilities: Sendable {
     /// The provider's own limit on an account's calls in flight, which no configured `in_flight`
     /// goes past; nil: it states none.
     var mostInFlight: Int? = nil
+
+    /// Whether the server at `baseURL` has the provider's batch API: as `declared` (offpeak.yaml's
+    /// `batch_api`) says, else as the provider declares for its host.
+    func hasBatchAPI(at baseURL: String, declared: Bool?) -> Bool {
+        if let declared { return declared }
+        guard let batchHosts else { return true }
+        return URL(string: baseURL)?.host.map { batchHosts.contains($0.lowercased()) } ?? false
+    }
 }

@@ -29,6 +29,8 @@ enum ProviderRegistry {
         AnthropicProvider.simRegistration,
         GeminiProvider.registration,
         DeepSeekProvider.registration,
+        GroqProvider.registration,
+        MistralProvider.registration,
     ]
 
     /// The registered providers: the built-in ones, unless a scope says otherwise
@@ -43,6 +45,8 @@ extension ProviderKind {
     public static let sim = ProviderKind(AnthropicProvider.simRegistration)
     public static let gemini = ProviderKind(GeminiProvider.registration)
     public static let deepseek = ProviderKind(DeepSeekProvider.registration)
+    public static let groq = ProviderKind(GroqProvider.registration)
+    public static let mistral = ProviderKind(MistralProvider.registration)
 
     /// The provider a workspace calls when offpeak.yaml names none.
     public static let standard: ProviderKind = .anthropic

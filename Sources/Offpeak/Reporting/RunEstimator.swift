@@ -30,7 +30,8 @@ struct RunEstimator {
         let answers = try AnswerLength.measure(store: store, job: spec.name, model: model)
         var work = try EstimateWork.gather(self, open: open, answers: answers)
         let lane = LaneChoice.choose(
-            spec: spec, model: model, prices: prices, workspaceLane: config.lane, provider: provider,
+            spec: spec, model: model, prices: prices, workspaceLane: config.lane, batchAPI: config.batchAPI,
+            provider: provider,
             deadlineAt: open?.deadlineAt ?? spec.deadline.map { now + $0 }, now: now)
         let latency = try store?.ledger.latency(model: model)
         let live = try tally(work.rounds, lane: .live, answers: answers, latency: latency)

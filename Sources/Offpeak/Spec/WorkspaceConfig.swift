@@ -64,6 +64,11 @@ struct WorkspaceConfig: Sendable, Equatable {
     var retryPrimaryAfter: TimeInterval = 60
     /// `openai_api`: which of OpenAI's APIs the `openai` provider speaks (`OpenAIWire`).
     var openAIWire: OpenAIWire = .auto
+    /// `batch_api`: whether the server at the base URL has the provider's batch API, whatever the
+    /// provider declares for its host (`ProviderCapabilities.batchHosts`): `true` for an
+    /// OpenAI-compatible proxy that passes OpenAI's Batch API on, `false` for a proxy in front of
+    /// Anthropic that does not; nil: as declared.
+    var batchAPI: Bool?
 
     init() {}
 

@@ -13,7 +13,7 @@ enum WorkspaceConfigParser {
     static let fields = [
         "provider", "base_url", "models", "prices", "network", "cache", "http", "limits", "lane",
         "structured_output", "metrics", "budget", "store", "host", "lease", "retention", "fallbacks",
-        "retry_primary_after", "openai_api",
+        "retry_primary_after", "openai_api", "batch_api",
     ]
 
     /// Reads `offpeak.yaml` in the workspace; no file gives the defaults.
@@ -71,6 +71,7 @@ enum WorkspaceConfigParser {
         (config.keepRuns, config.keepLedgerRows) = try retention(root)
         config.fallbacks = try fallbacks(root)
         config.openAIWire = try root.choice("openai_api", as: OpenAIWire.self) ?? config.openAIWire
+        config.batchAPI = try root.bool("batch_api")
         config.retryPrimaryAfter =
             try root.duration("retry_primary_after", atMost: ValueLimits.lease) ?? config.retryPrimaryAfter
         return config

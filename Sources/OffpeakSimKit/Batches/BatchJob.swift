@@ -5,6 +5,7 @@ enum BatchAPI: String, Sendable {
     case anthropic
     case openAI = "openai"
     case gemini
+    case mistral
 }
 
 /// One request of a provider batch: the caller's `custom_id` and the body it would have sent live.

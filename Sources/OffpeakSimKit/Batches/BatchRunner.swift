@@ -69,6 +69,7 @@ struct BatchRunner: Sendable {
             case .anthropic: AnthropicRoutes()
             case .openAI: responses ? ResponsesRoutes() : OpenAIRoutes()
             case .gemini: GeminiRoutes(model: model)
+            case .mistral: MistralRoutes()
             }
         let call: ParsedCall
         do {

@@ -3,19 +3,25 @@ import Hummingbird
 
 /// OpenAI's Files API as batches use it: upload a JSONL input (`purpose=batch`), read a file's
 /// object and its content, including the output and error files a batch writes when it ends.
+/// Mistral's files API is the same under `/mistral/v1` (`mistral`), its file object naming the
+/// file's `sample_type` and `source` too.
 struct OpenAIFileRoutes: Sendable {
     let state: SimState
-    private var http: BatchHTTP { BatchHTTP(state: state, api: OpenAIRoutes()) }
+    var mistral = false
+    private var http: BatchHTTP {
+        BatchHTTP(state: state, api: mistral ? MistralRoutes() as any CompletionAPI : OpenAIRoutes())
+    }
 
     func register(on router: Router<some RequestContext>) {
         let http = http
-        router.post("/v1/files") { request, _ in
+        let files = (mistral ? MistralBatchRoutes.prefix : "") + "/v1/files"
+        router.post(RouterPath(files)) { request, _ in
             await http.serve(request) { body in try upload(body, contentType: request.headers[.contentType]) }
         }
-        router.get("/v1/files/:id") { request, context in
-            await http.serve(request) { _ in http.json(Self.object(try found(context))) }
+        router.get(RouterPath(files + "/:id")) { request, context in
+            await http.serve(request) { _ in http.json(object(try found(context))) }
         }
-        router.get("/v1/files/:id/content") { request, context in
+        router.get(RouterPath(files + "/:id/content")) { request, context in
             if let refused = http.refusedDownload() { return refused }
             return await http.serve(request) { _ in
                 Response(
@@ -38,7 +44,7 @@ struct OpenAIFileRoutes: Sendable {
             id: "file-sim" + randomHex(), filename: file.filename ?? "upload.jsonl", purpose: purpose,
             createdAt: Date(), data: file.data)
         state.batches.addFile(stored)
-        return http.json(Self.object(stored))
+        return http.json(object(stored))
     }
 
     /// An uploaded file, or the output or error file of an ended batch.
@@ -49,12 +55,24 @@ struct OpenAIFileRoutes: Sendable {
         throw BatchHTTP.notFound("file", id)
     }
 
-    static func object(_ file: BatchFile) -> [String: Any] {
-        [
+    func object(_ file: BatchFile) -> [String: Any] {
+        var object: [String: Any] = [
             "id": file.id, "object": "file", "bytes": file.data.count,
             "created_at": Int(file.createdAt.timeIntervalSince1970),
-            "filename": file.filename, "purpose": file.purpose, "status": "processed",
+            "filename": file.filename, "purpose": file.purpose,
         ]
+        if mistral {
+            // Mistral's purpose is `batch` for every file of a batch; what each holds is its sample type.
+            object["purpose"] = "batch"
+            object["sample_type"] =
+                file.purpose == "batch_output"
+                ? "batch_result" : file.purpose == "batch_error" ? "batch_error" : "batch_request"
+            object["source"] = file.purpose == "batch" ? "upload" : "mistral"
+            object["num_lines"] = file.data.split(separator: UInt8(ascii: "\n")).count
+        } else {
+            object["status"] = "processed"
+        }
+        return object
     }
 }
 
@@ -69,7 +87,8 @@ struct OpenAIBatchFiles: Sendable {
     func file(_ id: String) -> BatchFile? {
         for (prefix, errors) in [("file-output-", false), ("file-errors-", true)] where id.hasPrefix(prefix) {
             let batchID = String(id.dropFirst(prefix.count))
-            guard let job = BatchRunner(state: state).current(batchID), job.api == .openAI,
+            guard let job = BatchRunner(state: state).current(batchID),
+                [.openAI, .mistral].contains(job.api),
                 job.phase == .ended,
                 let endedAt = job.endedAt
             else { return nil }

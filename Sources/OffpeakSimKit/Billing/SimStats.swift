@@ -9,6 +9,8 @@ public enum SimEndpoint: String, CaseIterable, Sendable {
     case deepseek
     /// OpenAI's Responses API (`POST /v1/responses`, `ResponsesRoutes`).
     case responses
+    /// Mistral's chat completions (`POST /mistral/v1/chat/completions`, `MistralRoutes`).
+    case mistral
 }
 
 /// The sim's own counters, so a benchmark can compare clients on the same server.

@@ -16,6 +16,8 @@ struct SimAPIError: Error, Sendable, Equatable {
         case resourceUnavailable
         /// The account is out of money (`SimFault.quotaSpent`).
         case quotaSpent
+        /// A field the API does not know: Mistral's 422 (`extra_forbidden`); the other APIs' 400.
+        case unknownField
     }
 
     /// The message a spent account's fault carries; each API answers in its own words (`message(anthropic:)`).
@@ -59,7 +61,7 @@ struct SimAPIError: Error, Sendable, Equatable {
         case .badGateway: return (502, "api_error")
         case .overloaded: return (529, "overloaded_error")
         case .resourceUnavailable: return (429, "rate_limit_error")
-        case .quotaSpent: return (400, "invalid_request_error")
+        case .quotaSpent, .unknownField: return (400, "invalid_request_error")
         }
     }
 
@@ -78,6 +80,7 @@ struct SimAPIError: Error, Sendable, Equatable {
         case .overloaded: return (503, "server_error", "service_unavailable")
         case .resourceUnavailable: return (429, "rate_limit_error", "resource_unavailable")
         case .quotaSpent: return (429, "insufficient_quota", "insufficient_quota")
+        case .unknownField: return (400, "invalid_request_error", nil)
         }
     }
 
@@ -99,7 +102,7 @@ struct SimAPIError: Error, Sendable, Equatable {
     /// not in `retry-after`.
     var gemini: (status: Int, name: String) {
         switch kind {
-        case .invalidRequest, .authentication, .tooLarge: return (400, "INVALID_ARGUMENT")
+        case .invalidRequest, .authentication, .tooLarge, .unknownField: return (400, "INVALID_ARGUMENT")
         case .notFound: return (404, "NOT_FOUND")
         case .rateLimited, .resourceUnavailable, .quotaSpent: return (429, "RESOURCE_EXHAUSTED")
         case .server: return (500, "INTERNAL")
@@ -121,6 +124,14 @@ struct SimAPIError: Error, Sendable, Equatable {
         return Response(
             status: Self.status(status), headers: [.contentType: "application/json"],
             body: .init(byteBuffer: JSONBody.encode(body)))
+    }
+
+    /// Mistral's error: OpenAI's status, but a 422 for a field it does not know, and the message
+    /// at the top of the body (`{"object": "error", "message", "type", "param", "code"}`).
+    func mistralResponse() -> Response {
+        let (status, type, code) = openAI
+        let body = MistralErrorBody(message: message(anthropic: false), type: type, code: Nullable(code))
+        return jsonResponse(status: kind == .unknownField ? 422 : status, body: JSONBody.encode(body))
     }
 
     /// For answers outside both APIs (unknown routes, control endpoints): one body that both
@@ -168,6 +179,14 @@ private struct OpenAIErrorBody: Encodable {
         var code: Nullable<String>
     }
     var error: Detail
+}
+
+private struct MistralErrorBody: Encodable {
+    var object = "error"
+    var message: String
+    var type: String
+    var param = Nullable<String>.null
+    var code: Nullable<String>
 }
 
 private struct NeutralErrorBody: Encodable {
