@@ -50,6 +50,10 @@ DEGRADE_ARGS = ["--degrading-model", f"{sides.MODEL}:wrong-label:4", "--seed", "
 DEGRADE_SIDE = report.DEGRADE_SIDE
 DEGRADE_OFF_SIDE = report.DEGRADE_OFF_SIDE
 DEGRADE_BATCH_SIDE = report.DEGRADE_BATCH_SIDE
+SPREAD_5M_SIDE = report.SPREAD_5M_SIDE
+SPREAD_HOUR_SIDE = report.SPREAD_HOUR_SIDE
+# The sim answers a batch's requests over six hours of its prompt cache's clock (a provider under load).
+SPREAD_ARGS = BATCH_ARGS + ["--batch-spread", "21600"]
 
 
 def ensure_sdk() -> None:
@@ -75,9 +79,11 @@ def run_side(workload, side: str, bin_dir: Path, scratch: Path, sim_extra: list[
             if side == "naive":
                 run = sides.run_naive(workload, sim.url)
             else:
-                lane = "batch" if side in (BATCH_SIDE, DEGRADE_BATCH_SIDE) else None
+                lane = "batch" if side in (BATCH_SIDE, DEGRADE_BATCH_SIDE, SPREAD_5M_SIDE, SPREAD_HOUR_SIDE) else None
                 settings = "structured_output: off\n" if side == DAMAGE_PLAIN_SIDE else ""
                 extra = {"audit": "off"} if side == DEGRADE_OFF_SIDE else None
+                if side == SPREAD_5M_SIDE:
+                    extra = {"prompt_cache_ttl": "5m"}
                 run = sides.run_offpeak(
                     workload, sim.url, bin_dir, scratch / f"ws-{label}", lane, settings, extra)
                 row.audits = run.audits
@@ -135,7 +141,11 @@ def caption(args, bin_dir: Path) -> str:
         "- offpeak, batch lane: the same job with `lane: batch`, run with `offpeak run --wait`: every call goes "
         "through the sim's Anthropic Message Batches (`--batch-delay 1`). Its tokens are the sim's `billed_batch` "
         "counters, priced at claude-sonnet-4-5's batch prices, half the live ones ($1.50/M input, $7.50/M output, "
-        "$0.15/M cache read, $1.875/M cache write); calls counts the batches' requests.",
+        "$0.15/M cache read, $1.875/M cache write, $3/M for the 1-hour cache's writes); calls counts the batches' "
+        "requests. offpeak asks for the 1-hour cache in a batch that sends its prefix more than once.",
+        "- batch over 6 h: the batch lane against a sim that answers a batch's requests over six hours of its "
+        "prompt cache's clock (`--batch-spread 21600`, 8 minutes apart), with `prompt_cache_ttl: 5m` (a 5-minute "
+        "cache, gone before each next request) and with the default (the hour).",
     ]
     if args.scale != 1:
         lines.append(f"- Item counts scaled by {args.scale:g}.")
@@ -225,6 +235,9 @@ def main() -> int:
                     variants.append((DEGRADE_BATCH_SIDE, BATCH_ARGS + DEGRADE_ARGS))
             if workload.name in BATCH_WORKLOADS and not args.no_batch_lane:
                 variants.append((BATCH_SIDE, BATCH_ARGS))
+            if workload.name == "W-classify" and not args.no_batch_lane:
+                variants.append((SPREAD_5M_SIDE, SPREAD_ARGS))
+                variants.append((SPREAD_HOUR_SIDE, SPREAD_ARGS))
             for side, extra in variants:
                 row = run_side(workload, side, bin_dir, scratch, extra)
                 if not naive.error and not row.error and row.dollars_sim > 0:

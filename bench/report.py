@@ -8,6 +8,7 @@ PRICE_INPUT = 3.00
 PRICE_OUTPUT = 15.00
 PRICE_CACHE_READ = 0.30  # 0.1x input
 PRICE_CACHE_WRITE = 3.75  # 1.25x input
+PRICE_CACHE_WRITE_HOUR = 6.00  # 2x input: Anthropic's 1-hour cache
 
 # Provider batches (Anthropic Message Batches) bill every kind of token at half these prices;
 # the discount stacks with prompt caching. offpeak-sim says the same (`batches.price_factor`).
@@ -18,17 +19,25 @@ BATCH_SIDE = "offpeak, batch lane"
 DEGRADE_SIDE = "offpeak, degrades after 4"
 DEGRADE_OFF_SIDE = "offpeak, degrades after 4, audit off"
 DEGRADE_BATCH_SIDE = "offpeak, batch lane, degrades after 4"
+# Issue 50, item 4: the batch lane when the provider answers a batch over six hours (the sim's
+# `--batch-spread 21600`: its 45 requests 8 minutes apart), with the 5-minute prompt cache
+# (`prompt_cache_ttl: 5m`) and with the hour offpeak takes by itself there.
+SPREAD_5M_SIDE = "offpeak, batch over 6 h, 5-minute cache"
+SPREAD_HOUR_SIDE = "offpeak, batch over 6 h, 1-hour cache"
 # Issue 12's must-show: the batch lane against the same naive row.
 BATCH_MIN_RATIOS = {"W-classify": 15.0, "W-summarize": 2.5}
 
 
 def sim_dollars(billed: dict) -> float:
-    """Dollars for offpeak-sim's billed counters (Anthropic style: the four kinds never overlap)."""
+    """Dollars for offpeak-sim's billed counters (Anthropic style: the four kinds never overlap; the
+    1-hour cache's writes are a part of the writes, at their own price)."""
+    hour = billed.get("cache_creation_1h_input_tokens", 0)
     return (
         billed.get("input_tokens", 0) * PRICE_INPUT
         + billed.get("output_tokens", 0) * PRICE_OUTPUT
         + billed.get("cache_read_input_tokens", 0) * PRICE_CACHE_READ
-        + billed.get("cache_creation_input_tokens", 0) * PRICE_CACHE_WRITE
+        + (billed.get("cache_creation_input_tokens", 0) - hour) * PRICE_CACHE_WRITE
+        + hour * PRICE_CACHE_WRITE_HOUR
     ) / 1_000_000
 
 
@@ -149,6 +158,17 @@ def verdicts(rows: list[Row], damage_sides: list[str]) -> list[str]:
                 f"correct (must be at least {least:g}x, every item): {'PASS' if ok else 'FAIL'}")
         else:
             out.append(f"{workload} batch lane at least {least:g}x cheaper than naive: FAIL (no result)")
+
+    five, hour = find(rows, "W-classify", SPREAD_5M_SIDE), find(rows, "W-classify", SPREAD_HOUR_SIDE)
+    if five and hour and not five.error and not hour.error and hour.dollars_sim > 0:
+        ok = hour.dollars_sim < five.dollars_sim and hour.correct == hour.total
+        out.append(
+            f"W-classify batch answered over six hours: the 1-hour cache {money(hour.dollars_sim)} against the 5-minute "
+            f"{money(five.dollars_sim)} ({five.dollars_sim / hour.dollars_sim:.2f}x), {hour.cache_read:,} tokens read "
+            f"from the cache against {five.cache_read:,}, the same {hour.calls:,} calls "
+            f"(must cost less, every item right): {'PASS' if ok else 'FAIL'}")
+    elif five or hour:
+        out.append("W-classify batch over six hours, 1-hour cache cheaper than 5-minute: FAIL (no result)")
 
     # The row without the audit against a degrading model is there to be wrong.
     wrong = [r for r in rows if not r.error and r.correct != r.total and r.side != DEGRADE_OFF_SIDE]

@@ -69,6 +69,25 @@ def check_anthropic(base: str) -> None:
     check(usages[0].cache_creation_input_tokens == tokens(long_system), f"anthropic cache write: {usages[0]}")
     check(usages[1].cache_read_input_tokens == tokens(long_system), f"anthropic cache read: {usages[1]}")
     check(usages[1].input_tokens == tokens(PROMPT), f"anthropic input beside cache: {usages[1]}")
+    check(usages[0].cache_creation.ephemeral_5m_input_tokens == tokens(long_system), f"5-minute write: {usages[0]}")
+    # The 1-hour cache (`ttl: 1h`): its writes told apart in `cache_creation`; a TTL the API does not
+    # know is refused.
+    hour_system = f"Run {uuid.uuid4()}. " + "Follow the house style closely. " * 160
+    marked = [{"type": "text", "text": hour_system, "cache_control": {"type": "ephemeral", "ttl": "1h"}}]
+    msg = client.messages.create(
+        model="claude-sim", max_tokens=100, system=marked, messages=[{"role": "user", "content": PROMPT}]
+    )
+    creation = msg.usage.cache_creation
+    check(msg.usage.cache_creation_input_tokens == tokens(hour_system), f"anthropic 1-hour write: {msg.usage}")
+    check(creation.ephemeral_1h_input_tokens == tokens(hour_system), f"anthropic 1-hour write: {creation}")
+    check(creation.ephemeral_5m_input_tokens == 0, f"anthropic 1-hour write, no 5-minute: {creation}")
+    marked[0]["cache_control"]["ttl"] = "2h"
+    expect_error(
+        lambda: client.messages.create(
+            model="claude-sim", max_tokens=10, system=marked, messages=[{"role": "user", "content": PROMPT}]
+        ),
+        anthropic.BadRequestError, "'5m' or '1h'",
+    )
 
     expect_error(
         lambda: client.messages.create(

@@ -59,6 +59,11 @@ public struct SimOptions: Sendable, Equatable {
     /// Seconds from creating a provider batch (`/v1/messages/batches`, `/v1/batches`) until it
     /// has ended; 0 ends it on the first retrieve.
     public var batchDelaySeconds = 2.0
+    /// Seconds of the provider's clock a batch's requests are answered over, in order, evenly: a real
+    /// provider works through a batch over hours, so its requests meet a prompt cache written by an
+    /// earlier one that long after. 0: all at the moment the batch ends. Only the prompt cache sees
+    /// this clock; the batch still ends after `batchDelaySeconds`.
+    public var batchSpreadSeconds = 0.0
     /// Chances, per request of a provider batch, that it ends errored, expired or canceled
     /// instead of answered; repeatable per `custom_id` under `seed`.
     public var batchErrorRate = 0.0
@@ -136,6 +141,7 @@ public struct SimOptions: Sendable, Equatable {
         try check(retryAfterSeconds >= 0, "--retry-after must not be negative")
         try check(timeoutDelaySeconds >= 0, "--timeout-delay must not be negative")
         try check(batchDelaySeconds >= 0, "--batch-delay must not be negative")
+        try check(batchSpreadSeconds >= 0, "--batch-spread must not be negative")
         try check((0...1).contains(flexRefuseRate), "--flex-refuse-rate must be in 0...1")
         try check((0...1).contains(flexAsDefaultRate), "--flex-as-default-rate must be in 0...1")
         try check(flexSlowdown >= 1, "--flex-slowdown must be at least 1")

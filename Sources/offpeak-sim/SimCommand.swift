@@ -201,6 +201,12 @@ struct SimCommand: AsyncParsableCommand {
 
     @Option(
         help:
+            "Seconds of the provider's clock a batch's requests are answered over, evenly, as the prompt cache sees them (0: at once)."
+    )
+    var batchSpread = SimOptions().batchSpreadSeconds
+
+    @Option(
+        help:
             "Chance, in 0...1, that a provider batch request ends errored (repeatable per custom_id under --seed)."
     )
     var batchErrorRate = 0.0
@@ -305,6 +311,7 @@ struct SimCommand: AsyncParsableCommand {
         options.overloadedRetryAfterSeconds = overloadedRetryAfter
         options.requireKey = requireKey
         options.batchDelaySeconds = batchDelay
+        options.batchSpreadSeconds = batchSpread
         options.batchErrorRate = batchErrorRate
         options.batchExpireRate = batchExpireRate
         options.batchCancelRate = batchCancelRate

@@ -121,6 +121,10 @@ struct HostsShareOneRunTests {
         #expect(lost >= 2 && lost <= 2 * 3 * 2, "lost \(lost), at the sim at the kills \(inFlightAtKills)")
         let runs = try TickTests.runs(hosts[0])
         #expect(runs.count == 1 && runs.first?["state"] as? String == "completed")
+        // The host that finished the run wrote its outputs: a helper, when the last items were answered
+        // in a helper's tick before the kills. `offpeak outputs` writes them on this host either way.
+        let outputs = try hosts[0].offpeak(["outputs", "many"], environment: environment(0))
+        #expect(outputs.status == 0, "\(outputs.stderr)")
         #expect(TickTests.answers(hosts[0], job: "many").count == items)
         #expect(
             try hosts[0].psql("SELECT count(*) FROM budget_reservations") == "0", "nothing left in flight")

@@ -72,7 +72,8 @@ import Testing
         let usage = Usage(
             input: billed["input_tokens"] ?? 0, output: billed["output_tokens"] ?? 0,
             cacheRead: billed["cache_read_input_tokens"] ?? 0,
-            cacheWrite: billed["cache_creation_input_tokens"] ?? 0)
+            cacheWrite: billed["cache_creation_input_tokens"] ?? 0,
+            cacheWriteHour: billed["cache_creation_1h_input_tokens"] ?? 0)
         return price.dollars(for: usage, lane: .batch)
     }
 

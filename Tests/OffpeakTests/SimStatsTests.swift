@@ -42,7 +42,7 @@ struct SimStatsTests {
         #expect(
             billed == [
                 "input_tokens": 4, "output_tokens": 2, "cache_creation_input_tokens": 0,
-                "cache_read_input_tokens": 0, "web_search_requests": 0,
+                "cache_creation_1h_input_tokens": 0, "cache_read_input_tokens": 0, "web_search_requests": 0,
             ])
         let byEndpoint = try #require(json["by_endpoint"] as? [String: [String: Int]])
         #expect(byEndpoint["chat_completions"]?["calls"] == 1)

@@ -94,14 +94,22 @@ extension RunSession {
             worstTokens: (worst.inputTokens - out.inputTokens, worst.outputTokens - out.outputTokens),
             host: context.host, now: Date())
         for id in reservations { try store.ledger.releaseReservation(id) }
+        // The batch's requests land over hours: a prefix they share is cached for an hour.
+        let ttl = PromptCacheTTL.forBatch(
+            calls.map(\.request) + audits.map(\.request), asked: spec.promptCacheTTL)
+        func sent(_ request: CompletionRequest) -> CompletionRequest {
+            var request = request
+            request.cacheTTL = ttl
+            return request
+        }
         let requests =
             calls.enumerated().map { index, call in
-                BatchRequest(customID: "\(batch.id)_\(index)", request: call.request)
+                BatchRequest(customID: "\(batch.id)_\(index)", request: sent(call.request))
             }
             + audits.enumerated().map { index, audit in
                 BatchRequest(
                     customID: BatchRecord.auditCustomID(batchID: batch.id, index: index),
-                    request: audit.request)
+                    request: sent(audit.request))
             }
         let remote: RemoteBatch
         do { remote = try api.create(label: batch.id, requests: requests) } catch {

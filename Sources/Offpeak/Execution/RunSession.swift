@@ -278,9 +278,12 @@ struct RunSession {
             return stop
         }
         tally.callsMade += 1
+        // A live call's prefix keeps the provider's default TTL unless the job asks for one.
         calls.start(call, ticket: ticket, worst: worst, reservation: reserved.id, lane: lane) {
-            [provider = context.provider] in
-            provider.call($0, timeout: timeout, lane: lane)
+            [provider = context.provider, ttl = spec.promptCacheTTL] request in
+            var request = request
+            request.cacheTTL = ttl
+            return provider.call(request, timeout: timeout, lane: lane)
         }
         return nil
     }

@@ -9,6 +9,9 @@ struct ModelPrice: Sendable, Equatable, Decodable {
     var outputCostPerToken: Double?
     var cacheReadInputTokenCost: Double?
     var cacheCreationInputTokenCost: Double?
+    /// A write to Anthropic's 1-hour cache (LiteLLM's `cache_creation_input_token_cost_above_1hr`);
+    /// nil: twice the input price for a model with Anthropic's cache, as its pricing page has it.
+    var cacheCreationInputTokenCostAbove1Hr: Double?
     var inputCostPerTokenBatches: Double?
     var outputCostPerTokenBatches: Double?
     /// Flex processing's prices (`CallLane.flex`), as LiteLLM lists them for OpenAI's models; a
@@ -51,6 +54,7 @@ struct ModelPrice: Sendable, Equatable, Decodable {
         case outputCostPerToken = "output_cost_per_token"
         case cacheReadInputTokenCost = "cache_read_input_token_cost"
         case cacheCreationInputTokenCost = "cache_creation_input_token_cost"
+        case cacheCreationInputTokenCostAbove1Hr = "cache_creation_input_token_cost_above_1hr"
         case inputCostPerTokenBatches = "input_cost_per_token_batches"
         case outputCostPerTokenBatches = "output_cost_per_token_batches"
         case inputCostPerTokenFlex = "input_cost_per_token_flex"
@@ -152,6 +156,7 @@ struct ModelPrice: Sendable, Equatable, Decodable {
         let input = inputCostPerToken ?? 0
         let output = outputCostPerToken ?? 0
         let cacheWrite = cacheCreationInputTokenCost ?? (isAnthropicLike ? input * 1.25 : input)
+        let cacheWriteHour = cacheCreationInputTokenCostAbove1Hr ?? (isAnthropicLike ? input * 2 : cacheWrite)
         var cacheRead = cacheReadInputTokenCost ?? (isAnthropicLike ? input * 0.1 : input)
         var inputFactor = 1.0
         var outputPrice = output
@@ -168,8 +173,8 @@ struct ModelPrice: Sendable, Equatable, Decodable {
             }
         }
         let inputDollars =
-            Double(usage.input) * input + Double(usage.cacheWrite) * cacheWrite + Double(usage.cacheRead)
-            * cacheRead
+            Double(usage.input) * input + Double(usage.cacheWrite - usage.cacheWriteHour) * cacheWrite
+            + Double(usage.cacheWriteHour) * cacheWriteHour + Double(usage.cacheRead) * cacheRead
         return inputDollars * inputFactor + Double(usage.output) * outputPrice + searchDollars(usage.searches)
     }
 

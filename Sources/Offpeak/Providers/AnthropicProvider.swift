@@ -56,8 +56,10 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
             let marked =
                 request.cacheSystemPrompt
                 && PromptCacheMinimum.pays(model: request.model, prefixTokens: TokenEstimator.tokens(text))
+            // The default TTL (five minutes) is left unsaid; an hour is asked for.
+            let ttl = request.cacheTTL == .oneHour ? PromptCacheTTL.oneHour.rawValue : nil
             return marked
-                ? .blocks([.init(type: "text", text: text, cacheControl: .init(type: "ephemeral"))])
+                ? .blocks([.init(type: "text", text: text, cacheControl: .init(type: "ephemeral", ttl: ttl))])
                 : .text(text)
         }
         let body = MessagesRequest(
@@ -80,7 +82,8 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
     /// Reads a 2xx Messages answer into a `CompletionResponse`, normalizing usage.
     ///
     /// Anthropic's cache reads and writes are counted beside `input_tokens`, so each maps
-    /// straight onto its `Usage` field.
+    /// straight onto its `Usage` field; the writes of the 1-hour cache are told apart in
+    /// `cache_creation.ephemeral_1h_input_tokens`.
     static func parseResponse(_ body: Data, for request: CompletionRequest, redactor: Redactor)
         throws(ProviderError) -> CompletionResponse
     {
@@ -105,7 +108,8 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
             usage = Usage(
                 input: reported.inputTokens ?? 0, output: reported.outputTokens ?? 0,
                 cacheRead: reported.cacheReadInputTokens ?? 0,
-                cacheWrite: reported.cacheCreationInputTokens ?? 0)
+                cacheWrite: reported.cacheCreationInputTokens ?? 0,
+                cacheWriteHour: reported.hourWrites)
             estimated = false
         }
         // Searches are billed as the provider counts them; an answer that ran some but reported
@@ -152,7 +156,11 @@ struct AnthropicProvider: HTTPProvider, CustomStringConvertible {
 extension AnthropicProvider {
     struct MessagesRequest: Encodable {
         struct Block: Encodable {
-            struct CacheControl: Encodable { var type: String }
+            struct CacheControl: Encodable {
+                var type: String
+                /// `1h`; nil (left out): the default five minutes.
+                var ttl: String?
+            }
             var type: String
             var text: String
             var cacheControl: CacheControl
@@ -209,6 +217,16 @@ extension AnthropicProvider {
             var inputTokens: Int?
             var outputTokens: Int?
             var cacheCreationInputTokens: Int?
+            /// The writes by TTL, `ephemeral_5m_input_tokens` and `ephemeral_1h_input_tokens`, which add
+            /// up to `cache_creation_input_tokens`; a dictionary, whose keys the decoder leaves as sent
+            /// (and whose other members, if the API adds some, are not this code's to refuse).
+            var cacheCreation: [String: JSONValue]?
+
+            /// The writes to the 1-hour cache.
+            var hourWrites: Int {
+                if case .int(let tokens)? = cacheCreation?["ephemeral_1h_input_tokens"] { return tokens }
+                return 0
+            }
             var cacheReadInputTokens: Int?
             var serverToolUse: ServerToolUse?
         }

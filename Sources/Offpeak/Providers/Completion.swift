@@ -36,6 +36,10 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
     /// search tool (`WebSearch`); nil: no search. Left out of the JSON when unset, so a request
     /// without search keeps the cache key it always had.
     var searchUses: Int?
+    /// How long the provider keeps the cached prefix (`cacheSystemPrompt`): nil, its default (five
+    /// minutes at Anthropic); `.oneHour` where the prefix is reused later than that (the batch lane).
+    /// Not part of the cache key: the answer is the same.
+    var cacheTTL: PromptCacheTTL?
 
     public init(
         model: String, system: String? = nil, messages: [ChatMessage], maxTokens: Int,
@@ -75,15 +79,35 @@ struct Usage: Sendable, Equatable, Codable {
     var output: Int
     var cacheRead: Int
     var cacheWrite: Int
+    /// The part of `cacheWrite` written to last an hour (Anthropic's 1-hour cache, billed at twice
+    /// the input price, where a 5-minute write is 1.25 times it).
+    var cacheWriteHour: Int
     /// Web searches the provider ran for the call (`WebSearch`), billed per search.
     var searches: Int
 
-    init(input: Int = 0, output: Int = 0, cacheRead: Int = 0, cacheWrite: Int = 0, searches: Int = 0) {
+    init(
+        input: Int = 0, output: Int = 0, cacheRead: Int = 0, cacheWrite: Int = 0, cacheWriteHour: Int = 0,
+        searches: Int = 0
+    ) {
         self.input = input
         self.output = output
         self.cacheRead = cacheRead
         self.cacheWrite = cacheWrite
+        self.cacheWriteHour = cacheWriteHour
         self.searches = searches
+    }
+
+    enum CodingKeys: String, CodingKey { case input, output, cacheRead, cacheWrite, cacheWriteHour, searches }
+
+    /// Usage stored before the 1-hour cache existed has no `cacheWriteHour`: none of its writes were.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        input = try container.decode(Int.self, forKey: .input)
+        output = try container.decode(Int.self, forKey: .output)
+        cacheRead = try container.decode(Int.self, forKey: .cacheRead)
+        cacheWrite = try container.decode(Int.self, forKey: .cacheWrite)
+        cacheWriteHour = try container.decodeIfPresent(Int.self, forKey: .cacheWriteHour) ?? 0
+        searches = try container.decode(Int.self, forKey: .searches)
     }
 
     /// Every input token, cached or not.
@@ -93,7 +117,28 @@ struct Usage: Sendable, Equatable, Codable {
         Usage(
             input: lhs.input + rhs.input, output: lhs.output + rhs.output,
             cacheRead: lhs.cacheRead + rhs.cacheRead, cacheWrite: lhs.cacheWrite + rhs.cacheWrite,
-            searches: lhs.searches + rhs.searches)
+            cacheWriteHour: lhs.cacheWriteHour + rhs.cacheWriteHour, searches: lhs.searches + rhs.searches)
+    }
+}
+
+/// How long a provider keeps a cached prompt prefix: Anthropic's `cache_control.ttl`.
+enum PromptCacheTTL: String, Sendable, Codable {
+    case fiveMinutes = "5m"
+    case oneHour = "1h"
+
+    /// The TTL of the prefixes of a provider batch's `requests`, as the job asks (`asked`; nil:
+    /// auto). Auto takes the hour for a batch where a marked prefix is sent more than once: the
+    /// provider answers a batch's requests over hours, so later ones would find a 5-minute cache
+    /// gone and write it again (at 1.25 times the input price each time); the hour is written once,
+    /// at twice the input price, and read at a tenth. A prefix sent once gets the five minutes.
+    static func forBatch(_ requests: [CompletionRequest], asked: PromptCacheTTL?) -> PromptCacheTTL? {
+        if let asked { return asked == .oneHour ? .oneHour : nil }
+        var seen = Set<String>()
+        for request in requests where request.cacheSystemPrompt {
+            guard let system = request.system else { continue }
+            if !seen.insert(request.model + "\u{0}" + system).inserted { return .oneHour }
+        }
+        return nil
     }
 }
 

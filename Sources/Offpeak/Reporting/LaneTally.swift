@@ -19,6 +19,10 @@ struct LaneTally: Sendable {
     var longestCall: Double = 0
     /// The batch audit's calls among `calls` (`AuditEstimate`); nil: none planned.
     var audits: AuditEstimate?
+    /// Tokens of a marked prefix (Anthropic's cache) written by the first call that sends it, and
+    /// read by the later ones: what a longer or shorter cache changes (`withPrefixCache`).
+    private(set) var markedWrites = 0
+    private(set) var markedReads = 0
     private var cachedPrefixes: Set<String> = []
 
     init(provider: ProviderKind, price: ModelPrice?, lane: CallLane) {
@@ -50,6 +54,10 @@ struct LaneTally: Sendable {
         batchedCalls += items > 1 ? 1 : 0
         self.items += items
         usage = usage + call
+        if provider.capabilities.promptCache == .marked {
+            markedWrites += call.cacheWrite
+            markedReads += call.cacheRead
+        }
         if let latency, let known = callSeconds {
             let seconds = latency.seconds(input: input, output: output)
             callSeconds = known + seconds
@@ -57,6 +65,30 @@ struct LaneTally: Sendable {
         } else {
             callSeconds = nil
         }
+    }
+
+    /// How the tally counts the provider's cache of a marked prefix.
+    enum PrefixCache {
+        /// The 5-minute default, its later calls finding it (live calls, one after another).
+        case fiveMinutes
+        /// The 1-hour cache: written once at its price (twice the input), read after.
+        case hour
+        /// The 5-minute default where the calls land more than five minutes apart (a provider
+        /// batch answered over hours): every call writes it again.
+        case fiveMinutesApart
+    }
+
+    /// The same calls with the marked prefixes cached as `cache` says.
+    func withPrefixCache(_ cache: PrefixCache) -> LaneTally {
+        var tally = self
+        switch cache {
+        case .fiveMinutes: break
+        case .hour: tally.usage.cacheWriteHour = markedWrites
+        case .fiveMinutesApart:
+            tally.usage.cacheRead -= markedReads
+            tally.usage.cacheWrite += markedReads
+        }
+        return tally
     }
 
 }

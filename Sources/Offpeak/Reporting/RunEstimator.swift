@@ -34,10 +34,26 @@ struct RunEstimator {
             provider: provider,
             deadlineAt: open?.deadlineAt ?? spec.deadline.map { now + $0 }, now: now)
         let latency = try store?.ledger.latency(model: model)
-        let live = try tally(work.rounds, lane: .live, answers: answers, latency: latency)
-        let batch =
+        var live = try tally(work.rounds, lane: .live, answers: answers, latency: latency)
+        // Live calls keep the 5-minute default unless the job asks for the hour.
+        if spec.promptCacheTTL == .oneHour { live = live.withPrefixCache(.hour) }
+        var batch =
             provider.batches == nil
             ? nil : try tally(work.rounds, lane: .batch, answers: answers, latency: nil)
+        if let counted = batch, counted.markedReads > 0 || spec.promptCacheTTL == .oneHour {
+            // A batch's calls land over hours: the prefix they share is cached for an hour unless
+            // the job asks for five minutes (`PromptCacheTTL.forBatch`).
+            let hour = counted.withPrefixCache(.hour)
+            if spec.promptCacheTTL != .fiveMinutes { batch = hour }
+            if lane.lane == .batch {
+                let apart = counted.withPrefixCache(.fiveMinutesApart)
+                work.notes.append(
+                    "batch lane's prompt cache: an hour (written at twice the input price) "
+                        + "\(Money.dollars(hour.dollars)); the 5-minute default \(Money.dollars(counted.dollars)) "
+                        + "if the provider answers the calls within five minutes of each other, "
+                        + "\(Money.dollars(apart.dollars)) if not (each writes it again)")
+            }
+        }
         // Flex plans the live lane's calls, at the flex prices.
         let flex =
             FlexLane.takes(model, provider: provider, prices: prices)

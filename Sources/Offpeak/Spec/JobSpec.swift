@@ -20,6 +20,21 @@ public struct JobSpec: Sendable, Equatable, Codable {
         case live, batch, flex, auto
     }
 
+    /// What `prompt_cache_ttl` may say: `auto`, `5m` or `1h`.
+    enum CacheTTLChoice: String, CaseIterable {
+        case auto
+        case fiveMinutes = "5m"
+        case oneHour = "1h"
+
+        var ttl: PromptCacheTTL? {
+            switch self {
+            case .auto: nil
+            case .fiveMinutes: .fiveMinutes
+            case .oneHour: .oneHour
+            }
+        }
+    }
+
     /// When a cached answer is asked again (issue 24): `ttl`, once its `cache_ttl` has passed;
     /// `unchanged`, only when its prompt changed (with its fetched sources, byte for byte), whatever
     /// `cache_ttl` says: an item with sources changes when its sources do, and a prompt answered
@@ -208,6 +223,10 @@ public struct JobSpec: Sendable, Equatable, Codable {
     var acceptsSubmissions = false
     /// Mark the shared prefix (system and instructions) cacheable with the provider.
     var promptCache = true
+    /// `prompt_cache_ttl`: how long a provider that caches marked prefixes (Anthropic) keeps this
+    /// job's: `5m` or `1h` whatever the lane; nil (`auto`): an hour where the prefix is reused later
+    /// than five minutes (a provider batch), five minutes elsewhere (`PromptCacheTTL.forBatch`).
+    var promptCacheTTL: PromptCacheTTL?
     /// The user message, with `{{variable}}` placeholders.
     var template: Template
     /// Inline items and items read from `inputs`, in spec order.

@@ -15,7 +15,7 @@ enum JobSpecParser {
         "schedule", "timezone",
         "checkpoint_max_age", "downgrade_on_battery", "instructions", "batching", "queue", "prompt_cache",
         "sources", "max_attempts", "chunking", "lane", "reuse", "digest", "feeds", "max_new", "search",
-        "audit", "robots", "tags", "fallbacks",
+        "audit", "robots", "tags", "fallbacks", "prompt_cache_ttl",
     ]
 
     /// Parses one spec.
@@ -78,6 +78,7 @@ enum JobSpecParser {
         spec.chunking = try chunking(root, kind: kind)
         spec.acceptsSubmissions = try root.bool("queue") ?? false
         spec.promptCache = try root.bool("prompt_cache") ?? true
+        spec.promptCacheTTL = try root.choice("prompt_cache_ttl", as: JobSpec.CacheTTLChoice.self)?.ttl
         spec.feeds = try feeds(root, kind: kind)
         spec.maxNew = try maxNew(root, feeds: spec.feeds)
         let items = try items(

@@ -25,7 +25,11 @@ struct BatchRunner: Sendable {
         let canceled = job.phase == .canceling
         var results: [(customID: String, outcome: BatchOutcome)] = []
         var billed = BilledTokens()
-        for request in job.requests {
+        // The prompt cache's clock as the provider works through the batch (`--batch-spread`).
+        let start = ContinuousClock.now
+        let step =
+            job.requests.count > 1 ? state.options.batchSpreadSeconds / Double(job.requests.count - 1) : 0
+        for (index, request) in job.requests.enumerated() {
             let outcome: BatchOutcome
             if canceled {
                 outcome = .canceled
@@ -39,7 +43,8 @@ struct BatchRunner: Sendable {
             } else {
                 let (answered, tokens) = answer(
                     request, api: job.api, model: job.model ?? "",
-                    responses: job.endpoint == OpenAIBatchRoutes.responsesEndpoint)
+                    responses: job.endpoint == OpenAIBatchRoutes.responsesEndpoint,
+                    at: start.advanced(by: .seconds(step * Double(index))))
                 outcome = answered
                 billed = billed + tokens
             }
@@ -60,10 +65,13 @@ struct BatchRunner: Sendable {
     /// from the same prompt cache (the batch's first request with a prefix writes it, the rest
     /// read it). An OpenAI batch bills every input token uncached, as before: the sim does not
     /// model OpenAI's automatic caching inside the Batch API.
-    /// - Parameter responses: an OpenAI batch of the Responses API's requests.
-    private func answer(_ request: BatchRequest, api: BatchAPI, model: String, responses: Bool)
-        -> (BatchOutcome, BilledTokens)
-    {
+    /// - Parameters:
+    ///   - responses: an OpenAI batch of the Responses API's requests.
+    ///   - at: the instant of the provider's clock the request is answered at.
+    private func answer(
+        _ request: BatchRequest, api: BatchAPI, model: String, responses: Bool,
+        at instant: ContinuousClock.Instant
+    ) -> (BatchOutcome, BilledTokens) {
         let routes: any CompletionAPI =
             switch api {
             case .anthropic: AnthropicRoutes()
@@ -85,7 +93,7 @@ struct BatchRunner: Sendable {
             api == .anthropic
                 ? state.cacheBook.bill(
                     api: routes.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
-                    prefix: routes.cacheablePrefix(of: call.conversation))
+                    prefix: routes.cacheablePrefix(of: call.conversation), now: instant)
                 : InputBilling(uncached: call.conversation.inputTokens))
         let body = routes.answerBody(for: call, answer: answer, billing: billing)
         return (

@@ -6,11 +6,14 @@
 public struct InputBilling: Sendable, Equatable {
     public var uncached: Int
     public var cacheCreation: Int
+    /// The part of `cacheCreation` written to Anthropic's 1-hour cache.
+    public var cacheCreationHour: Int
     public var cacheRead: Int
 
-    public init(uncached: Int, cacheCreation: Int = 0, cacheRead: Int = 0) {
+    public init(uncached: Int, cacheCreation: Int = 0, cacheCreationHour: Int = 0, cacheRead: Int = 0) {
         self.uncached = uncached
         self.cacheCreation = cacheCreation
+        self.cacheCreationHour = cacheCreationHour
         self.cacheRead = cacheRead
     }
 
@@ -21,9 +24,12 @@ public struct InputBilling: Sendable, Equatable {
 public struct CacheablePrefix: Sendable, Hashable {
     public var text: String
     public var tokens: Int
+    /// Marked for Anthropic's 1-hour cache (`cache_control.ttl: 1h`), not the default five minutes.
+    public var hour: Bool
 
-    public init(text: String, tokens: Int) {
+    public init(text: String, tokens: Int, hour: Bool = false) {
         self.text = text
         self.tokens = tokens
+        self.hour = hour
     }
 }

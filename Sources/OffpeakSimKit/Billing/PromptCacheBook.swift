@@ -59,11 +59,16 @@ public final class PromptCacheBook: Sendable {
         else {
             return InputBilling(uncached: inputTokens)
         }
-        let hit = touch(Key(api: api, model: model, prefix: prefix.text), now: now)
+        let hit = touch(
+            Key(api: api, model: model, prefix: prefix.text), now: now,
+            ttl: prefix.hour ? Self.hourTTL : ttl)
         let rest = inputTokens - prefix.tokens
         switch (api, hit) {
         case (.anthropic, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)
-        case (.anthropic, false): return InputBilling(uncached: rest, cacheCreation: prefix.tokens)
+        case (.anthropic, false):
+            return InputBilling(
+                uncached: rest, cacheCreation: prefix.tokens,
+                cacheCreationHour: prefix.hour ? prefix.tokens : 0)
         case (.openAI, true), (.gemini, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)
         case (.openAI, false), (.gemini, false), (.deepSeek, false):
             return InputBilling(uncached: inputTokens)
@@ -93,12 +98,17 @@ public final class PromptCacheBook: Sendable {
         expiries.withLock { $0.removeAll() }
     }
 
-    /// Records a use of `key` and says whether it was still cached; drops expired entries.
-    private func touch(_ key: Key, now: ContinuousClock.Instant) -> Bool {
+    /// Anthropic's longer TTL, which a prefix marked `ttl: 1h` asks for.
+    public static let hourTTL: Duration = .seconds(3600)
+
+    /// Records a use of `key` for `ttl` and says whether it was still cached; drops expired
+    /// entries. An entry's life only grows: a 5-minute use of an hour's entry leaves it the hour.
+    private func touch(_ key: Key, now: ContinuousClock.Instant, ttl: Duration) -> Bool {
         expiries.withLock { expiries in
             let hit = expiries[key].map { now < $0 } ?? false
             expiries = expiries.filter { now < $0.value }
-            expiries[key] = now.advanced(by: ttl)
+            let until = now.advanced(by: ttl)
+            expiries[key] = hit ? max(expiries[key] ?? until, until) : until
             return hit
         }
     }

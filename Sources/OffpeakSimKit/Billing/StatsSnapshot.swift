@@ -3,16 +3,21 @@ public struct BilledTokens: Sendable, Equatable, Codable {
     public var inputTokens = 0
     public var outputTokens = 0
     public var cacheCreationInputTokens = 0
+    /// The part of `cacheCreationInputTokens` written to the 1-hour cache (billed at 2x, not 1.25x).
+    public var cacheCreation1hInputTokens = 0
     public var cacheReadInputTokens = 0
     /// Web searches run (`SimWebSearch`), billed per search as Anthropic bills them.
     public var webSearchRequests = 0
 
     public init(
-        input: Int = 0, output: Int = 0, cacheCreation: Int = 0, cacheRead: Int = 0, searches: Int = 0
+        input: Int = 0, output: Int = 0, cacheCreation: Int = 0, cacheCreationHour: Int = 0,
+        cacheRead: Int = 0,
+        searches: Int = 0
     ) {
         self.inputTokens = input
         self.outputTokens = output
         self.cacheCreationInputTokens = cacheCreation
+        self.cacheCreation1hInputTokens = cacheCreationHour
         self.cacheReadInputTokens = cacheRead
         self.webSearchRequests = searches
     }
@@ -20,13 +25,14 @@ public struct BilledTokens: Sendable, Equatable, Codable {
     public init(_ input: InputBilling, outputTokens: Int, searches: Int = 0) {
         self.init(
             input: input.uncached, output: outputTokens, cacheCreation: input.cacheCreation,
-            cacheRead: input.cacheRead, searches: searches)
+            cacheCreationHour: input.cacheCreationHour, cacheRead: input.cacheRead, searches: searches)
     }
 
     enum CodingKeys: String, CodingKey {
         case inputTokens = "input_tokens"
         case outputTokens = "output_tokens"
         case cacheCreationInputTokens = "cache_creation_input_tokens"
+        case cacheCreation1hInputTokens = "cache_creation_1h_input_tokens"
         case cacheReadInputTokens = "cache_read_input_tokens"
         case webSearchRequests = "web_search_requests"
     }
@@ -36,6 +42,8 @@ public struct BilledTokens: Sendable, Equatable, Codable {
         inputTokens = try container.decode(Int.self, forKey: .inputTokens)
         outputTokens = try container.decode(Int.self, forKey: .outputTokens)
         cacheCreationInputTokens = try container.decode(Int.self, forKey: .cacheCreationInputTokens)
+        cacheCreation1hInputTokens =
+            try container.decodeIfPresent(Int.self, forKey: .cacheCreation1hInputTokens) ?? 0
         cacheReadInputTokens = try container.decode(Int.self, forKey: .cacheReadInputTokens)
         webSearchRequests = try container.decodeIfPresent(Int.self, forKey: .webSearchRequests) ?? 0
     }
@@ -46,6 +54,7 @@ public struct BilledTokens: Sendable, Equatable, Codable {
         BilledTokens(
             input: lhs.inputTokens + rhs.inputTokens, output: lhs.outputTokens + rhs.outputTokens,
             cacheCreation: lhs.cacheCreationInputTokens + rhs.cacheCreationInputTokens,
+            cacheCreationHour: lhs.cacheCreation1hInputTokens + rhs.cacheCreation1hInputTokens,
             cacheRead: lhs.cacheReadInputTokens + rhs.cacheReadInputTokens,
             searches: lhs.webSearchRequests + rhs.webSearchRequests)
     }

@@ -79,14 +79,27 @@ struct AnthropicResponse: Encodable, Sendable {
         var inputTokens: Int
         var outputTokens: Int
         var cacheCreationInputTokens: Int
+        /// The writes by TTL, which add up to `cache_creation_input_tokens`.
+        var cacheCreation: CacheCreation
         var cacheReadInputTokens: Int
         /// `{"web_search_requests": N}` when the call searched.
         var serverToolUse: SimJSON?
+
+        struct CacheCreation: Encodable, Sendable {
+            var ephemeral5mInputTokens: Int
+            var ephemeral1hInputTokens: Int
+
+            enum CodingKeys: String, CodingKey {
+                case ephemeral5mInputTokens = "ephemeral_5m_input_tokens"
+                case ephemeral1hInputTokens = "ephemeral_1h_input_tokens"
+            }
+        }
 
         enum CodingKeys: String, CodingKey {
             case inputTokens = "input_tokens"
             case outputTokens = "output_tokens"
             case cacheCreationInputTokens = "cache_creation_input_tokens"
+            case cacheCreation = "cache_creation"
             case cacheReadInputTokens = "cache_read_input_tokens"
             case serverToolUse = "server_tool_use"
         }
@@ -135,7 +148,11 @@ struct AnthropicResponse: Encodable, Sendable {
         }
         self.usage = Usage(
             inputTokens: billing.uncached, outputTokens: answer.outputTokens,
-            cacheCreationInputTokens: billing.cacheCreation, cacheReadInputTokens: billing.cacheRead,
+            cacheCreationInputTokens: billing.cacheCreation,
+            cacheCreation: .init(
+                ephemeral5mInputTokens: billing.cacheCreation - billing.cacheCreationHour,
+                ephemeral1hInputTokens: billing.cacheCreationHour),
+            cacheReadInputTokens: billing.cacheRead,
             serverToolUse: searches.isEmpty
                 ? nil : .object(["web_search_requests": .number(Double(searches.count))]))
     }

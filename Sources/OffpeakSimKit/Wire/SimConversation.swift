@@ -1,13 +1,16 @@
 /// A request reduced to what the sim answers and bills, whichever API it came through.
 public struct SimConversation: Sendable, Equatable {
-    /// One system text block; `cacheMarked` when it carries Anthropic's `cache_control`.
+    /// One system text block; `cacheMarked` when it carries Anthropic's `cache_control`,
+    /// `cacheHour` when that asks for the 1-hour TTL.
     public struct SystemBlock: Sendable, Equatable {
         public var text: String
         public var cacheMarked: Bool
+        public var cacheHour: Bool
 
-        public init(text: String, cacheMarked: Bool = false) {
+        public init(text: String, cacheMarked: Bool = false, cacheHour: Bool = false) {
             self.text = text
             self.cacheMarked = cacheMarked
+            self.cacheHour = cacheHour
         }
     }
 
@@ -50,9 +53,11 @@ public struct SimConversation: Sendable, Equatable {
     /// the last one with `cache_control`.
     public var markedSystemPrefix: CacheablePrefix? {
         guard let last = system.lastIndex(where: \.cacheMarked) else { return nil }
-        let blocks = Self.prefix(of: system[...last])
+        var blocks = Self.prefix(of: system[...last])
+        blocks.hour = system[last].cacheHour
         guard toolTokens > 0 else { return blocks }
-        return CacheablePrefix(text: tools + "\u{1F}" + blocks.text, tokens: toolTokens + blocks.tokens)
+        return CacheablePrefix(
+            text: tools + "\u{1F}" + blocks.text, tokens: toolTokens + blocks.tokens, hour: blocks.hour)
     }
 
     /// OpenAI's cacheable prefix: all system (and developer) text, cached automatically.

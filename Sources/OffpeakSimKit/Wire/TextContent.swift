@@ -28,7 +28,11 @@ enum TextContent: Decodable, Sendable, Equatable {
         case .string(let text): return [.init(text: text)]
         case .blocks(let blocks):
             return blocks.compactMap { block in
-                block.text.map { .init(text: $0, cacheMarked: block.cacheControl != nil) }
+                block.text.map {
+                    .init(
+                        text: $0, cacheMarked: block.cacheControl != nil,
+                        cacheHour: block.cacheControl?.ttl == "1h")
+                }
             }
         }
     }
@@ -44,8 +48,23 @@ enum TextContent: Decodable, Sendable, Equatable {
 
 /// One content block; only `text` blocks matter to the sim, others are accepted and ignored.
 struct ContentBlock: Decodable, Sendable, Equatable {
+    /// `{"type": "ephemeral"}`, with `"ttl": "5m"` (the default) or `"1h"`; any other TTL is refused
+    /// as Anthropic refuses it.
     struct CacheControl: Decodable, Sendable, Equatable {
         var type: String
+        var ttl: String?
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            type = try container.decode(String.self, forKey: .type)
+            ttl = try container.decodeIfPresent(String.self, forKey: .ttl)
+            if let ttl, !["5m", "1h"].contains(ttl) {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .ttl, in: container, debugDescription: "Input should be '5m' or '1h'")
+            }
+        }
+
+        enum CodingKeys: String, CodingKey { case type, ttl }
     }
 
     var type: String

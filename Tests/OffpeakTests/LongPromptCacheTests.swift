@@ -1,0 +1,157 @@
+import Foundation
+import OffpeakTestSupport
+import Testing
+
+@testable import Offpeak
+
+/// Issue 50, item 4: Anthropic's 1-hour prompt cache where a prefix is reused later than five
+/// minutes (a provider batch, answered over hours): written at twice the input price instead of
+/// 1.25 times, read at a tenth. The sim answers a batch's requests over `--batch-spread` seconds of
+/// its cache's clock, as a provider works through one.
+@Suite(.serialized) struct LongPromptCacheTests {
+    /// A system prompt well over the 1,024-token minimum for caching.
+    static let system = String(repeating: "Classify the ticket as billing, bug or other. ", count: 120)
+
+    static func request(ttl: PromptCacheTTL?) -> CompletionRequest {
+        var request = CompletionRequest(
+            model: "claude-sonnet-4-5", system: system, messages: [.init(role: .user, content: "hi")],
+            maxTokens: 20, cacheSystemPrompt: true)
+        request.cacheTTL = ttl
+        return request
+    }
+
+    @Test func anHourIsAskedForOnTheWireReadFromTheUsageAndPricedAtTwiceTheInput() throws {
+        func cacheControl(_ ttl: PromptCacheTTL?) throws -> [String: String]? {
+            let body = try AnthropicProvider.requestBody(for: Self.request(ttl: ttl))
+            let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            let system = try #require(json["system"] as? [[String: Any]])
+            return system.first?["cache_control"] as? [String: String]
+        }
+        #expect(try cacheControl(.oneHour) == ["type": "ephemeral", "ttl": "1h"])
+        #expect(try cacheControl(nil) == ["type": "ephemeral"])
+        #expect(try cacheControl(.fiveMinutes) == ["type": "ephemeral"])
+
+        let answer = Data(
+            """
+            {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+             "content": [{"type": "text", "text": "billing"}], "stop_reason": "end_turn",
+             "usage": {"input_tokens": 10, "output_tokens": 2, "cache_creation_input_tokens": 1200,
+                       "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1200},
+                       "cache_read_input_tokens": 0}}
+            """.utf8)
+        let response = try AnthropicProvider.parseResponse(
+            answer, for: Self.request(ttl: .oneHour), redactor: Redactor(environment: [:]))
+        #expect(response.usage == Usage(input: 10, output: 2, cacheWrite: 1200, cacheWriteHour: 1200))
+
+        // claude-sonnet-4-5: $3/M input; a 5-minute write $3.75/M, an hour's $6/M, a read $0.30/M.
+        let price = try #require(PriceTable.bundled.cost(of: "claude-sonnet-4-5"))
+        let million = 1_000_000
+        #expect(abs(price.dollars(for: Usage(cacheWrite: million), lane: .live) - 3.75) < 1e-9)
+        #expect(
+            abs(price.dollars(for: Usage(cacheWrite: million, cacheWriteHour: million), lane: .live) - 6)
+                < 1e-9)
+        #expect(
+            abs(price.dollars(for: Usage(cacheWrite: million, cacheWriteHour: million), lane: .batch) - 3)
+                < 1e-9)
+        // Usage stored before the 1-hour cache decodes with none of its writes an hour's.
+        let old = Data(#"{"input": 1, "output": 2, "cacheRead": 3, "cacheWrite": 4, "searches": 0}"#.utf8)
+        #expect(
+            try JSONDecoder().decode(Usage.self, from: old)
+                == Usage(input: 1, output: 2, cacheRead: 3, cacheWrite: 4))
+    }
+
+    @Test func aBatchTakesTheHourWhereItSendsAPrefixMoreThanOnceUnlessTheJobSaysOtherwise() throws {
+        let shared = [Self.request(ttl: nil), Self.request(ttl: nil)]
+        #expect(PromptCacheTTL.forBatch(shared, asked: nil) == .oneHour)
+        #expect(PromptCacheTTL.forBatch([Self.request(ttl: nil)], asked: nil) == nil)
+        #expect(PromptCacheTTL.forBatch(shared, asked: .fiveMinutes) == nil)
+        #expect(PromptCacheTTL.forBatch([Self.request(ttl: nil)], asked: .oneHour) == .oneHour)
+        var unmarked = Self.request(ttl: nil)
+        unmarked.cacheSystemPrompt = false
+        #expect(PromptCacheTTL.forBatch([unmarked, unmarked], asked: nil) == nil)
+
+        let workspace = FileManager.default.temporaryDirectory
+        let spec = try JobSpecParser.parse(
+            yaml: "kind: prompt\nitems: [a]\ntemplate: \"{{item}}\"\nprompt_cache_ttl: 1h\n",
+            path: "jobs/j.yaml",
+            workspace: workspace)
+        #expect(spec.promptCacheTTL == .oneHour)
+        #expect(throws: OffpeakError.self) {
+            try JobSpecParser.parse(
+                yaml: "kind: prompt\nitems: [a]\ntemplate: \"{{item}}\"\nprompt_cache_ttl: 2h\n",
+                path: "jobs/j.yaml",
+                workspace: workspace)
+        }
+    }
+
+    /// A workspace whose job sends `count` tickets, one call each, with the long system prompt, in
+    /// the batch lane, its prompt cache as `ttl` says (nil: auto).
+    static func workspace(_ sim: SimProcess, count: Int, ttl: String?) throws -> TemporaryWorkspace {
+        let workspace = try TemporaryWorkspace()
+        try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
+        let items = (0..<count).map {
+            "  - {id: t\($0), text: 'ticket \($0): my invoice \($0 % 7) is wrong'}"
+        }
+        try workspace.write(
+            "jobs/classify.yaml",
+            """
+            kind: prompt
+            system: "\(system)"
+            template: "{{text}}"
+            max_tokens: 20
+            lane: batch
+            batching: off
+            \(ttl.map { "prompt_cache_ttl: \($0)" } ?? "")
+            items:
+            \(items.joined(separator: "\n"))
+
+            """)
+        return workspace
+    }
+
+    /// Ten calls sharing a prefix, answered by the provider over an hour (one every 400 s): with the
+    /// 5-minute cache each finds it gone and writes it again; with the hour, the first writes it and
+    /// the nine others read it. Each run's ledger is what its sim billed, and the hour costs less.
+    @Test func theHourPaysInABatchAnsweredOverAnHourAndTheLedgerIsWhatTheSimBilled() throws {
+        var dollars: [String: Double] = [:]
+        for ttl in ["5m", "auto"] {
+            let sim = try SimProcess(arguments: ["--batch-delay", "1", "--batch-spread", "3600"])
+            let workspace = try Self.workspace(sim, count: 10, ttl: ttl == "auto" ? nil : ttl)
+            // The estimate prices the lane's row with the cache the run takes, and says what each costs.
+            let estimate = try workspace.offpeak(["estimate", "classify"]).stdout.split(separator: "\n")
+            #expect(
+                estimate.contains(
+                    "batch lane's prompt cache: an hour (written at twice the input price) $0.006873; the 5-minute "
+                        + "default $0.005320 if the provider answers the calls within five minutes of each other, "
+                        + "$0.0267 if not (each writes it again)"), "\(estimate)")
+            let row = ttl == "auto" ? "$0.006873" : "$0.005320"
+            #expect(
+                estimate.contains("batch *  10     0        80     12420       1380         100     \(row)"),
+                "\(estimate)")
+            #expect(try workspace.offpeak(["run", "classify"]).status == 75)
+            BatchLaneTests.waitForTheBatchToEnd()
+            let tick = try workspace.offpeak(["tick"])
+            #expect(
+                tick.stdout == "classify [resume]: job classify: 10 of 10 items answered (10 now)\n",
+                "\(tick.stderr)")
+            let billed = try #require(sim.stats()["billed_batch"] as? [String: Int])
+            let prefix = (billed["cache_creation_input_tokens"] ?? 0) / (ttl == "auto" ? 1 : 10)
+            #expect(prefix >= 1024)
+            if ttl == "auto" {
+                #expect(billed["cache_creation_1h_input_tokens"] == prefix)
+                #expect(billed["cache_read_input_tokens"] == 9 * prefix)
+            } else {
+                #expect(billed["cache_creation_1h_input_tokens"] == 0)
+                #expect(billed["cache_read_input_tokens"] == 0)
+            }
+            let model = "claude-sonnet-4-5"
+            let simDollars = try BatchLaneTests.simBilledDollars(sim, model: model)
+            let store = try workspace.openStore()
+            #expect(abs(try BatchLaneTests.ledgerDollars(store) - simDollars) < 1e-12)
+            dollars[ttl] = simDollars
+        }
+        let hour = try #require(dollars["auto"])
+        let fiveMinutes = try #require(dollars["5m"])
+        #expect(hour < fiveMinutes / 2, "\(dollars)")
+    }
+}
