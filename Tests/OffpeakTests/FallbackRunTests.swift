@@ -98,6 +98,33 @@ struct FallbackRunTests {
         #expect(abs((line["dollars"] as? Double ?? -1) - dollars) < 1e-9, "at \(Self.fallbackModel)'s prices")
     }
 
+    /// What the configured provider answered before is reused while a fallback answers: the cache
+    /// is asked under the provider's keys first, so the fallback is called only for what is new.
+    @Test func answersThePrimaryCachedAreReusedWhileTheFallbackAnswers() throws {
+        let fallback = try SimProcess()
+        let primary = try SimProcess()
+        let workspace = try Self.workspace(primary: primary.url, fallback: fallback)
+        #expect(try workspace.offpeak(["run", "docs"], environment: Self.environment).status == 0)
+        #expect(try Self.okCalls(primary) == Self.documents)
+        primary.kill()
+        // Another job finds the primary down, and the store says so to every later run.
+        try workspace.write("notes/a.md", "# A note\n\nThe office moves in March. Bring your badge.\n")
+        try workspace.write(
+            "jobs/notes.yaml",
+            "kind: summarize\ntier: fast\ninputs: [notes/*.md]\nmax_tokens: 100\nbatching: off\n")
+        #expect(try workspace.offpeak(["run", "notes"], environment: Self.environment).status == 0)
+        #expect(try Self.okCalls(fallback) == 1)
+        // The documents again, one of them new: the eight the primary answered come from the cache.
+        try workspace.write("docs/doc-009.md", "# Document 9\n\nThis one is new. It arrived today.\n")
+        let again = try workspace.offpeak(["run", "docs"], environment: Self.environment)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(
+            again.stdout.hasPrefix(
+                "job docs: 9 of 9 items answered (9 now); 1 answered by the fallback openai gpt-4.1-mini\n"),
+            "\(again.stdout)")
+        #expect(try Self.okCalls(fallback) == 2, "only the new document went to the fallback")
+    }
+
     @Test func anOverloadedPrimaryIsTriedAgainAfterItsRetryAfterAndAnswersAgain() throws {
         let primary = try SimProcess(arguments: ["--overloaded-retry-after", "2", "--latency-ms", "300"])
         let fallback = try SimProcess(arguments: ["--latency-ms", "500"])

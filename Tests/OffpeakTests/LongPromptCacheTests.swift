@@ -84,9 +84,47 @@ import Testing
         }
     }
 
+    @Test func aScheduleThatRunsAgainWithinTheHourKeepsItsLivePrefixAnHour() throws {
+        func ttl(_ schedule: String?, asked: String? = nil) throws -> PromptCacheTTL? {
+            var yaml = "kind: prompt\nitems: [a]\ntemplate: \"{{item}}\"\ntimezone: UTC\n"
+            if let schedule { yaml += "schedule: \"\(schedule)\"\n" }
+            if let asked { yaml += "prompt_cache_ttl: \(asked)\n" }
+            let spec = try JobSpecParser.parse(
+                yaml: yaml, path: "jobs/j.yaml", workspace: FileManager.default.temporaryDirectory)
+            return PromptCacheTTL.forLive(spec, now: Date(timeIntervalSince1970: 1_795_000_000))
+        }
+        #expect(try ttl("*/15 * * * *") == .oneHour)
+        #expect(try ttl("0 * * * *") == .oneHour)
+        #expect(try ttl("*/5 * * * *") == nil, "the 5-minute cache carries over by itself")
+        #expect(try ttl("@daily") == nil)
+        #expect(try ttl(nil) == nil)
+        #expect(try ttl("*/15 * * * *", asked: "5m") == .fiveMinutes)
+
+        // Through the binary: a live run of a job every 15 minutes writes its prefix for an hour, at
+        // an hour's price, as the sim billed it.
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(
+            sim, count: 3, ttl: nil, lane: "live", extra: "schedule: \"*/15 * * * *\"")
+        #expect(try workspace.offpeak(["run", "classify"]).status == 0)
+        let billed = try #require(sim.stats()["billed"] as? [String: Int])
+        let written = try #require(billed["cache_creation_input_tokens"])
+        #expect(written >= 1024 && billed["cache_creation_1h_input_tokens"] == written)
+        #expect(billed["cache_read_input_tokens"] == 2 * written)
+        let price = try #require(PriceTable.bundled.cost(of: "claude-sonnet-4-5"))
+        let dollars = price.dollars(
+            for: Usage(
+                input: billed["input_tokens"] ?? 0, output: billed["output_tokens"] ?? 0,
+                cacheRead: billed["cache_read_input_tokens"] ?? 0, cacheWrite: written,
+                cacheWriteHour: written),
+            lane: .live)
+        #expect(abs(try BatchLaneTests.ledgerDollars(try workspace.openStore()) - dollars) < 1e-12)
+    }
+
     /// A workspace whose job sends `count` tickets, one call each, with the long system prompt, in
-    /// the batch lane, its prompt cache as `ttl` says (nil: auto).
-    static func workspace(_ sim: SimProcess, count: Int, ttl: String?) throws -> TemporaryWorkspace {
+    /// `lane`, its prompt cache as `ttl` says (nil: auto), with `extra` spec lines.
+    static func workspace(
+        _ sim: SimProcess, count: Int, ttl: String?, lane: String = "batch", extra: String = ""
+    ) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")
         let items = (0..<count).map {
@@ -99,9 +137,10 @@ import Testing
             system: "\(system)"
             template: "{{text}}"
             max_tokens: 20
-            lane: batch
+            lane: \(lane)
             batching: off
             \(ttl.map { "prompt_cache_ttl: \($0)" } ?? "")
+            \(extra)
             items:
             \(items.joined(separator: "\n"))
 

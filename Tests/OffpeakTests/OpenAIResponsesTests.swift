@@ -51,6 +51,28 @@ struct OpenAIResponsesTests {
                 && response.model == "gpt-5-mini-2025-08-07")
     }
 
+    /// Issue 50, item 4: one `prompt_cache_key` per job prefix (model and system prompt), so OpenAI
+    /// routes the calls sharing it to one cache; none without a prefix or with the cache off.
+    @Test func callsSharingAPrefixShareOnePromptCacheKey() throws {
+        func key(_ system: String?, _ user: String, model: String = "gpt-5-mini", cache: Bool = true) throws
+            -> String?
+        {
+            let request = CompletionRequest(
+                model: model, system: system, messages: [.init(role: .user, content: user)], maxTokens: 50,
+                cacheSystemPrompt: cache)
+            let body = try OpenAIResponsesProvider.requestBody(for: request)
+            let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            return json["prompt_cache_key"] as? String
+        }
+        let first = try #require(try key("Classify the ticket.", "one"))
+        #expect(first.hasPrefix("offpeak-") && first.count == 40 && !first.contains("Classify"))
+        #expect(try key("Classify the ticket.", "two") == first)
+        #expect(try key("Summarize the ticket.", "one") != first)
+        #expect(try key("Classify the ticket.", "one", model: "gpt-5") != first)
+        #expect(try key(nil, "one") == nil)
+        #expect(try key("Classify the ticket.", "one", cache: false) == nil)
+    }
+
     @Test func openAIItselfGetsTheResponsesAPIAndEveryOtherServerChatCompletions() {
         func made(_ wire: OpenAIWire, _ baseURL: String) -> String {
             var options = ProviderOptions()

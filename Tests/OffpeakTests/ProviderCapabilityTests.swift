@@ -7,17 +7,20 @@ import Testing
 /// Providers declare what they can do (`ProviderCapabilities`), and the rest of offpeak asks that,
 /// never which provider it is: adding a provider touches its own files and one registration.
 struct ProviderCapabilityTests {
-    /// What begins the names of each registered provider's own files: what its types' names share,
-    /// without `Provider` (`AnthropicProvider`: Anthropic*.swift; `OpenAIProvider` for servers
-    /// elsewhere and `OpenAIResponsesProvider` at OpenAI itself: OpenAI*.swift), as providers of it
-    /// made now, at its own base URL and at one on this machine, say.
+    /// What begins the names of each registered provider's own files: what the names its providers
+    /// describe themselves by share, without `Provider` (`AnthropicProvider`: Anthropic*.swift;
+    /// `OpenAIProvider` for servers elsewhere and `OpenAIResponsesProvider` at OpenAI itself:
+    /// OpenAI*.swift; `GroqProvider`, a `ChatCompletionsProvider` of the Groq dialect: Groq*.swift), as
+    /// providers of it made now, at its own base URL and at one on this machine, say.
     static let ownPrefixes: [String: String] = Dictionary(
         uniqueKeysWithValues: ProviderRegistry.builtIn.map { registration in
+            // A provider's name as it describes itself (`GroqProvider(…)`): its own type, or the
+            // dialect of `ChatCompletionsProvider` it is.
             let types = [registration.capabilities.environment.defaultBaseURL, "http://127.0.0.1:8080/v1"].map
             {
                 String(
-                    describing: Swift.type(
-                        of: registration.make(nil, $0, ProviderOptions(), Logger(label: "test"))))
+                    String(describing: registration.make(nil, $0, ProviderOptions(), Logger(label: "test")))
+                        .prefix { $0 != "(" })
             }
             let shared = String(
                 zip(types[0], types[1]).prefix { $0 == $1 }.map(\.0))

@@ -167,6 +167,7 @@ public struct JobRunner: Sendable {
             context: context, spec: spec, run: run, options: options, lanes: lane, holdCalls: holdCalls,
             canceled: try store.runs.isCanceled(runID: run.id))
         if !failing.isEmpty && options.force { session.tally.forcedPast = failing }
+        session.liveCacheTTL = PromptCacheTTL.forLive(spec, now: options.clock())
         session.prices = pricePlan.watch
         if let waitedFrom, waitedFrom < options.clock() {
             session.prices?.waited = DateInterval(start: waitedFrom, end: options.clock())

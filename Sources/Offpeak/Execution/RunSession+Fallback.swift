@@ -70,6 +70,9 @@ extension RunSession {
         return CallReceipt(ledger: ledger)  // its items stay pending, for the next route
     }
 
+    /// Whether a fallback answers the pass's calls now, not the configured provider.
+    var onFallback: Bool { context.chain != nil && route.current > 0 }
+
     /// A stored request as the current route asks it: its model, and the cache key its answer is kept
     /// under; the configured provider's own as stored.
     func routed(_ entry: (record: RequestRecord, request: CompletionRequest))

@@ -68,14 +68,17 @@ extension RunSession {
         var pending: [(record: RequestRecord, request: CompletionRequest)] = []
         for record in due {
             do {
-                pending.append(routed((record, try record.completionRequest())))
+                pending.append((record, try record.completionRequest()))
             } catch {
                 try context.store.runs.commitCall(
                     run: run, ledger: nil, results: [],
                     failed: [(record.id, "stored request unreadable: \(error)")], lease: context.lease)
             }
         }
+        // Under the configured provider's keys first: while a fallback answers, what the provider
+        // answered before still costs nothing. Then what is left, as the route asks it.
         pending = try answerFromCache(pending)
+        if onFallback { pending = try answerFromCache(pending.map(routed)) }
         return try refuseOversized(pending)
     }
 

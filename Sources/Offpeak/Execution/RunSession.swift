@@ -25,6 +25,8 @@ struct RunSession {
     var prices: PriceWatch?
     /// The route of the fallback chain the pass sends to (`RunSession+Fallback`).
     var route = FallbackChain.Standing()
+    /// The TTL of the pass's live calls' cached prefix (`PromptCacheTTL.forLive`).
+    var liveCacheTTL: PromptCacheTTL?
 
     /// - Parameters:
     ///   - lanes: where the pass's calls go.
@@ -278,9 +280,10 @@ struct RunSession {
             return stop
         }
         tally.callsMade += 1
-        // A live call's prefix keeps the provider's default TTL unless the job asks for one.
+        // A live call's prefix keeps the provider's default TTL unless the job asks for one, or its
+        // schedule runs it again within the hour (`PromptCacheTTL.forLive`).
         calls.start(call, ticket: ticket, worst: worst, reservation: reserved.id, lane: lane) {
-            [provider = context.provider, ttl = spec.promptCacheTTL] request in
+            [provider = context.provider, ttl = liveCacheTTL] request in
             var request = request
             request.cacheTTL = ttl
             return provider.call(request, timeout: timeout, lane: lane)

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// What DeepSeek's API can do (api-docs.deepseek.com, read 2026-11-29).
-extension DeepSeekProvider {
+extension DeepSeek {
     static let capabilities = ProviderCapabilities(
         // JSON output mode only (`json_object`); its plain batched answers hold, so `auto` asks for
         // the mode only once one lost items.

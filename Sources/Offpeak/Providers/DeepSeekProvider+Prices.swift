@@ -4,7 +4,7 @@
 /// (`cache_read_input_token_cost`) and output. Peak hours are 01:00–04:00 and 06:00–10:00 UTC,
 /// Monday to Friday; every other hour, weekends whole, bills at half (`price_windows`). DeepSeek has
 /// no batch API.
-extension DeepSeekProvider {
+extension DeepSeek {
     static let prices = """
         {
           "deepseek-flash": {

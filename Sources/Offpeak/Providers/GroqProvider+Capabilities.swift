@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// What Groq's API can do (console.groq.com/docs, read 2026-11-29).
-extension GroqProvider {
+extension Groq {
     static let capabilities = ProviderCapabilities(
         // JSON mode on every model (a schema only on a few); small models damage plain batched
         // answers, so `auto` asks for the mode from the start.

@@ -1,7 +1,7 @@
 /// Groq's prices, in LiteLLM's format (`PriceTable`), as a string literal so the library needs no
 /// resource bundle: dollars per token from Groq's pricing page, and its Batch API at 25% off
 /// (console.groq.com/docs/batch, read 2026-11-29) for the two models it names for batches.
-extension GroqProvider {
+extension Groq {
     static let prices = """
         {
           "llama-3.1-8b-instant": {

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// What Mistral's API can do (docs.mistral.ai, read 2026-11-29).
-extension MistralProvider {
+extension Mistral {
     static let capabilities = ProviderCapabilities(
         // Custom structured outputs (`json_schema`) on its current models, JSON mode (`json_object`)
         // where a schema is refused. Its plain batched answers hold, so `auto` asks for a shape only

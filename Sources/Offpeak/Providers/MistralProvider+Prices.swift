@@ -1,7 +1,7 @@
 /// Mistral's prices, in LiteLLM's format (`PriceTable`), as a string literal so the library needs no
 /// resource bundle: dollars per token from Mistral's pricing page (mistral.ai/pricing, read
 /// 2026-11-29), and its batch jobs at half price.
-extension MistralProvider {
+extension Mistral {
     static let prices = """
         {
           "mistral-small-latest": {

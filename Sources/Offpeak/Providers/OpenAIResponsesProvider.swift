@@ -70,7 +70,16 @@ struct OpenAIResponsesProvider: HTTPProvider, CustomStringConvertible {
                     format: textFormat(
                         StructuredAnswer.responseFormat(keys: $0, form: request.answerForm ?? .jsonSchema)))
             },
-            serviceTier: lane == .flex ? "flex" : nil)
+            serviceTier: lane == .flex ? "flex" : nil,
+            promptCacheKey: promptCacheKey(for: request, instructions: instructions))
+    }
+
+    /// `prompt_cache_key`: one per job prefix (its model and system prompt), so OpenAI routes the
+    /// calls that share a prefix to the same cache, as its prompt-caching guide advises; nil when the
+    /// job asks for no prompt cache or has no prefix. A digest, so no prompt text leaves in it.
+    static func promptCacheKey(for request: CompletionRequest, instructions: String?) -> String? {
+        guard request.cacheSystemPrompt, let instructions else { return nil }
+        return "offpeak-" + SHA256.hex(request.model + "\u{1F}" + instructions).prefix(32)
     }
 
     /// Chat completions' `response_format` as the Responses API's `text.format`: the same fields, the
@@ -137,6 +146,7 @@ extension OpenAIResponsesProvider {
         var topP: Double?
         var text: Text?
         var serviceTier: String?
+        var promptCacheKey: String?
         /// Nothing is kept at OpenAI: offpeak keeps its own answers.
         var store = false
     }

@@ -28,9 +28,9 @@ enum ProviderRegistry {
         OpenAIProvider.registration,
         AnthropicProvider.simRegistration,
         GeminiProvider.registration,
-        DeepSeekProvider.registration,
-        GroqProvider.registration,
-        MistralProvider.registration,
+        DeepSeek.registration,
+        Groq.registration,
+        Mistral.registration,
     ]
 
     /// The registered providers: the built-in ones, unless a scope says otherwise
@@ -44,9 +44,9 @@ extension ProviderKind {
     public static let openai = ProviderKind(OpenAIProvider.registration)
     public static let sim = ProviderKind(AnthropicProvider.simRegistration)
     public static let gemini = ProviderKind(GeminiProvider.registration)
-    public static let deepseek = ProviderKind(DeepSeekProvider.registration)
-    public static let groq = ProviderKind(GroqProvider.registration)
-    public static let mistral = ProviderKind(MistralProvider.registration)
+    public static let deepseek = ProviderKind(DeepSeek.registration)
+    public static let groq = ProviderKind(Groq.registration)
+    public static let mistral = ProviderKind(Mistral.registration)
 
     /// The provider a workspace calls when offpeak.yaml names none.
     public static let standard: ProviderKind = .anthropic

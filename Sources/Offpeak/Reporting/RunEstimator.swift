@@ -35,8 +35,9 @@ struct RunEstimator {
             deadlineAt: open?.deadlineAt ?? spec.deadline.map { now + $0 }, now: now)
         let latency = try store?.ledger.latency(model: model)
         var live = try tally(work.rounds, lane: .live, answers: answers, latency: latency)
-        // Live calls keep the 5-minute default unless the job asks for the hour.
-        if spec.promptCacheTTL == .oneHour { live = live.withPrefixCache(.hour) }
+        // Live calls keep the 5-minute default unless the job asks for the hour or its schedule
+        // runs it again within the hour.
+        if PromptCacheTTL.forLive(spec, now: now) == .oneHour { live = live.withPrefixCache(.hour) }
         var batch =
             provider.batches == nil
             ? nil : try tally(work.rounds, lane: .batch, answers: answers, latency: nil)

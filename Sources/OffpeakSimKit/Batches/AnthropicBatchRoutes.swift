@@ -22,14 +22,7 @@ struct AnthropicBatchRoutes: Sendable {
         }
         router.post("/v1/messages/batches/:id/cancel") { request, context in
             await http.serve(request) { _ in
-                let id = try found(context).id
-                state.batches.update(id) { job in
-                    if job.phase == .inProgress {
-                        job.phase = .canceling
-                        job.cancelInitiatedAt = Date()
-                    }
-                }
-                let job = try state.batches.job(id) ?? found(context)
+                let job = try state.batches.cancel(try found(context).id) ?? found(context)
                 return http.json(object(job, request: request))
             }
         }

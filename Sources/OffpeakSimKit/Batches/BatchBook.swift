@@ -49,6 +49,20 @@ final class BatchBook: Sendable {
         }
     }
 
+    /// Asks a job to cancel, as every API's cancel call does: one still in progress moves to
+    /// `canceling` (its requests not yet done end canceled); one that ended stays as it is.
+    /// - Returns: the job after the change; nil if there is no such job.
+    @discardableResult
+    func cancel(_ id: String) -> BatchJob? {
+        update(id) { job in
+            if job.phase == .inProgress {
+                job.phase = .canceling
+                job.cancelInitiatedAt = Date()
+            }
+            return job
+        }
+    }
+
     /// A page of `api`'s job ids, newest first: after `afterID` (older) or before `beforeID`
     /// (newer), at most `limit`; and whether more are left beyond the page.
     func page(api: BatchAPI, limit: Int, afterID: String?, beforeID: String?) -> (

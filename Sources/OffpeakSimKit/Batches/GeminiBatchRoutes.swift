@@ -34,13 +34,7 @@ struct GeminiBatchRoutes: Sendable {
                 guard call.hasSuffix(":cancel") else {
                     throw SimAPIError(.notFound, "Method not found: \(call)")
                 }
-                let job = try found(String(call.dropLast(":cancel".count)))
-                state.batches.update(job.id) { job in
-                    if job.phase == .inProgress {
-                        job.phase = .canceling
-                        job.cancelInitiatedAt = Date()
-                    }
-                }
+                state.batches.cancel(try found(String(call.dropLast(":cancel".count))).id)
                 return http.json([:])
             }
         }

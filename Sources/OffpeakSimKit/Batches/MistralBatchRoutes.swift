@@ -27,14 +27,8 @@ struct MistralBatchRoutes: Sendable {
         }
         router.post(RouterPath(jobs + "/:id/cancel")) { request, context in
             await http.serve(request) { _ in
-                let id = try found(context).id
-                state.batches.update(id) { job in
-                    if job.phase == .inProgress {
-                        job.phase = .canceling
-                        job.cancelInitiatedAt = Date()
-                    }
-                }
-                return http.json(object(try state.batches.job(id) ?? found(context)))
+                let job = try state.batches.cancel(try found(context).id) ?? found(context)
+                return http.json(object(job))
             }
         }
     }

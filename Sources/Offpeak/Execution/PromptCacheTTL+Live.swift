@@ -1,0 +1,17 @@
+import Foundation
+
+extension PromptCacheTTL {
+    /// How long the provider keeps the cached prefix of `spec`'s live calls: as the job asks
+    /// (`prompt_cache_ttl`); else an hour when its schedule runs it again more than five minutes and
+    /// at most an hour after its next run, so each run reads the prefix the one before wrote instead
+    /// of writing it again (at 1.25 times the input price each time); else the provider's default.
+    /// A provider batch decides for itself (`forBatch`).
+    static func forLive(_ spec: JobSpec, now: Date) -> PromptCacheTTL? {
+        if let asked = spec.promptCacheTTL { return asked }
+        guard let (cron, zone) = try? ScheduleBook.schedule(of: spec) else { return nil }
+        let runs = cron.nextTimes(after: now, count: 2, in: zone)
+        guard runs.count == 2 else { return nil }
+        let gap = runs[1].timeIntervalSince(runs[0])
+        return gap > 5 * 60 && gap <= 3600 ? .oneHour : nil
+    }
+}
