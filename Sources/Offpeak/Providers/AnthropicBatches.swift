@@ -46,7 +46,7 @@ struct AnthropicBatches: BatchAPI {
         var after: String?
         while true {
             var url = batchesURL + "?limit=100"
-            if let after { url += "&after_id=" + Self.query(after) }
+            if let after { url += "&after_id=" + BatchExchange.query(after) }
             let page = try exchange.json(Page.self, "GET", url)
             for batch in page.data {
                 let remote = batch.remote.redacted(by: redactor)
@@ -82,7 +82,7 @@ struct AnthropicBatches: BatchAPI {
     /// names another host: the key goes to the base URL's host alone. An HTTP error from that
     /// stand-in says which URL the provider had named.
     private func download(_ batch: RemoteBatch) throws(ProviderError) -> Data {
-        let documented = "/v1/messages/batches/" + Self.query(batch.id) + "/results"
+        let documented = "/v1/messages/batches/" + BatchExchange.query(batch.id) + "/results"
         let location: ProviderURL
         do {
             location = try ProviderURL.resolve(batch.resultsURL, base: baseURL, documented: documented)
@@ -138,11 +138,7 @@ struct AnthropicBatches: BatchAPI {
         return BatchResult(customID: redactor.redact(customID), outcome: outcome)
     }
 
-    private func url(_ id: String) -> String { batchesURL + "/" + Self.query(id) }
-
-    private static func query(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", "_", "."])) ?? text
-    }
+    private func url(_ id: String) -> String { batchesURL + "/" + BatchExchange.query(id) }
 
     private static func undecided(_ ids: [String]) -> BatchSearch.Finding {
         .undecided(

@@ -87,6 +87,12 @@ struct BatchExchange: Sendable {
     static func request(_ customID: String, in requests: [String: CompletionRequest]) -> CompletionRequest {
         requests[customID] ?? CompletionRequest(model: "", messages: [], maxTokens: 0)
     }
+
+    /// `text` (a batch, file or page id) made safe in a URL's path or query, as every batch API's
+    /// ids are sent.
+    static func query(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", "_", "."])) ?? text
+    }
 }
 
 extension RemoteBatch {

@@ -62,7 +62,7 @@ struct GeminiBatches: BatchAPI {
         var token: String?
         while true {
             var address = url("batches") + "?pageSize=100"
-            if let token { address += "&pageToken=" + Self.query(token) }
+            if let token { address += "&pageToken=" + BatchExchange.query(token) }
             let page = try Self.object(try exchange.data("GET", address), redactor: redactor)
             for operation in page["operations"] as? [[String: Any]] ?? [] {
                 let batch = try remote(operation)
@@ -163,12 +163,9 @@ struct GeminiBatches: BatchAPI {
 
     /// `batches/123` as a path, each segment escaped.
     private static func path(_ id: String) -> String {
-        id.split(separator: "/", omittingEmptySubsequences: false).map { query(String($0)) }.joined(
-            separator: "/")
-    }
-
-    private static func query(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", "_", "."])) ?? text
+        id.split(separator: "/", omittingEmptySubsequences: false).map { BatchExchange.query(String($0)) }
+            .joined(
+                separator: "/")
     }
 
     private static func object(_ data: Data, redactor: Redactor) throws(ProviderError) -> [String: Any] {

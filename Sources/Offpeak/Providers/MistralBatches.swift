@@ -40,11 +40,12 @@ struct MistralBatches: BatchAPI {
     }
 
     func retrieve(_ id: String) throws(ProviderError) -> RemoteBatch {
-        try exchange.json(Job.self, "GET", url("/batch/jobs/" + Self.query(id))).remote(redactor: redactor)
+        try exchange.json(Job.self, "GET", url("/batch/jobs/" + BatchExchange.query(id))).remote(
+            redactor: redactor)
     }
 
     func cancel(_ id: String) throws(ProviderError) -> RemoteBatch {
-        try exchange.json(Job.self, "POST", url("/batch/jobs/" + Self.query(id) + "/cancel"))
+        try exchange.json(Job.self, "POST", url("/batch/jobs/" + BatchExchange.query(id) + "/cancel"))
             .remote(redactor: redactor)
     }
 
@@ -56,7 +57,7 @@ struct MistralBatches: BatchAPI {
         var seen = 0
         while true {
             let address =
-                url("/batch/jobs") + "?page=\(page)&page_size=100&created_after=" + Self.query(after)
+                url("/batch/jobs") + "?page=\(page)&page_size=100&created_after=" + BatchExchange.query(after)
             let list = try exchange.json(Page.self, "GET", address)
             let jobs = list.data ?? []
             for job in jobs {
@@ -73,10 +74,6 @@ struct MistralBatches: BatchAPI {
         -> [BatchResult]
     {
         try files.results(of: batch, requests: requests)
-    }
-
-    private static func query(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", "_", "."])) ?? text
     }
 }
 

@@ -55,11 +55,12 @@ struct OpenAIBatches: BatchAPI {
     }
 
     func retrieve(_ id: String) throws(ProviderError) -> RemoteBatch {
-        try exchange.json(WireBatch.self, "GET", url("/batches/" + Self.query(id))).remote(redactor: redactor)
+        try exchange.json(WireBatch.self, "GET", url("/batches/" + BatchExchange.query(id))).remote(
+            redactor: redactor)
     }
 
     func cancel(_ id: String) throws(ProviderError) -> RemoteBatch {
-        try exchange.json(WireBatch.self, "POST", url("/batches/" + Self.query(id) + "/cancel"))
+        try exchange.json(WireBatch.self, "POST", url("/batches/" + BatchExchange.query(id) + "/cancel"))
             .remote(redactor: redactor)
     }
 
@@ -70,7 +71,7 @@ struct OpenAIBatches: BatchAPI {
         var after: String?
         while true {
             var address = url("/batches") + "?limit=100"
-            if let after { address += "&after=" + Self.query(after) }
+            if let after { address += "&after=" + BatchExchange.query(after) }
             let page = try exchange.json(Page.self, "GET", address)
             for batch in page.data {
                 let remote = batch.remote(redactor: redactor)
@@ -88,7 +89,7 @@ struct OpenAIBatches: BatchAPI {
         var results: [BatchResult] = []
         for file in [batch.outputFileID, batch.errorFileID].compactMap({ $0 }) {
             let data = try exchange.data(
-                "GET", url("/files/" + Self.query(file) + "/content"), largeBody: true)
+                "GET", url("/files/" + BatchExchange.query(file) + "/content"), largeBody: true)
             for line in try BatchExchange.lines(data, redactor: redactor) {
                 results.append(try result(line, requests: requests))
             }
@@ -156,9 +157,5 @@ struct OpenAIBatches: BatchAPI {
     private static func isResponse(_ body: Data) -> Bool {
         ((try? JSONSerialization.jsonObject(with: body)) as? [String: Any])?["object"] as? String
             == "response"
-    }
-
-    private static func query(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(["-", "_", "."])) ?? text
     }
 }
