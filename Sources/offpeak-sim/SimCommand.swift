@@ -252,7 +252,10 @@ struct SimCommand: AsyncParsableCommand {
     @Option(help: "Every batch results download answers this status (400-599).")
     var resultsStatus: Int?
 
+    // Unconditional: the value may be negative (`--clock-offset -3600`), which would otherwise read
+    // as an option.
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Seconds the sim's clock runs ahead of this machine's (negative: behind): the time answers "
                 + "are made at, and DeepSeek's peak hours are read by.", valueName: "seconds"))

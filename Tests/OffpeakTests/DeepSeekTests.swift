@@ -89,6 +89,30 @@ struct DeepSeekTests {
         #expect((stats["by_endpoint"] as? [String: [String: Int]])?["deepseek"]?["ok_calls"] == 2)
     }
 
+    /// A sim whose clock runs behind the machine's, given as a user types it (`--clock-offset -N`, a
+    /// value that looks like an option): it starts, makes its answers at its own time and bills by
+    /// it. (A test that set a clock a few minutes in the past failed to start its sim.)
+    @Test func theSimsClockMayRunBehindTheMachines() throws {
+        let instant = try PriceWindowsTests.at("2026-11-29T20:00:00Z")
+        let behind = instant.timeIntervalSinceNow
+        #expect(behind < 0)
+        let sim = try SimProcess(arguments: ["--clock-offset", String(Int(behind))])
+        let body =
+            #"{"model":"deepseek-flash","max_tokens":20,"messages":[{"role":"user","content":"Rain?"}]}"#
+        let result = try CommandResult.run(
+            URL(fileURLWithPath: "/usr/bin/curl"),
+            [
+                "-s", "-H", "authorization: Bearer k", "-H", "content-type: application/json",
+                "--data-binary", body, sim.url + "/deepseek/chat/completions",
+            ], timeout: 10)
+        let answer = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        let created = try #require(answer["created"] as? Int)
+        #expect(abs(Double(created) - instant.timeIntervalSince1970) < 120, "\(created)")
+        let windows = try #require(try sim.stats()["billed_by_window"] as? [String: [String: Int]])
+        #expect(Set(windows.keys) == ["off-peak"], "a Sunday's 20:00 UTC is off-peak")
+    }
+
     /// A run that crosses 01:00 UTC on a Monday, when DeepSeek's peak prices begin, on a clock the
     /// test moved (the run's and the sim's, by the same offset): each call is priced in the window
     /// it was billed in, and the ledger's dollars are the sim's bill at DeepSeek's prices.

@@ -95,7 +95,7 @@ struct BatchRunner: Sendable {
                     api: routes.cacheAPI, model: call.model, inputTokens: call.conversation.inputTokens,
                     prefix: routes.cacheablePrefix(of: call.conversation), now: instant)
                 : InputBilling(uncached: call.conversation.inputTokens))
-        let body = routes.answerBody(for: call, answer: answer, billing: billing)
+        let body = routes.answerBody(for: call, answer: answer, billing: billing, at: state.now())
         return (
             .succeeded(Data(body.readableBytesView)),
             BilledTokens(billing, outputTokens: answer.outputTokens, searches: call.searches.count)

@@ -32,7 +32,9 @@ struct AnthropicRoutes: CompletionAPI {
         conversation.markedSystemPrefix
     }
 
-    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling, at made: Date)
+        -> ByteBuffer
+    {
         JSONBody.encode(
             AnthropicResponse(
                 id: "msg_sim_" + randomHex(), model: call.model, answer: answer, billing: billing,

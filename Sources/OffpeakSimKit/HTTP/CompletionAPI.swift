@@ -37,7 +37,9 @@ protocol CompletionAPI: Sendable {
     /// - Throws: `SimAPIError` for a body the API would refuse.
     func parse(_ body: Data) throws -> ParsedCall
     func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix?
-    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer
+    /// The answer's body, stamped (where the API stamps one) with `made`, the sim's clock.
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling, at made: Date)
+        -> ByteBuffer
     func errorResponse(_ error: SimAPIError) -> Response
     /// The input tokens this API counts against an input or token limit, given how many of the
     /// call's input tokens the prompt cache would serve.

@@ -128,7 +128,7 @@ struct CompletionPipeline: Sendable {
         let slowdown = call.flex && !call.flexAsDefault ? state.flex.slowdown : 1
         await pause(
             milliseconds: state.latency.nextMilliseconds(outputTokens: answer.outputTokens) * slowdown)
-        let json = api.answerBody(for: call, answer: answer, billing: billing)
+        let json = api.answerBody(for: call, answer: answer, billing: billing, at: state.now())
         if truncated { return (FaultResponses.truncated(json), answer.outputTokens) }
 
         let billed = BilledTokens(billing, outputTokens: answer.outputTokens, searches: call.searches.count)

@@ -40,9 +40,11 @@ struct DeepSeekRoutes: CompletionAPI {
         openAI.cacheablePrefix(of: conversation)
     }
 
-    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling, at made: Date)
+        -> ByteBuffer
+    {
         var response = ChatCompletionResponse(
-            id: UUID().uuidString.lowercased(), created: Int(Date().timeIntervalSince1970), model: call.model,
+            id: UUID().uuidString.lowercased(), created: Int(made.timeIntervalSince1970), model: call.model,
             answer: answer, billing: billing)
         response.serviceTier = nil
         response.usage.promptTokensDetails = nil

@@ -81,7 +81,9 @@ struct GeminiRoutes: CompletionAPI {
         conversation.systemPrefix
     }
 
-    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling, at made: Date)
+        -> ByteBuffer
+    {
         JSONBody.encode(
             GenerateContentResponse(
                 model: call.model, answer: answer, billing: billing, id: randomHex(), searches: call.searches)

@@ -41,9 +41,11 @@ struct MistralRoutes: CompletionAPI {
     /// Nothing cached: every prompt token is billed as input.
     func cacheablePrefix(of conversation: SimConversation) -> CacheablePrefix? { nil }
 
-    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling, at made: Date)
+        -> ByteBuffer
+    {
         var response = ChatCompletionResponse(
-            id: randomHex(bytes: 16), created: Int(Date().timeIntervalSince1970), model: call.model,
+            id: randomHex(bytes: 16), created: Int(made.timeIntervalSince1970), model: call.model,
             answer: answer, billing: billing)
         response.serviceTier = nil
         response.usage.promptTokensDetails = nil

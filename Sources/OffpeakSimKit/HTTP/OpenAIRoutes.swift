@@ -35,9 +35,11 @@ struct OpenAIRoutes: CompletionAPI {
         conversation.systemPrefix
     }
 
-    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling, at made: Date)
+        -> ByteBuffer
+    {
         let response = ChatCompletionResponse(
-            id: "chatcmpl-sim" + randomHex(), created: Int(Date().timeIntervalSince1970), model: call.model,
+            id: "chatcmpl-sim" + randomHex(), created: Int(made.timeIntervalSince1970), model: call.model,
             answer: answer, billing: billing, searches: call.searches,
             serviceTier: call.flex && !call.flexAsDefault ? "flex" : "default")
         return JSONBody.encode(response)

@@ -34,10 +34,12 @@ struct ResponsesRoutes: CompletionAPI {
         openAI.cacheablePrefix(of: conversation)
     }
 
-    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling) -> ByteBuffer {
+    func answerBody(for call: ParsedCall, answer: SimAnswer, billing: InputBilling, at made: Date)
+        -> ByteBuffer
+    {
         JSONBody.encode(
             ResponsesResponse(
-                id: "resp_sim" + randomHex(), createdAt: Int(Date().timeIntervalSince1970), model: call.model,
+                id: "resp_sim" + randomHex(), createdAt: Int(made.timeIntervalSince1970), model: call.model,
                 answer: answer, billing: billing, maxOutputTokens: call.maxTokens,
                 serviceTier: call.flex && !call.flexAsDefault ? "flex" : "default"))
     }
