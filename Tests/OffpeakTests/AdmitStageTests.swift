@@ -27,6 +27,7 @@ struct AdmitStageTests {
         defer { latencyReads = reads }
         return try stage.decide(
             LoopFixtures.request(), price: LoopFixtures.haiku, spent: spent, inFlight: inFlight, lane: lane,
+            cacheTTL: nil,
             callsMade: 1, now: LoopFixtures.t0, conditions: { nil },
             latency: { _ throws(OffpeakError) in
                 reads += 1

@@ -16,7 +16,7 @@ struct CallGateTests {
     }
 
     static let call = CallGate.Call(
-        model: "claude-haiku-4-5", price: LoopFixtures.haiku, inputTokens: 1000, maxOutputTokens: 200)
+        model: "claude-haiku-4-5", price: LoopFixtures.haiku, worst: Usage(input: 1000, output: 200))
 
     static func decide(
         _ gate: CallGate, call: CallGate.Call = call, spent: Spend = Spend(), callsMade: Int = 1,

@@ -60,6 +60,51 @@ import Testing
                 == Usage(input: 1, output: 2, cacheRead: 3, cacheWrite: 4))
     }
 
+    /// A budget holds back a call's worst case, and a cacheable prefix may be written, at 1.25 times
+    /// the input price or twice it for the hour: the worst counts the prefix as written, so a call
+    /// whose write would pass `max_dollars` is held, where counting it as input let it go. A model
+    /// whose writes cost less than its input (Gemini's stored context) is held at the input price.
+    @Test func aBudgetReservesACacheablePrefixAtItsWritePrice() throws {
+        let sonnet = try #require(PriceTable.bundled.price(for: "claude-sonnet-4-5"))
+        let input = TokenEstimator.inputTokens(Self.request(ttl: nil))
+        let prefix = TokenEstimator.tokens(Self.system)
+        let worst = Self.request(ttl: nil).worstUsage(inputTokens: input, ttl: nil)
+        #expect(worst == Usage(input: input - prefix, output: 20, cacheWrite: prefix))
+        let hour = Self.request(ttl: nil).worstUsage(inputTokens: input, ttl: .oneHour)
+        #expect(hour == Usage(input: input - prefix, output: 20, cacheWrite: prefix, cacheWriteHour: prefix))
+        let perToken = try #require(sonnet.inputCostPerToken)
+        let plain = sonnet.dollars(for: Usage(input: input, output: 20), lane: .live)
+        let five = sonnet.worstDollars(for: worst, lane: .live)
+        #expect(abs(five - plain - 0.25 * Double(prefix) * perToken) < 1e-12)
+        #expect(abs(sonnet.worstDollars(for: hour, lane: .live) - plain - Double(prefix) * perToken) < 1e-12)
+        var uncached = Self.request(ttl: nil)
+        uncached.cacheSystemPrompt = false
+        #expect(uncached.worstUsage(inputTokens: input, ttl: .oneHour) == Usage(input: input, output: 20))
+        let flash = try #require(PriceTable.bundled.price(for: "gemini-2.5-flash"))
+        let cheapWrites = try #require(flash.cacheCreationInputTokenCost)
+        #expect(cheapWrites < (flash.inputCostPerToken ?? 0))
+        #expect(
+            flash.worstDollars(for: worst, lane: .live)
+                == flash.dollars(for: Usage(input: input, output: 20), lane: .live))
+
+        // The gate: room for the call at plain input prices, not with its prefix written.
+        let stage = AdmitStage(gate: CallGateTests.gate(budget: .init(maxDollars: (plain + five) / 2)))
+        func decide(_ request: CompletionRequest, ttl: PromptCacheTTL?) throws -> CallGate.Decision {
+            try stage.decide(
+                request, price: sonnet, spent: Spend(), inFlight: Spend(), lane: .live, cacheTTL: ttl,
+                callsMade: 1, now: LoopFixtures.t0, conditions: { nil },
+                latency: { _ throws(OffpeakError) in nil })
+        }
+        #expect(try decide(uncached, ttl: nil) == .go)
+        guard case .stop(let stop, let budget) = try decide(Self.request(ttl: nil), ttl: nil) else {
+            Issue.record("a call whose prefix write passes the budget started")
+            return
+        }
+        #expect(budget == .maxDollars)
+        #expect(
+            stop.reason.hasPrefix("stopped by budget max_dollars: $0.00 spent, next call may cost up to $"))
+    }
+
     @Test func aBatchTakesTheHourWhereItSendsAPrefixMoreThanOnceUnlessTheJobSaysOtherwise() throws {
         let shared = [Self.request(ttl: nil), Self.request(ttl: nil)]
         #expect(PromptCacheTTL.forBatch(shared, asked: nil) == .oneHour)

@@ -229,7 +229,8 @@ import Testing
         let url = try Self.cluster.makeDatabase()
         let shown = try PostgresURL.parse(url, defaultUser: "nobody").description
 
-        // `submit` reads lines as they come: a line every millisecond or so, for seconds.
+        // `submit` reads lines as they come: a line every millisecond or so, until the copy has
+        // ended and a little after, so the copy lands mid-stream however slow the machine.
         let submit = Process()
         submit.executableURL = BuiltBinaries.offpeak
         submit.arguments = ["submit", "--job", "inbox", "--workspace", workspace.root.path]
@@ -238,12 +239,17 @@ import Testing
         submit.standardOutput = output
         submit.standardError = errors
         try submit.run()
-        let lines = 6000
+        let copyEnded = Mutex(false)
+        let written = Mutex(0)
         let writer = Thread {
-            for index in 0..<lines {
+            var (index, after) = (0, 0)
+            while after < 400 {
                 let line = Data(#"{"id": "c\#(index)", "vars": {"item": "question \#(index)"}}"#.utf8 + [10])
                 guard (try? input.fileHandleForWriting.write(contentsOf: line)) != nil else { break }
+                written.withLock { $0 += 1 }
+                if copyEnded.withLock({ $0 }) { after += 1 }
                 if index % 4 == 0 { Thread.sleep(forTimeInterval: 0.002) }
+                index += 1
             }
             try? input.fileHandleForWriting.close()
         }
@@ -259,8 +265,11 @@ import Testing
         let deadline = Date() + 30
         while out.withLock({ $0.isEmpty }), Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         let copy = try Self.copy(workspace, to: url)
+        copyEnded.withLock { $0 = true }
         #expect(copy.status == 0, "\(copy.stderr)")
         submit.waitUntilExit()
+        while writer.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
+        let lines = written.withLock { $0 }
         while reader.isExecuting { Thread.sleep(forTimeInterval: 0.01) }
         let printed = String(decoding: out.withLock { $0 }, as: UTF8.self).split(separator: "\n").map(
             String.init)

@@ -23,11 +23,12 @@ struct AdmitStage {
     ///   - spent: the run's spend, as committed (and sent).
     ///   - inFlight: the worst case of the calls in flight (or the batches out), counted as spent.
     ///   - lane: the call's lane: its prices; a provider batch has no window to fit.
+    ///   - cacheTTL: how long the call's cacheable prefix may be kept: what writing it may cost.
     ///   - conditions: the machine's conditions now, read only when needed.
     ///   - latency: the model's measured speed, read only when a window needs it.
     func decide(
         _ request: CompletionRequest, price: ModelPrice?, spent: Spend, inFlight: Spend, lane: CallLane,
-        callsMade: Int, now: Date, conditions: () -> MachineConditions?,
+        cacheTTL: PromptCacheTTL?, callsMade: Int, now: Date, conditions: () -> MachineConditions?,
         latency: (String) throws(OffpeakError) -> LatencyEstimate?
     ) throws(OffpeakError) -> CallGate.Decision {
         var spent = spent
@@ -38,8 +39,8 @@ struct AdmitStage {
         let inputTokens = TokenEstimator.inputTokens(request)
         return try gate.decide(
             CallGate.Call(
-                model: request.model, price: price, inputTokens: inputTokens,
-                maxOutputTokens: request.maxTokens, lane: lane, searches: request.searchUses ?? 0),
+                model: request.model, price: price,
+                worst: request.worstUsage(inputTokens: inputTokens, ttl: cacheTTL), lane: lane),
             spent: spent, callsMade: callsMade, now: now, conditions: conditions,
             expectedSeconds: { () throws(OffpeakError) -> Double? in
                 // Creating a batch takes one short exchange, whatever the batch will take.

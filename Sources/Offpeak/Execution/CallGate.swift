@@ -25,13 +25,16 @@ struct CallGate: Sendable {
         var model: String
         /// The call's price; `nil` when its model has none.
         var price: ModelPrice?
-        var inputTokens: Int
-        var maxOutputTokens: Int
+        /// The most the call may use (`CompletionRequest.worstUsage`).
+        var worst: Usage
         /// The lane it goes in: its worst case is at that lane's prices; a provider batch has no
         /// window to fit.
         var lane = CallLane.live
+
+        var inputTokens: Int { worst.totalInput }
+        var maxOutputTokens: Int { worst.output }
         /// Web searches the call may run (`CompletionRequest.searchUses`).
-        var searches = 0
+        var searches: Int { worst.searches }
     }
 
     enum Decision: Equatable {
@@ -62,9 +65,7 @@ struct CallGate: Sendable {
                 + "stop its searches; " + PriceTable.howToPriceSearches(call.model)
             return .stop(RunStop(state: .interrupted, reason: reason, status: .configuration))
         }
-        let worst = call.price?.dollars(
-            for: Usage(input: call.inputTokens, output: call.maxOutputTokens, searches: call.searches),
-            lane: call.lane)
+        let worst = call.price?.worstDollars(for: call.worst, lane: call.lane)
         if let over = BudgetGuard(budget: budget).check(
             spent: spent, inputTokens: call.inputTokens, maxOutputTokens: call.maxOutputTokens,
             worstDollars: worst)

@@ -46,7 +46,9 @@ extension RunSession {
                         cost.inputTokens += input
                         cost.outputTokens += request.maxTokens
                         cost.dollars +=
-                            price?.dollars(for: request.worstUsage(inputTokens: input), lane: .batch) ?? 0
+                            price?.worstDollars(
+                                for: request.worstUsage(inputTokens: input, ttl: mostCacheTTL(.batch)),
+                                lane: .batch) ?? 0
                     }
                     let reserved = try reserve(cost, lost: nil, settling: nil)
                     if let refused = reserved.stop {

@@ -271,7 +271,8 @@ struct RunSession {
         }
         let worst = CallsInFlight.Worst(
             inputTokens: inputTokens, outputTokens: request.maxTokens,
-            dollars: price?.dollars(for: request.worstUsage(inputTokens: inputTokens), lane: lane) ?? 0)
+            dollars: price?.worstDollars(
+                for: request.worstUsage(inputTokens: inputTokens, ttl: mostCacheTTL(lane)), lane: lane) ?? 0)
         let reserved = try reserve(
             worst, lost: try lostEntry(call, inputTokens: inputTokens, price: price, lane: lane),
             settling: calls)
@@ -342,7 +343,7 @@ struct RunSession {
     {
         let decision = try admit.decide(
             call.request, price: price, spent: try spentSoFar(batch: lane == .batch), inFlight: inFlight,
-            lane: lane, callsMade: tally.callsMade, now: Date(),
+            lane: lane, cacheTTL: mostCacheTTL(lane), callsMade: tally.callsMade, now: Date(),
             conditions: { [options] in options.gate?.read() },
             latency: { [context] model throws(OffpeakError) in try context.latency(of: model, lane: lane) })
         guard case .stop(let stop, let budget) = decision else { return nil }
@@ -353,6 +354,12 @@ struct RunSession {
             try context.store.runs.update(run: run)
         }
         return stop
+    }
+
+    /// The longest a call's cacheable prefix may be kept in `lane`: what a budget reserves its write
+    /// at. A live call's is `liveCacheTTL`; a provider batch's is chosen once the batch is made.
+    func mostCacheTTL(_ lane: CallLane) -> PromptCacheTTL? {
+        lane == .batch ? PromptCacheTTL.mostForBatch(asked: spec.promptCacheTTL) : liveCacheTTL
     }
 
     /// The run's spend so far, the commit on its way included: kept from this pass's commits (each

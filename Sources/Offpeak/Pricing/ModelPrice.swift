@@ -178,6 +178,17 @@ struct ModelPrice: Sendable, Equatable, Decodable {
         return inputDollars * inputFactor + Double(usage.output) * outputPrice + searchDollars(usage.searches)
     }
 
+    /// What a call's worst usage (`CompletionRequest.worstUsage`) may cost: its cache writes at the
+    /// write price, or as plain input where the model's writes cost less than its input (Gemini's,
+    /// priced as a stored context), whichever is dearer.
+    func worstDollars(for worst: Usage, lane: CallLane) -> Double {
+        var plain = worst
+        plain.input += plain.cacheWrite
+        plain.cacheWrite = 0
+        plain.cacheWriteHour = 0
+        return max(dollars(for: worst, lane: lane), dollars(for: plain, lane: lane))
+    }
+
     /// What `searches` web searches cost.
     func searchDollars(_ searches: Int) -> Double { Double(searches) * (perSearch ?? 0) }
 

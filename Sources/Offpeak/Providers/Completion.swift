@@ -58,9 +58,15 @@ public struct CompletionRequest: Sendable, Equatable, Codable {
     }
 
     /// The most a call of this request can use: its input, `maxTokens` of output, every search it
-    /// may run. What a budget holds back while the call is in flight.
-    func worstUsage(inputTokens: Int) -> Usage {
-        Usage(input: inputTokens, output: maxTokens, searches: searchUses ?? 0)
+    /// may run. What a budget holds back while the call is in flight. A system prompt asked to be a
+    /// cacheable prefix may be written to the provider's cache, which Anthropic bills above the
+    /// input price (1.25 times for five minutes, twice for `ttl` `.oneHour`): it is counted as
+    /// written, and `ModelPrice.worstDollars` prices it the dearer way.
+    func worstUsage(inputTokens: Int, ttl: PromptCacheTTL?) -> Usage {
+        let written = cacheSystemPrompt ? min(inputTokens, TokenEstimator.tokens(system ?? "")) : 0
+        return Usage(
+            input: inputTokens - written, output: maxTokens, cacheWrite: written,
+            cacheWriteHour: ttl == .oneHour ? written : 0, searches: searchUses ?? 0)
     }
 
     /// The structured-output form this request asks for; nil: free text.
@@ -140,6 +146,10 @@ enum PromptCacheTTL: String, Sendable, Codable {
         }
         return nil
     }
+
+    /// The longest TTL a provider batch of a job asking `asked` may take (`forBatch` decides once
+    /// the batch is made): what a budget reserves a batch's calls at.
+    static func mostForBatch(asked: PromptCacheTTL?) -> PromptCacheTTL { asked ?? .oneHour }
 }
 
 /// Why the model stopped.
