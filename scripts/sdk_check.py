@@ -166,7 +166,8 @@ def check_openai(base: str) -> None:
 
 def check_openai_responses(base: str) -> None:
     """OpenAI's Responses API (`/v1/responses`): instructions, input messages, usage with cached and
-    reasoning tokens, a cut answer as `incomplete`, a structured answer through `text.format`, the
+    reasoning tokens, a cut answer as `incomplete`, a structured answer through `text.format`,
+    `prompt_cache_retention` (`24h`, `in_memory`, anything else refused), the
     quota fault as the SDK's RateLimitError with OpenAI's `insufficient_quota`."""
     client = openai.OpenAI(base_url=base + "/v1", api_key="sim", max_retries=0)
     user = f"Summarize this document.\n<document>\n{DOCUMENT}\n</document>"
@@ -195,6 +196,18 @@ def check_openai_responses(base: str) -> None:
     second = client.responses.create(model="gpt-sim", instructions=long_instructions, input=PROMPT).usage
     check(first.input_tokens_details.cached_tokens == 0, f"responses first cached_tokens: {first}")
     check(second.input_tokens_details.cached_tokens == tokens(long_instructions), f"responses cache hit: {second}")
+    # Extended retention and the cache key, as offpeak sends them, typed by the SDK; an unknown
+    # retention refused as OpenAI refuses it.
+    kept = client.responses.create(
+        model="gpt-sim", instructions=long_instructions, input=PROMPT, prompt_cache_key="offpeak-sdk",
+        prompt_cache_retention="24h",
+    ).usage
+    check(kept.input_tokens_details.cached_tokens == tokens(long_instructions), f"responses 24h: {kept}")
+    expect_error(
+        lambda: client.responses.create(
+            model="gpt-sim", input=PROMPT, extra_body={"prompt_cache_retention": "1h"}),
+        openai.BadRequestError, "Supported values are: 'in_memory' and '24h'",
+    )
 
     schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
               "additionalProperties": False}

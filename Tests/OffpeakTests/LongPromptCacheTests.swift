@@ -109,7 +109,7 @@ import Testing
         let shared = [Self.request(ttl: nil), Self.request(ttl: nil)]
         #expect(PromptCacheTTL.forBatch(shared, asked: nil) == .oneHour)
         #expect(PromptCacheTTL.forBatch([Self.request(ttl: nil)], asked: nil) == nil)
-        #expect(PromptCacheTTL.forBatch(shared, asked: .fiveMinutes) == nil)
+        #expect(PromptCacheTTL.forBatch(shared, asked: .fiveMinutes) == .fiveMinutes)
         #expect(PromptCacheTTL.forBatch([Self.request(ttl: nil)], asked: .oneHour) == .oneHour)
         var unmarked = Self.request(ttl: nil)
         unmarked.cacheSystemPrompt = false

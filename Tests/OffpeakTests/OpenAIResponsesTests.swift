@@ -73,6 +73,86 @@ struct OpenAIResponsesTests {
         #expect(try key("Classify the ticket.", "one", cache: false) == nil)
     }
 
+    /// Extended retention (`prompt_cache_retention: 24h`) where the model takes it and the prefix is
+    /// cached; `in_memory` when the job asks for five minutes and the model offers both; no field for
+    /// a model that takes neither, or when the job asks for five minutes of a model that has only
+    /// the day.
+    @Test func aCachedPrefixIsKeptADayOnTheModelsThatOfferIt() throws {
+        func retention(_ model: String, ttl: PromptCacheTTL? = nil, cache: Bool = true) throws -> String? {
+            var request = CompletionRequest(
+                model: model, system: "Classify the ticket.", messages: [.init(role: .user, content: "one")],
+                maxTokens: 50, cacheSystemPrompt: cache)
+            request.cacheTTL = ttl
+            let body = try OpenAIResponsesProvider.requestBody(for: request)
+            let json = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            return json["prompt_cache_retention"] as? String
+        }
+        #expect(try retention("gpt-4.1") == "24h")
+        #expect(try retention("gpt-4.1-2025-04-14") == "24h")
+        #expect(try retention("gpt-5.1", ttl: .oneHour) == "24h")
+        #expect(try retention("gpt-5.1", ttl: .fiveMinutes) == "in_memory")
+        #expect(try retention("gpt-5.5") == "24h")
+        #expect(try retention("gpt-5.5-pro", ttl: .fiveMinutes) == nil)
+        #expect(try retention("gpt-6") == nil, "not a name OpenAI has listed")
+        #expect(try retention("gpt-4.1-mini") == nil)
+        #expect(try retention("gpt-4o-mini") == nil)
+        #expect(try retention("gpt-4.1", cache: false) == nil)
+    }
+
+    /// Two runs of a job on gpt-4.1 three seconds apart, against a sim whose in-memory cache lasts
+    /// two: with auto the second run's call reads the prefix the first wrote, kept a day; with
+    /// `prompt_cache_ttl: 5m` (in memory) it finds it gone. The sim refuses a retention it does not
+    /// know, as OpenAI does, and each ledger is what its sim billed.
+    @Test func extendedRetentionKeepsThePrefixPastTheInMemoryCache() throws {
+        let system = String(repeating: "Classify the ticket as billing, bug or other. ", count: 120)
+        func runTwice(ttl: String?) throws -> (read: Int, sim: SimProcess, workspace: TemporaryWorkspace) {
+            let sim = try SimProcess(arguments: ["--cache-ttl", "2"])
+            let workspace = try TemporaryWorkspace()
+            try workspace.write(
+                "offpeak.yaml",
+                "provider: openai\nbase_url: \(sim.url)/v1\nopenai_api: responses\n"
+                    + "models: {openai: {fast: gpt-4.1}}\n")
+            for (index, item) in ["invoice", "crash"].enumerated() {
+                if index > 0 { Thread.sleep(forTimeInterval: 3) }
+                try workspace.write(
+                    "jobs/classify.yaml",
+                    "kind: prompt\ntier: fast\nsystem: \"\(system)\"\ntemplate: \"{{item}}\"\nmax_tokens: 20\n"
+                        + "items: [\(item)]\n" + (ttl.map { "prompt_cache_ttl: \($0)\n" } ?? ""))
+                let run = try workspace.offpeak(
+                    ["run", "classify"], environment: ["OPENAI_API_KEY": "sk-test"])
+                #expect(run.status == 0, "\(run.stderr)")
+            }
+            let billed = try sim.billed()
+            let price = try #require(PriceTable.bundled.cost(of: "gpt-4.1"))
+            let read = billed["cache_read_input_tokens"] ?? 0
+            let dollars = price.dollars(
+                for: Usage(
+                    input: (billed["input_tokens"] ?? 0), output: billed["output_tokens"] ?? 0,
+                    cacheRead: read),
+                lane: .live)
+            #expect(abs(try BatchLaneTests.ledgerDollars(try workspace.openStore()) - dollars) < 1e-12)
+            return (read, sim, workspace)
+        }
+        let day = try runTwice(ttl: nil)
+        #expect(day.read >= 1024, "the second run read the prefix the first wrote")
+        #expect(try runTwice(ttl: "5m").read == 0, "kept in memory, the prefix was gone")
+
+        let refused = try CommandResult.run(
+            URL(fileURLWithPath: "/usr/bin/curl"),
+            [
+                "-s", "-H", "authorization: Bearer sk-test", "-H", "content-type: application/json",
+                "--data-binary", #"{"model":"gpt-4.1","input":"hi","prompt_cache_retention":"1h"}"#,
+                day.sim.url + "/v1/responses",
+            ], timeout: 10)
+        let error =
+            try #require(
+                try JSONSerialization.jsonObject(with: Data(refused.stdout.utf8)) as? [String: Any])["error"]
+            as? [String: Any]
+        #expect(
+            error?["message"] as? String
+                == "Invalid value: '1h'. Supported values are: 'in_memory' and '24h'.")
+    }
+
     @Test func openAIItselfGetsTheResponsesAPIAndEveryOtherServerChatCompletions() {
         func made(_ wire: OpenAIWire, _ baseURL: String) -> String {
             var options = ProviderOptions()

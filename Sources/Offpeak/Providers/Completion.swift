@@ -138,7 +138,7 @@ enum PromptCacheTTL: String, Sendable, Codable {
     /// gone and write it again (at 1.25 times the input price each time); the hour is written once,
     /// at twice the input price, and read at a tenth. A prefix sent once gets the five minutes.
     static func forBatch(_ requests: [CompletionRequest], asked: PromptCacheTTL?) -> PromptCacheTTL? {
-        if let asked { return asked == .oneHour ? .oneHour : nil }
+        if let asked { return asked }
         var seen = Set<String>()
         for request in requests where request.cacheSystemPrompt {
             guard let system = request.system else { continue }

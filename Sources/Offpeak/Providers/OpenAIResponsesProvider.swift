@@ -71,7 +71,47 @@ struct OpenAIResponsesProvider: HTTPProvider, CustomStringConvertible {
                         StructuredAnswer.responseFormat(keys: $0, form: request.answerForm ?? .jsonSchema)))
             },
             serviceTier: lane == .flex ? "flex" : nil,
-            promptCacheKey: promptCacheKey(for: request, instructions: instructions))
+            promptCacheKey: promptCacheKey(for: request, instructions: instructions),
+            promptCacheRetention: instructions == nil ? nil : promptCacheRetention(for: request))
+    }
+
+    /// `prompt_cache_retention` for a call whose prefix is cached: `24h`, extended retention (its
+    /// prefix kept up to a day at no extra price, where the in-memory cache lasts minutes), on the
+    /// models OpenAI lists for it; `in_memory` where the job asks for five minutes
+    /// (`prompt_cache_ttl: 5m`, kept in memory only) and the model takes that. nil, no field, for a
+    /// model that takes neither, which would refuse it.
+    static func promptCacheRetention(for request: CompletionRequest) -> String? {
+        guard request.cacheSystemPrompt else { return nil }
+        switch (ExtendedRetention.of(request.model), request.cacheTTL) {
+        case (.none, _), (.only, .fiveMinutes): return nil
+        case (.offered, .fiveMinutes): return "in_memory"
+        case (.offered, _), (.only, _): return "24h"
+        }
+    }
+
+    /// Which of OpenAI's models keep a prompt prefix for a day (its prompt-caching guide's list):
+    /// GPT-4.1 and GPT-5 through 5.4 offer it beside the in-memory cache; GPT-5.5 and later have it
+    /// only. A dated snapshot (`gpt-4.1-2025-04-14`) is its model's.
+    enum ExtendedRetention: Equatable {
+        case none, offered, only
+
+        static let offeredModels: Set<String> = [
+            "gpt-4.1", "gpt-5", "gpt-5-codex", "gpt-5.1", "gpt-5.1-chat", "gpt-5.1-chat-latest",
+            "gpt-5.1-codex",
+            "gpt-5.1-codex-mini", "gpt-5.1-codex-max", "gpt-5.2", "gpt-5.3-codex", "gpt-5.4",
+        ]
+
+        static func of(_ model: String) -> ExtendedRetention {
+            var name = Substring(model)
+            if let dated = name.firstRange(of: /-\d{4}-\d{2}-\d{2}$/) { name = name[..<dated.lowerBound] }
+            if offeredModels.contains(String(name)) { return .offered }
+            if let match = name.prefixMatch(of: /gpt-(\d+)\.(\d+)/),
+                let major = Int(match.1), let minor = Int(match.2), major > 5 || (major == 5 && minor >= 5)
+            {
+                return .only
+            }
+            return .none
+        }
     }
 
     /// `prompt_cache_key`: one per job prefix (its model and system prompt), so OpenAI routes the
@@ -147,6 +187,7 @@ extension OpenAIResponsesProvider {
         var text: Text?
         var serviceTier: String?
         var promptCacheKey: String?
+        var promptCacheRetention: String?
         /// Nothing is kept at OpenAI: offpeak keeps its own answers.
         var store = false
     }

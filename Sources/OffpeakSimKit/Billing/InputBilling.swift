@@ -26,10 +26,14 @@ public struct CacheablePrefix: Sendable, Hashable {
     public var tokens: Int
     /// Marked for Anthropic's 1-hour cache (`cache_control.ttl: 1h`), not the default five minutes.
     public var hour: Bool
+    /// Kept this long where the call asked (OpenAI's `prompt_cache_retention: 24h`); nil: the
+    /// cache's own TTL.
+    public var retention: Duration?
 
-    public init(text: String, tokens: Int, hour: Bool = false) {
+    public init(text: String, tokens: Int, hour: Bool = false, retention: Duration? = nil) {
         self.text = text
         self.tokens = tokens
         self.hour = hour
+        self.retention = retention
     }
 }

@@ -4,7 +4,8 @@ import Synchronization
 ///
 /// Anthropic caches only what `cache_control` marks: the first request with a (model, prefix)
 /// pays `cache_creation_input_tokens`, later ones within the TTL pay `cache_read_input_tokens`.
-/// OpenAI caches on its own: a (model, system text) seen within the TTL is reported as
+/// OpenAI caches on its own: a (model, system text) seen within the TTL (a day where the call asks
+/// for extended retention, `CacheablePrefix.retention`) is reported as
 /// `cached_tokens`. Either way a prefix shorter than the model's minimum (`minimum(api:model:)`)
 /// is never cached, and every use refreshes the entry's TTL.
 public final class PromptCacheBook: Sendable {
@@ -61,7 +62,7 @@ public final class PromptCacheBook: Sendable {
         }
         let hit = touch(
             Key(api: api, model: model, prefix: prefix.text), now: now,
-            ttl: prefix.hour ? Self.hourTTL : ttl)
+            ttl: prefix.hour ? Self.hourTTL : prefix.retention ?? ttl)
         let rest = inputTokens - prefix.tokens
         switch (api, hit) {
         case (.anthropic, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)

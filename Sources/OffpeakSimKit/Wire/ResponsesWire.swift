@@ -36,12 +36,20 @@ struct ResponsesRequest: Decodable, Sendable {
     var text: TextOptions?
     var serviceTier: String?
     var store: Bool?
+    var promptCacheKey: String?
+    /// `in_memory` (the default: minutes) or `24h`, extended retention: a prefix kept up to a day.
+    var promptCacheRetention: String?
 
     enum CodingKeys: String, CodingKey {
         case model, input, instructions, temperature, stream, text, store
         case maxOutputTokens = "max_output_tokens"
         case serviceTier = "service_tier"
+        case promptCacheKey = "prompt_cache_key"
+        case promptCacheRetention = "prompt_cache_retention"
     }
+
+    /// How long extended retention keeps a prefix.
+    static let extendedRetention: Duration = .seconds(24 * 3600)
 
     /// The conversation (instructions and system or developer items as its system text), the
     /// output limit and the answer's form (`text.format`, read as chat completions'
@@ -81,7 +89,16 @@ struct ResponsesRequest: Decodable, Sendable {
         guard !rest.isEmpty else {
             throw SimAPIError(.invalidRequest, "input: at least one message is required")
         }
-        return (SimConversation(system: system, messages: rest), maxTokens, try Self.form(text?.format))
+        var conversation = SimConversation(system: system, messages: rest)
+        switch promptCacheRetention {
+        case nil, "in_memory": break
+        case "24h": conversation.retention = Self.extendedRetention
+        case let other?:
+            throw SimAPIError(
+                .invalidRequest,
+                "Invalid value: '\(other)'. Supported values are: 'in_memory' and '24h'.")
+        }
+        return (conversation, maxTokens, try Self.form(text?.format))
     }
 
     /// `text.format` (`{type: json_schema, name, schema, strict}`, flat) read as chat completions'

@@ -31,6 +31,9 @@ public struct SimConversation: Sendable, Equatable {
     /// tool-use system prompt (Anthropic; 0 without tools).
     public var tools: String = ""
     public var toolTokens = 0
+    /// How long the provider keeps the prefix where the call asked (OpenAI's
+    /// `prompt_cache_retention: 24h`); nil: the cache's own TTL.
+    public var retention: Duration?
 
     public init(system: [SystemBlock] = [], messages: [Message]) {
         self.system = system
@@ -62,7 +65,10 @@ public struct SimConversation: Sendable, Equatable {
 
     /// OpenAI's cacheable prefix: all system (and developer) text, cached automatically.
     public var systemPrefix: CacheablePrefix? {
-        system.isEmpty ? nil : Self.prefix(of: system[...])
+        guard !system.isEmpty else { return nil }
+        var prefix = Self.prefix(of: system[...])
+        prefix.retention = retention
+        return prefix
     }
 
     private static func prefix(of blocks: ArraySlice<SystemBlock>) -> CacheablePrefix {
