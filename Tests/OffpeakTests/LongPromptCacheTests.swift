@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import OffpeakTestSupport
 import Testing
 
@@ -151,6 +152,52 @@ import Testing
         let workspace = try Self.workspace(
             sim, count: 3, ttl: nil, lane: "live", extra: "schedule: \"*/15 * * * *\"")
         #expect(try workspace.offpeak(["run", "classify"]).status == 0)
+        let billed = try #require(sim.stats()["billed"] as? [String: Int])
+        let written = try #require(billed["cache_creation_input_tokens"])
+        #expect(written >= 1024 && billed["cache_creation_1h_input_tokens"] == written)
+        #expect(billed["cache_read_input_tokens"] == 2 * written)
+        let price = try #require(PriceTable.bundled.cost(of: "claude-sonnet-4-5"))
+        let dollars = price.dollars(
+            for: Usage(
+                input: billed["input_tokens"] ?? 0, output: billed["output_tokens"] ?? 0,
+                cacheRead: billed["cache_read_input_tokens"] ?? 0, cacheWrite: written,
+                cacheWriteHour: written),
+            lane: .live)
+        #expect(abs(try BatchLaneTests.ledgerDollars(try workspace.openStore()) - dollars) < 1e-12)
+    }
+
+    /// A live pass whose calls start more than five minutes apart (each expected to take that long,
+    /// at the concurrency the provider allows) keeps its prefix an hour; a measured fast model, or
+    /// one whose calls overlap enough, keeps the 5-minute default; an unmeasured one too.
+    @Test func aPassWhoseCallsStartMoreThanFiveMinutesApartKeepsItsPrefixAnHour() {
+        #expect(PromptCacheTTL.forPass(callSeconds: nil, inFlight: 1) == nil)
+        #expect(PromptCacheTTL.forPass(callSeconds: 60, inFlight: 1) == nil)
+        #expect(PromptCacheTTL.forPass(callSeconds: 400, inFlight: 1) == .oneHour)
+        #expect(PromptCacheTTL.forPass(callSeconds: 400, inFlight: 2) == nil)
+        #expect(PromptCacheTTL.forPass(callSeconds: 2500, inFlight: 8) == .oneHour)
+        #expect(PromptCacheTTL.forPass(callSeconds: 400, inFlight: 0) == .oneHour, "at least one")
+    }
+
+    /// Through the binary: the model measured at over an hour a call (seeded into the SQLite
+    /// store's `model_latency`, as no test can wait that long), one call at a time: the pass writes
+    /// its prefix for the hour once and reads it twice, billed so by the sim and booked so.
+    @Test(.sqliteOnly) func aSlowModelsLivePassWritesItsPrefixForAnHour() throws {
+        let sim = try SimProcess()
+        let workspace = try Self.workspace(sim, count: 3, ttl: nil, lane: "live")
+        try workspace.write(
+            "offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\nlimits: {sim: {in_flight: 1}}\n")
+        #expect(try workspace.offpeak(["status"]).status == 0)
+        let queue = try DatabaseQueue(
+            path: workspace.root.appendingPathComponent("cache/offpeak.sqlite").path)
+        try queue.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO model_latency (model, ms_per_call, ms_per_output_token, output_tokens, samples, updated_at)
+                    VALUES ('claude-sonnet-4-5', 1000000, 20000, 20, 5, ?)
+                    """, arguments: [Date()])
+        }
+        let run = try workspace.offpeak(["run", "classify"])
+        #expect(run.status == 0, "\(run.stderr)")
         let billed = try #require(sim.stats()["billed"] as? [String: Int])
         let written = try #require(billed["cache_creation_input_tokens"])
         #expect(written >= 1024 && billed["cache_creation_1h_input_tokens"] == written)

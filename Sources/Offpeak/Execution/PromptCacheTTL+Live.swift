@@ -14,4 +14,14 @@ extension PromptCacheTTL {
         let gap = runs[1].timeIntervalSince(runs[0])
         return gap > 5 * 60 && gap <= 3600 ? .oneHour : nil
     }
+
+    /// The hour for a live pass whose calls start more than five minutes apart: each is expected to
+    /// take `callSeconds` (the model's measured speed; nil: not measured yet), `inFlight` at once,
+    /// so one starts every `callSeconds / inFlight`, and a 5-minute prefix would be gone before the
+    /// next call and written again (at 1.25 times the input price each time). Writing the hour costs
+    /// more only once; a read costs the same under either.
+    static func forPass(callSeconds: Double?, inFlight: Int) -> PromptCacheTTL? {
+        guard let callSeconds, callSeconds / Double(max(1, inFlight)) > 5 * 60 else { return nil }
+        return .oneHour
+    }
 }

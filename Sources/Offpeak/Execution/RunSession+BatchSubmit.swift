@@ -19,6 +19,8 @@ extension RunSession {
         for model in order {
             var rest = byModel[model]?[...] ?? []
             let price = context.prices.cost(of: model)
+            // Its prefixes may take the hour (`PromptCacheTTL.forBatch` decides once it is made).
+            let mostTTL = PromptCacheTTL.mostForBatch(asked: spec.promptCacheTTL)
             while !rest.isEmpty {
                 var take: [PlannedCall] = []
                 // The batches still out, then this one's calls as they are added.
@@ -36,7 +38,9 @@ extension RunSession {
                     let requests = [call.request] + singles.map(\.request)
                     let size = requests.reduce(0) { $0 + BatchLane.estimatedBytes($1) }
                     if !take.isEmpty, bytes + size > api.limits.maxBytes / 10 * 9 { break }
-                    if let refused = try checkGate(call, price: price, inFlight: worst, lane: .batch) {
+                    if let refused = try checkGate(
+                        call, price: price, inFlight: worst, lane: .batch, cacheTTL: mostTTL)
+                    {
                         stop = refused
                         break
                     }
@@ -47,7 +51,7 @@ extension RunSession {
                         cost.outputTokens += request.maxTokens
                         cost.dollars +=
                             price?.worstDollars(
-                                for: request.worstUsage(inputTokens: input, ttl: mostCacheTTL(.batch)),
+                                for: request.worstUsage(inputTokens: input, ttl: mostTTL),
                                 lane: .batch) ?? 0
                     }
                     let reserved = try reserve(cost, lost: nil, settling: nil)

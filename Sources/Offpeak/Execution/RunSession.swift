@@ -260,7 +260,16 @@ struct RunSession {
             context.limiter.withdraw(ticket)
             return stop
         }
-        if let refused = try checkGate(call, price: price, inFlight: calls.worst, lane: lane) {
+        // A live call's prefix keeps the provider's default TTL unless the job asks for one, its
+        // schedule runs it again within the hour (`PromptCacheTTL.forLive`), or the pass's calls start
+        // more than five minutes apart (`forPass`).
+        var ttl = liveCacheTTL
+        if ttl == nil, request.cacheSystemPrompt {
+            let callSeconds = try context.latency(of: request.model, lane: lane)?.expectedSeconds(
+                input: inputTokens, maxOutput: request.maxTokens)
+            ttl = PromptCacheTTL.forPass(callSeconds: callSeconds, inFlight: context.limiter.inFlightCap)
+        }
+        if let refused = try checkGate(call, price: price, inFlight: calls.worst, lane: lane, cacheTTL: ttl) {
             context.limiter.withdraw(ticket)
             return refused
         }
@@ -272,7 +281,8 @@ struct RunSession {
         let worst = CallsInFlight.Worst(
             inputTokens: inputTokens, outputTokens: request.maxTokens,
             dollars: price?.worstDollars(
-                for: request.worstUsage(inputTokens: inputTokens, ttl: mostCacheTTL(lane)), lane: lane) ?? 0)
+                for: request.worstUsage(inputTokens: inputTokens, ttl: ttl), lane: lane)
+                ?? 0)
         let reserved = try reserve(
             worst, lost: try lostEntry(call, inputTokens: inputTokens, price: price, lane: lane),
             settling: calls)
@@ -281,10 +291,8 @@ struct RunSession {
             return stop
         }
         tally.callsMade += 1
-        // A live call's prefix keeps the provider's default TTL unless the job asks for one, or its
-        // schedule runs it again within the hour (`PromptCacheTTL.forLive`).
         calls.start(call, ticket: ticket, worst: worst, reservation: reserved.id, lane: lane) {
-            [provider = context.provider, ttl = liveCacheTTL] request in
+            [provider = context.provider, ttl] request in
             var request = request
             request.cacheTTL = ttl
             return provider.call(request, timeout: timeout, lane: lane)
@@ -338,12 +346,14 @@ struct RunSession {
     /// The gate's decision for `call` (`AdmitStage.decide`), its worst case counted with those of
     /// the calls in flight (or the batches out); a budget that stops the run is recorded on it.
     /// - Parameter lane: the call's lane: its prices; a provider batch has no window to fit.
-    mutating func checkGate(_ call: PlannedCall, price: ModelPrice?, inFlight: Spend, lane: CallLane)
-        throws(OffpeakError) -> RunStop?
-    {
+    /// - Parameter cacheTTL: how long the call's cacheable prefix may be kept: what writing it may
+    ///   cost.
+    mutating func checkGate(
+        _ call: PlannedCall, price: ModelPrice?, inFlight: Spend, lane: CallLane, cacheTTL: PromptCacheTTL?
+    ) throws(OffpeakError) -> RunStop? {
         let decision = try admit.decide(
             call.request, price: price, spent: try spentSoFar(batch: lane == .batch), inFlight: inFlight,
-            lane: lane, cacheTTL: mostCacheTTL(lane), callsMade: tally.callsMade, now: Date(),
+            lane: lane, cacheTTL: cacheTTL, callsMade: tally.callsMade, now: Date(),
             conditions: { [options] in options.gate?.read() },
             latency: { [context] model throws(OffpeakError) in try context.latency(of: model, lane: lane) })
         guard case .stop(let stop, let budget) = decision else { return nil }
@@ -354,12 +364,6 @@ struct RunSession {
             try context.store.runs.update(run: run)
         }
         return stop
-    }
-
-    /// The longest a call's cacheable prefix may be kept in `lane`: what a budget reserves its write
-    /// at. A live call's is `liveCacheTTL`; a provider batch's is chosen once the batch is made.
-    func mostCacheTTL(_ lane: CallLane) -> PromptCacheTTL? {
-        lane == .batch ? PromptCacheTTL.mostForBatch(asked: spec.promptCacheTTL) : liveCacheTTL
     }
 
     /// The run's spend so far, the commit on its way included: kept from this pass's commits (each

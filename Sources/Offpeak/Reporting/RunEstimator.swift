@@ -35,9 +35,20 @@ struct RunEstimator {
             deadlineAt: open?.deadlineAt ?? spec.deadline.map { now + $0 }, now: now)
         let latency = try store?.ledger.latency(model: model)
         var live = try tally(work.rounds, lane: .live, answers: answers, latency: latency)
-        // Live calls keep the 5-minute default unless the job asks for the hour or its schedule
-        // runs it again within the hour.
-        if PromptCacheTTL.forLive(spec, now: now) == .oneHour { live = live.withPrefixCache(.hour) }
+        // Live calls keep the 5-minute default unless the job asks for the hour, its schedule runs
+        // it again within the hour, or its calls start more than five minutes apart, as the run
+        // chooses (`PromptCacheTTL.forLive`, `forPass`).
+        let marked = work.rounds.joined().first { $0.request.cacheSystemPrompt }?.request
+        let liveTTL =
+            PromptCacheTTL.forLive(spec, now: now)
+            ?? PromptCacheTTL.forPass(
+                callSeconds: marked.flatMap { request in
+                    latency?.expectedSeconds(
+                        input: TokenEstimator.inputTokens(request), maxOutput: request.maxTokens)
+                },
+                inFlight: config.limits(for: provider.kind).inFlight(
+                    for: provider.kind, baseURL: provider.baseURL))
+        if liveTTL == .oneHour { live = live.withPrefixCache(.hour) }
         var batch =
             provider.batches == nil
             ? nil : try tally(work.rounds, lane: .batch, answers: answers, latency: nil)
