@@ -342,7 +342,7 @@ def main():
                 cluster = Cluster()
             except ClusterError as error:
                 raise SystemExit(f"chaos: {error}") from error
-            store = f"store: {cluster.database('chaos')}\n"
+            store += f"store: {cluster.database('chaos')}\n"
         if args.hosts > 1:
             # A process killed on another host is only known dead once its lease and claims expire
             # (300 s by default): the final ticks wait that out, which is what is tested, not how

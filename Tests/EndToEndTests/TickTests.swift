@@ -433,6 +433,29 @@ import Glibc
         #expect(result.stdout.contains("outputs identical"), "\(result.stdout)")
     }
 
+    /// The same with a fallback (issue 50): a fifth of the provider's calls answer 529 and a second
+    /// sim stands behind it; killed mid-run, every item is answered once, by one or the other, and
+    /// the outputs equal the reference.
+    @Test func chaosScriptWithAFallbackPassesWithFewKills() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let script = root.appendingPathComponent("scripts/chaos.py")
+        let result = try CommandResult.run(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "python3", script.path, "--bin", BuiltBinaries.directory.path, "--kills", "3", "--items",
+                "60",
+                "--fallback", "0.2",
+            ],
+            timeout: 150)
+        #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        #expect(
+            lines.contains("answered twice         0 (the ledger holds 60 answered items)"),
+            "\(result.stdout)")
+        #expect(lines.contains("outputs identical      yes"), "\(result.stdout)")
+    }
+
     /// `scripts/chaos_batch.py` (what `make chaos-batch` runs with 50 kills), with a few kills: the
     /// batch lane killed mid-submit, mid-poll and mid-collect still answers and bills each item once.
     @Test func batchChaosScriptPassesWithFewKills() throws {
