@@ -420,15 +420,20 @@ import Glibc
 
     // MARK: - The chaos script
 
-    /// `scripts/chaos.py` (what `make chaos` runs with 100 kills), with a few kills.
-    @Test func chaosScriptPassesWithFewKills() throws {
+    /// `scripts/NAME` run on the built binaries with `arguments`, given two and a half minutes.
+    static func chaos(_ name: String, _ arguments: [String]) throws -> CommandResult {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/chaos.py")
-        let result = try CommandResult.run(
+        let script = root.appendingPathComponent("scripts/" + name)
+        return try CommandResult.run(
             URL(fileURLWithPath: "/usr/bin/env"),
-            ["python3", script.path, "--bin", BuiltBinaries.directory.path, "--kills", "3", "--items", "60"],
-            timeout: 150)
+            ["python3", script.path, "--bin", BuiltBinaries.directory.path] + arguments, timeout: 150)
+    }
+
+    /// `scripts/chaos.py` (what `make chaos` runs with 100 kills), with a few kills.
+    @Test func chaosScriptPassesWithFewKills() throws {
+        let result = try Self.chaos(
+            "chaos.py", ["--kills", "3", "--items", "60"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("outputs identical"), "\(result.stdout)")
     }
@@ -437,17 +442,8 @@ import Glibc
     /// sim stands behind it; killed mid-run, every item is answered once, by one or the other, and
     /// the outputs equal the reference.
     @Test func chaosScriptWithAFallbackPassesWithFewKills() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/chaos.py")
-        let result = try CommandResult.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            [
-                "python3", script.path, "--bin", BuiltBinaries.directory.path, "--kills", "3", "--items",
-                "60",
-                "--fallback", "0.2",
-            ],
-            timeout: 150)
+        let result = try Self.chaos(
+            "chaos.py", ["--kills", "3", "--items", "60", "--fallback", "0.2"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         #expect(
@@ -459,17 +455,8 @@ import Glibc
     /// `scripts/chaos_batch.py` (what `make chaos-batch` runs with 50 kills), with a few kills: the
     /// batch lane killed mid-submit, mid-poll and mid-collect still answers and bills each item once.
     @Test func batchChaosScriptPassesWithFewKills() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        let script = root.appendingPathComponent("scripts/chaos_batch.py")
-        let result = try CommandResult.run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            [
-                "python3", script.path, "--bin", BuiltBinaries.directory.path, "--kills", "4", "--items",
-                "60",
-                "--batch-delay", "1", "--seed", "7",
-            ],
-            timeout: 150)
+        let result = try Self.chaos(
+            "chaos_batch.py", ["--kills", "4", "--items", "60", "--batch-delay", "1", "--seed", "7"])
         #expect(result.status == 0, "\(result.stdout)\n\(result.stderr)")
         #expect(result.stdout.contains("chaos-batch: passed"), "\(result.stdout)")
     }
