@@ -24,4 +24,15 @@ extension PromptCacheTTL {
         guard let callSeconds, callSeconds / Double(max(1, inFlight)) > 5 * 60 else { return nil }
         return .oneHour
     }
+
+    /// `forPass` for a call of `request` (`inputTokens` of input) at the model's measured speed
+    /// (`latency`); nil for a request whose prefix is not cached.
+    static func forPass(
+        _ request: CompletionRequest, inputTokens: Int, latency: LatencyEstimate?, inFlight: Int
+    ) -> PromptCacheTTL? {
+        guard request.cacheSystemPrompt else { return nil }
+        return forPass(
+            callSeconds: latency?.expectedSeconds(input: inputTokens, maxOutput: request.maxTokens),
+            inFlight: inFlight)
+    }
 }

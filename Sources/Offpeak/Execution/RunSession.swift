@@ -265,9 +265,10 @@ struct RunSession {
         // more than five minutes apart (`forPass`).
         var ttl = liveCacheTTL
         if ttl == nil, request.cacheSystemPrompt {
-            let callSeconds = try context.latency(of: request.model, lane: lane)?.expectedSeconds(
-                input: inputTokens, maxOutput: request.maxTokens)
-            ttl = PromptCacheTTL.forPass(callSeconds: callSeconds, inFlight: context.limiter.inFlightCap)
+            ttl = PromptCacheTTL.forPass(
+                request, inputTokens: inputTokens,
+                latency: try context.latency(of: request.model, lane: lane),
+                inFlight: context.limiter.inFlightCap)
         }
         if let refused = try checkGate(call, price: price, inFlight: calls.worst, lane: lane, cacheTTL: ttl) {
             context.limiter.withdraw(ticket)

@@ -41,13 +41,12 @@ struct RunEstimator {
         let marked = work.rounds.joined().first { $0.request.cacheSystemPrompt }?.request
         let liveTTL =
             PromptCacheTTL.forLive(spec, now: now)
-            ?? PromptCacheTTL.forPass(
-                callSeconds: marked.flatMap { request in
-                    latency?.expectedSeconds(
-                        input: TokenEstimator.inputTokens(request), maxOutput: request.maxTokens)
-                },
-                inFlight: config.limits(for: provider.kind).inFlight(
-                    for: provider.kind, baseURL: provider.baseURL))
+            ?? marked.flatMap { request in
+                PromptCacheTTL.forPass(
+                    request, inputTokens: TokenEstimator.inputTokens(request), latency: latency,
+                    inFlight: config.limits(for: provider.kind).inFlight(
+                        for: provider.kind, baseURL: provider.baseURL))
+            }
         if liveTTL == .oneHour { live = live.withPrefixCache(.hour) }
         var batch =
             provider.batches == nil

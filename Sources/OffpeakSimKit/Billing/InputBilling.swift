@@ -24,16 +24,15 @@ public struct InputBilling: Sendable, Equatable {
 public struct CacheablePrefix: Sendable, Hashable {
     public var text: String
     public var tokens: Int
-    /// Marked for Anthropic's 1-hour cache (`cache_control.ttl: 1h`), not the default five minutes.
-    public var hour: Bool
-    /// Kept this long where the call asked (OpenAI's `prompt_cache_retention: 24h`); nil: the
-    /// cache's own TTL.
+    /// Kept this long where the call asked (Anthropic's `cache_control.ttl: 1h`, OpenAI's
+    /// `prompt_cache_retention: 24h`); nil: the cache's own TTL.
     public var retention: Duration?
+    /// Marked for Anthropic's 1-hour cache, not the default five minutes: billed apart.
+    public var hour: Bool { retention == PromptCacheBook.hourTTL }
 
-    public init(text: String, tokens: Int, hour: Bool = false, retention: Duration? = nil) {
+    public init(text: String, tokens: Int, retention: Duration? = nil) {
         self.text = text
         self.tokens = tokens
-        self.hour = hour
         self.retention = retention
     }
 }

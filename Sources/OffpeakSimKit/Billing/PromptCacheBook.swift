@@ -62,7 +62,7 @@ public final class PromptCacheBook: Sendable {
         }
         let hit = touch(
             Key(api: api, model: model, prefix: prefix.text), now: now,
-            ttl: prefix.hour ? Self.hourTTL : prefix.retention ?? ttl)
+            ttl: prefix.retention ?? ttl)
         let rest = inputTokens - prefix.tokens
         switch (api, hit) {
         case (.anthropic, true): return InputBilling(uncached: rest, cacheRead: prefix.tokens)

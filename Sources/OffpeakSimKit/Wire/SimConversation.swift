@@ -57,10 +57,11 @@ public struct SimConversation: Sendable, Equatable {
     public var markedSystemPrefix: CacheablePrefix? {
         guard let last = system.lastIndex(where: \.cacheMarked) else { return nil }
         var blocks = Self.prefix(of: system[...last])
-        blocks.hour = system[last].cacheHour
+        blocks.retention = system[last].cacheHour ? PromptCacheBook.hourTTL : nil
         guard toolTokens > 0 else { return blocks }
         return CacheablePrefix(
-            text: tools + "\u{1F}" + blocks.text, tokens: toolTokens + blocks.tokens, hour: blocks.hour)
+            text: tools + "\u{1F}" + blocks.text, tokens: toolTokens + blocks.tokens,
+            retention: blocks.retention)
     }
 
     /// OpenAI's cacheable prefix: all system (and developer) text, cached automatically.
