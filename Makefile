@@ -39,6 +39,11 @@ demo: build
 test-deps:
 	@scripts/test-deps.sh
 
+# Most tests wait (for a binary, a sim, a window) on threads of their own (`.ownThreads`), TEST_WIDTH
+# of them at a time: more keeps two cores busy, fewer leaves them idle while tests wait.
+TEST_WIDTH ?= 4
+TEST_FLAGS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
+
 ## test: unit, integration (real HTTP to offpeak-sim) and end-to-end tests, twice: every workspace's
 ## store on the embedded SQLite file, then on its own database of a PostgreSQL cluster the tests start
 ## (tests of the SQLite file itself run on the first pass only).
@@ -46,12 +51,12 @@ test-deps:
 POOLER_SUITES = PoolerTests|HostsShareOneRunTests|ScheduleAcrossHostsTests|TickLockAcrossHostsTests|QueueHostsTests|WorkspaceBudgetTests|AuditHostsTests|SharedLimitsTests
 test: build test-deps
 	OFFPEAK_TEST_STORE=sqlite OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
-		$(SWIFT) test $(SWIFT_BUILD_FLAGS)
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS)
 	OFFPEAK_TEST_STORE=postgresql OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
-		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS) --skip-build
 	OFFPEAK_TEST_STORE=postgresql OFFPEAK_TEST_POOLER=pgbouncer \
 		OFFPEAK_BIN_DIR="$$($(SWIFT) build $(SWIFT_BUILD_FLAGS) --show-bin-path)" \
-		$(SWIFT) test $(SWIFT_BUILD_FLAGS) --skip-build --filter '$(POOLER_SUITES)'
+		$(SWIFT) test $(SWIFT_BUILD_FLAGS) $(TEST_FLAGS) --skip-build --filter '$(POOLER_SUITES)'
 
 ## format: rewrite sources with the committed .swift-format; lint: fail if anything would change.
 format:

@@ -4,7 +4,7 @@ import Testing
 
 /// `offpeak audit JOB` end to end: a job run against a sim model whose batched answers go wrong
 /// after the fourth item, and the report a user reads afterwards, compared whole.
-struct AuditCommandTests {
+@Suite(.ownThreads) struct AuditCommandTests {
     /// 16 tickets in prompts of up to 8, one call in flight (so the audit's rows come in order),
     /// with the audit allowed the whole run (16 items are too few for its default 3 %).
     static func workspace(on sim: SimProcess, count: Int = 16, batching: String = "{max_items: 8}") throws

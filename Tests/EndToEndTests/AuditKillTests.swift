@@ -5,7 +5,7 @@ import Testing
 /// The batch audit survives `kill -9`: a run killed at random moments (between a probe's batched
 /// answer and its audits, mid-audit, between a failed size and asking its items again) ends with
 /// every answer right, as the same items asked alone get them.
-@Suite(.serialized) struct AuditKillTests {
+@Suite(.ownThreads, .serialized) struct AuditKillTests {
     @Test func killsMidAuditLeaveNoWrongAnswerBehind() throws {
         let count = 48
         let referenceSim = try SimProcess()

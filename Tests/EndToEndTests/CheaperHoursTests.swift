@@ -9,7 +9,7 @@ import Testing
 /// peak hours) waits for 10:00 UTC, the same UTC hour as before the change; a tick then runs it.
 /// `costs --by day` counts both on Berlin's Monday, in the off-peak window, and `--by tag` under
 /// the tag the summaries were asked with.
-struct CheaperHoursTests {
+@Suite(.ownThreads) struct CheaperHoursTests {
     @Test func aSummaryWaitsForTheOffPeakHoursInUTCWhileBerlinChangesItsClocks() throws {
         let sim = try SimProcess()
         let workspace = try TemporaryWorkspace()

@@ -4,7 +4,7 @@ import Testing
 
 /// `offpeak conditions` with a fake NetworkManager: an `nmcli` script first in `PATH`, run by the
 /// built binary as it would run the real one.
-struct ConditionsNetworkManagerTests {
+@Suite(.ownThreads) struct ConditionsNetworkManagerTests {
     static let root = BuiltBinaries.packageRoot.appendingPathComponent("Tests/Fixtures/sysfs/ac-wifi").path
 
     static func conditions(_ nmcli: FakeNmcli, json: Bool) throws -> CommandResult {

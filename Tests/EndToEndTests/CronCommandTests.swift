@@ -3,7 +3,7 @@ import OffpeakTestSupport
 import Testing
 
 /// `offpeak cron` and `offpeak cron next`, through the built binary.
-struct CronCommandTests {
+@Suite(.ownThreads) struct CronCommandTests {
     static func offpeak(_ arguments: [String], environment: [String: String?] = [:]) throws -> CommandResult {
         try CommandResult.run(BuiltBinaries.offpeak, arguments, environment: environment)
     }

@@ -5,7 +5,7 @@ import Testing
 /// An answer cut off at `max_tokens` (issue 46, item 8): it was paid for, so it is kept as it came,
 /// marked in index.json, in the run's line and in `status`, and the run completes; a rerun is
 /// answered from the cache with no call, until the spec changes or `--refresh` asks again.
-struct CutOffAnswerTests {
+@Suite(.ownThreads) struct CutOffAnswerTests {
     static func workspace(on sim: SimProcess) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim.url)\n")

@@ -8,7 +8,7 @@ import Testing
 /// days by the built `offpeak tick` on a clock the test moves (`--now`), with the job's default
 /// `cache_ttl` of 24 h passing between days. Each day's tick line is compared whole, and so is what
 /// the site was asked for.
-struct DailyResearchTests {
+@Suite(.ownThreads) struct DailyResearchTests {
     static let days = ["2026-06-01", "2026-06-02", "2026-06-03", "2026-06-04", "2026-06-05"]
 
     /// Midnight UTC of day `day` (0-based) of `days`, plus `hours`.

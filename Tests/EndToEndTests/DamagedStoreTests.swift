@@ -4,7 +4,7 @@ import Testing
 
 /// A store with a row no command can read, or emptied to 0 bytes (issue 10, items 2 and 15),
 /// through the built binary.
-struct DamagedStoreTests {
+@Suite(.ownThreads) struct DamagedStoreTests {
     static func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }

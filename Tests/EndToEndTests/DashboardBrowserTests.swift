@@ -10,7 +10,7 @@ import Testing
 /// the dashboard (DNS rebinding) and, with `--listen`, a request without the token are refused;
 /// nothing the browser asked changed the store; the browser's console stays empty (the page's own
 /// Content-Security-Policy blocks nothing it needs).
-struct DashboardBrowserTests {
+@Suite(.ownThreads) struct DashboardBrowserTests {
     static let browse = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("scripts/browse.py")
 

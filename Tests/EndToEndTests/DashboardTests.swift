@@ -7,7 +7,7 @@ import Testing
 /// prints; a workspace whose very folder name is `<script>alert(1)</script>` shows as text; a
 /// request naming another host (DNS rebinding) or another method is refused; every answer forbids
 /// scripts; nothing the dashboard is asked changes the store.
-struct DashboardTests {
+@Suite(.ownThreads) struct DashboardTests {
     /// A running dashboard, stopped with the test.
     final class Server {
         let process = Process()

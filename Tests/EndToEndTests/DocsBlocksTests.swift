@@ -15,7 +15,7 @@ import Testing
 /// reader would. A block a test cannot run here
 /// (a real API key, sudo, a crontab, a server of the reader's) says so on the line before it,
 /// `<!-- not run: why -->`, and is counted, with its reason.
-@Suite(.serialized) struct DocsBlocksTests {
+@Suite(.ownThreads, .serialized) struct DocsBlocksTests {
     struct Block: CustomStringConvertible {
         var file: String
         var line: Int

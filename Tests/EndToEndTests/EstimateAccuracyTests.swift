@@ -6,7 +6,7 @@ import Testing
 /// W-inbox, at a small scale) the estimate is within 10 % of what the run then costs, as its
 /// ledger books it. Each on a fresh workspace, so the answer length is the estimate's first guess
 /// (half of max_tokens), not a measured one.
-struct EstimateAccuracyTests {
+@Suite(.ownThreads) struct EstimateAccuracyTests {
     /// A workload as bench/sides.py writes its workspace: the files, the requests to submit per
     /// job, the sim's flags and the jobs to run.
     struct Workload: Decodable {

@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 14, item 2: `offpeak estimate JOB` plans a run without sending or writing anything. The
 /// built `offpeak` against the built `offpeak-sim`.
-struct EstimateTests {
+@Suite(.ownThreads) struct EstimateTests {
     static func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }

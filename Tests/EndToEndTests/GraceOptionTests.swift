@@ -4,7 +4,7 @@ import Testing
 
 /// `--grace` (issue 21, item 4): a grace of 1e300 seconds passed validation, and the signal handler
 /// that printed it as whole seconds trapped (SIGILL in libswiftCore) when SIGTERM came.
-@Suite(.serialized) struct GraceOptionTests {
+@Suite(.ownThreads, .serialized) struct GraceOptionTests {
     @Test func aGraceIsSecondsFromZeroToAnHour() throws {
         let workspace = try TemporaryWorkspace()
         for grace in ["1e300", "inf", "nan", "-1", "3601"] {

@@ -3,7 +3,7 @@ import OffpeakTestSupport
 import Testing
 
 /// SIGHUP: the SSH session or terminal `offpeak run` was started from closes (issue 10, item 13).
-struct HangUpTests {
+@Suite(.ownThreads) struct HangUpTests {
     /// Starts `offpeak run docs` on a terminal of its own (a pty, its session's controlling
     /// terminal), closes the terminal while a call is in flight, as a dropped SSH session does,
     /// and prints the exit status. The kernel hangs the terminal up and sends SIGHUP; from then on

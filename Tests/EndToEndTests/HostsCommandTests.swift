@@ -7,7 +7,7 @@ import Testing
 /// status and conditions, in the exact text a user reads and in `--json`. On PostgreSQL each host
 /// has its own workspace folder on the shared database; on SQLite, whose store is a workspace's
 /// file, both hosts tick in one workspace.
-struct HostsCommandTests {
+@Suite(.ownThreads) struct HostsCommandTests {
     static let fixtures = SwitchableSysfs.fixtures
 
     static func json(_ text: String) throws -> [[String: Any]] {

@@ -5,7 +5,7 @@ import Testing
 /// Hosts working one run at once (issue 23, item 2): the host that holds the run's lease plans and
 /// finishes it, the others help it by claiming rounds of its requests; every item is asked once,
 /// each host answers a share, and the outputs are those of one host's run.
-struct HostsShareOneRunTests {
+@Suite(.ownThreads) struct HostsShareOneRunTests {
     /// 96 items, one a call: with `in_flight: 2` a round is 32 requests (16 waves of 2), so three
     /// hosts find rounds to claim.
     static let items = 96

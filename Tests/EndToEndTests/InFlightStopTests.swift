@@ -4,7 +4,7 @@ import Testing
 
 /// Stopping the built `offpeak` while it has many calls in flight (issue 11, item 3): SIGTERM lets
 /// them finish within the grace and commits them; `kill -9` loses at most the calls in flight.
-@Suite(.serialized) struct InFlightStopTests {
+@Suite(.ownThreads, .serialized) struct InFlightStopTests {
     /// Waits until the sim has `count` calls in flight at once, or a few seconds have passed.
     static func waitForCallsInFlight(_ sim: SimProcess, _ count: Int) throws {
         let deadline = Date() + 10

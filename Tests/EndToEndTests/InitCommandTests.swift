@@ -5,7 +5,7 @@ import Testing
 /// `offpeak init`, through the built binary: a workspace a new user can run at once, the next
 /// three steps printed as they are, never a file written over, and for every registered provider
 /// an estimate with no key.
-struct InitCommandTests {
+@Suite(.ownThreads) struct InitCommandTests {
     /// No provider's key, whatever the machine has set.
     static let noKeys: [String: String?] = [
         "ANTHROPIC_API_KEY": nil, "OPENAI_API_KEY": nil, "GEMINI_API_KEY": nil, "GOOGLE_API_KEY": nil,

@@ -5,7 +5,7 @@ import Testing
 /// offpeak installs like a Linux tool: `--version`, and `make install` / `make uninstall` with the
 /// built binaries (`INSTALL_FROM`, the debug build: a release build takes minutes) into a
 /// temporary `DESTDIR`.
-struct InstallTests {
+@Suite(.ownThreads) struct InstallTests {
     static let version = "0.14.0"
 
     @Test func versionPrintsExactlyTheVersion() throws {

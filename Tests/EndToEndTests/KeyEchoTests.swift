@@ -5,7 +5,7 @@ import Testing
 /// Issue 10, secrets: a server that echoes the request (headers, key and all) into its error, and
 /// research sources that carry a key. The keys must end up in no file of the workspace and in
 /// nothing any command prints, whichever provider, status and base-URL setting.
-struct KeyEchoTests {
+@Suite(.ownThreads) struct KeyEchoTests {
     static let anthropicKey = "sk-ant-MARKER-0a1b2c3d4e5f6a7b8c9d"
     static let openAIKey = "sk-MARKER-9f8e7d6c5b4a3f2e1d0c"
     /// In both keys: a key cut anywhere around it would still show it.

@@ -3,7 +3,7 @@ import OffpeakTestSupport
 import Testing
 
 /// What a user sees of model limits and of calls that all failed (issue 10, items 3 and 20).
-struct LimitsAndReportsTests {
+@Suite(.ownThreads) struct LimitsAndReportsTests {
     @Test func maxTokensTheModelCannotWriteIsAUsageError() throws {
         let workspace = try TemporaryWorkspace()
         try workspace.write("a.md", "Some text.\n")

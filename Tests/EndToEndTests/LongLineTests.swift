@@ -10,7 +10,7 @@ import Testing
 ///
 /// Speed is not asserted by a timer on a shared machine: the ceilings below are hang guards, 20
 /// times what the linear code takes in a debug build and far below what the old code needed.
-@Suite(.serialized) struct LongLineTests {
+@Suite(.ownThreads, .serialized) struct LongLineTests {
     static let limit = 32 << 20
 
     static func workspace() throws -> TemporaryWorkspace {

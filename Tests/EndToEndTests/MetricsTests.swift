@@ -4,7 +4,7 @@ import Testing
 
 /// The Prometheus metrics file `tick` and `run` write (issue 14, item 4), through the built
 /// binaries against `offpeak-sim`, checked with `promtool` from Debian's prometheus package.
-@Suite(.serialized) struct MetricsTests {
+@Suite(.ownThreads, .serialized) struct MetricsTests {
     /// `promtool`, which CI installs (`.ci/run`); a test needing it fails, saying how to get it.
     static func promtool() throws -> URL {
         let path = "/usr/bin/promtool"

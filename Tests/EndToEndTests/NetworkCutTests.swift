@@ -6,7 +6,7 @@ import Testing
 /// namespace and reaches the PostgreSQL server over one veth pair and offpeak-sim over another. Its
 /// store link goes down while a call is out; A's lease expires, host B (this namespace) takes the
 /// run over and finishes it; the link comes back, and A's commit, getting through at last, is refused.
-struct NetworkCutTests {
+@Suite(.ownThreads) struct NetworkCutTests {
     static let ip = URL(fileURLWithPath: "/usr/sbin/ip")
 
     /// A network namespace with two veth pairs to this one: one to the store, one to the sim.

@@ -3,7 +3,7 @@ import OffpeakTestSupport
 import Testing
 
 /// The built `offpeak` binary against the built `offpeak-sim`, as a user runs them.
-struct OffpeakBinaryTests {
+@Suite(.ownThreads) struct OffpeakBinaryTests {
     static func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }

@@ -5,7 +5,7 @@ import Testing
 /// `offpeak outputs JOB [--run RUN]` end to end (issue 23, item 5): a job's output folder written
 /// again from the store comes out byte for byte as the run that finished wrote it, for the newest
 /// finished run or an older one named, from the same workspace or (PostgreSQL) another host's.
-struct OutputsCommandTests {
+@Suite(.ownThreads) struct OutputsCommandTests {
     /// A workspace on `sim` with the prompt job `fruit`: four items, one with an id that is not a
     /// file name, batching off so every item is its own call.
     static func workspace(on sim: SimProcess, template: String = "Tell me about {{item}}.") throws

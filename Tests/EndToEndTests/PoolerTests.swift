@@ -4,7 +4,7 @@ import Testing
 
 /// The multi-host suites run once more behind pgbouncer (`make test`'s third pass,
 /// `OFFPEAK_TEST_POOLER=pgbouncer`): this says they truly went through it.
-struct PoolerTests {
+@Suite(.ownThreads) struct PoolerTests {
     @Test(.enabled(if: PgBouncer.inUse, "only behind the pooler"))
     func theWorkspacesStoreIsReachedThroughThePooler() throws {
         let sim = try SimProcess()

@@ -5,7 +5,7 @@ import Testing
 /// A workspace whose store is a PostgreSQL database does what a workspace on the embedded SQLite
 /// file does: the same job writes the same answers, bills the same calls and reports the same
 /// costs, and the SQLite file is never made; a server that is down is a temporary failure.
-struct PostgresWorkspaceTests {
+@Suite(.ownThreads) struct PostgresWorkspaceTests {
     @Test func aJobOnPostgreSQLWritesAndBillsWhatItDoesOnSQLite() throws {
         let sim = try SimProcess()
         let cluster = PostgresCluster.shared

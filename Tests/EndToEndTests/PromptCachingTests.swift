@@ -5,7 +5,7 @@ import Testing
 /// Issue 13: `cache_control` only where it pays. The built `offpeak` against the built
 /// `offpeak-sim`: a few-shot prefix below the model's minimum cacheable length is billed as plain
 /// input (and offpeak's ledger says the same), one above it is cached.
-struct PromptCachingTests {
+@Suite(.ownThreads) struct PromptCachingTests {
     static func json(_ text: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
     }

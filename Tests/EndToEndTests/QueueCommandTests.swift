@@ -3,7 +3,7 @@ import OffpeakTestSupport
 import Testing
 
 /// `offpeak submit`, the spool folder and `offpeak result`, through the built binary.
-struct QueueCommandTests {
+@Suite(.ownThreads) struct QueueCommandTests {
     static func inbox(_ sim: SimProcess?) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
         try workspace.write("offpeak.yaml", "provider: sim\nbase_url: \(sim?.url ?? "http://127.0.0.1:9")\n")

@@ -5,7 +5,7 @@ import Testing
 /// `offpeak queue` names the host whose conditions deferred each job (issue 23, item 4): each host
 /// reads its own power and network, so a job a laptop on battery defers may run on a host on AC.
 /// The hosts are processes with their own `OFFPEAK_HOST` and sysfs on the workspace's store.
-struct QueueHostsTests {
+@Suite(.ownThreads) struct QueueHostsTests {
     @Test func theQueueNamesTheHostThatDeferredAJobUntilAHostOnACRunsIt() throws {
         let sim = try SimProcess()
         let workspace = try TemporaryWorkspace.docs(

@@ -8,7 +8,7 @@ import Glibc
 
 /// A store this user cannot write: someone else's workspace, a read-only mount (issue 10, item 14).
 /// The reports read it; commands that write refuse, saying it is read-only; nothing is written.
-@Suite(.serialized) struct ReadOnlyStoreTests {
+@Suite(.ownThreads, .serialized) struct ReadOnlyStoreTests {
     /// The workspace's `cache/` made read-only for the user the commands run as. Root passes file
     /// modes, so as root (CI) the commands run as `nobody` (setpriv), `cache/` given to it with its
     /// write bits off; otherwise as this user, with the write bits off. What the commands read

@@ -5,7 +5,7 @@ import Testing
 /// docs/reference.md is what swift-argument-parser's `generate-docc-reference` makes of the built
 /// offpeak's parser (issue 47, item 3): the same source as the man page and the completions, so a
 /// command, an option or a help text changed without `make reference` fails here.
-struct ReferenceDocTests {
+@Suite(.ownThreads) struct ReferenceDocTests {
     @Test func theCommittedReferenceIsTheParsersOwn() throws {
         let tool = BuiltBinaries.directory.appendingPathComponent("generate-docc-reference")
         try #require(

@@ -6,7 +6,7 @@ import Testing
 /// skips that item (never requested, not asked), reports it in the run's line, `status` and
 /// index.json as skipped, and exits 0, day after day; without it the item fails (exit 69), as the
 /// daily research test shows.
-struct RobotsSkipTests {
+@Suite(.ownThreads) struct RobotsSkipTests {
     @Test func anItemWhosePageRobotsTxtForbidsIsSkippedAndTheRunCompletes() throws {
         let sim = try SimProcess()
         let site = try LocalSite()

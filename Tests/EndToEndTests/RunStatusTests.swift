@@ -5,7 +5,7 @@ import Testing
 /// `offpeak status RUN`: one run as a person reads it (the dashboard's run page shows the same
 /// report): its line of `status`, its requests by state with the first few of each, and where its
 /// outputs are; a run the store does not hold is a data error that says where to look.
-struct RunStatusTests {
+@Suite(.ownThreads) struct RunStatusTests {
     static func minute(_ iso: Any?) -> String {
         guard let text = iso as? String, let date = ISO8601DateFormatter().date(from: text) else {
             return "?"

@@ -4,7 +4,7 @@ import Testing
 
 /// Hosts ticking one store (issue 23, item 2), each its own process with its own workspace folder
 /// and `OFFPEAK_HOST`: a schedule slot every host sees due fires on one of them, once.
-struct ScheduleAcrossHostsTests {
+@Suite(.ownThreads) struct ScheduleAcrossHostsTests {
     static let spec =
         OutputsCommandTests.spec(template: "Tell me about {{item}}.")
         + "schedule: \"0 3 * * *\"\ntimezone: UTC\n"

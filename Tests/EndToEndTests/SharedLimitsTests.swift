@@ -7,7 +7,7 @@ import Testing
 /// hold across them as they do for one host. On PostgreSQL each host is its own workspace folder
 /// with its own `OFFPEAK_HOST` on the shared database; on SQLite, whose store is a workspace's
 /// file, the three are processes in one workspace.
-@Suite(.serialized) struct SharedLimitsTests {
+@Suite(.ownThreads, .serialized) struct SharedLimitsTests {
     static let jobs = ["a", "b", "c"]
 
     /// The three hosts' workspaces (one, three times, on SQLite), each with the jobs `a`, `b` and

@@ -5,7 +5,7 @@ import Testing
 /// A slow model's long answer through the built `offpeak` (issue 13, item 3): once the model's
 /// speed is measured, a call whose answer takes longer than `http.timeout` gets the time it needs,
 /// instead of being abandoned mid-answer and asked again.
-@Suite(.serialized) struct SlowModelTests {
+@Suite(.ownThreads, .serialized) struct SlowModelTests {
     /// The sim writes 25 ms a token; `http.timeout` is 1 s. A short call measures the model, then a
     /// call answering about 80 tokens (some 2 s) is waited for: one call, not one and its retry.
     @Test(.timeLimit(.minutes(2))) func aLongAnswerIsWaitedForNotAskedAgain() throws {

@@ -5,7 +5,7 @@ import Testing
 /// What the built `offpeak` says about inputs it must refuse: values past their bounds, alias
 /// bombs, files that are not UTF-8, a bad price file, `summarize --out` outside the workspace.
 /// Each is refused before the store is opened, with one located line on stderr.
-struct SpecInputTests {
+@Suite(.ownThreads) struct SpecInputTests {
     /// A workspace on the sim (no key needed), with `files` written into it.
     static func workspace(_ files: [String: [UInt8]] = [:]) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()

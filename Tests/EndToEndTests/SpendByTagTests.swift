@@ -6,7 +6,7 @@ import Testing
 /// kept with the ledger rows of its calls; requests with other tags never share a batched prompt,
 /// so each call's spend is wholly its tags'; `costs --by tag` sums them, a call under each of its
 /// tags; a tag that is not one is refused with its line and field.
-struct SpendByTagTests {
+@Suite(.ownThreads) struct SpendByTagTests {
     @Test func submittedRequestsAreCountedUnderTheirOwnTagsAndTheirJobs() throws {
         let sim = try SimProcess()
         let workspace = try TemporaryWorkspace()

@@ -9,7 +9,7 @@ import Glibc
 /// Intake through the built binaries (issue 10, items 5-9): spool folders take regular files of the
 /// workspace only, report what they leave once, start no empty runs, and no id or file name wedges
 /// a job. Serialized: each test counts the sim's calls.
-@Suite(.serialized) struct SpoolIntakeTests {
+@Suite(.ownThreads, .serialized) struct SpoolIntakeTests {
     static let marker = "OUTSIDE-MARKER-51c2"
     static let sysfs = SwitchableSysfs.fixtures.appendingPathComponent("ac-wifi").path
 

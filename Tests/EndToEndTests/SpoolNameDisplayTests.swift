@@ -6,7 +6,7 @@ import Testing
 /// not taken (its name is its id, and an id is printable text); it was shown with Swift's escapes
 /// (`new\u{a}line.txt`) in tick's warnings, in `queue` and inside `queue --json`'s strings. Text
 /// now writes `\n`, `\t`, `\x1b`; JSON holds the name itself, escaped as JSON escapes it.
-@Suite struct SpoolNameDisplayTests {
+@Suite(.ownThreads) struct SpoolNameDisplayTests {
     static let sysfs = SwitchableSysfs.fixtures.appendingPathComponent("ac-wifi").path
     static let names = ["esc\u{1B}[2J.txt", "new\nline.txt", "tab\there.txt"]
 

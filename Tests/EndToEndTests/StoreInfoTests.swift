@@ -8,7 +8,7 @@ import Glibc
 
 /// `offpeak store info` end to end: the built binary on a SQLite workspace and on a PostgreSQL store,
 /// its text compared whole, the parts that vary (sizes, pids, times) read independently.
-struct StoreInfoTests {
+@Suite(.ownThreads) struct StoreInfoTests {
     /// The JSON keys, the same on both engines.
     static let keys = [
         "connections", "engine", "known_schema_version", "location", "schema_version", "server_version",

@@ -5,7 +5,7 @@ import Testing
 /// Hosts that do not match (issue 23, item 7), through the built binary on the pass's engine: an
 /// offpeak older than the store's schema refuses it and writes nothing; the same job with different
 /// specs on two hosts is refused on both, naming the hosts and the fields, until they agree.
-struct StoreMismatchTests {
+@Suite(.ownThreads) struct StoreMismatchTests {
     /// Every table's rows: on PostgreSQL as the server dumps them, on SQLite as Python's sqlite3
     /// dumps the file (GRDB's opening of a pool touches the file's header, never a row).
     static func rows(_ workspace: TemporaryWorkspace) throws -> [String: String] {

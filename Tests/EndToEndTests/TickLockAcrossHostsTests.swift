@@ -5,7 +5,7 @@ import Testing
 /// The tick lock of a PostgreSQL store (issue 23, item 2), through the built binaries: hosts each
 /// with a folder of their own tick one at a time per host name and side by side across hosts, and
 /// `offpeak store copy` and the ticks of every host exclude one another.
-@Suite(.serialized) struct TickLockAcrossHostsTests {
+@Suite(.ownThreads, .serialized) struct TickLockAcrossHostsTests {
     /// A folder of its own on `workspace`'s store: no jobs, so a tick there has nothing to do.
     static func otherFolder(_ sim: SimProcess) throws -> TemporaryWorkspace {
         let folder = try TemporaryWorkspace()

@@ -9,7 +9,7 @@ import Glibc
 /// `offpeak tick`, signals and `kill -9` through the built binaries against `offpeak-sim` (DESIGN.md,
 /// "How long work survives being stopped"; issues 5 and 6). Serialized: the tests time processes
 /// and count the sim's calls, and running them side by side would only blur both.
-@Suite(.serialized) struct TickTests {
+@Suite(.ownThreads, .serialized) struct TickTests {
     // MARK: - Workspaces and commands
 
     /// Starts `offpeak` without waiting for it.

@@ -6,7 +6,7 @@ import Testing
 /// is a configuration error naming it; a file under the root that cannot be read is an error
 /// naming the file for `queue` and `conditions`, and defers the jobs that need it, naming the file,
 /// with nothing dropped. It used to read as "no battery, offline" and exit 0.
-struct UnreadableConditionsTests {
+@Suite(.ownThreads) struct UnreadableConditionsTests {
     static let nowhere = "/nonexistent/offpeak-sys"
     static let expected = "expected a sysfs tree like /sys (a folder holding class/)"
 

@@ -9,7 +9,7 @@ import Testing
 /// "The next day" is simulated by moving the ledger's rows one day back (with Python's sqlite3
 /// on the store file): the binaries read the real clock, and what the budget counts as today's
 /// spend is the ledger rows of the local day.
-@Suite(.serialized) struct WorkspaceBudgetTests {
+@Suite(.ownThreads, .serialized) struct WorkspaceBudgetTests {
     /// $1 per thousand input tokens, $10 per thousand output tokens.
     static let prices = """
         {"budget-model": {"input_cost_per_token": 1e-03, "output_cost_per_token": 1e-02,

@@ -6,7 +6,7 @@ import Testing
 
 /// Batching against a model that cannot answer batched prompts (offpeak-sim `--weak-model`):
 /// structured output holds it to the shape; without it, adaptive batching stops wasting calls.
-struct AdaptiveBatchingTests {
+@Suite(.ownThreads) struct AdaptiveBatchingTests {
     static func workspace(sim: SimProcess, count: Int, settings: String, provider: String = "sim") throws
         -> TemporaryWorkspace
     {

@@ -10,7 +10,7 @@ import Testing
 /// in this target's EchoProvider/ folder, registered for the test's scope, is known to `init`,
 /// `jobs validate`, `estimate` (with no key), the help texts and the dump the docs reference is
 /// generated from, and a run, with no edit anywhere else.
-struct AddedProviderTests {
+@Suite(.ownThreads) struct AddedProviderTests {
     static let registry = ProviderRegistry.builtIn + [EchoProvider.registration]
 
     @Test func aProviderAddedInItsOwnFolderIsKnownEverywhere() throws {

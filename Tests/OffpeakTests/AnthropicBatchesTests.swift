@@ -8,7 +8,7 @@ import Testing
 /// Message Batches over libcurl against the built `offpeak-sim`: a batch is created from the
 /// live Messages bodies, retrieved until it ends, and its results matched by custom id equal the
 /// live answers; cancel, find, every kind of result, a create never sent twice, and redaction.
-struct AnthropicBatchesTests {
+@Suite(.ownThreads) struct AnthropicBatchesTests {
     static let key = "batch-test-secret-4f9a8c7e2b"
     let fixture = BatchAPIFixture(key: Self.key)
     var prompts: [String] { fixture.prompts }

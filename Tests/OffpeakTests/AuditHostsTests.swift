@@ -9,7 +9,7 @@ import Testing
 /// first); a size is probed by one of them (its claim in the store, issue 46 item 9), the other
 /// waiting for the verdict, and every audit counts in the one record; a later run on either host
 /// finds the size proven and probes nothing.
-@Suite(.serialized) struct AuditHostsTests {
+@Suite(.ownThreads, .serialized) struct AuditHostsTests {
     static let model = "claude-sonnet-4-5"
     static let probe = ProbeKey(job: "classify", provider: "sim", model: model, size: 8)
 

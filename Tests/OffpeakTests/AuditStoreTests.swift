@@ -8,7 +8,7 @@ import Testing
 /// the audited item, the record, and when the single answer is kept, the item's result and cache
 /// entry), answers reopened, and what `offpeak audit` reads. On the pass's engine (`TestStore`).
 /// Dollars are binary fractions and times whole seconds, so both engines keep them exactly.
-struct AuditStoreTests {
+@Suite(.ownThreads) struct AuditStoreTests {
     typealias F = RoleFixtures
     static let t0 = F.t0
     static let reason = "the audit found job j's batched answers unreliable"

@@ -8,7 +8,7 @@ import Testing
 /// fourth item (`--degrading-model`) is caught at its probes' tail, its wrong answers are replaced
 /// or asked again, and its prompts shrink; a model that holds up is proven at its prompts' tail and
 /// keeps its size; a small run spends its proving share and says its answers are unproven.
-struct BatchAuditRunTests {
+@Suite(.ownThreads) struct BatchAuditRunTests {
     static let model = "claude-sonnet-4-5"
 
     /// `BatchedRunTests`' ticket job, `count` items in prompts of up to 8, with `audit` as given.

@@ -6,7 +6,7 @@ import Testing
 /// `batching.max_items` packs up to 100 items a prompt there (the live default is 8); one that
 /// sets it gets what it asked for. The built `offpeak` against `offpeak-sim`'s Message Batches,
 /// with the batch audit off (its requests would travel in the same batches).
-@Suite(.serialized) struct BatchLanePackingTests {
+@Suite(.ownThreads, .serialized) struct BatchLanePackingTests {
     /// A `classify` job of 30 tickets under a system prompt long enough to be worth sharing.
     static func workspace(_ sim: SimProcess, batching: String) throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()

@@ -6,7 +6,7 @@ import Testing
 
 /// The batch lane end to end (issue 12): the built `offpeak` against `offpeak-sim`'s batch APIs,
 /// on a real store. Serialized: each test times a batch's end and counts what the sim billed.
-@Suite(.serialized) struct BatchLaneTests {
+@Suite(.ownThreads, .serialized) struct BatchLaneTests {
     /// A workspace with the job `classify` of `count` tickets on `sim` as `provider` speaks to it:
     /// `sim` at its root; `openai` under `/v1`, declared to have OpenAI's Batch API there
     /// (`batch_api: true`), as a loopback server is not OpenAI; `groq` under `/openai/v1`, as Groq
@@ -382,7 +382,7 @@ import Testing
 }
 
 /// `offpeak cancel`: the one way work is dropped, at the user's word.
-@Suite(.serialized) struct RunCancelTests {
+@Suite(.ownThreads, .serialized) struct RunCancelTests {
     static func runID(_ workspace: TemporaryWorkspace) throws -> String {
         let store = try BatchLaneTests.store(workspace)
         return try #require(try store.values("SELECT id FROM runs", as: String.self).first ?? nil)

@@ -8,7 +8,7 @@ import Testing
 /// run and the items in them, `offpeak batches` lists them, `costs` splits live and batch spend and
 /// says what the batch lane saved. Printed through the built binary, compared exactly; the store
 /// is written directly, as the batch lane leaves it.
-struct BatchReportTests {
+@Suite(.ownThreads) struct BatchReportTests {
     /// 2026-01-01 00:00 UTC; the binary runs with TZ=UTC, so times print as they are written here.
     static let t0 = Date(timeIntervalSince1970: 1_767_225_600)
     static let utc: [String: String?] = ["TZ": "UTC"]

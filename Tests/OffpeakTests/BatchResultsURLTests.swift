@@ -10,7 +10,7 @@ import Testing
 /// base URL instead, never fetched with the key; a results fetch that keeps failing for a reason
 /// that is not transient is shown, with why, by `status`, `batches` and `queue`, and still asked
 /// about, so the items are collected once it is fixed. Serialized, as `BatchLaneTests`.
-@Suite(.serialized) struct BatchResultsURLTests {
+@Suite(.ownThreads, .serialized) struct BatchResultsURLTests {
     /// The job `classify` of `count` tickets in the batch lane, through the sim at `base`.
     static func workspace(base: String, count: Int = 12) throws -> TemporaryWorkspace {
         try BatchLaneTests.workspace(base: base, count: count)

@@ -6,7 +6,7 @@ import Testing
 @testable import Offpeak
 
 /// Batched prompts end to end: the planner, the sim's batch mode, the splitter and the ledger.
-struct BatchedRunTests {
+@Suite(.ownThreads) struct BatchedRunTests {
     /// A workspace with a prompt job of `count` inline questions sharing long instructions.
     /// `audit` is off unless a test asks for it: these runs are about batching, and the audit's
     /// probes would add calls of their own (`BatchAuditRunTests` turns it on).

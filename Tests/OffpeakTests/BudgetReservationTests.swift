@@ -7,7 +7,7 @@ import Testing
 /// Reservations against the workspace's and the jobs' budgets (issue 14, item 1), on a real store
 /// file opened twice, as two processes would: a call's worst case is held until its ledger row
 /// replaces it, a crashed owner's reservations go with its lease, and days and months are local.
-struct BudgetReservationTests {
+@Suite(.ownThreads) struct BudgetReservationTests {
     static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? .gmt

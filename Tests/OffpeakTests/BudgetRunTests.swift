@@ -8,7 +8,7 @@ import Testing
 /// A run against offpeak-sim under a workspace's daily budget (issue 14, item 1): it spends up to
 /// the budget and no further, waits in the deferred queue saying why and when it resumes, and goes
 /// on the next day, with the clock the budgets read moved a day on.
-struct BudgetRunTests {
+@Suite(.ownThreads) struct BudgetRunTests {
     /// $1 per thousand input tokens and $10 per thousand output tokens: a call of about 20 input
     /// tokens and at most 20 output tokens may cost about $0.22.
     static let prices = """

@@ -6,7 +6,7 @@ import Testing
 
 /// SHA-256 comes from swift-crypto now (issue 10, item 16): the digests, and so the keys of caches
 /// that exist, are the ones the hand-written implementation gave.
-struct CacheKeyTests {
+@Suite(.ownThreads) struct CacheKeyTests {
     /// FIPS 180-4's examples (one block, two blocks, a million bytes) and the padding boundaries.
     @Test func digestsMatchThePublishedVectors() {
         #expect(

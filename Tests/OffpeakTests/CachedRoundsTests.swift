@@ -8,7 +8,7 @@ import Testing
 /// than a round of items, answered from the cache, used to stop after its first round and say it
 /// was done, its other requests left pending for ever. Rounds of 5 here stand for the 1,024 of a
 /// real run.
-struct CachedRoundsTests {
+@Suite(.ownThreads) struct CachedRoundsTests {
     static let round = 5
 
     static func workspace(sim: SimProcess, items: Int) throws -> TemporaryWorkspace {

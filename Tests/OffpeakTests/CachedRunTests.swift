@@ -6,7 +6,7 @@ import Testing
 @testable import Offpeak
 
 /// The cache in front of the provider, and research sources, through real runs against the sim.
-struct CachedRunTests {
+@Suite(.ownThreads) struct CachedRunTests {
     static func research(sim: SimProcess, sources: String = "sources/heat-pumps") throws -> TemporaryWorkspace
     {
         let workspace = try TemporaryWorkspace()

@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// `CallGate`: whether the next call may start now.
-struct CallGateTests {
+@Suite(.ownThreads) struct CallGateTests {
     static func gate(
         budget: JobSpec.Budget = .init(), constraints: JobSpec.Constraints = .init(), force: Bool = false,
         stop: StopSignal? = nil, windowEnd: Date? = nil, firstCallAlwaysStarts: Bool = true

@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// `CallReceipt`: a response, or a round of cache hits, as what the store keeps.
-struct CallReceiptTests {
+@Suite(.ownThreads) struct CallReceiptTests {
     @Test func anAnsweredRequestIsAResultALedgerRowAndACacheEntry() {
         let now = LoopFixtures.t0 + 2
         let receipt = CallReceipt.answered(

@@ -86,7 +86,7 @@ final class RateLimitHeaderServer {
 
 /// A call's reply carries the rate-limit headers of its last response, answered or failed, with
 /// its attempts and how many the provider pushed back; `complete` is unchanged.
-struct CallReplyTests {
+@Suite(.ownThreads) struct CallReplyTests {
     let logger = Logger(label: "test")
     let request = CompletionRequest(
         model: "m", messages: [ChatMessage(role: .user, content: "Hello there.")], maxTokens: 20)

@@ -8,7 +8,7 @@ import Testing
 /// A call's timeout follows its expected duration (issue 13, item 3): the model's measured speed
 /// and the tokens asked, the whole `max_tokens` written at worst, never below `http.timeout`; the
 /// window planner asks the same estimate for the expected case.
-struct CallTimeoutTests {
+@Suite(.ownThreads) struct CallTimeoutTests {
     let timeouts = CallTimeout(floor: 120, connect: 10)
     /// A small model on CPU: 4 tokens a second.
     let slowLocal = LatencyEstimate(msPerCall: 90_000, msPerWeightedToken: 250, outputTokens: 400, samples: 3)

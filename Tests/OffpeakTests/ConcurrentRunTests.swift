@@ -9,7 +9,7 @@ import Testing
 /// Many calls in flight (issue 11, items 1-3), against offpeak-sim over real HTTP: the answers are
 /// a sequential run's, the provider's limits and the run's budgets hold with every call in flight
 /// counted, and what was in flight when the run stopped is committed, not lost.
-struct ConcurrentRunTests {
+@Suite(.ownThreads) struct ConcurrentRunTests {
     static func workspace(sim: SimProcess, documents: Int, limits: String = "", extra: String = "") throws
         -> TemporaryWorkspace
     {

@@ -55,7 +55,7 @@ final class FakeSysfs {
     }
 }
 
-struct ConditionsTests {
+@Suite(.ownThreads) struct ConditionsTests {
     // MARK: Power
 
     @Test func laptopOnBattery() throws {

@@ -7,7 +7,7 @@ import Testing
 /// `costs --by day` groups calls by the local calendar day they were made on, summed in SQL over
 /// day bounds computed for the time zone (issue 11, item 6): days of 23 and 25 hours, a zone 5:45
 /// ahead of UTC, and calls a moment either side of midnight land where the calendar puts them.
-struct CostsByDayTests {
+@Suite(.ownThreads) struct CostsByDayTests {
     /// Calls around Berlin's DST changes of 2026 (29 March: 02:00 → 03:00; 25 October: 03:00 →
     /// 02:00) and either side of local midnight, as UTC instants.
     static let instants = [

@@ -13,7 +13,7 @@ import Testing
 /// - A wall-clock time repeated when clocks go back fires once here (the first time); croniter fires
 ///   it twice. Where croniter's answer is such a second occurrence, the expected answer is croniter's
 ///   next one that is not (`first_pass` from `scripts/croniter_next.py`); these cases are counted.
-struct CronCroniterTests {
+@Suite(.ownThreads) struct CronCroniterTests {
     static let zones = [
         "UTC", "Europe/Berlin", "America/New_York", "Europe/London", "Australia/Lord_Howe",
         "America/Havana", "Pacific/Chatham", "Asia/Kolkata", "America/Sao_Paulo", "Asia/Tokyo",

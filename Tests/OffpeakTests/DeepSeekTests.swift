@@ -8,7 +8,7 @@ import Testing
 /// Issue 48, item 2: DeepSeek as a provider. It speaks OpenAI's chat completions with its own usage
 /// fields (cache hits and misses), its JSON output mode (`json_object`, no schema), no batch API,
 /// and prices that halve off-peak. offpeak-sim speaks it at `/chat/completions`, on its own clock.
-struct DeepSeekTests {
+@Suite(.ownThreads) struct DeepSeekTests {
     static let logger = Logger(label: "test")
 
     @Test func theRequestAsksForJSONOutputModeAndTheUsageIsReadFromItsCacheFields() throws {

@@ -7,7 +7,7 @@ import Testing
 
 /// Jobs gated by their conditions (issue 5) and the run loop's stops between calls (issue 6):
 /// real sysfs fixture trees, a real store, real HTTP to offpeak-sim.
-struct DeferredRunTests {
+@Suite(.ownThreads) struct DeferredRunTests {
     static func workspace(sim: SimProcess, documents: Int = 3, extra: String = "") throws
         -> TemporaryWorkspace
     {

@@ -4,7 +4,7 @@ import Testing
 
 /// Every link between the docs resolves (issue 47, item 4): a relative link names a file of the
 /// checkout, and its `#anchor` a heading of that file, as GitHub makes heading anchors.
-struct DocsLinksTests {
+@Suite(.ownThreads) struct DocsLinksTests {
     static let root = BuiltBinaries.packageRoot
 
     /// The documents a reader follows links between.

@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// `FailurePolicy`: what a failed call does to its items and to the run.
-struct FailurePolicyTests {
+@Suite(.ownThreads) struct FailurePolicyTests {
     static let policy = FailurePolicy(maxAttempts: 3)
     static let ledger = LoopFixtures.line.entry(
         model: "m", items: 1, usage: Usage(), usageEstimated: false, price: nil, at: LoopFixtures.t0,

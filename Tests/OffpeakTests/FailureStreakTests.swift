@@ -7,7 +7,7 @@ import Testing
 
 /// A problem that affects every call (issue 10, item 19): the same refusal call after call is the
 /// configuration's, a server error that repeats is the provider's; neither is retried item by item.
-struct FailureStreakTests {
+@Suite(.ownThreads) struct FailureStreakTests {
     static let refused = ProviderError.http(status: 400, message: "Invalid model name passed in model=qwen")
     static let down = ProviderError.http(status: 500, message: "internal error")
 

@@ -7,7 +7,7 @@ import Testing
 
 /// `fallbacks:` in offpeak.yaml (issue 50, item 1): a chain for every tier or one per tier, each step
 /// a provider, a model or both; what falls back and what never does.
-struct FallbackConfigTests {
+@Suite(.ownThreads) struct FallbackConfigTests {
     static func parse(_ yaml: String) throws(OffpeakError) -> WorkspaceConfig {
         try WorkspaceConfigParser.parse(yaml: yaml, path: "offpeak.yaml")
     }

@@ -8,7 +8,7 @@ import Testing
 /// answer (its port refuses connections, it answers 529s, its account is spent) and a second sim,
 /// speaking OpenAI's API, answers in its place, at its own model's prices; the first is tried again
 /// after the time it asked for. A refused key is the user's to fix, and falls back to nothing.
-struct FallbackRunTests {
+@Suite(.ownThreads) struct FallbackRunTests {
     static let documents = 8
     static let fallbackModel = "gpt-4.1-mini"
 

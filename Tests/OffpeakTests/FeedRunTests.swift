@@ -8,7 +8,7 @@ import Testing
 /// Issue 24, item 2, through real runs against the sim: each new feed entry is asked once, oldest
 /// first and at most `max_new` a run, with its linked page as its source; an entry answered before
 /// is never asked again.
-struct FeedRunTests {
+@Suite(.ownThreads) struct FeedRunTests {
     static func feed(_ sim: SimProcess, entries: [Int]) throws {
         let items = entries.map { number in
             """

@@ -9,7 +9,7 @@ import Testing
 /// calls more slowly and sometimes refuses them for capacity, at the batch prices. `lane: flex`
 /// takes it; `auto` takes it for deadlines from 15 minutes on where a batch does not fit; a
 /// refusal is asked again later, or live when the deadline is near.
-struct FlexLaneTests {
+@Suite(.ownThreads) struct FlexLaneTests {
     static let openAI = OpenAIProvider(apiKey: "k", logger: Logger(label: "test"))
     static let anthropic = AnthropicProvider(apiKey: "k", logger: Logger(label: "test"))
     static let localServer = OpenAIProvider(

@@ -8,7 +8,7 @@ import Testing
 /// Gemini's Batch Mode over libcurl against the built `offpeak-sim`: inlined requests, responses
 /// matched to their keys (by place, as the API gives no `metadata` back), every kind of result,
 /// cancel, a batch found again by its `displayName`, and a job's batch lane end to end.
-struct GeminiBatchesTests {
+@Suite(.ownThreads) struct GeminiBatchesTests {
     static let key = "gemini-batch-test-secret-7d1e"
     let fixture = BatchAPIFixture(key: Self.key, model: "gemini-2.5-flash")
     var prompts: [String] { fixture.prompts }

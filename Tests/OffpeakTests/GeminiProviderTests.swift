@@ -7,7 +7,7 @@ import Testing
 
 /// Issue 26, item 3: Google's Gemini API (`generateContent`), its usage, errors and rate limits,
 /// its keys, and a run against offpeak-sim speaking it over loopback.
-struct GeminiProviderTests {
+@Suite(.ownThreads) struct GeminiProviderTests {
     static func json(_ data: Data) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
@@ -230,7 +230,7 @@ struct GeminiProviderTests {
 
 /// Gemini's explicit context caching (`GeminiContextCaches`): made for a long system prompt seen a
 /// second time, named by the calls after, its storage booked with the call that made it.
-struct GeminiContextCacheTests {
+@Suite(.ownThreads) struct GeminiContextCacheTests {
     @Test func aCacheIsMadeOnTheSecondSightingAndRenewedBeforeItExpires() {
         let caches = GeminiContextCaches()
         let now = Date()

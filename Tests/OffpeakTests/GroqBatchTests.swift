@@ -8,7 +8,7 @@ import Testing
 /// Issue 50, item 3: a provider that speaks OpenAI's files and batches API gets the batch lane by
 /// declaring it. Groq, under `/openai/v1`, with its Batch API at 25% off; and OpenAI's own Batch API
 /// only where it is (OpenAI's host, or a server `batch_api: true` declares).
-@Suite(.serialized) struct GroqBatchTests {
+@Suite(.ownThreads, .serialized) struct GroqBatchTests {
     @Test func groqAsksForJSONModeLiveAndInItsBatchesAndPricesBatchesAtAQuarterOff() throws {
         var request = CompletionRequest(
             model: "llama-3.1-8b-instant", system: "Answer in JSON.",

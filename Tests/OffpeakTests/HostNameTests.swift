@@ -8,7 +8,7 @@ import Testing
 /// A host's name (`HostName`): `OFFPEAK_HOST` beats `host:` in offpeak.yaml beats the hostname, and
 /// a name that is not 1 to 64 letters, digits, `.`, `_` or `-` is a configuration error naming
 /// where it came from.
-struct HostNameTests {
+@Suite(.ownThreads) struct HostNameTests {
     static let expected = "expected 1 to 64 letters, digits, '.', '_' or '-'"
 
     @Test func theVariableBeatsTheFileWhichBeatsTheHostname() throws {

@@ -8,7 +8,7 @@ import Testing
 /// The host in the store (issue 23, item 1): every lease, budget reservation and ledger row names
 /// the host that wrote it, and each tick records its host's start, end, exit status and conditions
 /// (`HostStore`). On the pass's engine (`TestStore`).
-struct HostStoreTests {
+@Suite(.ownThreads) struct HostStoreTests {
     typealias F = RoleFixtures
 
     static func context(_ workspace: TemporaryWorkspace, host: String) throws -> WorkspaceContext {

@@ -10,7 +10,7 @@ import Testing
 /// store's v18, the PostgreSQL store's version 11) keep their rows through the upgrade; `queue`
 /// and `batches` show their host as `-`, and `--json` leaves the key out. On SQLite this is also
 /// the first read after the upgrade in the process that ran it: it must see the added column.
-struct HostlessRowsTests {
+@Suite(.ownThreads) struct HostlessRowsTests {
     typealias F = RoleFixtures
 
     /// The SQLite store's last migration before hosts were recorded on deferrals and batches.

@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// The one spec loader behind `jobs ls`, `jobs validate` and `tick`.
-struct JobCatalogTests {
+@Suite(.ownThreads) struct JobCatalogTests {
     static func workspace() throws -> TemporaryWorkspace {
         let workspace = try TemporaryWorkspace()
         try workspace.write("jobs/a.yaml", "kind: prompt\ntemplate: \"{{item}}\"\nitems: [x, y]\n")

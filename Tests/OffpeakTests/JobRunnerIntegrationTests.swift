@@ -6,7 +6,7 @@ import Testing
 @testable import Offpeak
 
 /// Real jobs through libcurl to a real `offpeak-sim` on loopback, into a real SQLite store.
-struct JobRunnerIntegrationTests {
+@Suite(.ownThreads) struct JobRunnerIntegrationTests {
     /// A workspace whose `offpeak.yaml` points at `sim`, with `documents` small docs and a summarize job.
     static func workspace(
         sim: SimProcess, documents: Int = 3, timeout: String = "5s", budget: String = "",

@@ -7,7 +7,7 @@ import Testing
 /// The spec each host runs each job with (issue 23, item 7): the `JobSpecStore` role on the pass's
 /// engine (`TestStore`), the fields two specs differ in as a spec file names them, and when a host's
 /// spec counts against another's (`JobSpecAgreement`).
-struct JobSpecAgreementTests {
+@Suite(.ownThreads) struct JobSpecAgreementTests {
     static let t0 = RoleFixtures.t0
 
     static func spec(_ yaml: String, name: String = "digest") throws -> JobSpec {

@@ -9,7 +9,7 @@ import Testing
 /// stays: by job, model and day (the day of the calendar's zone, whose midnight a row never
 /// crosses), the lanes, calls lost in flight, audits, searches, unpriced models, the cache's
 /// savings, each run's counter, a budget's period.
-@Suite(.serialized) struct LedgerRollUpTests {
+@Suite(.ownThreads, .serialized) struct LedgerRollUpTests {
     static let now = Date()
     /// India's days start at 18:30 UTC: a roll-up by UTC day would merge calls of two local days.
     static let calendar: Calendar = {

@@ -8,7 +8,7 @@ import Testing
 /// for cheaper prices saved on it and the tags of its work; `costs` shows them by job, model, day
 /// and tag, and the metrics by window and tag. Rows written straight into the store (either engine),
 /// so the sums are known to the cent.
-struct LedgerWindowsTests {
+@Suite(.ownThreads) struct LedgerWindowsTests {
     static func at(_ text: String) throws -> Date { try PriceWindowsTests.at(text) }
 
     static func entry(

@@ -7,7 +7,7 @@ import Testing
 
 /// Long documents end to end: chunks summarized, summaries reduced, every step a checkpointed
 /// request, against a real `offpeak-sim` over HTTP and a real SQLite store.
-struct LongDocumentTests {
+@Suite(.ownThreads) struct LongDocumentTests {
     /// `count` pages of about 3,000 characters: paragraphs of numbered sentences, each different.
     static func pages(_ count: Int) -> String {
         var text = ""

@@ -9,7 +9,7 @@ import Testing
 /// minutes (a provider batch, answered over hours): written at twice the input price instead of
 /// 1.25 times, read at a tenth. The sim answers a batch's requests over `--batch-spread` seconds of
 /// its cache's clock, as a provider works through one.
-@Suite(.serialized) struct LongPromptCacheTests {
+@Suite(.ownThreads, .serialized) struct LongPromptCacheTests {
     /// A system prompt well over the 1,024-token minimum for caching.
     static let system = String(repeating: "Classify the ticket as billing, bug or other. ", count: 120)
 

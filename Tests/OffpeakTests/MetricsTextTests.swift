@@ -11,7 +11,7 @@ import Glibc
 
 /// The Prometheus metrics (issue 14, item 4): the text for a known store, its escaping, and the
 /// file replaced whole.
-struct MetricsTextTests {
+@Suite(.ownThreads) struct MetricsTextTests {
     /// A store with a running run (two items answered by one call, one from the cache, one failed),
     /// a canceled run of two items, three deferred jobs, cache counters on two days and a provider
     /// batch out.

@@ -9,7 +9,7 @@ import Testing
 /// the batch lane at half price. offpeak-sim speaks it under `/mistral/v1`, refusing a field Mistral
 /// does not know with a 422 as Mistral does (checked by the `mistralai` SDK in
 /// `scripts/mistral_sdk_check.py`).
-@Suite(.serialized) struct MistralTests {
+@Suite(.ownThreads, .serialized) struct MistralTests {
     @Test func aCallCarriesOnlyMistralsFieldsAndItsJobsStatesReadAsBothAPIs() throws {
         var request = CompletionRequest(
             model: "mistral-small-latest", system: "Answer in JSON.",

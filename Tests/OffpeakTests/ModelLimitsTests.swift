@@ -8,7 +8,7 @@ import Testing
 /// What the model can take, and what it costs (issue 10, items 3 and 4): a request past the
 /// context window or the longest answer is never sent; a dollar budget on a model with no price
 /// refuses to start; without a budget, the unpriced calls are marked so.
-struct ModelLimitsTests {
+@Suite(.ownThreads) struct ModelLimitsTests {
     static let prices = """
         {"tiny-model": {"input_cost_per_token": 1e-06, "output_cost_per_token": 2e-06,
                         "max_input_tokens": 40, "max_output_tokens": 100},

@@ -6,7 +6,7 @@ import Testing
 
 /// Metered networks from NetworkManager: a fake `nmcli` first in `PATH`, run by the real
 /// `NetworkManagerSource` (a real process), with sysfs as the base and the fallback.
-struct NetworkManagerTests {
+@Suite(.ownThreads) struct NetworkManagerTests {
     /// A laptop on WiFi (`wlan0` up with carrier), as sysfs sees it: unmetered.
     static func wifiLaptop() throws -> FakeSysfs {
         let fs = try FakeSysfs()

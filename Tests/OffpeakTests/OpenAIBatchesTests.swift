@@ -9,7 +9,7 @@ import Testing
 /// as a JSONL file, the batch carries offpeak's label in its metadata, and the output and error
 /// files are matched back by custom id; cancel, find by label, every kind of result, a create
 /// never sent twice, and redaction.
-struct OpenAIBatchesTests {
+@Suite(.ownThreads) struct OpenAIBatchesTests {
     static let key = "batch-test-secret-7d1e0b6a93"
     let fixture = BatchAPIFixture(key: Self.key)
     var prompts: [String] { fixture.prompts }

@@ -9,7 +9,7 @@ import Testing
 /// (`/v1/responses`, `store: false`, the system prompt as `instructions`, a batched prompt's shape as
 /// `text.format`), chat completions to OpenAI-compatible servers; `openai_api` in offpeak.yaml
 /// chooses either. offpeak-sim speaks it (checked by the `openai` SDK in `scripts/sdk_check.py`).
-struct OpenAIResponsesTests {
+@Suite(.ownThreads) struct OpenAIResponsesTests {
     static let logger = Logger(label: "test")
 
     @Test func theRequestIsTheResponsesShapeAndItsUsageIsRead() throws {

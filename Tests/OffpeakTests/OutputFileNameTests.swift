@@ -6,7 +6,7 @@ import Testing
 
 /// Output file names (issue 10, item 8): any id gets a unique name of bounded length inside
 /// `out/<job>/`, and ids that were named cleanly before keep their names.
-struct OutputFileNameTests {
+@Suite(.ownThreads) struct OutputFileNameTests {
     @Test func everyIdGetsABoundedUniqueNameAndCleanIdsKeepTheirs() throws {
         let long = String(repeating: "q", count: 300)
         let ids = [

@@ -6,7 +6,7 @@ import Testing
 
 /// `summarize --out` and a spec's `output` follow one rule: a folder inside the workspace, never
 /// its root. `--out ../x`, `--out /abs` and `--out ""` used to write outside it or into its root.
-struct OutputFolderTests {
+@Suite(.ownThreads) struct OutputFolderTests {
     static let workspace = Workspace(root: FileManager.default.temporaryDirectory)
 
     @Test(arguments: [

@@ -8,7 +8,7 @@ import Testing
 /// No command drops pending work the user did not cancel (issue 10, item 18): `summarize` keeps
 /// the unfinished items of earlier invocations, and a spec edited under an unfinished run says
 /// what it dropped.
-struct PendingWorkTests {
+@Suite(.ownThreads) struct PendingWorkTests {
     static func summarize(
         _ files: [String], in workspace: TemporaryWorkspace, stopAfter answers: Int? = nil
     ) throws -> RunOutcome {

@@ -8,7 +8,7 @@ import Testing
 /// Issue 24 item 6, a polite fetcher, against the real `offpeak-sim`: robots.txt asked first and
 /// cached for a day, redirects followed hop by hop and a moved page's new URL remembered, and
 /// nothing fetched while the job's conditions do not hold.
-struct PoliteSourcesTests {
+@Suite(.ownThreads) struct PoliteSourcesTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
     let cache = MemorySourceCache()
 

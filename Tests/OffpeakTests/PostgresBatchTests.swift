@@ -8,7 +8,7 @@ import Testing
 
 /// What only the PostgreSQL engine can show of provider batches: several connections preparing,
 /// collecting and learning from one batch at once, and the rows they leave.
-struct PostgresBatchTests {
+@Suite(.ownThreads) struct PostgresBatchTests {
     typealias F = RoleFixtures
 
     /// `count` connections to one fresh database, run `r1` with `items` pending requests inserted.

@@ -7,7 +7,7 @@ import Testing
 
 /// What only the PostgreSQL engine's cache can show: version 3 counting a store's entries, and
 /// connections saving at once under the cap.
-struct PostgresCacheTests {
+@Suite(.ownThreads) struct PostgresCacheTests {
     typealias F = RoleFixtures
 
     /// The running totals (`cache_totals`) and a recount of the entries.

@@ -10,7 +10,7 @@ import Glibc
 
 /// A PostgreSQL server out of disk: its `requests` table moved to a tablespace on a 1 MB tmpfs, a
 /// run's insert fills it. Mounting needs root, as CI runs the tests.
-@Suite(.serialized, .enabled(if: OtherUser.isRoot, "mounting a small tmpfs needs root"))
+@Suite(.ownThreads, .serialized, .enabled(if: OtherUser.isRoot, "mounting a small tmpfs needs root"))
 struct PostgresDiskFullTests {
     @Test func aFullDiskIsTemporaryLeavesNothingHalfWrittenAndTheWriteGoesThroughOnceThereIsRoom() throws {
         let cluster = PostgresCluster.shared

@@ -9,7 +9,7 @@ import Testing
 
 /// What only the PostgreSQL engine can show: commits from two connections at once, the rows its
 /// counters and payloads leave, and a backlog inserted in a few statements.
-struct PostgresEngineTests {
+@Suite(.ownThreads) struct PostgresEngineTests {
     typealias F = RoleFixtures
 
     static func engine(_ url: String? = nil) throws -> PostgresEngine {

@@ -12,7 +12,7 @@ import Glibc
 
 /// Each fault of a PostgreSQL store is one line naming host:port, never the password, with the exit
 /// status that says fix it (78) or wait (75), against a real server.
-@Suite(.serialized) struct PostgresFaultTests {
+@Suite(.ownThreads, .serialized) struct PostgresFaultTests {
     /// The error `body` throws, checked to be one line without the password.
     func fault(
         _ cluster: PostgresCluster = .shared, sourceLocation: SourceLocation = #_sourceLocation,

@@ -7,7 +7,7 @@ import Testing
 
 /// Statements sent without waiting (`PostgresStore.send`): their failures are not lost, and they
 /// roll back the transaction they were sent in.
-struct PostgresPipelineTests {
+@Suite(.ownThreads) struct PostgresPipelineTests {
     static func table(_ store: PostgresStore) throws {
         try store.query("CREATE TABLE t (id integer PRIMARY KEY, note text NOT NULL)")
     }

@@ -7,7 +7,7 @@ import Testing
 
 /// The store's connections lent to threads (`PostgresStore`, `PostgresPool`): a read never queues
 /// behind another thread's transaction, a thread reads what it sent, and the pool keeps its cap.
-struct PostgresPoolTests {
+@Suite(.ownThreads) struct PostgresPoolTests {
     /// Runs `body` on a thread of its own; `wait` returns what it threw, or nil, once it is done.
     final class Side: @unchecked Sendable {
         private let done = DispatchSemaphore(value: 0)

@@ -9,7 +9,7 @@ import Testing
 @testable import Offpeak
 
 /// The PostgreSQL store's connection and migrations, on a real throwaway cluster.
-struct PostgresStoreTests {
+@Suite(.ownThreads) struct PostgresStoreTests {
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// The cluster's password, and no password file of this machine's user.

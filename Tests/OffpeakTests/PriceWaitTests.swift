@@ -9,7 +9,7 @@ import Testing
 /// `wait_for_cheaper_prices: true` and a `deadline` starts at the cheapest prices that still let it
 /// finish in time, waits in the deferred queue saying for what, until when and what it saves, and
 /// stops at the end of its cheap hours unless its deadline needs it to go on.
-struct PriceWaitTests {
+@Suite(.ownThreads) struct PriceWaitTests {
     static let flash: ModelPrice = {
         PriceTable.bundled.cost(of: "deepseek-flash") ?? ModelPrice()
     }()

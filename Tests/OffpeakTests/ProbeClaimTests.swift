@@ -6,7 +6,7 @@ import Testing
 
 /// Probe claims (issue 46, item 9): one process at a time probes a batch size, whichever engine
 /// holds the store.
-struct ProbeClaimTests {
+@Suite(.ownThreads) struct ProbeClaimTests {
     static let key = ProbeKey(job: "classify", provider: "sim", model: "m", size: 8)
 
     @Test func oneProcessProbesASizeUntilItGivesItBackOrItsClaimLapses() throws {

@@ -5,7 +5,7 @@ import Testing
 /// No path of one machine in the project (issue 47, item 6): a script's default, a doc's example or
 /// a test's fixture that names the folder this checkout sits in, or this user's home, works only
 /// here. Every file git tracks is read for them.
-struct ProjectPathsTests {
+@Suite(.ownThreads) struct ProjectPathsTests {
     static let checkout = BuiltBinaries.packageRoot
 
     /// The paths no tracked file may hold: this checkout's, the home of whoever runs the tests (but

@@ -7,7 +7,7 @@ import Testing
 /// docs/providers.md names every registered provider as the registry declares it (issue 47, item 7):
 /// a provider added to `ProviderKind` without its row, or a key or URL changed in its capabilities
 /// but not in the table, fails here.
-struct ProviderDocsTests {
+@Suite(.ownThreads) struct ProviderDocsTests {
     @Test func theKeysTableHasARowForEveryRegisteredProvider() throws {
         let text = try String(
             contentsOf: BuiltBinaries.packageRoot.appendingPathComponent("docs/providers.md"), encoding: .utf8

@@ -6,7 +6,7 @@ import Testing
 @testable import Offpeak
 
 /// What a user reads when a provider's address or key is wrong (issue 13, item 5).
-struct ProviderErrorTextTests {
+@Suite(.ownThreads) struct ProviderErrorTextTests {
     @Test(.timeLimit(.minutes(1))) func aBaseURLWithoutV1NamesTheURLCalledAndSaysToAddIt() throws {
         let sim = try SimProcess()
         let provider = OpenAIProvider(

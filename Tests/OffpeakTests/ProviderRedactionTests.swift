@@ -7,7 +7,7 @@ import Testing
 
 /// What a provider hands back (errors, answers, ids) is redacted of the keys it holds and of every
 /// credential shape, against the real sim's echo faults and through the real `ProviderFactory`.
-struct ProviderRedactionTests {
+@Suite(.ownThreads) struct ProviderRedactionTests {
     static let anthropicKey = "sk-ant-MARKER-a1b2c3d4e5f6"
     static let openAIKey = "MARKERopenai-0011223344"
     static let environment = ["ANTHROPIC_API_KEY": anthropicKey, "OPENAI_API_KEY": openAIKey]

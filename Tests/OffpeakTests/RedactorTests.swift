@@ -6,7 +6,7 @@ import Testing
 
 /// `Redactor`: every credential shape and every form of a known key is replaced; text that only
 /// resembles one (prose, ids, hashes) comes back byte for byte.
-struct RedactorTests {
+@Suite(.ownThreads) struct RedactorTests {
     static let redactor = Redactor(environment: [
         "ANTHROPIC_API_KEY": "sk-ant-MARKERanthropic", "OPENAI_API_KEY": "plainword-7key",
         "GITHUB_TOKEN": "NOTSHAPED4242value", "DB_PASSWORD": "s3cr/et+pass=",

@@ -6,7 +6,7 @@ import Testing
 
 /// Honest reports (issue 10, item 20): a loss shows as a negative saving, unpriced calls are not
 /// shown as free, a failed call is a call made, and a provider's multi-line error stays in its row.
-struct ReportTextTests {
+@Suite(.ownThreads) struct ReportTextTests {
     static func entry(
         model: String, run: String = "j-1", dollars: Double, naive: Double, input: Int = 100,
         output: Int = 10,

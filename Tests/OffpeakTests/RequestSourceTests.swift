@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// A request's source is an enum whose raw values are the strings stores already hold.
-struct RequestSourceTests {
+@Suite(.ownThreads) struct RequestSourceTests {
     @Test func rawValuesAreTheStoredStrings() {
         #expect(RequestSource.allCases.map(\.rawValue) == ["spec", "submit", "spool", "chunk", "reduce"])
         #expect(RequestSource.steps == [.chunk, .reduce])

@@ -8,7 +8,7 @@ import Testing
 /// Issue 24's must-show: a daily research job over a site served on loopback (the sim's pages, a
 /// feed and a robots.txt) through 5 days. `cache_ttl: 0s` puts every answer and source past its
 /// TTL by the next day, as a day's wait would.
-struct ResearchDaysTests {
+@Suite(.ownThreads) struct ResearchDaysTests {
     @Test func fiveDaysPayOnlyForWhatChanged() throws {
         let sim = try SimProcess()
         try sim.setSource("robots.txt", content: "User-agent: *\nDisallow: /sources/private\n")

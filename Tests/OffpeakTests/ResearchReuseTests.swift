@@ -9,7 +9,7 @@ import Testing
 /// one answered before is answered from the cache whatever `cache_ttl` says, and `index.json` says
 /// what changed since the job's previous run. `cache_ttl: 0` puts every answer and source past its
 /// TTL at once, as a day's wait would.
-struct ResearchReuseTests {
+@Suite(.ownThreads) struct ResearchReuseTests {
     static func workspace(sim: SimProcess, reuse: String?, extra: String = "") throws -> TemporaryWorkspace {
         for name in ["alpha", "beta", "gamma"] {
             try sim.setSource(name, content: "The \(name) page says \(name) is steady.")

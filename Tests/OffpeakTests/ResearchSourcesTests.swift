@@ -36,7 +36,7 @@ final class MemorySourceCache: SourceCache {
     var log: [String] { calls.withLock { $0 } }
 }
 
-struct ResearchSourcesTests {
+@Suite(.ownThreads) struct ResearchSourcesTests {
     let start = Date(timeIntervalSince1970: 1_700_000_000)
     let cache = MemorySourceCache()
 

@@ -7,7 +7,7 @@ import Testing
 @testable import Offpeak
 
 /// The TTL cache on a real SQLite file per test, through the real migrator.
-struct ResponseCacheTests {
+@Suite(.ownThreads) struct ResponseCacheTests {
     /// A whole second, so dates survive the store and the payload's milliseconds exactly.
     static let t0 = Date(timeIntervalSince1970: 1_760_000_000)
 

@@ -8,7 +8,7 @@ import Testing
 /// prune` removes the requests and results of runs finished past the horizon, and their stored
 /// prompts once unused; it keeps pending work whatever its age, the runs' rows, the ledger (every
 /// `costs` total to the cent) and the items they answered, and a SQLite file shrinks back.
-@Suite(.serialized) struct RetentionTests {
+@Suite(.ownThreads, .serialized) struct RetentionTests {
     /// A workspace on `sim`: the summarize job `notes` over 3 documents and the queue job `inbox`,
     /// each with a system prompt long enough to be stored once (`StoredPayload`).
     static func workspace(_ sim: SimProcess) throws -> TemporaryWorkspace {

@@ -7,7 +7,7 @@ import Testing
 /// Planning a round at a time (issue 11, item 6): a pass reads and plans at most a round of stored
 /// requests, so its time per call and its memory do not grow with the backlog; the end of a pass
 /// reads outlines and counts, never every request's payload.
-struct RoundPlanningTests {
+@Suite(.ownThreads) struct RoundPlanningTests {
     static func workspace(sim: SimProcess, items: Int) throws -> TemporaryWorkspace {
         try BatchedRunTests.workspace(sim: sim, count: items, batching: "{max_items: 4}")
     }

@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// `RunVerdict`: where a pass leaves its run.
-struct RunVerdictTests {
+@Suite(.ownThreads) struct RunVerdictTests {
     static func facts(
         done: Int = 3, total: Int = 3, failed: Int = 0, retry: (String?, Int)? = nil,
         waiting: (String?, Int)? = nil

@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// `ScheduleBook` on a real store: first sight, due times, missed slots, changed schedules.
-struct ScheduleBookTests {
+@Suite(.ownThreads) struct ScheduleBookTests {
     static func spec(_ name: String, schedule: String?, timezone: String? = "UTC") throws -> JobSpec {
         var spec = JobSpec(
             name: name, kind: .prompt, template: try Template("x"), output: "out/\(name)")

@@ -6,7 +6,7 @@ import Testing
 /// Anthropic applies prompt caching inside Message Batches (the discounts stack): the built
 /// `offpeak-sim` bills a batch request's `cache_control` prefix as its live endpoint does, from the
 /// same prompt cache.
-struct SimBatchPromptCacheTests {
+@Suite(.ownThreads) struct SimBatchPromptCacheTests {
     /// A system prompt well over the sim's 1,024-token minimum for caching.
     let system = String(repeating: "Classify the ticket as billing, bug or other. ", count: 120)
     let prompts = ["ticket one: my invoice is wrong", "ticket two: the app crashes", "ticket three: hello"]

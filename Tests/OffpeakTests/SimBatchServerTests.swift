@@ -6,7 +6,7 @@ import Testing
 
 /// The built `offpeak-sim` answers batched prompts, damages them on request, counts them in
 /// `/sim/stats` and tells a benchmark the expected answers, all over HTTP as clients see it.
-struct SimBatchServerTests {
+@Suite(.ownThreads) struct SimBatchServerTests {
     let texts = [
         "What is the capital of France? Explain briefly.",
         "Summarize.\n<document>\nSales rose. Costs fell.\n</document>",

@@ -4,7 +4,7 @@ import Testing
 
 /// The built `offpeak-sim` bills a `cache_control` prefix below the model's documented minimum as
 /// plain input, live and in Message Batches, as Anthropic does.
-struct SimCacheMinimumTests {
+@Suite(.ownThreads) struct SimCacheMinimumTests {
     /// About 1,500 tokens: over Sonnet 4.5's 1,024-token minimum, under Haiku 4.5's 4,096.
     let system = String(repeating: "Classify the ticket as billing, bug or other. ", count: 128)
 

@@ -6,7 +6,7 @@ import Testing
 
 /// `--degrading-model`: batched answers that keep their shape but get items after a position
 /// wrong, while the same items sent alone are answered right, so only a batch audit can tell.
-struct SimDegradationTests {
+@Suite(.ownThreads) struct SimDegradationTests {
     static let texts = [
         "What is two plus two?", "Where is Paris?", "Who wrote Hamlet?", "Why is the sky blue?",
     ]

@@ -7,7 +7,7 @@ import Testing
 
 /// The sim's echo faults: the status asked for, in each endpoint's error shape, with a message
 /// that repeats the request's headers (the key among them) and its body.
-struct SimEchoFaultTests {
+@Suite(.ownThreads) struct SimEchoFaultTests {
     static let key = "sk-ant-ECHOTEST-0123456789"
 
     /// One raw call to the sim, with the key in the header each API uses.
@@ -70,7 +70,7 @@ struct SimEchoFaultTests {
 }
 
 /// The sim bills like a provider that runs a call to its end whether or not its caller waited.
-struct SimCallerLeftTests {
+@Suite(.ownThreads) struct SimCallerLeftTests {
     @Test func anAnswerWhoseCallerLeftIsStillBilled() throws {
         let sim = try SimProcess(arguments: ["--latency-ms", "800"])
         let body = #"{"model":"m","max_tokens":20,"messages":[{"role":"user","content":"Hello there."}]}"#

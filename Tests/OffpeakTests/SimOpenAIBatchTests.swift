@@ -4,7 +4,7 @@ import Testing
 
 /// The built `offpeak-sim` takes an OpenAI batch as the Files and Batch APIs do: a JSONL upload,
 /// a batch over it, and an output file whose lines answer as the live endpoint would.
-struct SimOpenAIBatchTests {
+@Suite(.ownThreads) struct SimOpenAIBatchTests {
     let prompts = ["Hi there.", "What is the capital of France? Explain briefly.", "Hello."]
 
     private func object(_ data: Data) throws -> [String: Any] {

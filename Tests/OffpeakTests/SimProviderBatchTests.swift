@@ -6,7 +6,7 @@ import Testing
 /// The built `offpeak-sim` serves Anthropic's Message Batches and OpenAI's Batch and Files APIs
 /// over HTTP: batches end after `--batch-delay`, answer as the live endpoints do, come back out
 /// of order, honour faults and cancels, and are billed once at the end.
-struct SimProviderBatchTests {
+@Suite(.ownThreads) struct SimProviderBatchTests {
     let prompts = ["Hi there.", "What is the capital of France? Explain briefly.", "Hello.", "Say yes."]
 
     private var ids: [String] { prompts.indices.map { "req-\($0)" } }

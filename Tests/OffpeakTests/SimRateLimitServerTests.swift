@@ -5,7 +5,7 @@ import Testing
 /// The built `offpeak-sim` with rate limits, over HTTP as clients see it: the limit headers on
 /// every answer in each API's shape, the 429 with `retry-after` once over a limit, and the load
 /// counters of `/sim/stats`.
-struct SimRateLimitServerTests {
+@Suite(.ownThreads) struct SimRateLimitServerTests {
     /// One answer as curl saw it: status, headers (names lowercased) and body.
     struct Reply {
         var status: Int

@@ -7,7 +7,7 @@ import Testing
 /// offpeak-sim's chat completions refuse what OpenAI refuses around web search:
 /// `web_search_options` to a model that is not a search model, and `temperature` (`top_p`, `n`,
 /// the penalties) to one that is, with a 400 in OpenAI's error shape.
-struct SimSearchModelTests {
+@Suite(.ownThreads) struct SimSearchModelTests {
     static let message = #"[{"role":"user","content":"News?"}]"#
 
     private func refusal(_ json: String) -> String? {

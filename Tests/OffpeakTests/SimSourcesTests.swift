@@ -6,7 +6,7 @@ import Testing
 @testable import OffpeakSimKit
 
 /// The sim's research-source routes, over plain HTTP (no redirects followed, no type checks).
-struct SimSourcesTests {
+@Suite(.ownThreads) struct SimSourcesTests {
     let client = HTTPClient()
 
     func get(_ sim: SimProcess, _ path: String, headers: [(name: String, value: String)] = []) throws

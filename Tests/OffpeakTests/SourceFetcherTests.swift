@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// `SourceFetcher` against the real `offpeak-sim` binary, which serves deterministic sources.
-struct SourceFetcherTests {
+@Suite(.ownThreads) struct SourceFetcherTests {
     let fetcher = SourceFetcher(client: HTTPClient(), connectTimeout: 5, timeout: 10)
 
     /// The copy a fetch must bring back, or a recorded issue.
@@ -158,7 +158,7 @@ enum SimSources {
 }
 
 /// `HTMLText`, the fetcher's HTML-to-text step, on its own.
-struct SourceFetcherHTMLTextTests {
+@Suite(.ownThreads) struct SourceFetcherHTMLTextTests {
     @Test func dropsScriptsStylesAndTheHead() {
         let html = """
             <html><head><title>T</title><meta charset="utf-8"></head>

@@ -6,7 +6,7 @@ import Testing
 
 /// Research sources are text from outside too: the fetched page, its type and validators, and
 /// every fetch error (the server's reason, libcurl's message, the URL) are redacted.
-struct SourceRedactionTests {
+@Suite(.ownThreads) struct SourceRedactionTests {
     static let key = "sk-ant-MARKER-source-0123"
     let fetcher = SourceFetcher(
         client: HTTPClient(), connectTimeout: 5, timeout: 10,

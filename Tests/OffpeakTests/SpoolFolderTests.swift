@@ -10,7 +10,7 @@ import Glibc
 
 /// `SpoolFolder` on real folders and a real store (issue 10, items 5-7 and 9): what it takes, what
 /// it leaves and reports once, and that nothing is read outside the workspace.
-struct SpoolFolderTests {
+@Suite(.ownThreads) struct SpoolFolderTests {
     /// A workspace with the queue job `inbox`, its store, and a file outside it holding a marker.
     final class Inbox: @unchecked Sendable {
         let workspace: TemporaryWorkspace

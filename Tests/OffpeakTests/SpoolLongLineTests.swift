@@ -7,7 +7,7 @@ import Testing
 /// Long lines in spool files (issue 21, item 3): the spool reads lines as `offpeak submit` does, so a
 /// line over `ValueLimits.lineBytes` is refused at its number naming the limit, the lines around it
 /// taken; a file taken as one request is held to the same limit.
-struct SpoolLongLineTests {
+@Suite(.ownThreads) struct SpoolLongLineTests {
     static let limit = 32 << 20
     static let refusal =
         "bytes; a request may be at most 33554432 bytes (32 MiB), more than any provider takes"

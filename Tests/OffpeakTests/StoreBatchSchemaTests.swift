@@ -6,7 +6,7 @@ import Testing
 @testable import Offpeak
 
 /// v7 and v8 on a store that already holds work, and the batch lane's queries reading indexes.
-struct StoreBatchSchemaTests {
+@Suite(.ownThreads) struct StoreBatchSchemaTests {
     @Test func aV6StoreUpgradesToV8KeepingItsWorkAndGainingTheBatchTables() throws {
         let workspace = try TemporaryWorkspace()
         let url = Workspace(root: workspace.root).databaseURL

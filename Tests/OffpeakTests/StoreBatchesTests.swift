@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// The batch lane's bookkeeping on a real store: nothing lost at any step, nothing booked twice.
-struct StoreBatchesTests {
+@Suite(.ownThreads) struct StoreBatchesTests {
     /// A store with run `r1` (running) and `count` pending spec requests.
     static func store(_ workspace: TemporaryWorkspace, count: Int = 4) throws -> (Store, [RequestRecord]) {
         let store = try StoreTests.store(workspace)
@@ -209,7 +209,7 @@ struct StoreBatchesTests {
 }
 
 /// A provider request carrying a batched prompt of several items: booked once, for all of them.
-struct StoreBatchedPromptTests {
+@Suite(.ownThreads) struct StoreBatchedPromptTests {
     @Test func aBatchedPromptsItemsShareACustomIDAndAreBookedTogetherOnce() throws {
         let workspace = try TemporaryWorkspace()
         let (store, requests) = try StoreBatchesTests.store(workspace, count: 5)

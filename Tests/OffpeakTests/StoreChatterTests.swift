@@ -10,7 +10,7 @@ import Testing
 /// How many store transactions an answered call costs. Each is a lock, a snapshot and (for a
 /// write) an fsync on SQLite, and a network round trip on a shared store, so the run loop's talk
 /// with the store is held to what it needs: the commit returns what its caller reads next.
-struct StoreChatterTests {
+@Suite(.ownThreads) struct StoreChatterTests {
     /// The transactions (reads and writes) a run of `documents` one-call items makes, and of them
     /// those that asked the shared limits for a call's slot (`in_flight` is set, so it is shared)
     /// and those that wrote a call down before it was sent (`LostCalls`).

@@ -9,7 +9,7 @@ import Testing
 /// `offpeak store copy` (the built binary): a workspace's SQLite store, made by real runs (live and
 /// batch lanes, the cache) and the roles' writes (schedules, the deferred queue, the spool,
 /// a reservation, a lease, an audit), copied to PostgreSQL and back; every table compared both ways.
-@Suite(.serialized) struct StoreCopyTests {
+@Suite(.ownThreads, .serialized) struct StoreCopyTests {
     static let cluster = PostgresCluster.shared
 
     /// A workspace whose store holds rows in every table but the ones `sparse` names.

@@ -7,7 +7,7 @@ import Testing
 /// The counters a commit reads instead of recounting (issue 11, item 6): a run's items by state,
 /// a run's spend and the cache's bytes, kept by triggers, must equal a recount after any mix of
 /// the writes offpeak makes (and a few it never makes).
-struct StoreCountersTests {
+@Suite(.ownThreads) struct StoreCountersTests {
     /// A seeded generator, so a failure replays.
     struct SplitMix: RandomNumberGenerator {
         var state: UInt64

@@ -8,7 +8,7 @@ import Testing
 /// A commit that records a paid answer outlives a power cut (issue 21, item 5): the store's writer
 /// flushes the WAL at every commit (`synchronous = FULL`), where GRDB's default for a WAL pool
 /// (`NORMAL`) survives only the process dying.
-struct StoreDurabilityTests {
+@Suite(.ownThreads) struct StoreDurabilityTests {
     // SQLite only: SQLite's own journal mode and synchronous pragma.
     @Test(.sqliteOnly) func everyCommitIsFlushedToTheDisk() throws {
         let workspace = try TemporaryWorkspace()

@@ -10,7 +10,7 @@ import Testing
 /// Every query the reports (`status`, `queue`, `cache stats`, `costs` by job, model and day), an
 /// idle tick and a call's commit run reads an index, not a big table (issue 11, item 6): each
 /// statement they make is traced and planned with EXPLAIN QUERY PLAN.
-struct StoreQueryPlanTests {
+@Suite(.ownThreads) struct StoreQueryPlanTests {
     /// The tables that grow with use: a plan may not scan them, except the ledger through an index
     /// that covers what it sums.
     static let big = ["requests", "results", "ledger", "cache_entries", "runs"]

@@ -8,7 +8,7 @@ import Testing
 
 /// Rows the store cannot read back, and a store file that was emptied (issue 10, items 2 and 15),
 /// on a real store file.
-struct StoreRowsTests {
+@Suite(.ownThreads) struct StoreRowsTests {
     /// What `deadline: 3000000d` made (counted here from 2001): a date GRDB writes as
     /// "10214-09-22 00:00:00.000", then cannot read back.
     static let pastYear9999 = Date(timeIntervalSinceReferenceDate: 3_000_000 * 86_400)

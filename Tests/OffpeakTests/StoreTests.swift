@@ -6,7 +6,7 @@ import Testing
 @testable import Offpeak
 
 /// The store through its real migrator, on a real SQLite file per test.
-struct StoreTests {
+@Suite(.ownThreads) struct StoreTests {
     static func store(_ workspace: TemporaryWorkspace) throws -> Store {
         try workspace.openStore()
     }

@@ -7,7 +7,7 @@ import Testing
 @testable import Offpeak
 
 /// v6 on a store that already holds work, and the cache's running byte total.
-struct StoreUpgradeTests {
+@Suite(.ownThreads) struct StoreUpgradeTests {
     static let v5 = "v5: spool entries not taken"
 
     /// A store as offpeak 0.5 (schema v5) left it: two runs with answered, failed, cached and step

@@ -8,7 +8,7 @@ import Testing
 
 /// The hand-written text of a date, against GRDB's own (what the store holds and a lookup
 /// compares with).
-struct StoredDateTextTests {
+@Suite(.ownThreads) struct StoredDateTextTests {
     static func text(_ date: Date) -> String { StoredDateText.string(date) }
 
     static func grdb(_ date: Date) -> String? { String.fromDatabaseValue(date.databaseValue) }
@@ -59,7 +59,7 @@ struct StoredDateTextTests {
 
 /// GRDB's snake_case conversions, done once per name (`ColumnNames`), against Foundation's, which
 /// GRDB copies.
-struct ColumnNamesTests {
+@Suite(.ownThreads) struct ColumnNamesTests {
     private struct Keys: Encodable, Decodable {
         let names: [String]
         struct Key: CodingKey {

@@ -7,7 +7,7 @@ import Testing
 /// A submitted request's row holds its system prompt by reference, the prompt is stored once, and
 /// every read gives the payload whole (issue 21, item 7: `offpeak submit` wrote each ~5 KB prompt
 /// into every row).
-struct StoredPayloadTests {
+@Suite(.ownThreads) struct StoredPayloadTests {
     static let system = String(
         repeating: "House rule: answer kindly, \"briefly\" and in one line.\n", count: 40)
 

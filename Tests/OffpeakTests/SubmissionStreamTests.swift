@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// `offpeak submit`'s reading of lines and `offpeak result`'s lookup, in the library.
-struct SubmissionStreamTests {
+@Suite(.ownThreads) struct SubmissionStreamTests {
     static func context() throws -> (TemporaryWorkspace, WorkspaceContext) {
         let workspace = try TemporaryWorkspace()
         try workspace.write("jobs/inbox.yaml", "kind: prompt\nqueue: true\ntemplate: \"Q: {{item}}\"\n")

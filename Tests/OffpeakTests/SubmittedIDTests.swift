@@ -6,7 +6,7 @@ import Testing
 
 /// Submitted ids and lines (issue 10, item 9): no text is cut or repaired quietly, ids are printable
 /// text, and every refusal names its line.
-struct SubmittedIDTests {
+@Suite(.ownThreads) struct SubmittedIDTests {
     static func spec() throws -> JobSpec {
         let workspace = try TemporaryWorkspace()
         try workspace.write("jobs/inbox.yaml", "kind: prompt\nqueue: true\ntemplate: \"{{item}}\"\n")

@@ -6,7 +6,7 @@ import Testing
 
 /// `offpeak summarize --no-prompt-cache` turns the job's prompt cache off, as a spec's
 /// `prompt_cache: false` does, without changing which answers it may reuse.
-struct SummarizePromptCacheTests {
+@Suite(.ownThreads) struct SummarizePromptCacheTests {
     static func spec(promptCache: Bool?) throws -> (JobSpec, TemporaryWorkspace) {
         let folder = try TemporaryWorkspace()
         try folder.write("a.md", "A short note about tides.\n")

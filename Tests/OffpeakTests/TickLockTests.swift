@@ -7,7 +7,7 @@ import Testing
 
 /// The tick lock (`TickLock`) on both engines: the workspace's file on SQLite, the store's lock rows
 /// on PostgreSQL (one per host, and the copy's, which no tick runs beside).
-@Suite(.serialized) struct TickLockTests {
+@Suite(.ownThreads, .serialized) struct TickLockTests {
     static func opening(_ workspace: TemporaryWorkspace) throws -> Store.Opening {
         let environment = try workspace.storeEnvironment()
         return Store.Opening(

@@ -5,7 +5,7 @@ import Testing
 @testable import Offpeak
 
 /// `tick` and schedules: a due job runs once, however many slots were missed.
-struct TickScheduleTests {
+@Suite(.ownThreads) struct TickScheduleTests {
     @Test func missedSlotsFireOnceAtTheNextTick() throws {
         let sim = try SimProcess()
         let workspace = try JobRunnerIntegrationTests.workspace(sim: sim, documents: 2)

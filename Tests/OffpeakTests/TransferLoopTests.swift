@@ -12,7 +12,7 @@ import Testing
 /// tests hold the cooperative pool's two threads while they wait for their processes, and an
 /// `async` test here resumes only between them (a run of the PostgreSQL pass took one past a
 /// 1-minute limit, its exchanges all answered).
-@Suite(.timeLimit(.minutes(10))) struct TransferLoopTests {
+@Suite(.ownThreads, .timeLimit(.minutes(10))) struct TransferLoopTests {
     typealias Outcome = Result<HTTPResponse, TransportError>
 
     /// One `async` send, its failure kept as a value so many can be gathered.

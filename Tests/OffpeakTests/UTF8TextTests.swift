@@ -7,7 +7,7 @@ import Testing
 
 /// Files that are not UTF-8 text are refused at the line and column of the first bad byte, and
 /// UTF-16 is named as such, for every file offpeak reads text from.
-struct UTF8TextTests {
+@Suite(.ownThreads) struct UTF8TextTests {
     static let latin1 =
         "not valid UTF-8: byte 0xE9 does not belong to a UTF-8 character; save the file as UTF-8"
 

@@ -10,7 +10,7 @@ import Testing
 /// Tests run as root, which passes file modes; `/proc/self/mem` gives a real `EIO` to whoever
 /// reads it from offset 0, so a link to it stands for a file the kernel cannot read. A mode-000
 /// file, read as another user, is in the end-to-end `UnreadableConditionsTests`.
-struct UnreadableConditionsTests {
+@Suite(.ownThreads) struct UnreadableConditionsTests {
     /// A fake sysfs whose `relative` file gives `EIO` when read.
     static func failingRead(_ fs: FakeSysfs, _ relative: String) throws {
         let url = fs.root.appendingPathComponent(relative)

@@ -8,7 +8,7 @@ import Testing
 /// Every duration, size and budget in a job spec or `offpeak.yaml` has an upper bound, checked when
 /// the file is read: a value past it (`deadline: 3000000d`) once validated, was written into the
 /// run row as a date past the year 9999, and from then on every command exited 74.
-struct ValueLimitsTests {
+@Suite(.ownThreads) struct ValueLimitsTests {
     /// One bounded field: where it is written, the largest value it takes and the first it refuses.
     struct Field: Sendable, CustomTestStringConvertible {
         /// `cache_ttl`, or `budget.max_calls` for a field inside a mapping.

@@ -7,7 +7,7 @@ import Testing
 /// Which providers and models search the web, as each declares it (`WebSearchSupport`): a job
 /// that searches with a model that cannot is refused before anything is stored or sent (exit 78),
 /// by `run` and `estimate` alike; a search model's calls leave out `temperature` and `top_p`.
-struct WebSearchCapabilityTests {
+@Suite(.ownThreads) struct WebSearchCapabilityTests {
     static let refusal =
         "job news searches the web, but OpenAI's chat completions search only with a search model "
         + "(gpt-4o-search-preview, gpt-4o-mini-search-preview), not gpt-4.1; set one in offpeak.yaml "

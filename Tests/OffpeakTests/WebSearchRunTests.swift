@@ -9,7 +9,7 @@ import Testing
 /// (offpeak-sim's canned one, in Anthropic's shape, over loopback). Each search is billed as the
 /// provider bills it, counted in the ledger, in budgets and in `estimate`; the answer's citations
 /// are kept with it, in `index.json` and in the cache.
-struct WebSearchRunTests {
+@Suite(.ownThreads) struct WebSearchRunTests {
     static func workspace(sim: SimProcess, ttl: String = "1h", extra: String = "") throws
         -> TemporaryWorkspace
     {

@@ -6,7 +6,7 @@ import Testing
 
 /// `budget:` in offpeak.yaml and `per_day` in a job spec (issue 14, item 1): read as written, and
 /// a wrong value named by file, line, column and field, with the configuration's exit status.
-struct WorkspaceBudgetConfigTests {
+@Suite(.ownThreads) struct WorkspaceBudgetConfigTests {
     @Test func readsDollarAndTokenBudgets() throws {
         let config = try WorkspaceConfigParser.parse(
             yaml: """

@@ -4,7 +4,7 @@ import Testing
 
 @testable import Offpeak
 
-struct WorkspaceLockTests {
+@Suite(.ownThreads) struct WorkspaceLockTests {
     /// Whether `granted` says yes within 10 s, asked every 50 ms. A lock released by its holder can
     /// show as held a moment longer: a child another suite is spawning at that moment holds a copy
     /// of the lock's descriptor until it execs (`O_CLOEXEC` closes it there), which on a loaded
