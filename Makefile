@@ -41,7 +41,7 @@ test-deps:
 
 # Most tests wait (for a binary, a sim, a window) on threads of their own (`.ownThreads`), TEST_WIDTH
 # of them at a time: more keeps two cores busy, fewer leaves them idle while tests wait.
-TEST_WIDTH ?= 4
+TEST_WIDTH ?= 3
 TEST_FLAGS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
 
 ## test: unit, integration (real HTTP to offpeak-sim) and end-to-end tests, twice: every workspace's

@@ -101,8 +101,11 @@ import Glibc
         let environment: [String: String?] = [
             "OFFPEAK_STORE": url, "PGPASSWORD": cluster.password, "PGPASSFILE": "/nonexistent", "TZ": "UTC",
         ]
-        // The database's size moves on its own (the server adds a table's free-space and visibility
-        // maps when it gets round to it), so offpeak's must lie between the server's before and after.
+        // The database's size moves on its own, both ways: the server adds a table's free-space and
+        // visibility maps when it gets round to it, and autovacuum and checkpoints give pages back
+        // (a loaded run saw 9,207,143 bytes, then 9,118,211, then 9,280,871). So offpeak's must lie
+        // within 2 % of the server's before and after: a fresh database's catalogs alone are most of it,
+        // so a size made up any other way (offpeak's tables only) is far outside.
         let sizeQuery = "SELECT pg_database_size('\(database)')"
         let sizeBefore = try #require(Int(try cluster.psql(sizeQuery, database: database)))
         let result = try workspace.offpeak(["store", "info"], environment: environment)
@@ -115,7 +118,9 @@ import Glibc
         let printedSize = result.stdout.split(separator: "\n").first { $0.hasPrefix("size:") }
             .flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) }
         let size = try #require(printedSize, "\(result.stdout)")
-        #expect((sizeBefore...sizeAfter).contains(size), "\(sizeBefore) ≤ \(size) ≤ \(sizeAfter)")
+        let server = [sizeBefore, sizeAfter]
+        let near = Int(Double(server.min() ?? 0) * 0.98)...Int(Double(server.max() ?? 0) * 1.02)
+        #expect(near.contains(size), "\(sizeBefore), \(size), \(sizeAfter)")
         let version = try cluster.psql("SHOW server_version", database: database)
         let schema = try #require(
             Int(try cluster.psql("SELECT max(version) FROM offpeak_schema", database: database)))
@@ -149,7 +154,7 @@ import Glibc
         #expect(object["schema_version"] as? Int == schema)
         #expect(object["known_schema_version"] as? Int == schema)
         let jsonSize = try #require(object["size_bytes"] as? Int)
-        #expect((size...sizeAfter).contains(jsonSize), "\(size) ≤ \(jsonSize) ≤ \(sizeAfter)")
+        #expect(near.contains(jsonSize), "\(sizeBefore), \(jsonSize), \(sizeAfter)")
         #expect(object["server_version"] as? String == version)
         let connections = try #require(object["connections"] as? [[String: Any]])
         #expect(connections.count == 1)
